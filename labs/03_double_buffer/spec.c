@@ -1,0 +1,169 @@
+/* labs/03_double_buffer/spec.c: lab 03's workload, baseline, oracle, phase measurement
+ * and pass threshold. Instructor-owned: students edit lab.c, never this file.
+ *
+ * Workload: 24 batches of 1 Mi uint32 values (4 MiB). On the simulated H200 one batch's
+ * host-to-device copy, process kernel and device-to-host copy each take roughly 80 us, so
+ * a pipeline that overlaps them can approach 3x; the bound the harness computes (see
+ * trace/metrics.h) accounts for both copy directions sharing the PCIe link. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/cpu.h"
+#include "labs/harness/spec.h"
+
+/* ---- baseline: the sequential pipeline, everything on one stream ---------------------- */
+
+static cudaStream_t base_stream;
+static uint32_t *base_in;
+static uint32_t *base_out;
+
+static int base_setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaStreamCreate(&base_stream));
+    lab_name_stream(ctx, base_stream, "baseline");
+    LAB_CHECK(cudaMalloc((void **)&base_in, w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&base_out, w->batch_bytes));
+    return 0;
+}
+
+static int base_run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int i = 0; i < w->batches; i++) {
+        LAB_CHECK(cudaMemcpyAsync(base_in, lab_input(ctx, i), w->batch_bytes,
+                                  cudaMemcpyHostToDevice, base_stream));
+        LAB_CHECK(kernels_process(base_out, base_in, w->batch_elems, w->process, base_stream));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), base_out, w->batch_bytes,
+                                  cudaMemcpyDeviceToHost, base_stream));
+    }
+    LAB_CHECK(cudaStreamSynchronize(base_stream));
+    return 0;
+}
+
+static void base_teardown(lab_ctx *ctx) {
+    (void)ctx;
+    cudaFree(base_in);
+    cudaFree(base_out);
+    cudaStreamDestroy(base_stream);
+}
+
+static const lab_impl baseline = {base_setup, base_run, base_teardown};
+
+/* ---- oracle ------------------------------------------------------------------------------ */
+
+static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
+    kernels_oracle_process(expected, in, w->batch_elems, w->process);
+}
+
+/* ---- phase times, for the pipeline bound ------------------------------------------------- */
+
+typedef struct phase_bufs {
+    cudaStream_t s[2];
+    cudaEvent_t ev[4];
+    uint32_t *d_in, *d_out, *d_other;
+} phase_bufs;
+
+static float elapsed_ns(cudaEvent_t a, cudaEvent_t b) {
+    float ms = 0.0f;
+    if (cudaEventSynchronize(b) != cudaSuccess || cudaEventElapsedTime(&ms, a, b) != cudaSuccess)
+        return -1.0f;
+    return ms * 1e6f;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One sample of each phase alone, and of both copies at once. */
+static int sample_phases(lab_ctx *ctx, phase_bufs *p, double out[4]) {
+    const lab_workload *w = lab_get_workload(ctx);
+    cudaStream_t s0 = p->s[0], s1 = p->s[1];
+    LAB_CHECK(cudaEventRecord(p->ev[0], s0));
+    LAB_CHECK(cudaMemcpyAsync(p->d_in, lab_input(ctx, 0), w->batch_bytes, cudaMemcpyHostToDevice, s0));
+    LAB_CHECK(cudaEventRecord(p->ev[1], s0));
+    LAB_CHECK(kernels_process(p->d_out, p->d_in, w->batch_elems, w->process, s0));
+    LAB_CHECK(cudaEventRecord(p->ev[2], s0));
+    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, 0), p->d_out, w->batch_bytes, cudaMemcpyDeviceToHost, s0));
+    LAB_CHECK(cudaEventRecord(p->ev[3], s0));
+    out[0] = elapsed_ns(p->ev[0], p->ev[1]);
+    out[1] = elapsed_ns(p->ev[1], p->ev[2]);
+    out[2] = elapsed_ns(p->ev[2], p->ev[3]);
+
+    /* Both directions at once, on two streams, each started after the other stream's
+     * start marker so neither gets a head start. */
+    LAB_CHECK(cudaStreamSynchronize(s0));
+    LAB_CHECK(cudaEventRecord(p->ev[0], s0));
+    LAB_CHECK(cudaStreamWaitEvent(s1, p->ev[0], 0));
+    LAB_CHECK(cudaMemcpyAsync(p->d_other, lab_input(ctx, 1), w->batch_bytes, cudaMemcpyHostToDevice, s0));
+    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, 1), p->d_out, w->batch_bytes, cudaMemcpyDeviceToHost, s1));
+    LAB_CHECK(cudaEventRecord(p->ev[1], s0));
+    LAB_CHECK(cudaEventRecord(p->ev[2], s1));
+    double both_h2d = elapsed_ns(p->ev[0], p->ev[1]);
+    double both_d2h = elapsed_ns(p->ev[0], p->ev[2]);
+    out[3] = both_h2d > both_d2h ? both_h2d : both_d2h;
+    for (int i = 0; i < 4; i++)
+        if (out[i] < 0) return 1;
+    return 0;
+}
+
+static int measure_phases(lab_ctx *ctx, lab_phases *result) {
+    const lab_workload *w = lab_get_workload(ctx);
+    enum { SAMPLES = 5 };
+    phase_bufs p;
+    memset(&p, 0, sizeof(p));
+    int rc = 1;
+    double samples[4][SAMPLES];
+    if (cudaStreamCreateWithFlags(&p.s[0], cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&p.s[1], cudaStreamNonBlocking) != cudaSuccess)
+        goto out;
+    lab_name_stream(ctx, p.s[0], "phases");
+    lab_name_stream(ctx, p.s[1], "phases 2");
+    for (int i = 0; i < 4; i++)
+        if (cudaEventCreate(&p.ev[i]) != cudaSuccess) goto out;
+    if (cudaMalloc((void **)&p.d_in, w->batch_bytes) != cudaSuccess ||
+        cudaMalloc((void **)&p.d_out, w->batch_bytes) != cudaSuccess ||
+        cudaMalloc((void **)&p.d_other, w->batch_bytes) != cudaSuccess)
+        goto out;
+    for (int k = 0; k < SAMPLES; k++) {
+        double one[4];
+        if (sample_phases(ctx, &p, one) != 0) goto out;
+        for (int i = 0; i < 4; i++) samples[i][k] = one[i];
+    }
+    for (int i = 0; i < 4; i++) qsort(samples[i], SAMPLES, sizeof(double), compare_double);
+    result->h2d_ns = samples[0][SAMPLES / 2];
+    result->kernel_ns = samples[1][SAMPLES / 2];
+    result->d2h_ns = samples[2][SAMPLES / 2];
+    {
+        double alone = result->h2d_ns > result->d2h_ns ? result->h2d_ns : result->d2h_ns;
+        double both = samples[3][SAMPLES / 2];
+        result->bidir_factor = both > alone ? alone / both : 1.0;
+    }
+    rc = 0;
+out:
+    cudaDeviceSynchronize();
+    cudaFree(p.d_in);
+    cudaFree(p.d_out);
+    cudaFree(p.d_other);
+    for (int i = 0; i < 4; i++)
+        if (p.ev[i]) cudaEventDestroy(p.ev[i]);
+    for (int i = 0; i < 2; i++)
+        if (p.s[i]) cudaStreamDestroy(p.s[i]);
+    return rc;
+}
+
+const lab_spec LAB_SPEC = {
+    .id = "03_double_buffer",
+    .title = "Double buffering: overlap copies and compute",
+    .lesson = "labs/03_double_buffer/README.md",
+    .workload =
+        {
+            .batches = 24,
+            .batch_elems = 1u << 20,
+            .batch_bytes = (1u << 20) * sizeof(uint32_t),
+            .process = {.mul = 0, .add = 0, .iters = 1400},
+        },
+    .baseline = &baseline,
+    .oracle = oracle,
+    .measure_phases = measure_phases,
+    .target_bound_fraction = 0.70,
+};

@@ -1,0 +1,53 @@
+/* labs/harness/backend.h: what differs between the real-GPU and the simulated build of a
+ * lab: the clock runs are timed with, start-up, device naming, schedule perturbation and
+ * making device times known. backend_gpu.c and backend_sim.c implement it; a lab binary
+ * links one of them. */
+#ifndef STREAMLAB_LAB_BACKEND_H
+#define STREAMLAB_LAB_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "labs/harness/options.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lab_backend_info {
+    const char *name;   /* "gpu" or "sim" */
+    bool simulated;
+    char profile[64];   /* the simulator's profile; "" on a real GPU */
+    char device[128];   /* the device's name */
+    char timing[256];   /* where device times come from, said for people */
+} lab_backend_info;
+
+/* Starts the backend before any other CUDA call: checks --backend against this build,
+ * selects the profile (simulator) or starts CUPTI before the warm-up (GPU). Returns 0, or
+ * an exit status (LAB_EXIT_USAGE, LAB_EXIT_FAIL) with err filled. */
+int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, size_t err_len);
+/* --probe-device: writes the device's name and returns 0 when this build can run, or
+ * writes why not and returns 1. */
+int lab_backend_probe(char *out, size_t out_len);
+/* The clock runs are timed with, in ns: virtual time on the simulator, the monotonic
+ * clock on a GPU. */
+uint64_t lab_backend_now_ns(void);
+/* Whether the backend can perturb its schedule (--schedules). */
+bool lab_backend_can_perturb(void);
+/* Perturbs timing from now on (amount 0: exact). */
+void lab_backend_perturb(uint64_t seed, double amount);
+/* A harness phase begins or ends (NVTX ranges on a GPU). name must stay valid. */
+void lab_backend_phase(const char *name, bool begin);
+/* Makes every device time known to the recorder (flushes CUPTI on a GPU). */
+void lab_backend_flush(void);
+/* Stops what lab_backend_init started. */
+void lab_backend_shutdown(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

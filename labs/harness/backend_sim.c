@@ -1,0 +1,63 @@
+/* labs/harness/backend_sim.c: the simulated-GPU side of backend.h. Runs are timed in the
+ * simulator's virtual nanoseconds, so the same seed gives the same figures every time. */
+#include <stdio.h>
+#include <string.h>
+
+#include <streamlab_sim.h>
+
+#include "labs/harness/backend.h"
+#include "labs/harness/ctx.h"
+#include "trace/recorder.h"
+
+int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, size_t err_len) {
+    memset(info, 0, sizeof(*info));
+    info->name = "sim";
+    info->simulated = true;
+    if (o->backend == LAB_BACKEND_GPU) {
+        snprintf(err, err_len,
+                 "--backend=gpu: this is the simulator build of the lab. Use the launcher "
+                 "(bazel run //labs:<lab>), which picks the GPU build when a GPU is present");
+        return LAB_EXIT_USAGE;
+    }
+    if (o->profile && sim_select_profile(o->profile) != 0) {
+        snprintf(err, err_len, "--profile=%s: %s (built-in profiles:", o->profile, sim_last_message());
+        for (const char *const *n = sim_profile_names(); *n; n++) {
+            size_t len = strlen(err);
+            snprintf(err + len, err_len - len, " %s", *n);
+        }
+        size_t len = strlen(err);
+        snprintf(err + len, err_len - len, ")");
+        return LAB_EXIT_USAGE;
+    }
+    snprintf(info->profile, sizeof(info->profile), "%s", sim_profile_name());
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        snprintf(info->device, sizeof(info->device), "%s", prop.name);
+    else
+        snprintf(info->device, sizeof(info->device), "simulated %s", info->profile);
+    snprintf(info->timing, sizeof(info->timing),
+             "simulated time (deterministic: the same seed gives the same timeline)");
+    return 0;
+}
+
+int lab_backend_probe(char *out, size_t out_len) {
+    snprintf(out, out_len, "simulated GPU (%s profile)", sim_profile_name());
+    return 0;
+}
+
+uint64_t lab_backend_now_ns(void) { return sim_now_ns(); }
+
+bool lab_backend_can_perturb(void) { return true; }
+
+void lab_backend_perturb(uint64_t seed, double amount) { sim_set_perturbation(seed, amount); }
+
+void lab_backend_phase(const char *name, bool begin) {
+    (void)name;
+    (void)begin;
+}
+
+void lab_backend_name_stream(cudaStream_t stream, const char *name) { trace_stream_set_name(stream, name); }
+
+void lab_backend_flush(void) {}
+
+void lab_backend_shutdown(void) {}

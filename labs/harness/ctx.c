@@ -1,0 +1,80 @@
+/* labs/harness/ctx.c: the lab.h accessors and the buffers behind them. */
+#include "labs/harness/ctx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const lab_workload *lab_get_workload(const lab_ctx *ctx) { return &ctx->buffers->workload; }
+
+const uint32_t *lab_input(const lab_ctx *ctx, int batch) {
+    if (batch < 0 || batch >= ctx->buffers->workload.batches) {
+        fprintf(stderr, "streamlab: lab_input(ctx, %d): there are only batches 0 to %d\n", batch,
+                ctx->buffers->workload.batches - 1);
+        return NULL;
+    }
+    return ctx->buffers->inputs[batch];
+}
+
+uint32_t *lab_output(lab_ctx *ctx, int batch) {
+    if (batch < 0 || batch >= ctx->buffers->workload.batches) {
+        fprintf(stderr, "streamlab: lab_output(ctx, %d): there are only batches 0 to %d\n", batch,
+                ctx->buffers->workload.batches - 1);
+        return NULL;
+    }
+    return ctx->buffers->outputs[batch];
+}
+
+void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name) {
+    (void)ctx;
+    lab_backend_name_stream(stream, name);
+}
+
+void lab_set_state(lab_ctx *ctx, void *state) { ctx->state = state; }
+
+void *lab_get_state(const lab_ctx *ctx) { return ctx->state; }
+
+void lab_report_cuda_error(const char *call, const char *file, int line, cudaError_t err) {
+    fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, call, cudaGetErrorName(err),
+            cudaGetErrorString(err));
+}
+
+int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, char *err, size_t err_len) {
+    memset(b, 0, sizeof(*b));
+    b->workload = *w;
+    size_t n = (size_t)w->batches;
+    b->inputs = calloc(n, sizeof(uint32_t *));
+    b->outputs = calloc(n, sizeof(uint32_t *));
+    b->expected = calloc(n, sizeof(uint32_t *));
+    if (!b->inputs || !b->outputs || !b->expected) {
+        snprintf(err, err_len, "out of host memory for %zu batches", n);
+        return cudaErrorMemoryAllocation;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cudaError_t e = cudaMallocHost((void **)&b->inputs[i], w->batch_bytes);
+        if (e == cudaSuccess) e = cudaMallocHost((void **)&b->outputs[i], w->batch_bytes);
+        if (e != cudaSuccess) {
+            snprintf(err, err_len, "cudaMallocHost of %zu bytes for batch %zu failed: %s", w->batch_bytes, i,
+                     cudaGetErrorString(e));
+            return e;
+        }
+        b->expected[i] = malloc(w->batch_bytes);
+        if (!b->expected[i]) {
+            snprintf(err, err_len, "out of host memory for batch %zu", i);
+            return cudaErrorMemoryAllocation;
+        }
+    }
+    return 0;
+}
+
+void lab_buffers_free(lab_buffers *b) {
+    for (int i = 0; i < b->workload.batches; i++) {
+        if (b->inputs && b->inputs[i]) cudaFreeHost(b->inputs[i]);
+        if (b->outputs && b->outputs[i]) cudaFreeHost(b->outputs[i]);
+        if (b->expected) free(b->expected[i]);
+    }
+    free(b->inputs);
+    free(b->outputs);
+    free(b->expected);
+    memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,41 @@
+/* labs/harness/ctx.h: what a lab_ctx holds (the harness's side of lab.h).
+ *
+ * The baseline and the student's implementation each get their own lab_ctx (their own
+ * state pointer) over the same pinned input and output buffers; only one runs at a time. */
+#ifndef STREAMLAB_LAB_CTX_H
+#define STREAMLAB_LAB_CTX_H
+
+#include <stdbool.h>
+
+#include "labs/harness/lab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lab_buffers {
+    lab_workload workload;
+    uint32_t **inputs;   /* [batches] pinned host buffers */
+    uint32_t **outputs;  /* [batches] pinned host buffers */
+    uint32_t **expected; /* [batches] what the oracle says, for the current run */
+} lab_buffers;
+
+struct lab_ctx {
+    lab_buffers *buffers;
+    void *state;
+    const char *who; /* "baseline" or "yours", for messages */
+};
+
+/* Allocates the pinned buffers (cudaMallocHost) and the oracle's. Returns 0, or the CUDA
+ * error code with err filled. */
+int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, char *err, size_t err_len);
+void lab_buffers_free(lab_buffers *b);
+
+/* Names a stream on the timeline (and in Nsight Systems on a GPU). */
+void lab_backend_name_stream(cudaStream_t stream, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,85 @@
+/* labs/harness/lab.h: the lab contract, as a student sees it.
+ *
+ * A lab is three callbacks the harness drives:
+ *
+ *     static int  setup(lab_ctx *ctx);     untimed: streams, events, device buffers
+ *     static int  run(lab_ctx *ctx);       timed: the pipeline; return with results ready
+ *     static void teardown(lab_ctx *ctx);  free everything setup made
+ *     const lab_impl LAB_STUDENT = {setup, run, teardown};
+ *
+ * setup and run return 0 on success, non-zero to report failure. The harness calls setup
+ * once, run several times (interleaved with the baseline, to time both fairly), then
+ * teardown. Between runs it changes the input data, so a run must really recompute.
+ *
+ * Data: batch i's input is already in page-locked (pinned) host memory at lab_input(ctx, i);
+ * its result must be in lab_output(ctx, i) when run returns. Kernels are launched through
+ * kernels/kernels.h. Everything is checked: results bit for bit against the CPU oracle,
+ * every pair of accesses for a missing order (the race checker), and the time against the
+ * baseline and the pipeline bound. */
+#ifndef STREAMLAB_LAB_H
+#define STREAMLAB_LAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda_runtime.h>
+
+#include "kernels/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lab_ctx lab_ctx;
+
+typedef struct lab_impl {
+    int (*setup)(lab_ctx *ctx);
+    int (*run)(lab_ctx *ctx);
+    void (*teardown)(lab_ctx *ctx);
+} lab_impl;
+
+/* The student's implementation (defined in labs/NN_topic/lab.c, or a solution). */
+extern const lab_impl LAB_STUDENT;
+
+/* The workload of this lab run, fixed for the whole process. */
+typedef struct lab_workload {
+    int batches;                    /* how many batches run() must process */
+    size_t batch_elems;             /* uint32 elements per batch */
+    size_t batch_bytes;             /* batch_elems * sizeof(uint32_t) */
+    kernels_process_params process; /* the parameters to give kernels_process */
+} lab_workload;
+
+const lab_workload *lab_get_workload(const lab_ctx *ctx);
+
+/* Batch i's input (batch_elems uint32 values), in pinned host memory. Read-only. */
+const uint32_t *lab_input(const lab_ctx *ctx, int batch);
+/* Where batch i's result must be when run() returns, in pinned host memory. */
+uint32_t *lab_output(lab_ctx *ctx, int batch);
+
+/* Gives a stream a name for the timeline, the race reports and Nsight Systems. */
+void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name);
+
+/* A place for the implementation's own state between setup, run and teardown. */
+void lab_set_state(lab_ctx *ctx, void *state);
+void *lab_get_state(const lab_ctx *ctx);
+
+/* Checks a CUDA call inside setup/run: on error it prints the call, file, line and the
+ * error's name, and makes the enclosing function return 1.
+ *     LAB_CHECK(cudaMalloc(&buf, bytes)); */
+#define LAB_CHECK(call)                                                                  \
+    do {                                                                                 \
+        cudaError_t lab_check_err_ = (call);                                             \
+        if (lab_check_err_ != cudaSuccess) {                                             \
+            lab_report_cuda_error(#call, __FILE__, __LINE__, lab_check_err_);            \
+            return 1;                                                                    \
+        }                                                                                \
+    } while (0)
+
+void lab_report_cuda_error(const char *call, const char *file, int line, cudaError_t err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# labs/harness/launch.sh: what `bazel run //labs:NN_topic` runs. It picks the real GPU
+# build of the lab when this machine has a usable CUDA device and the simulator build
+# otherwise, says which on stderr, and runs it with the arguments given.
+#   launch.sh PACKAGE/NAME [lab options...]
+# --backend=gpu or --backend=sim (as given by the user) forces the choice.
+set -u
+target="$1"
+shift
+
+runfiles="${RUNFILES_DIR:-}"
+if [[ -z "${runfiles}" ]]; then
+  if [[ -d "$0.runfiles" ]]; then runfiles="$0.runfiles"; else runfiles="$(dirname "$0")"; fi
+fi
+find_variant() {
+  local candidate
+  for candidate in "${runfiles}/streamlab/${target}_$1" "${runfiles}/${target}_$1" "$(dirname "$0")/$(basename "${target}")_$1"; do
+    if [[ -x "${candidate}" ]]; then
+      echo "${candidate}"
+      return 0
+    fi
+  done
+  return 1
+}
+
+sim="$(find_variant sim)" || {
+  echo "streamlab: the simulator build of ${target} is missing next to this launcher" >&2
+  exit 64
+}
+gpu="$(find_variant gpu)" || gpu=""
+
+choice=auto
+for arg in "$@"; do
+  case "${arg}" in
+    --backend=gpu) choice=gpu ;;
+    --backend=sim) choice=sim ;;
+    --backend=auto) choice=auto ;;
+  esac
+done
+
+if [[ "${choice}" != sim ]]; then
+  if [[ -n "${gpu}" ]] && device="$("${gpu}" --probe-device 2>/dev/null)"; then
+    echo "streamlab: running on the real GPU: ${device}" >&2
+    exec "${gpu}" "$@"
+  fi
+  if [[ "${choice}" == gpu ]]; then
+    if [[ -z "${gpu}" ]]; then
+      echo "streamlab: --backend=gpu, but the GPU build was not made: no CUDA toolkit was found when building (run ./setup.sh to see why)." >&2
+    else
+      echo "streamlab: --backend=gpu, but no usable CUDA device: $("${gpu}" --probe-device 2>&1 >/dev/null | head -n 1)" >&2
+    fi
+    exit 64
+  fi
+  if [[ -n "${gpu}" ]]; then
+    reason="no usable CUDA device on this machine"
+  else
+    reason="built without a CUDA toolkit"
+  fi
+  echo "streamlab: running on the SIMULATED GPU (${reason})" >&2
+fi
+exec "${sim}" "$@"

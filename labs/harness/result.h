@@ -1,0 +1,85 @@
+/* labs/harness/result.h: everything a lab run found, in one struct, and the two ways it
+ * is printed: the report a student reads in five seconds, and the one-line JSON object
+ * (--json) the grader and the TUI read. */
+#ifndef STREAMLAB_LAB_RESULT_H
+#define STREAMLAB_LAB_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "labs/harness/backend.h"
+#include "labs/harness/spec.h"
+#include "labs/harness/verify.h"
+#include "trace/race.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum lab_status {
+    LAB_STATUS_PASS = 0,     /* correct, race-free, at or above target */
+    LAB_STATUS_BELOW_TARGET, /* correct and race-free, too slow */
+    LAB_STATUS_INCORRECT,    /* some output differs from the oracle */
+    LAB_STATUS_RACY,         /* correct here, but unordered accesses were found */
+    LAB_STATUS_ERROR         /* setup/run failed, a CUDA error, or the harness could not run */
+} lab_status;
+
+#define LAB_MAX_RACES_SHOWN 3
+
+typedef struct lab_result {
+    const lab_spec *spec;
+    lab_backend_info backend;
+    uint64_t seed;
+    lab_workload workload;
+
+    int runs;              /* timed runs of each */
+    double *baseline_ms;   /* [runs] */
+    double *yours_ms;      /* [runs] */
+    double baseline_median_ms, yours_median_ms;
+    double baseline_best_ms, yours_best_ms;
+
+    lab_phases phases;
+    bool phases_ok;
+    double pipeline_bound;  /* best speedup a pipeline can reach, 0 when unknown */
+    double speedup;         /* median baseline / median yours */
+    double speedup_best;    /* best baseline / best yours */
+    double bound_fraction;  /* speedup / pipeline_bound */
+    double target_speedup;  /* spec->target_bound_fraction * pipeline_bound */
+
+    bool correct;
+    lab_mismatch mismatch;  /* the first wrong run's first difference */
+    const char *mismatch_run; /* "run 3", "schedule 2", ... */
+    int schedules;          /* perturbed runs made */
+    int schedule_failed;    /* first failing schedule (1-based), 0 when none */
+
+    uint64_t races;         /* races involving your runs */
+    size_t races_shown;
+    trace_race race[LAB_MAX_RACES_SHOWN];
+
+    bool have_metrics;      /* of your last run */
+    double makespan_ms, overlap, util_h2d, util_compute, util_d2h;
+
+    char error[512];        /* LAB_STATUS_ERROR: what failed */
+    lab_status status;
+    int exit_code;
+    char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
+} lab_result;
+
+/* Derives status and exit code from the fields. */
+void lab_result_decide(lab_result *r);
+/* "pass", "below_target", "incorrect", "racy", "error". */
+const char *lab_status_name(lab_status status);
+/* The student's report. */
+void lab_result_print_text(const lab_result *r, bool quiet, FILE *out);
+/* The --json object (the caller frees it with cJSON_Delete). */
+cJSON *lab_result_json(const lab_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,441 @@
+/* labs/harness/runner.c: main() of every lab binary. It drives the lab contract:
+ *
+ *   start the backend, the race checker and the timeline store;
+ *   set up the baseline and yours (untimed);
+ *   measure one batch's phases alone (the pipeline bound);
+ *   one warm-up run of each, then --runs timed runs of each, interleaved, on fresh inputs
+ *   every time, every output checked bit for bit as soon as run() returns;
+ *   on the simulator, --schedules more runs of yours under perturbed timing;
+ *   tear both down, compute the metrics of your last run, report, and exit with the
+ *   verdict (0 pass, 1 below target, 2 wrong, racy, crashed or timed out, 64 bad usage). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "labs/harness/backend.h"
+#include "labs/harness/ctx.h"
+#include "labs/harness/events.h"
+#include "labs/harness/guard.h"
+#include "labs/harness/options.h"
+#include "labs/harness/result.h"
+#include "labs/harness/spec.h"
+#include "labs/harness/verify.h"
+#include "labs/harness/workload.h"
+#include "trace/export_chrome.h"
+#include "trace/export_text.h"
+#include "trace/metrics.h"
+#include "trace/racecheck.h"
+#include "trace/recorder.h"
+#include "trace/timeline.h"
+
+#define MAX_RUNS 4096
+/* How far the simulator may stretch or shrink op times in a perturbed schedule. */
+#define SCHEDULE_AMOUNT 0.3
+
+typedef enum who { WHO_BASELINE, WHO_YOURS } who;
+
+typedef struct harness {
+    lab_options opt;
+    lab_result *res;
+    lab_buffers buf;
+    lab_ctx ctx[2];
+    const lab_impl *impl[2];
+    trace_racecheck *racecheck;
+    trace_timeline *timeline;
+    lab_events *events;
+    FILE *out;         /* the human report: stdout, or stderr with --json */
+    int32_t next_run;  /* recorder run numbers, from 1 */
+    bool yours_run[MAX_RUNS];
+    int32_t last_yours_run;
+} harness;
+
+static const char *const who_name[2] = {"baseline", "yours"};
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n) {
+    double *c = malloc((size_t)n * sizeof(double));
+    if (!c) return 0;
+    memcpy(c, v, (size_t)n * sizeof(double));
+    qsort(c, (size_t)n, sizeof(double), compare_double);
+    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    free(c);
+    return m;
+}
+
+static double minimum(const double *v, int n) {
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        if (v[i] < m) m = v[i];
+    return m;
+}
+
+/* Fresh inputs and expected outputs for one run, outputs poisoned, all declared to the
+ * recorder as host writes (batch-tagged, so the timeline can follow each batch). */
+static void prepare_run(harness *h, int32_t run) {
+    const lab_workload *w = &h->buf.workload;
+    uint64_t now = lab_backend_now_ns();
+    for (int b = 0; b < w->batches; b++) {
+        lab_fill_batch(h->buf.inputs[b], w->batch_elems, h->res->seed, run, b);
+        h->res->spec->oracle(w, h->buf.inputs[b], h->buf.expected[b]);
+        for (size_t i = 0; i < w->batch_elems; i++) h->buf.outputs[b][i] = LAB_POISON;
+        trace_record_host_access(h->buf.inputs[b], w->batch_bytes, true, "input", b, now);
+        trace_record_host_access(h->buf.outputs[b], w->batch_bytes, true, "poison", -1, now);
+    }
+}
+
+typedef struct run_outcome {
+    int rc;              /* what run() returned */
+    cudaError_t cuda;    /* the first CUDA error seen when it had returned */
+    double ms;
+    lab_mismatch check;
+} run_outcome;
+
+/* One run of the baseline or yours: prepare, time run(), read the results at once (before
+ * any synchronisation of the harness's own, so a missing one shows), then quiesce. */
+static run_outcome do_run(harness *h, who w, const char *label) {
+    run_outcome o;
+    memset(&o, 0, sizeof(o));
+    int32_t run = h->next_run++;
+    if (w == WHO_YOURS && run < MAX_RUNS) {
+        h->yours_run[run] = true;
+        h->last_yours_run = run;
+    }
+    prepare_run(h, run);
+    lab_events_progress(h->events, label, run);
+    trace_set_run(run);
+    lab_backend_phase(label, true);
+    lab_guard_phase("run", who_name[w]);
+    uint64_t t0 = lab_backend_now_ns();
+    o.rc = h->impl[w]->run(&h->ctx[w]);
+    uint64_t t1 = lab_backend_now_ns();
+    lab_guard_phase("check", "harness");
+    const lab_workload *wl = &h->buf.workload;
+    for (int b = 0; b < wl->batches; b++)
+        trace_record_host_access(h->buf.outputs[b], wl->batch_bytes, false, "harness reads result", b, t1);
+    o.check = lab_verify(&h->buf);
+    o.cuda = cudaGetLastError();
+    cudaError_t sync = cudaDeviceSynchronize();
+    if (o.cuda == cudaSuccess) o.cuda = sync;
+    lab_backend_phase(label, false);
+    trace_set_run(-1);
+    trace_record_phase(label, t0, t1);
+    o.ms = (double)(t1 - t0) / 1e6;
+    return o;
+}
+
+/* Turns a failed run into the result's error. Returns true when it failed. */
+static bool run_failed(harness *h, who w, const char *label, const run_outcome *o) {
+    if (o->rc != 0) {
+        snprintf(h->res->error, sizeof(h->res->error), "%s: %s run() returned %d%s", label,
+                 w == WHO_YOURS ? "your" : "the baseline's", o->rc,
+                 w == WHO_YOURS ? " (the message above says which call failed)" : "");
+        return true;
+    }
+    if (o->cuda != cudaSuccess) {
+        snprintf(h->res->error, sizeof(h->res->error),
+                 "%s: a CUDA error after %s run(): %s (%s)%s", label, w == WHO_YOURS ? "your" : "the baseline's",
+                 cudaGetErrorName(o->cuda), cudaGetErrorString(o->cuda),
+                 o->cuda == cudaErrorIllegalAddress ? ": a kernel or copy touched memory outside its buffer" : "");
+        return true;
+    }
+    if (w == WHO_BASELINE && !o->check.correct) {
+        snprintf(h->res->error, sizeof(h->res->error),
+                 "%s: the baseline's results are wrong (batch %d): the harness or the spec is broken, not your "
+                 "code; please report it",
+                 label, o->check.first_batch);
+        return true;
+    }
+    return false;
+}
+
+static void note_result(harness *h, const run_outcome *o, const char *label) {
+    if (!o->check.correct && h->res->correct) {
+        h->res->correct = false;
+        h->res->mismatch = o->check;
+        h->res->mismatch_run = strdup(label);
+    }
+}
+
+static int terminal_width(void) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    const char *cols = getenv("COLUMNS");
+    if (cols && atoi(cols) >= 40) return atoi(cols);
+    return 100;
+}
+
+static bool utf8_terminal(void) {
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strstr(v, "UTF-8") || strstr(v, "utf8") || strstr(v, "UTF8");
+    }
+    return false;
+}
+
+/* Races of yours: those in the first of your runs that has any (every run repeats the
+ * same mistakes; one run's worth is what there is to fix). */
+static void collect_races(harness *h) {
+    size_t kept = trace_racecheck_kept(h->racecheck);
+    int32_t chosen = -1;
+    for (size_t i = 0; i < kept; i++) {
+        const trace_race *r = trace_racecheck_report(h->racecheck, i);
+        int32_t run = r->second.run >= 0 ? r->second.run : r->first.run;
+        if (run >= 0 && run < MAX_RUNS && h->yours_run[run] && (chosen < 0 || run < chosen)) chosen = run;
+    }
+    if (chosen < 0) return;
+    for (size_t i = 0; i < kept; i++) {
+        const trace_race *r = trace_racecheck_report(h->racecheck, i);
+        int32_t run = r->second.run >= 0 ? r->second.run : r->first.run;
+        if (run != chosen) continue;
+        if (h->res->races_shown < LAB_MAX_RACES_SHOWN) h->res->race[h->res->races_shown++] = *r;
+        h->res->races++;
+    }
+}
+
+static void compute_metrics(harness *h) {
+    lab_result *r = h->res;
+    trace_metrics m;
+    if (h->last_yours_run > 0 && trace_metrics_compute(h->timeline, h->last_yours_run, &m) == 0) {
+        r->have_metrics = true;
+        r->makespan_ms = (double)m.makespan_ns / 1e6;
+        r->overlap = m.overlap;
+        r->util_h2d = m.engine[TRACE_ENGINE_H2D].utilisation;
+        r->util_compute = m.engine[TRACE_ENGINE_COMPUTE].utilisation;
+        r->util_d2h = m.engine[TRACE_ENGINE_D2H].utilisation;
+        trace_metrics_free(&m);
+    }
+    if (!h->opt.quiet && h->last_yours_run > 0) {
+        trace_text_options to = {
+            .width = h->opt.width ? h->opt.width : terminal_width(),
+            .utf8 = utf8_terminal(),
+            .run = h->last_yours_run,
+            .legend = true,
+        };
+        if (to.width > 200) to.width = 200;
+        r->timeline = trace_export_text(h->timeline, &to);
+    }
+}
+
+/* The timed part: warm-ups, interleaved runs, schedules. False when a run failed. */
+static bool run_all(harness *h) {
+    lab_result *r = h->res;
+    char label[64];
+    run_outcome o;
+
+    o = do_run(h, WHO_BASELINE, "warm-up (baseline)");
+    if (run_failed(h, WHO_BASELINE, "warm-up", &o)) return false;
+    o = do_run(h, WHO_YOURS, "warm-up (yours)");
+    if (run_failed(h, WHO_YOURS, "warm-up", &o)) return false;
+    note_result(h, &o, "warm-up");
+
+    for (int k = 0; k < r->runs; k++) {
+        /* Alternate who goes first, so neither always runs on a just-warmed device. */
+        for (int j = 0; j < 2; j++) {
+            who w = ((k + j) % 2 == 0) ? WHO_BASELINE : WHO_YOURS;
+            snprintf(label, sizeof(label), "run %d/%d (%s)", k + 1, r->runs, who_name[w]);
+            o = do_run(h, w, label);
+            snprintf(label, sizeof(label), "run %d", k + 1);
+            if (run_failed(h, w, label, &o)) return false;
+            if (w == WHO_YOURS) {
+                r->yours_ms[k] = o.ms;
+                note_result(h, &o, label);
+            } else {
+                r->baseline_ms[k] = o.ms;
+            }
+        }
+    }
+
+    if (lab_backend_can_perturb()) {
+        for (int s = 1; s <= h->opt.schedules; s++) {
+            snprintf(label, sizeof(label), "schedule %d/%d (yours)", s, h->opt.schedules);
+            lab_backend_perturb(lab_mix64(r->seed ^ (0x5CED0000u + (uint64_t)s)), SCHEDULE_AMOUNT);
+            o = do_run(h, WHO_YOURS, label);
+            lab_backend_perturb(0, 0.0);
+            snprintf(label, sizeof(label), "schedule %d", s);
+            if (run_failed(h, WHO_YOURS, label, &o)) return false;
+            r->schedules = s;
+            if (!o.check.correct && !r->schedule_failed) r->schedule_failed = s;
+            note_result(h, &o, label);
+        }
+    }
+    return true;
+}
+
+static void finish_speed(lab_result *r) {
+    r->baseline_median_ms = median(r->baseline_ms, r->runs);
+    r->yours_median_ms = median(r->yours_ms, r->runs);
+    r->baseline_best_ms = minimum(r->baseline_ms, r->runs);
+    r->yours_best_ms = minimum(r->yours_ms, r->runs);
+    r->speedup = r->yours_median_ms > 0 ? r->baseline_median_ms / r->yours_median_ms : 0;
+    r->speedup_best = r->yours_best_ms > 0 ? r->baseline_best_ms / r->yours_best_ms : 0;
+    if (r->phases_ok) {
+        trace_pipeline p = {
+            .h2d_ns = r->phases.h2d_ns,
+            .kernel_ns = r->phases.kernel_ns,
+            .d2h_ns = r->phases.d2h_ns,
+            .batches = r->workload.batches,
+        };
+        r->pipeline_bound = trace_pipeline_bound(&p, r->phases.bidir_factor);
+        r->target_speedup = r->spec->target_bound_fraction * r->pipeline_bound;
+        r->bound_fraction = r->pipeline_bound > 0 ? r->speedup / r->pipeline_bound : 0;
+    }
+}
+
+static const char *resolve_path(const char *path, char *buf, size_t len) {
+    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+    if (!path || path[0] == '/' || !wd || !*wd) return path;
+    snprintf(buf, len, "%s/%s", wd, path);
+    return buf;
+}
+
+static void emit(harness *h) {
+    lab_result *r = h->res;
+    lab_result_decide(r);
+    lab_events_result(h->events, r);
+    if (h->opt.json) {
+        lab_result_print_text(r, true, stderr);
+        cJSON *j = lab_result_json(r);
+        char *s = cJSON_PrintUnformatted(j);
+        if (s) printf("%s\n", s);
+        fflush(stdout);
+        cJSON_free(s);
+        cJSON_Delete(j);
+    } else {
+        lab_result_print_text(r, h->opt.quiet, h->out);
+    }
+}
+
+int main(int argc, char **argv) {
+    static harness H;
+    static lab_result R;
+    harness *h = &H;
+    char err[512];
+    const lab_spec *spec = &LAB_SPEC;
+
+    int rc = lab_parse_options(argc, argv, &h->opt, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", spec->id, err, argv[0]);
+        return LAB_EXIT_USAGE;
+    }
+    if (h->opt.help) {
+        lab_print_usage(argv[0], spec->id, stdout);
+        return 0;
+    }
+    if (h->opt.probe_device) {
+        rc = lab_backend_probe(err, sizeof(err));
+        fprintf(rc ? stderr : stdout, "%s\n", err);
+        return rc;
+    }
+    h->out = h->opt.json ? stderr : stdout;
+    h->res = &R;
+    R.spec = spec;
+    R.correct = true;
+    R.runs = h->opt.runs;
+    R.seed = h->opt.seed_given ? h->opt.seed : lab_fresh_seed();
+    R.workload = lab_make_workload(&spec->workload, R.seed);
+    R.baseline_ms = calloc((size_t)R.runs, sizeof(double));
+    R.yours_ms = calloc((size_t)R.runs, sizeof(double));
+    h->next_run = 1;
+
+    char events_err[256];
+    h->events = lab_events_open(h->opt.events_fd, spec->id, events_err, sizeof(events_err));
+    if (h->opt.events_fd >= 0 && !h->events) {
+        fprintf(stderr, "%s: --events-fd %d: %s\n", spec->id, h->opt.events_fd, events_err);
+        return LAB_EXIT_USAGE;
+    }
+
+    rc = lab_backend_init(&h->opt, &R.backend, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", spec->id, err);
+        lab_events_close(h->events);
+        return rc;
+    }
+    lab_events_hello(h->events, &R);
+
+    h->racecheck = trace_racecheck_create(0);
+    h->timeline = trace_timeline_create();
+    trace_racecheck_install(h->racecheck);
+    trace_timeline_install(h->timeline);
+    lab_events_install(h->events);
+    lab_guard_install(spec->id, h->opt.timeout_s, h->opt.events_fd, lab_events_fatal_line, h->events);
+
+    lab_guard_phase("start", "harness");
+    if (lab_buffers_alloc(&h->buf, &R.workload, err, sizeof(err)) != 0) {
+        snprintf(R.error, sizeof(R.error), "could not allocate the lab's buffers: %s", err);
+        goto report;
+    }
+    h->impl[WHO_BASELINE] = spec->baseline;
+    h->impl[WHO_YOURS] = &LAB_STUDENT;
+    for (int w = 0; w < 2; w++) {
+        h->ctx[w].buffers = &h->buf;
+        h->ctx[w].who = who_name[w];
+    }
+
+    lab_guard_phase("setup", "baseline");
+    if (spec->baseline->setup(&h->ctx[WHO_BASELINE]) != 0) {
+        snprintf(R.error, sizeof(R.error), "the baseline's setup() failed (see above)");
+        goto report;
+    }
+    lab_guard_phase("setup", "yours");
+    lab_backend_phase("setup (yours)", true);
+    rc = LAB_STUDENT.setup(&h->ctx[WHO_YOURS]);
+    lab_backend_phase("setup (yours)", false);
+    if (rc != 0) {
+        snprintf(R.error, sizeof(R.error), "your setup() returned %d (the message above says which call failed)", rc);
+        goto teardown;
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess) {
+        cudaError_t e = cudaGetLastError();
+        snprintf(R.error, sizeof(R.error), "a CUDA error after your setup(): %s", cudaGetErrorName(e));
+        goto teardown;
+    }
+
+    lab_guard_phase("measure phases", "harness");
+    lab_events_progress(h->events, "measuring one batch's phases", -1);
+    R.phases_ok = spec->measure_phases(&h->ctx[WHO_BASELINE], &R.phases) == 0;
+
+    if (run_all(h)) finish_speed(&R);
+
+teardown:
+    lab_guard_phase("teardown", "yours");
+    LAB_STUDENT.teardown(&h->ctx[WHO_YOURS]);
+    lab_guard_phase("teardown", "baseline");
+    spec->baseline->teardown(&h->ctx[WHO_BASELINE]);
+    lab_guard_phase("report", "harness");
+    lab_backend_flush();
+    collect_races(h);
+    compute_metrics(h);
+
+report:
+    if (h->opt.trace_path) {
+        char path[4096];
+        const char *p = resolve_path(h->opt.trace_path, path, sizeof(path));
+        if (trace_export_chrome_file(h->timeline, TRACE_RUN_ANY, R.race, R.races_shown, p, err, sizeof(err)) == 0)
+            fprintf(stderr, "trace written to %s (open it in https://ui.perfetto.dev)\n", p);
+        else
+            fprintf(stderr, "could not write the trace: %s\n", err);
+    }
+    emit(h);
+    lab_guard_done();
+    lab_events_close(h->events);
+    lab_buffers_free(&h->buf);
+    trace_timeline_uninstall(h->timeline);
+    trace_racecheck_uninstall(h->racecheck);
+    trace_timeline_destroy(h->timeline);
+    trace_racecheck_destroy(h->racecheck);
+    lab_backend_shutdown();
+    free(R.timeline);
+    free(R.baseline_ms);
+    free(R.yours_ms);
+    free((void *)R.mismatch_run);
+    return R.exit_code;
+}

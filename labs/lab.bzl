@@ -1,0 +1,55 @@
+"""lab(): the targets of one lab, built from a student (or solution) file and a spec.
+
+    lab(name = "03_double_buffer", src = "03_double_buffer/lab.c", spec = "03_double_buffer/spec.c")
+
+gives
+    :03_double_buffer_sim  the lab on the simulated GPU (always built)
+    :03_double_buffer_gpu  the lab on a real GPU (only where a CUDA toolkit was found)
+    :03_double_buffer      the launcher: the GPU build when a CUDA device is usable, else
+                           the simulator, saying which it chose
+The student's file is compiled with all warnings shown but not turned into errors; the
+spec and the harness keep -Werror.
+"""
+
+load("//third_party:cuda.bzl", "CUDA_FOUND")
+
+BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
+
+def lab(name, src, spec, tags = [], visibility = None):
+    for backend in BACKENDS:
+        native.cc_library(
+            name = "%s_impl_%s" % (name, backend),
+            srcs = [src],
+            copts = ["-Wno-error"],
+            deps = ["//labs/harness:lab_api_" + backend],
+            alwayslink = True,
+            visibility = ["//visibility:private"],
+        )
+        native.cc_library(
+            name = "%s_spec_%s" % (name, backend),
+            srcs = [spec],
+            deps = [
+                "//kernels:cpu",
+                "//labs/harness:lab_api_" + backend,
+            ],
+            alwayslink = True,
+            visibility = ["//visibility:private"],
+        )
+        native.cc_binary(
+            name = "%s_%s" % (name, backend),
+            deps = [
+                ":%s_impl_%s" % (name, backend),
+                ":%s_spec_%s" % (name, backend),
+                "//labs/harness:main_" + backend,
+            ],
+            tags = tags,
+            visibility = visibility,
+        )
+    native.sh_binary(
+        name = name,
+        srcs = ["//labs/harness:launch.sh"],
+        args = [native.package_name() + "/" + name],
+        data = [":%s_%s" % (name, backend) for backend in BACKENDS],
+        tags = tags,
+        visibility = visibility,
+    )
