@@ -158,7 +158,7 @@ void trace_gpu_op_bind(uint64_t token, uint64_t op_id, uint64_t enqueue_ns) {
         trace_op_timed(op_id, enqueue_ns, enqueue_ns);
         return;
     }
-    if (C.mode == TRACE_GPU_CUPTI) trace_gpu_cupti_op_bind(token, op_id);
+    if (C.mode == TRACE_GPU_CUPTI) trace_gpu_cupti_op_bind(token, op_id, enqueue_ns);
     if (C.mode == TRACE_GPU_EVENTS) trace_gpu_events_op_bind(token, op_id, enqueue_ns);
 }
 

@@ -7,9 +7,11 @@
 typedef struct token_slot {
     uint64_t token;  /* 0: free */
     uint64_t op_id;  /* 0 until bound */
+    uint64_t enqueue;
     uint64_t start;  /* span so far, valid when has_span */
     uint64_t end;
     bool has_span;
+    bool untimed;    /* a record without times arrived */
     bool queued;     /* in the ready queue */
 } token_slot;
 
@@ -66,7 +68,7 @@ static token_slot *live_token(trace_gpu_corr *c, uint64_t token) {
 }
 
 static void queue_if_ready(trace_gpu_corr *c, token_slot *s) {
-    if (s->queued || !s->op_id || !s->has_span) return;
+    if (s->queued || !s->op_id || !(s->has_span || s->untimed)) return;
     if (c->n_ready == c->cap_ready) {
         size_t cap = c->cap_ready ? c->cap_ready * 2 : 256;
         uint64_t *p = realloc(c->ready, cap * sizeof(uint64_t));
@@ -79,6 +81,10 @@ static void queue_if_ready(trace_gpu_corr *c, token_slot *s) {
 }
 
 static void merge_span(token_slot *s, uint64_t start, uint64_t end) {
+    if (start == 0 && end == 0) {
+        s->untimed = true;
+        return;
+    }
     if (!s->has_span) {
         s->start = start;
         s->end = end;
@@ -96,15 +102,17 @@ uint64_t trace_gpu_corr_new_token(trace_gpu_corr *c) {
     s->token = token;
     s->op_id = 0;
     s->has_span = false;
+    s->untimed = false;
     s->queued = false;
     c->stats.tokens++;
     return token;
 }
 
-void trace_gpu_corr_bind(trace_gpu_corr *c, uint64_t token, uint64_t op_id) {
+void trace_gpu_corr_bind(trace_gpu_corr *c, uint64_t token, uint64_t op_id, uint64_t enqueue_ns) {
     token_slot *s = live_token(c, token);
     if (!s || op_id == 0) return;
     s->op_id = op_id;
+    s->enqueue = enqueue_ns;
     queue_if_ready(c, s);
 }
 
@@ -151,8 +159,14 @@ void trace_gpu_corr_device(trace_gpu_corr *c, uint32_t correlation_id, uint64_t 
             add_span(c, l->token, start_ns, end_ns);
             return;
         }
-        if (start_ns < l->start) l->start = start_ns;
-        if (end_ns > l->end) l->end = end_ns;
+        if (start_ns == 0 && end_ns == 0) return;
+        if (l->start == 0 && l->end == 0) {
+            l->start = start_ns;
+            l->end = end_ns;
+        } else {
+            if (start_ns < l->start) l->start = start_ns;
+            if (end_ns > l->end) l->end = end_ns;
+        }
         return;
     }
     if (l->used && l->orphan) c->stats.lost++;
@@ -170,8 +184,8 @@ size_t trace_gpu_corr_take_ready(trace_gpu_corr *c, trace_gpu_timing *out, size_
         token_slot *s = live_token(c, c->ready[i]);
         if (!s || !s->queued) continue; /* overwritten or cancelled since */
         out[n].op_id = s->op_id;
-        out[n].start_ns = s->start;
-        out[n].end_ns = s->end;
+        out[n].start_ns = s->has_span ? s->start : s->enqueue;
+        out[n].end_ns = s->has_span ? s->end : s->enqueue;
         n++;
         s->token = 0;
         c->stats.timed++;

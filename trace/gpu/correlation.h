@@ -49,14 +49,16 @@ void trace_gpu_corr_destroy(trace_gpu_corr *c);
 
 /* A new token (1, 2, ...) to push before a call. */
 uint64_t trace_gpu_corr_new_token(trace_gpu_corr *c);
-/* The call succeeded and its op was recorded as op_id. */
-void trace_gpu_corr_bind(trace_gpu_corr *c, uint64_t token, uint64_t op_id);
+/* The call succeeded and its op was recorded as op_id, enqueued at enqueue_ns. */
+void trace_gpu_corr_bind(trace_gpu_corr *c, uint64_t token, uint64_t op_id, uint64_t enqueue_ns);
 /* The call failed: nothing will be recorded for this token. */
 void trace_gpu_corr_cancel(trace_gpu_corr *c, uint64_t token);
 
 /* An external correlation record: CUPTI correlation id -> token. */
 void trace_gpu_corr_link(trace_gpu_corr *c, uint32_t correlation_id, uint64_t token);
-/* A device record of correlation id, running from start_ns to end_ns. */
+/* A device record of correlation id, running from start_ns to end_ns. A record with both
+ * times 0 (CUPTI could not time it) says the op ran without saying when: if no timed record
+ * joins it, the op is handed out at its enqueue time, with no duration. */
 void trace_gpu_corr_device(trace_gpu_corr *c, uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
 
 /* Moves up to max ops that are bound and have a span into out[], in the order they became

@@ -33,7 +33,7 @@ TEST_F(Corr, LinkThenDeviceRecordThenBind) {
     trace_gpu_corr_link(c, 700, t);
     trace_gpu_corr_device(c, 700, 100, 200);
     EXPECT_TRUE(take().empty());  // not bound yet: the op is not recorded
-    trace_gpu_corr_bind(c, t, 42);
+    trace_gpu_corr_bind(c, t, 42, 0);
     auto got = take();
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].op_id, 42u);
@@ -44,7 +44,7 @@ TEST_F(Corr, LinkThenDeviceRecordThenBind) {
 
 TEST_F(Corr, DeviceRecordBeforeItsLink) {
     uint64_t t = trace_gpu_corr_new_token(c);
-    trace_gpu_corr_bind(c, t, 7);
+    trace_gpu_corr_bind(c, t, 7, 0);
     trace_gpu_corr_device(c, 31, 500, 900);
     EXPECT_TRUE(take().empty());
     trace_gpu_corr_link(c, 31, t);
@@ -61,7 +61,7 @@ TEST_F(Corr, SeveralCorrelationIdsOfOneCallReachTheSameOp) {
     uint64_t t = trace_gpu_corr_new_token(c);
     trace_gpu_corr_link(c, 10, t);
     trace_gpu_corr_link(c, 11, t);
-    trace_gpu_corr_bind(c, t, 3);
+    trace_gpu_corr_bind(c, t, 3, 0);
     trace_gpu_corr_device(c, 11, 40, 50);
     auto got = take();
     ASSERT_EQ(got.size(), 1u);
@@ -74,11 +74,35 @@ TEST_F(Corr, ChunkedCopyRecordsMergeIntoOneSpan) {
     trace_gpu_corr_device(c, 5, 300, 400);
     trace_gpu_corr_device(c, 5, 100, 200);
     trace_gpu_corr_device(c, 5, 410, 480);
-    trace_gpu_corr_bind(c, t, 9);
+    trace_gpu_corr_bind(c, t, 9, 0);
     auto got = take();
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].start_ns, 100u);
     EXPECT_EQ(got[0].end_ns, 480u);
+}
+
+TEST_F(Corr, ARecordWithoutTimesGivesTheEnqueueTime) {
+    uint64_t t = trace_gpu_corr_new_token(c);
+    trace_gpu_corr_link(c, 12, t);
+    trace_gpu_corr_device(c, 12, 0, 0);
+    trace_gpu_corr_bind(c, t, 4, 12345);
+    auto got = take();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].start_ns, 12345u);
+    EXPECT_EQ(got[0].end_ns, 12345u);
+}
+
+TEST_F(Corr, ATimedRecordWinsOverOneWithoutTimes) {
+    uint64_t t = trace_gpu_corr_new_token(c);
+    trace_gpu_corr_device(c, 13, 0, 0);    // orphan without times
+    trace_gpu_corr_device(c, 13, 70, 80);  // then a timed one for the same call
+    trace_gpu_corr_link(c, 13, t);
+    trace_gpu_corr_device(c, 13, 0, 0);
+    trace_gpu_corr_bind(c, t, 5, 10);
+    auto got = take();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].start_ns, 70u);
+    EXPECT_EQ(got[0].end_ns, 80u);
 }
 
 TEST_F(Corr, CancelledTokensAreNeverHandedOut) {
@@ -86,7 +110,7 @@ TEST_F(Corr, CancelledTokensAreNeverHandedOut) {
     trace_gpu_corr_link(c, 8, t);
     trace_gpu_corr_cancel(c, t);
     trace_gpu_corr_device(c, 8, 1, 2);
-    trace_gpu_corr_bind(c, t, 77);
+    trace_gpu_corr_bind(c, t, 77, 0);
     EXPECT_TRUE(take().empty());
     EXPECT_EQ(trace_gpu_corr_get_stats(c).late, 1u);
 }
@@ -95,7 +119,7 @@ TEST_F(Corr, ManyOpsInterleaved) {
     std::vector<uint64_t> tokens;
     for (int i = 0; i < 10; ++i) tokens.push_back(trace_gpu_corr_new_token(c));
     for (int i = 9; i >= 0; --i) trace_gpu_corr_device(c, 100 + i, 1000 * i, 1000 * i + 10);
-    for (int i = 0; i < 10; ++i) trace_gpu_corr_bind(c, tokens[i], 500 + i);
+    for (int i = 0; i < 10; ++i) trace_gpu_corr_bind(c, tokens[i], 500 + i, 0);
     for (int i = 0; i < 10; ++i) trace_gpu_corr_link(c, 100 + i, tokens[i]);
     auto got = take();
     ASSERT_EQ(got.size(), 10u);
@@ -117,7 +141,7 @@ TEST_F(Corr, TakeReadyHonoursItsLimitAndKeepsTheRest) {
         uint64_t t = trace_gpu_corr_new_token(c);
         trace_gpu_corr_link(c, 200 + i, t);
         trace_gpu_corr_device(c, 200 + i, i, i + 1);
-        trace_gpu_corr_bind(c, t, 1 + i);
+        trace_gpu_corr_bind(c, t, 1 + i, 0);
     }
     std::vector<trace_gpu_timing> out(2);
     ASSERT_EQ(trace_gpu_corr_take_ready(c, out.data(), 2), 2u);
@@ -132,7 +156,7 @@ TEST_F(Corr, TakeReadyHonoursItsLimitAndKeepsTheRest) {
 TEST_F(Corr, RingOverwriteCountsLostTokens) {
     // 16 token slots: the 17th token reuses the first token's slot before it was timed.
     uint64_t first = trace_gpu_corr_new_token(c);
-    trace_gpu_corr_bind(c, first, 1);
+    trace_gpu_corr_bind(c, first, 1, 0);
     for (int i = 0; i < 16; ++i) trace_gpu_corr_new_token(c);
     trace_gpu_corr_link(c, 1, first);
     trace_gpu_corr_device(c, 1, 5, 6);

@@ -217,10 +217,10 @@ void trace_gpu_cupti_op_end(uint64_t token) {
     api->pop_external_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
-void trace_gpu_cupti_op_bind(uint64_t token, uint64_t op_id) {
+void trace_gpu_cupti_op_bind(uint64_t token, uint64_t op_id, uint64_t enqueue_ns) {
     if (!token) return;
     pthread_mutex_lock(&lock);
-    if (corr) trace_gpu_corr_bind(corr, token, op_id);
+    if (corr) trace_gpu_corr_bind(corr, token, op_id, enqueue_ns);
     pthread_mutex_unlock(&lock);
 }
 

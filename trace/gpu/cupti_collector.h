@@ -29,7 +29,7 @@ bool trace_gpu_cupti_event_timestamps(void);
 
 uint64_t trace_gpu_cupti_op_begin(void);
 void trace_gpu_cupti_op_end(uint64_t token);
-void trace_gpu_cupti_op_bind(uint64_t token, uint64_t op_id);
+void trace_gpu_cupti_op_bind(uint64_t token, uint64_t op_id, uint64_t enqueue_ns);
 void trace_gpu_cupti_op_cancel(uint64_t token);
 
 /* Asks CUPTI for its completed buffers (forced: every buffer) and delivers the device

@@ -18,12 +18,15 @@ uint64_t trace_gpu_event_ns(uint64_t base_ns, float elapsed_ms) {
     return base_ns + (uint64_t)floor(delta + 0.5);
 }
 
-void trace_gpu_event_span(uint64_t base_ns, float start_ms, float end_ms, uint64_t enqueue_ns, uint64_t *start_ns,
-                          uint64_t *end_ns) {
+void trace_gpu_event_span(uint64_t base_ns, float start_ms, float end_ms, uint64_t enqueue_ns, uint64_t observed_ns,
+                          uint64_t *start_ns, uint64_t *end_ns) {
     uint64_t s = trace_gpu_event_ns(base_ns, start_ms);
     uint64_t e = trace_gpu_event_ns(base_ns, end_ms);
-    if (s < enqueue_ns) s = enqueue_ns;
+    const uint64_t lo = enqueue_ns, hi = observed_ns < enqueue_ns ? enqueue_ns : observed_ns;
+    if (s < lo) s = lo;
+    if (s > hi) s = hi;
     if (e < s) e = s;
+    if (e > hi) e = hi;
     *start_ns = s;
     *end_ns = e;
 }

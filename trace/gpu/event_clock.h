@@ -29,11 +29,12 @@ uint64_t trace_gpu_event_base_ns(uint64_t host_before_ns, uint64_t host_after_ns
  * completed before the base); the result never goes below 0. */
 uint64_t trace_gpu_event_ns(uint64_t base_ns, float elapsed_ms);
 
-/* An op's span from its events' elapsed times against the base. Clamped so that
- * enqueue_ns <= start <= end: a device op cannot start before the host enqueued it, and
- * the base's placement error could otherwise show it doing so. */
-void trace_gpu_event_span(uint64_t base_ns, float start_ms, float end_ms, uint64_t enqueue_ns, uint64_t *start_ns,
-                          uint64_t *end_ns);
+/* An op's span from its events' elapsed times against the base, clamped so that
+ * enqueue_ns <= start <= end <= observed_ns: a device op cannot start before the host
+ * enqueued it, nor end after the host saw it complete (observed_ns), and the base's
+ * placement error could otherwise show it doing either. */
+void trace_gpu_event_span(uint64_t base_ns, float start_ms, float end_ms, uint64_t enqueue_ns, uint64_t observed_ns,
+                          uint64_t *start_ns, uint64_t *end_ns);
 
 /* True when the base recorded at base_ns should be renewed at now_ns. */
 bool trace_gpu_event_rebase_due(uint64_t base_ns, uint64_t now_ns);

@@ -30,18 +30,26 @@ TEST(EventClock, NegativeElapsedGoesBeforeTheBaseButNotBelowZero) {
     EXPECT_EQ(trace_gpu_event_ns(1000, NAN), 1000u);
 }
 
-TEST(EventClock, SpanNeverStartsBeforeItsEnqueueNorEndsBeforeItStarts) {
+TEST(EventClock, SpanLiesBetweenItsEnqueueAndWhenTheHostSawItDone) {
+    const uint64_t later = 5000000;
     uint64_t s = 0, e = 0;
-    trace_gpu_event_span(1000000, 0.010f, 0.020f, 0, &s, &e);
+    trace_gpu_event_span(1000000, 0.010f, 0.020f, 0, later, &s, &e);
     EXPECT_EQ(s, 1010000u);
     EXPECT_EQ(e, 1020000u);
     // The base's placement error puts the start 3 us before the host enqueued the op.
-    trace_gpu_event_span(1000000, 0.010f, 0.020f, 1013000, &s, &e);
+    trace_gpu_event_span(1000000, 0.010f, 0.020f, 1013000, later, &s, &e);
     EXPECT_EQ(s, 1013000u);
     EXPECT_EQ(e, 1020000u);
-    trace_gpu_event_span(1000000, 0.010f, 0.020f, 1030000, &s, &e);
+    trace_gpu_event_span(1000000, 0.010f, 0.020f, 1030000, later, &s, &e);
     EXPECT_EQ(s, 1030000u);
     EXPECT_EQ(e, 1030000u);
+    // ... or the end after the host observed the op complete.
+    trace_gpu_event_span(1000000, 0.010f, 0.020f, 0, 1015000, &s, &e);
+    EXPECT_EQ(s, 1010000u);
+    EXPECT_EQ(e, 1015000u);
+    trace_gpu_event_span(1000000, 0.010f, 0.020f, 0, 1005000, &s, &e);
+    EXPECT_EQ(s, 1005000u);
+    EXPECT_EQ(e, 1005000u);
 }
 
 TEST(EventClock, RebaseWhenFloatMillisecondsGetCoarserThanEventResolution) {

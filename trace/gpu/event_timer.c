@@ -188,7 +188,7 @@ void trace_gpu_events_resolve(bool device_wide) {
             i++;
             continue;
         }
-        cudaError_t q = cudaEventQuery(p->end);
+        cudaError_t q = __real_cudaEventQuery(p->end);
         if (q == cudaErrorNotReady) {
             i++;
             continue;
@@ -197,7 +197,8 @@ void trace_gpu_events_resolve(bool device_wide) {
         if (q == cudaSuccess && cudaEventElapsedTime(&start_ms, E.base, p->start) == cudaSuccess &&
             cudaEventElapsedTime(&end_ms, E.base, p->end) == cudaSuccess) {
             uint64_t s, e;
-            trace_gpu_event_span(E.base_ns, start_ms, end_ms, p->enqueue_ns, &s, &e);
+            /* The query found the op complete, so it ended by now. */
+            trace_gpu_event_span(E.base_ns, start_ms, end_ms, p->enqueue_ns, trace_gpu_now_ns(), &s, &e);
             trace_op_timed(p->op_id, s, e);
             E.timed++;
         } else {
