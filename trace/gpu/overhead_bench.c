@@ -52,17 +52,21 @@ typedef struct pipeline {
     cudaStream_t *streams;
 } pipeline;
 
-/* A sink that counts, standing for the timeline's consumers. */
+/* A sink that counts, standing for the timeline's consumers: every op, and the device ops
+ * (copies, memsets, kernels) recorded untimed and later given their times. */
 typedef struct counts {
-    uint64_t ops, timed;
+    uint64_t ops, device_ops, device_timed;
 } counts;
+static bool device_kind(const trace_op *op) {
+    return op->kind == TRACE_OP_COPY || op->kind == TRACE_OP_MEMSET || op->kind == TRACE_OP_KERNEL;
+}
 static void count_op(void *ctx, const trace_op *op) {
-    (void)op;
-    ((counts *)ctx)->ops++;
+    counts *c = ctx;
+    c->ops++;
+    if (device_kind(op) && !op->timed) c->device_ops++;
 }
 static void count_timed(void *ctx, const trace_op *op) {
-    (void)op;
-    ((counts *)ctx)->timed++;
+    if (device_kind(op)) ((counts *)ctx)->device_timed++;
 }
 
 static double now_ms(void) {
@@ -133,11 +137,16 @@ static int check_results(pipeline *p) {
 
 static counts sink_counts;
 
+/* Ends any tracing: delivers the times still pending and removes the sink. */
+static void leave(void) {
+    trace_gpu_end();
+    trace_remove_sink(&sink_counts);
+}
+
 /* Puts the process in `mode` (outside any timing). Returns false when the mode cannot be
  * reached here (CUPTI unavailable). */
 static bool enter(int mode) {
-    trace_remove_sink(&sink_counts);
-    trace_gpu_end();
+    leave();
     if (mode == MODE_OFF) return true;
     trace_sink sink = {&sink_counts, NULL, count_op, count_timed, NULL};
     trace_add_sink(&sink);
@@ -220,30 +229,30 @@ int main(int argc, char **argv) {
     }
 
     double *ms[MODE_COUNT];
-    uint64_t tracked[MODE_COUNT] = {0}, timed[MODE_COUNT] = {0}, flushes[MODE_COUNT] = {0};
+    uint64_t recorded[MODE_COUNT] = {0}, timed[MODE_COUNT] = {0}, flushes[MODE_COUNT] = {0};
     double flush_ms[MODE_COUNT] = {0};
     for (int m = 0; m < MODE_COUNT; m++) ms[m] = calloc((size_t)cfg.rounds, sizeof(double));
     for (int r = 0; r < cfg.rounds; r++) {
         for (int m = 0; m < MODE_COUNT; m++) {
             if (!available[m] || !enter(m)) continue;
             trace_gpu_stats before = trace_gpu_get_stats();
-            uint64_t timed_before = sink_counts.timed;
+            counts c0 = sink_counts;
             ms[m][r] = run(&p);
-            trace_gpu_flush();
             trace_gpu_stats after = trace_gpu_get_stats();
-            tracked[m] += after.ops_tracked - before.ops_tracked;
-            timed[m] += sink_counts.timed - timed_before;
+            leave();
+            recorded[m] += sink_counts.device_ops - c0.device_ops;
+            timed[m] += sink_counts.device_timed - c0.device_timed;
             flushes[m] += after.flushes - before.flushes;
             flush_ms[m] += (after.flush_ns - before.flush_ns) / 1e6;
         }
     }
-    enter(MODE_OFF);
+    leave();
     int bad = check_results(&p);
 
     printf("# overhead_bench on %s: %d batches x %zu uint32, process iters %u, %d streams, %d rounds\n",
            prop.name, cfg.batches, cfg.n, cfg.iters, cfg.streams, cfg.rounds);
     printf("# cupti: %s\n", cupti_status);
-    printf("\n| mode | median ms | best ms | vs off | device ops timed / tracked | flushes per run | flush ms "
+    printf("\n| mode | median ms | best ms | vs off | device ops timed / recorded | flushes per run | flush ms "
            "per run | first run ms |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     double off_median = 0;
     double medians[MODE_COUNT] = {0};
@@ -258,7 +267,7 @@ int main(int argc, char **argv) {
         char timed_text[64] = "-";
         if (m == MODE_CUPTI || m == MODE_EVENTS)
             snprintf(timed_text, sizeof(timed_text), "%llu / %llu", (unsigned long long)timed[m],
-                     (unsigned long long)tracked[m]);
+                     (unsigned long long)recorded[m]);
         printf("| %s | %.3f | %.3f | %+.2f%% | %s | %.1f | %.3f | %.3f |\n", mode_names[m], medians[m], ms[m][0],
                100.0 * (medians[m] - off_median) / off_median, timed_text, (double)flushes[m] / cfg.rounds,
                flush_ms[m] / cfg.rounds, first_ms[m]);
