@@ -128,12 +128,18 @@ skipped=0
 failed=0
 summary=()
 
-# run NAME LOG_SUFFIX [ENV=VALUE ...]: runs bin/NAME with the given environment.
+# run NAME LOG_SUFFIX [ENV=VALUE ...] [ARG ...]: runs bin/NAME with the given environment
+# and arguments, logging to logs/NAME LOG_SUFFIX.log; prints the exit status.
 run() {
   local name="$1" suffix="$2"
   shift 2
+  local envs=()
+  while (($#)) && [[ "$1" == *=* && "$1" != -* ]]; do
+    envs+=("$1")
+    shift
+  done
   local log="${logs}/${name}${suffix}.log"
-  env "$@" timeout "${limit}" "${here}/bin/${name}" >"${log}" 2>&1
+  env ${envs[@]+"${envs[@]}"} timeout "${limit}" "${here}/bin/${name}" "$@" >"${log}" 2>&1
   echo $?
 }
 
@@ -168,6 +174,11 @@ while read -r name kind; do
       ;;
     measure)
       if [[ "${name}" == overhead_bench ]]; then
+        # A process that never loads CUPTI, as the baseline for the "off" rows below.
+        rc="$(run "${name}" "-fresh-off" --modes off)"
+        echo "== ${name} (fresh process, tracing off), exit ${rc}"
+        cat "${logs}/${name}-fresh-off.log"
+        summary+=("${name} (fresh off): exit ${rc}")
         # Which CUPTI API records are needed for external correlation: both, runtime, driver.
         for api in both runtime driver; do
           env_api=()

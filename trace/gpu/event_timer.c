@@ -11,6 +11,9 @@
 #include "trace/gpu/real.h"
 #include "trace/recorder.h"
 
+/* Candidate base events recorded at each rebase; the best becomes the base. */
+#define BASE_TRIES 3
+
 typedef struct pair {
     uint64_t token;
     uint64_t op_id; /* 0 until bound */
@@ -22,7 +25,8 @@ typedef struct pair {
 static struct {
     bool running;
     cudaStream_t base_stream;
-    cudaEvent_t base;
+    cudaEvent_t candidates[BASE_TRIES];
+    cudaEvent_t base; /* one of the candidates */
     uint64_t base_ns;
     cudaEvent_t *pool;
     size_t n_pool, cap_pool;
@@ -68,28 +72,50 @@ static bool record(cudaEvent_t ev, const void *stream) {
     return err == cudaSuccess;
 }
 
-/* Records the base on the idle private stream between two clock reads. */
+/* Records the base on the idle private stream between two clock reads, polling for its
+ * completion so that the second read follows it closely. Of BASE_TRIES candidates, the one
+ * with the narrowest bracket becomes the base (its placement error is at most half the
+ * bracket). */
 static bool rebase(void) {
-    uint64_t before = trace_gpu_now_ns();
-    if (__real_cudaEventRecord(E.base, E.base_stream) != cudaSuccess) return false;
-    if (__real_cudaEventSynchronize(E.base) != cudaSuccess) return false;
-    E.base_ns = trace_gpu_event_base_ns(before, trace_gpu_now_ns());
+    uint64_t best_gap = UINT64_MAX;
+    for (int i = 0; i < BASE_TRIES; i++) {
+        uint64_t before = trace_gpu_now_ns();
+        if (__real_cudaEventRecord(E.candidates[i], E.base_stream) != cudaSuccess) return false;
+        cudaError_t q;
+        while ((q = __real_cudaEventQuery(E.candidates[i])) == cudaErrorNotReady) {
+        }
+        uint64_t after = trace_gpu_now_ns();
+        if (q != cudaSuccess) return false;
+        if (after - before < best_gap) {
+            best_gap = after - before;
+            E.base = E.candidates[i];
+            E.base_ns = trace_gpu_event_base_ns(before, after);
+        }
+    }
     return true;
+}
+
+static void destroy_candidates(int n) {
+    for (int i = 0; i < n; i++) __real_cudaEventDestroy(E.candidates[i]);
 }
 
 bool trace_gpu_events_start(char *why, size_t why_size) {
     if (E.running) return true;
     cudaError_t pending = cudaPeekAtLastError();
+    int made = 0;
     cudaError_t err = __real_cudaStreamCreateWithFlags(&E.base_stream, cudaStreamNonBlocking);
-    if (err == cudaSuccess) {
-        err = __real_cudaEventCreate(&E.base);
-        if (err != cudaSuccess) __real_cudaStreamDestroy(E.base_stream);
+    while (err == cudaSuccess && made < BASE_TRIES) {
+        err = __real_cudaEventCreate(&E.candidates[made]);
+        if (err == cudaSuccess) made++;
     }
     if (err == cudaSuccess && !rebase()) {
         err = cudaPeekAtLastError();
-        __real_cudaEventDestroy(E.base);
-        __real_cudaStreamDestroy(E.base_stream);
         if (err == cudaSuccess) err = cudaErrorUnknown;
+    }
+    if (err != cudaSuccess) {
+        destroy_candidates(made);
+        if (E.base_stream) __real_cudaStreamDestroy(E.base_stream);
+        E.base_stream = NULL;
     }
     trace_gpu_forget_error(err, pending);
     if (err != cudaSuccess) {
@@ -112,8 +138,9 @@ void trace_gpu_events_stop(void) {
     while (E.n_pending > 0) drop_pair(E.n_pending - 1);
     for (size_t i = 0; i < E.n_pool; i++) __real_cudaEventDestroy(E.pool[i]);
     E.n_pool = 0;
-    __real_cudaEventDestroy(E.base);
+    destroy_candidates(BASE_TRIES);
     __real_cudaStreamDestroy(E.base_stream);
+    E.base_stream = NULL;
     (void)cudaGetLastError(); /* teardown after cudaDeviceReset may fail; nothing to tell */
     free(E.pool);
     free(E.pending);
