@@ -179,8 +179,8 @@ while read -r name kind; do
         echo "== ${name} (fresh process, tracing off), exit ${rc}"
         cat "${logs}/${name}-fresh-off.log"
         summary+=("${name} (fresh off): exit ${rc}")
-        # Which CUPTI API records are needed for external correlation: both, runtime, driver.
-        for api in both runtime driver; do
+        # Which CUPTI API records external correlation needs, and what each costs.
+        for api in both runtime driver selected; do
           env_api=()
           [[ "${api}" != both ]] && env_api=(STREAMLAB_CUPTI_API="${api}")
           rc="$(run "${name}" "-${api}" ${env_api[@]+"${env_api[@]}"})"

@@ -87,6 +87,7 @@ static void load(void) {
     }
     if (!RESOLVE(lib, event_device_timestamps, "cuptiActivityEnableCudaEventDeviceTimestamps"))
         api.event_device_timestamps = NULL;
+    if (!RESOLVE(lib, enable_runtime_api, "cuptiActivityEnableRuntimeApi")) api.enable_runtime_api = NULL;
     uint32_t version = 0;
     if (api.version(&version) == CUPTI_SUCCESS && version / 10000 != CUPTI_API_VERSION / 10000) {
         put(load_failure, sizeof(load_failure),

@@ -25,8 +25,10 @@ typedef struct trace_gpu_cupti_api {
     __typeof__(&cuptiGetTimestamp) timestamp;
     __typeof__(&cuptiGetResultString) result_string;
     __typeof__(&cuptiGetVersion) version;
-    /* Optional (NULL when this CUPTI lacks it): device timestamps of cudaEventRecord. */
+    /* Optional (NULL when this CUPTI lacks them): device timestamps of cudaEventRecord;
+     * API records for chosen runtime calls only. */
     __typeof__(&cuptiActivityEnableCudaEventDeviceTimestamps) event_device_timestamps;
+    __typeof__(&cuptiActivityEnableRuntimeApi) enable_runtime_api;
     char path[512]; /* where it was loaded from */
 } trace_gpu_cupti_api;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cupti.h>
+#include <cupti_runtime_cbid.h>
 
 #include "trace/gpu/correlation.h"
 #include "trace/gpu/cupti_api.h"
@@ -126,6 +127,31 @@ static bool enable(CUpti_ActivityKind kind, const char *name, bool required, cha
     return false;
 }
 
+/* The runtime calls that enqueue device work, for STREAMLAB_CUPTI_API=selected. */
+static const CUpti_CallbackId selected_calls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,      CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+};
+static bool selected_api;
+
+/* Turns API records for selected_calls on or off; false (with why) when this CUPTI cannot. */
+static bool enable_selected_runtime_api(bool on, char *why, size_t why_size) {
+    if (!api->enable_runtime_api) {
+        if (why_size) snprintf(why, why_size, "this CUPTI has no cuptiActivityEnableRuntimeApi");
+        return false;
+    }
+    for (size_t i = 0; i < sizeof(selected_calls) / sizeof(selected_calls[0]); i++) {
+        CUptiResult r = api->enable_runtime_api(selected_calls[i], on ? 1 : 0);
+        if (r != CUPTI_SUCCESS && on) {
+            if (why_size)
+                snprintf(why, why_size, "cuptiActivityEnableRuntimeApi failed: %s", trace_gpu_cupti_result(api, r));
+            return false;
+        }
+    }
+    return true;
+}
+
 bool trace_gpu_cupti_start(char *why, size_t why_size, char *info, size_t info_size) {
     if (running) return true;
     api = trace_gpu_cupti_load(why, why_size);
@@ -149,18 +175,23 @@ bool trace_gpu_cupti_start(char *why, size_t why_size, char *info, size_t info_s
     }
 
     const char *which = getenv("STREAMLAB_CUPTI_API");
-    bool runtime = !which || strcmp(which, "driver") != 0;
-    bool driver = !which || strcmp(which, "runtime") != 0;
+    if (!which || !*which) which = "both";
+    bool selected = strcmp(which, "selected") == 0;
+    bool runtime = !selected && strcmp(which, "driver") != 0;
+    bool driver = !selected && strcmp(which, "runtime") != 0;
     bool ok = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true, why, why_size) &&
               enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true, why, why_size) &&
               enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true, why, why_size) &&
               enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", true, why, why_size) &&
               (!runtime || enable(CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", true, why, why_size)) &&
-              (!driver || enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", true, why, why_size));
+              (!driver || enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", true, why, why_size)) &&
+              (!selected || enable_selected_runtime_api(true, why, why_size));
     if (!ok) {
+        if (selected) enable_selected_runtime_api(false, why, 0);
         disable_all();
         return false;
     }
+    selected_api = selected;
     bool sync = enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false, why, why_size);
     event_stamps = false;
     if (api->event_device_timestamps && api->event_device_timestamps(1) == CUPTI_SUCCESS)
@@ -168,8 +199,9 @@ bool trace_gpu_cupti_start(char *why, size_t why_size, char *info, size_t info_s
     running = true;
     uint32_t version = 0;
     api->version(&version);
-    snprintf(info, info_size, "%s, CUPTI API %u; API records: %s%s%s; %s; %s", api->path, version,
+    snprintf(info, info_size, "%s, CUPTI API %u; API records: %s%s%s%s; %s; %s", api->path, version,
              runtime ? "runtime" : "", runtime && driver ? "+" : "", driver ? "driver" : "",
+             selected ? "selected runtime calls" : "",
              event_stamps ? "cudaEventRecord device timestamps" : "cudaEventRecord at its enqueue time",
              sync ? "synchronization records" : "no synchronization records");
     return true;
@@ -178,6 +210,7 @@ bool trace_gpu_cupti_start(char *why, size_t why_size, char *info, size_t info_s
 void trace_gpu_cupti_stop(void) {
     if (!running) return;
     trace_gpu_cupti_flush(true);
+    if (selected_api) enable_selected_runtime_api(false, NULL, 0);
     disable_all();
     if (event_stamps && api->event_device_timestamps) api->event_device_timestamps(0);
     running = false;

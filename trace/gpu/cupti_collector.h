@@ -3,8 +3,10 @@
  *
  * Enabled kinds: CONCURRENT_KERNEL (not KERNEL, which serialises kernels), MEMCPY, MEMSET,
  * SYNCHRONIZATION, EXTERNAL_CORRELATION, CUDA_EVENT (with device timestamps, where this
- * CUPTI offers them), and the API record kinds that make CUPTI emit external correlation
- * records: RUNTIME and DRIVER, or one of them with STREAMLAB_CUPTI_API=runtime|driver. */
+ * CUPTI offers them), and the API records that make CUPTI emit external correlation
+ * records: by default the RUNTIME and DRIVER kinds; STREAMLAB_CUPTI_API=runtime or =driver
+ * enables one kind, =selected only the runtime calls that enqueue device work (copies,
+ * memsets, kernel launches, event records), the cheapest if it suffices. */
 #ifndef STREAMLAB_TRACE_GPU_CUPTI_COLLECTOR_H
 #define STREAMLAB_TRACE_GPU_CUPTI_COLLECTOR_H
 
