@@ -49,6 +49,21 @@ std::vector<uint32_t> interesting_iters() {
     return it;
 }
 
+TEST(Affine, ComposeAppliesInnerThenOuter) {
+    // Maps that do not commute: the order matters.
+    kernels_affine outer = {2u, 3u}, inner = {5u, 7u};
+    kernels_affine both = kernels_affine_compose(outer, inner);
+    EXPECT_EQ(both.a, 10u);  // 2 * (5x + 7) + 3 = 10x + 17
+    EXPECT_EQ(both.c, 17u);
+    Rng rng(17);
+    for (int trial = 0; trial < 1000; ++trial) {
+        kernels_affine f = {rng(), rng()}, g = {rng(), rng()};
+        uint32_t x = rng();
+        EXPECT_EQ(kernels_affine_apply(kernels_affine_compose(f, g), x),
+                  kernels_affine_apply(f, kernels_affine_apply(g, x)));
+    }
+}
+
 TEST(Affine, PowerZeroIsIdentity) {
     kernels_affine id = kernels_affine_power({0xdeadbeefu, 12345u, 0});
     EXPECT_EQ(id.a, 1u);
