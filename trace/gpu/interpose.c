@@ -1,0 +1,397 @@
+/* trace/gpu/interpose.c: the GPU build's API interposer.
+ *
+ * Binaries linked with //trace/gpu:gpu are linked with -Wl,--wrap=X for each runtime call
+ * X that the labs make (the simulator's subset, real.h), so the program's calls land here.
+ * Each wrapper calls the runtime (__real_X) and reports what happened to the recorder
+ * (trace/recorder.h) as the simulator does for the same call:
+ *   - streams and events are registered when created and forgotten when destroyed, always
+ *     (so that handles map to ids even before a sink is installed);
+ *   - copies, memsets, event records and waits and host functions become ops on their
+ *     stream, recorded only when the call succeeded, with their memory ranges, and are
+ *     bracketed for the collector (collector.h) so their device times arrive later;
+ *   - the host waits that the runtime documents (trace/copy_rules.h, synchronising calls,
+ *     successful queries) become sync records;
+ *   - each call puts one span on the host lane: its sync record when it has one, else an
+ *     API span (trace_record_api).
+ * With no sink installed (trace_active() false) a wrapper only registers handles and calls
+ * the runtime. Calls compiled with per-thread default streams (the _ptsz/_ptds names) are
+ * not interposed. cudaEventElapsedTime is not wrapped: it orders nothing. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "trace/gpu/classify.h"
+#include "trace/gpu/collector.h"
+#include "trace/gpu/host_fn.h"
+#include "trace/gpu/nvtx.h"
+#include "trace/gpu/real.h"
+#include "trace/recorder.h"
+
+_Static_assert((int)cudaMemcpyHostToHost == (int)TRACE_GPU_COPY_H2H, "cudaMemcpyKind");
+_Static_assert((int)cudaMemcpyHostToDevice == (int)TRACE_GPU_COPY_H2D, "cudaMemcpyKind");
+_Static_assert((int)cudaMemcpyDeviceToHost == (int)TRACE_GPU_COPY_D2H, "cudaMemcpyKind");
+_Static_assert((int)cudaMemcpyDeviceToDevice == (int)TRACE_GPU_COPY_D2D, "cudaMemcpyKind");
+_Static_assert((int)cudaMemcpyDefault == (int)TRACE_GPU_COPY_DEFAULT, "cudaMemcpyKind");
+
+static bool tracing(void) { return trace_active(); }
+
+static uint64_t now(void) { return trace_gpu_now_ns(); }
+
+/* What ptr points at. An unknown pointer counts as pageable host memory. */
+static trace_gpu_mem mem_of(const void *ptr) {
+    struct cudaPointerAttributes attr;
+    memset(&attr, 0, sizeof(attr));
+    cudaError_t pending = cudaPeekAtLastError();
+    cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+    trace_gpu_forget_error(err, pending);
+    if (err != cudaSuccess) return TRACE_GPU_MEM_PAGEABLE;
+    switch (attr.type) {
+    case cudaMemoryTypeHost: return TRACE_GPU_MEM_PINNED;
+    case cudaMemoryTypeDevice: return TRACE_GPU_MEM_DEVICE;
+    case cudaMemoryTypeManaged: return TRACE_GPU_MEM_MANAGED;
+    case cudaMemoryTypeUnregistered: break;
+    }
+    return TRACE_GPU_MEM_PAGEABLE;
+}
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+#define API_ONLY(api, call)                                                                                  \
+    do {                                                                                                     \
+        if (!tracing()) return (call);                                                                       \
+        uint64_t t0_ = now();                                                                                \
+        cudaError_t err_ = (call);                                                                           \
+        trace_record_api(api, t0_, now());                                                                   \
+        return err_;                                                                                         \
+    } while (0)
+
+cudaError_t __wrap_cudaMalloc(void **devPtr, size_t size) {
+    API_ONLY("cudaMalloc", __real_cudaMalloc(devPtr, size));
+}
+
+cudaError_t __wrap_cudaFree(void *devPtr) { API_ONLY("cudaFree", __real_cudaFree(devPtr)); }
+
+cudaError_t __wrap_cudaMallocHost(void **ptr, size_t size) {
+    API_ONLY("cudaMallocHost", __real_cudaMallocHost(ptr, size));
+}
+
+cudaError_t __wrap_cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
+    API_ONLY("cudaHostAlloc", __real_cudaHostAlloc(pHost, size, flags));
+}
+
+cudaError_t __wrap_cudaFreeHost(void *ptr) { API_ONLY("cudaFreeHost", __real_cudaFreeHost(ptr)); }
+
+cudaError_t __wrap_cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+    API_ONLY("cudaHostRegister", __real_cudaHostRegister(ptr, size, flags));
+}
+
+cudaError_t __wrap_cudaHostUnregister(void *ptr) { API_ONLY("cudaHostUnregister", __real_cudaHostUnregister(ptr)); }
+
+/* ---- copies and memsets ------------------------------------------------------------------ */
+
+static cudaError_t traced_copy(const char *api, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                               cudaStream_t stream, bool async) {
+    trace_gpu_mem src_mem = count ? mem_of(src) : TRACE_GPU_MEM_PAGEABLE;
+    trace_gpu_mem dst_mem = count ? mem_of(dst) : TRACE_GPU_MEM_PAGEABLE;
+    trace_gpu_copy_class cls = trace_gpu_classify_copy((trace_gpu_copy_kind)kind, src_mem, dst_mem);
+    /* A host-to-host copy is done by the host inside the call: its span is the call's. */
+    bool on_device = count > 0 && cls.dir != TRACE_COPY_H2H;
+    uint64_t t0 = now();
+    uint64_t token = on_device ? trace_gpu_op_begin(stream, TRACE_GPU_OP_DEVICE) : 0;
+    cudaError_t err = async ? __real_cudaMemcpyAsync(dst, src, count, kind, stream)
+                            : __real_cudaMemcpy(dst, src, count, kind);
+    trace_gpu_op_end(token, stream);
+    uint64_t t1 = now();
+    if (err != cudaSuccess || count == 0) {
+        trace_gpu_op_cancel(token);
+        trace_record_api(api, t0, t1);
+        return err;
+    }
+    trace_op op;
+    trace_copy_rule rule = trace_gpu_copy_op(&op, cls, dst, src, count, async);
+    op.enqueue_ns = t0;
+    if (!on_device) {
+        op.start_ns = t0;
+        op.end_ns = t1;
+        op.timed = true;
+    }
+    if (rule.sync_before) trace_record_sync(TRACE_SYNC_STREAM, stream, api, t0, t1);
+    uint64_t id = trace_record(&op, stream);
+    trace_gpu_op_bind(token, id, t0);
+    if (rule.host_waits) {
+        trace_record_sync_op(id, api, t0, t1);
+        trace_gpu_sync_point(false);
+    } else if (!rule.sync_before) {
+        trace_record_api(api, t0, t1);
+    }
+    return err;
+}
+
+cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    if (!tracing()) return __real_cudaMemcpy(dst, src, count, kind);
+    return traced_copy("cudaMemcpy", dst, src, count, kind, NULL, false);
+}
+
+cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                   cudaStream_t stream) {
+    if (!tracing()) return __real_cudaMemcpyAsync(dst, src, count, kind, stream);
+    return traced_copy("cudaMemcpyAsync", dst, src, count, kind, stream, true);
+}
+
+static cudaError_t traced_memset(const char *api, void *ptr, int value, size_t count, cudaStream_t stream,
+                                 bool async) {
+    trace_gpu_mem target = (!async && count) ? mem_of(ptr) : TRACE_GPU_MEM_DEVICE;
+    uint64_t t0 = now();
+    uint64_t token = count ? trace_gpu_op_begin(stream, TRACE_GPU_OP_DEVICE) : 0;
+    cudaError_t err = async ? __real_cudaMemsetAsync(ptr, value, count, stream) : __real_cudaMemset(ptr, value, count);
+    trace_gpu_op_end(token, stream);
+    uint64_t t1 = now();
+    if (err != cudaSuccess || count == 0) {
+        trace_gpu_op_cancel(token);
+        trace_record_api(api, t0, t1);
+        return err;
+    }
+    trace_op op;
+    bool host_waits = trace_gpu_memset_op(&op, target, ptr, count, async);
+    op.enqueue_ns = t0;
+    uint64_t id = trace_record(&op, stream);
+    trace_gpu_op_bind(token, id, t0);
+    if (host_waits) {
+        trace_record_sync_op(id, api, t0, t1);
+        trace_gpu_sync_point(false);
+    } else {
+        trace_record_api(api, t0, t1);
+    }
+    return err;
+}
+
+cudaError_t __wrap_cudaMemset(void *devPtr, int value, size_t count) {
+    if (!tracing()) return __real_cudaMemset(devPtr, value, count);
+    return traced_memset("cudaMemset", devPtr, value, count, NULL, false);
+}
+
+cudaError_t __wrap_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    if (!tracing()) return __real_cudaMemsetAsync(devPtr, value, count, stream);
+    return traced_memset("cudaMemsetAsync", devPtr, value, count, stream, true);
+}
+
+/* ---- streams ------------------------------------------------------------------------------ */
+
+static void stream_created(cudaStream_t stream, unsigned flags) {
+    int priority = 0;
+    cudaError_t pending = cudaPeekAtLastError();
+    cudaError_t err = cudaStreamGetPriority(stream, &priority); /* the runtime clamps it */
+    trace_gpu_forget_error(err, pending);
+    int32_t id = trace_stream_created(stream, flags, priority);
+    const trace_stream *info = trace_stream_get(id);
+    if (info) trace_gpu_nvtx_name_stream(stream, info->name);
+}
+
+#define STREAM_CREATE(api, call, out, flags)                                                                 \
+    do {                                                                                                     \
+        bool on_ = tracing();                                                                                \
+        uint64_t t0_ = on_ ? now() : 0;                                                                      \
+        cudaError_t err_ = (call);                                                                           \
+        if (err_ == cudaSuccess) stream_created(*(out), (flags));                                            \
+        if (on_) trace_record_api(api, t0_, now());                                                          \
+        return err_;                                                                                         \
+    } while (0)
+
+cudaError_t __wrap_cudaStreamCreate(cudaStream_t *pStream) {
+    STREAM_CREATE("cudaStreamCreate", __real_cudaStreamCreate(pStream), pStream, cudaStreamDefault);
+}
+
+cudaError_t __wrap_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
+    STREAM_CREATE("cudaStreamCreateWithFlags", __real_cudaStreamCreateWithFlags(pStream, flags), pStream, flags);
+}
+
+cudaError_t __wrap_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
+    STREAM_CREATE("cudaStreamCreateWithPriority", __real_cudaStreamCreateWithPriority(pStream, flags, priority),
+                  pStream, flags);
+}
+
+cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
+    bool on = tracing();
+    uint64_t t0 = on ? now() : 0;
+    cudaError_t err = __real_cudaStreamDestroy(stream);
+    if (err == cudaSuccess) trace_stream_destroyed(stream);
+    if (on) trace_record_api("cudaStreamDestroy", t0, now());
+    return err;
+}
+
+cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
+    if (!tracing()) return __real_cudaStreamSynchronize(stream);
+    uint64_t t0 = now();
+    cudaError_t err = __real_cudaStreamSynchronize(stream);
+    uint64_t t1 = now();
+    if (err != cudaSuccess) {
+        trace_record_api("cudaStreamSynchronize", t0, t1);
+        return err;
+    }
+    trace_record_sync(TRACE_SYNC_STREAM, stream, "cudaStreamSynchronize", t0, t1);
+    trace_gpu_sync_point(false);
+    return err;
+}
+
+cudaError_t __wrap_cudaStreamQuery(cudaStream_t stream) {
+    if (!tracing()) return __real_cudaStreamQuery(stream);
+    uint64_t t0 = now();
+    cudaError_t err = __real_cudaStreamQuery(stream);
+    uint64_t t1 = now();
+    /* cudaSuccess: everything enqueued on the stream has finished, which orders it before
+     * what the host does next, as a synchronize would. */
+    if (err == cudaSuccess)
+        trace_record_sync(TRACE_SYNC_STREAM, stream, "cudaStreamQuery", t0, t1);
+    else
+        trace_record_api("cudaStreamQuery", t0, t1);
+    return err;
+}
+
+cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    if (!tracing()) return __real_cudaStreamWaitEvent(stream, event, flags);
+    uint64_t t0 = now();
+    uint64_t token = trace_gpu_op_begin(stream, TRACE_GPU_OP_EVENT_WAIT);
+    cudaError_t err = __real_cudaStreamWaitEvent(stream, event, flags);
+    trace_gpu_op_end(token, stream);
+    uint64_t t1 = now();
+    if (err == cudaSuccess) {
+        uint64_t id = trace_record_stream_wait(stream, event, t0);
+        trace_gpu_op_bind(token, id, t0);
+    } else {
+        trace_gpu_op_cancel(token);
+    }
+    trace_record_api("cudaStreamWaitEvent", t0, t1);
+    return err;
+}
+
+cudaError_t __wrap_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    if (!tracing()) return __real_cudaLaunchHostFunc(stream, fn, userData);
+    trace_gpu_host_call *call = fn ? trace_gpu_host_call_new(fn, userData) : NULL;
+    if (!call) return __real_cudaLaunchHostFunc(stream, fn, userData);
+    uint64_t t0 = now();
+    cudaError_t err = __real_cudaLaunchHostFunc(stream, trace_gpu_host_call_trampoline(), call);
+    uint64_t t1 = now();
+    if (err != cudaSuccess) {
+        trace_gpu_host_call_cancel(call);
+        trace_record_api("cudaLaunchHostFunc", t0, t1);
+        return err;
+    }
+    trace_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = TRACE_OP_HOST_FN;
+    op.engine = TRACE_ENGINE_HOST;
+    op.batch = -1;
+    op.enqueue_ns = t0;
+    strcpy(op.name, "host function");
+    trace_gpu_host_call_bind(call, trace_record(&op, stream));
+    trace_record_api("cudaLaunchHostFunc", t0, t1);
+    return err;
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event) {
+    bool on = tracing();
+    uint64_t t0 = on ? now() : 0;
+    cudaError_t err = __real_cudaEventCreate(event);
+    if (err == cudaSuccess) trace_event_created(*event, cudaEventDefault);
+    if (on) trace_record_api("cudaEventCreate", t0, now());
+    return err;
+}
+
+cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+    bool on = tracing();
+    uint64_t t0 = on ? now() : 0;
+    cudaError_t err = __real_cudaEventCreateWithFlags(event, flags);
+    if (err == cudaSuccess) trace_event_created(*event, flags);
+    if (on) trace_record_api("cudaEventCreateWithFlags", t0, now());
+    return err;
+}
+
+cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event) {
+    bool on = tracing();
+    uint64_t t0 = on ? now() : 0;
+    cudaError_t err = __real_cudaEventDestroy(event);
+    if (err == cudaSuccess) trace_event_destroyed(event);
+    if (on) trace_record_api("cudaEventDestroy", t0, now());
+    return err;
+}
+
+cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    if (!tracing()) return __real_cudaEventRecord(event, stream);
+    uint64_t t0 = now();
+    uint64_t token = trace_gpu_op_begin(stream, TRACE_GPU_OP_EVENT_RECORD);
+    cudaError_t err = __real_cudaEventRecord(event, stream);
+    trace_gpu_op_end(token, stream);
+    uint64_t t1 = now();
+    if (err == cudaSuccess) {
+        uint64_t id = trace_record_event_record(event, stream, t0);
+        trace_gpu_op_bind(token, id, t0);
+    } else {
+        trace_gpu_op_cancel(token);
+    }
+    trace_record_api("cudaEventRecord", t0, t1);
+    return err;
+}
+
+cudaError_t __wrap_cudaEventQuery(cudaEvent_t event) {
+    if (!tracing()) return __real_cudaEventQuery(event);
+    uint64_t t0 = now();
+    cudaError_t err = __real_cudaEventQuery(event);
+    uint64_t t1 = now();
+    /* cudaSuccess: the event's last record has completed, which orders it before what the
+     * host does next, as cudaEventSynchronize would. */
+    if (err == cudaSuccess)
+        trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventQuery", t0, t1);
+    else
+        trace_record_api("cudaEventQuery", t0, t1);
+    return err;
+}
+
+cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
+    if (!tracing()) return __real_cudaEventSynchronize(event);
+    uint64_t t0 = now();
+    cudaError_t err = __real_cudaEventSynchronize(event);
+    uint64_t t1 = now();
+    if (err != cudaSuccess) {
+        trace_record_api("cudaEventSynchronize", t0, t1);
+        return err;
+    }
+    trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventSynchronize", t0, t1);
+    trace_gpu_sync_point(false);
+    return err;
+}
+
+/* ---- the device --------------------------------------------------------------------------- */
+
+cudaError_t __wrap_cudaDeviceSynchronize(void) {
+    if (!tracing()) return __real_cudaDeviceSynchronize();
+    uint64_t t0 = now();
+    cudaError_t err = __real_cudaDeviceSynchronize();
+    uint64_t t1 = now();
+    if (err != cudaSuccess) {
+        trace_record_api("cudaDeviceSynchronize", t0, t1);
+        return err;
+    }
+    trace_record_sync(TRACE_SYNC_DEVICE, NULL, "cudaDeviceSynchronize", t0, t1);
+    trace_gpu_sync_point(true);
+    return err;
+}
+
+cudaError_t __wrap_cudaDeviceReset(void) {
+    bool on = tracing();
+    uint64_t t0 = on ? now() : 0;
+    trace_gpu_before_device_reset();
+    cudaError_t err = __real_cudaDeviceReset();
+    trace_gpu_after_device_reset();
+    if (!on) return err;
+    uint64_t t1 = now();
+    /* The reset ends all of the device's work and destroys its streams and events. */
+    if (err == cudaSuccess)
+        trace_record_sync(TRACE_SYNC_DEVICE, NULL, "cudaDeviceReset", t0, t1);
+    else
+        trace_record_api("cudaDeviceReset", t0, t1);
+    return err;
+}

@@ -1,0 +1,348 @@
+// trace/gpu/interpose_gpu_test.cc: on a real GPU, the program's runtime calls reach the
+// interposer and are recorded as the recorder contract says (streams, events, copies with
+// direction, pinning and ranges, documented host waits, one host-lane span per call), and
+// the collector delivers consistent device times in CUPTI mode and in event mode.
+// Tests that need a device skip themselves where there is none.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "trace/gpu/collector.h"
+#include "trace/gpu/nvtx.h"
+#include "trace/recorder.h"
+}
+
+namespace {
+
+#define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
+
+struct Seen {
+    std::mutex mu;
+    std::vector<trace_op> ops;
+    std::map<uint64_t, trace_op> timed;
+    std::vector<trace_stream> streams;
+};
+
+void on_op(void *ctx, const trace_op *op) {
+    auto *s = static_cast<Seen *>(ctx);
+    std::lock_guard<std::mutex> g(s->mu);
+    s->ops.push_back(*op);
+}
+void on_timed(void *ctx, const trace_op *op) {
+    auto *s = static_cast<Seen *>(ctx);
+    std::lock_guard<std::mutex> g(s->mu);
+    s->timed[op->id] = *op;
+}
+void on_stream(void *ctx, const trace_stream *st) {
+    auto *s = static_cast<Seen *>(ctx);
+    std::lock_guard<std::mutex> g(s->mu);
+    s->streams.push_back(*st);
+}
+
+bool have_device() {
+    int count = 0;
+    bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    (void)cudaGetLastError();
+    return ok;
+}
+
+class Interpose : public ::testing::Test {
+  public:
+    void *dev(size_t n) {
+        void *p = nullptr;
+        EXPECT_EQ(cudaMalloc(&p, n), cudaSuccess);
+        device_allocs.push_back(p);
+        return p;
+    }
+    void *pinned(size_t n) {
+        void *p = nullptr;
+        EXPECT_EQ(cudaMallocHost(&p, n), cudaSuccess);
+        pinned_allocs.push_back(p);
+        return p;
+    }
+
+  protected:
+    void SetUp() override {
+        if (!have_device()) GTEST_SKIP() << "no CUDA device";
+        CUDA_OK(cudaDeviceSynchronize());
+        trace_reset();
+        trace_sink sink = {&seen, on_stream, on_op, on_timed, nullptr};
+        ASSERT_EQ(trace_add_sink(&sink), 0);
+    }
+    void TearDown() override {
+        trace_gpu_end();
+        trace_reset();
+        for (void *p : device_allocs) cudaFree(p);
+        for (void *p : pinned_allocs) cudaFreeHost(p);
+    }
+    // The ops recorded so far of this kind.
+    std::vector<trace_op> of_kind(trace_op_kind kind) {
+        std::lock_guard<std::mutex> g(seen.mu);
+        std::vector<trace_op> out;
+        for (const auto &op : seen.ops)
+            if (op.kind == kind) out.push_back(op);
+        return out;
+    }
+    std::vector<trace_op> since(size_t first) {
+        std::lock_guard<std::mutex> g(seen.mu);
+        return std::vector<trace_op>(seen.ops.begin() + first, seen.ops.end());
+    }
+    size_t mark() {
+        std::lock_guard<std::mutex> g(seen.mu);
+        return seen.ops.size();
+    }
+    Seen seen;
+    std::vector<void *> device_allocs, pinned_allocs;
+};
+
+TEST_F(Interpose, StreamsAreRegisteredWithTheirClampedPriorityAndNamed) {
+    int least = 0, greatest = 0;
+    CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    cudaStream_t a, b;
+    CUDA_OK(cudaStreamCreate(&a));
+    CUDA_OK(cudaStreamCreateWithPriority(&b, cudaStreamNonBlocking, greatest - 10));
+    EXPECT_EQ(trace_stream_id(a), 1);
+    EXPECT_EQ(trace_stream_id(b), 2);
+    const trace_stream *sb = trace_stream_get(2);
+    ASSERT_NE(sb, nullptr);
+    EXPECT_EQ(sb->priority, greatest);  // the runtime clamps out-of-range priorities
+    EXPECT_EQ(sb->flags, (unsigned)cudaStreamNonBlocking);
+    trace_gpu_name_stream(b, "buf B");
+    EXPECT_STREQ(trace_stream_get(2)->name, "buf B");
+    CUDA_OK(cudaStreamDestroy(a));
+    EXPECT_TRUE(trace_stream_get(1)->destroyed);
+    CUDA_OK(cudaStreamDestroy(b));
+    // Creation, renaming and destruction each reached the sink.
+    EXPECT_GE(seen.streams.size(), 5u);
+}
+
+TEST_F(Interpose, CopiesCarryDirectionPinningRangesAndHostWaits) {
+    const size_t n = 1 << 16;
+    void *d = dev(n), *d2 = dev(n);
+    void *h_pin = pinned(n);
+    std::vector<char> h_page(n, 1);
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+    size_t m = mark();
+    CUDA_OK(cudaMemcpyAsync(d, h_pin, n, cudaMemcpyHostToDevice, s));
+    auto ops = since(m);
+    ASSERT_EQ(ops.size(), 2u);  // the copy and its API span
+    EXPECT_EQ(ops[0].kind, TRACE_OP_COPY);
+    EXPECT_EQ(ops[0].dir, TRACE_COPY_H2D);
+    EXPECT_EQ(ops[0].engine, TRACE_ENGINE_H2D);
+    EXPECT_TRUE(ops[0].pinned);
+    EXPECT_EQ(ops[0].stream, trace_stream_id(s));
+    EXPECT_EQ(ops[0].bytes, n);
+    ASSERT_EQ(ops[0].n_ranges, 2u);
+    EXPECT_EQ(ops[0].ranges[0].addr, (uint64_t)(uintptr_t)h_pin);
+    EXPECT_EQ(ops[0].ranges[0].flags, TRACE_RANGE_READ);
+    EXPECT_EQ(ops[0].ranges[1].addr, (uint64_t)(uintptr_t)d);
+    EXPECT_EQ(ops[0].ranges[1].flags, TRACE_RANGE_WRITE);
+    EXPECT_EQ(ops[1].kind, TRACE_OP_API);
+    EXPECT_STREQ(ops[1].name, "cudaMemcpyAsync");
+
+    m = mark();
+    CUDA_OK(cudaMemcpyAsync(d, h_page.data(), n, cudaMemcpyHostToDevice, s));
+    ops = since(m);
+    ASSERT_GE(ops.size(), 1u);
+    EXPECT_FALSE(ops[0].pinned);
+    EXPECT_EQ(ops[0].ranges[0].flags, TRACE_RANGE_READ | TRACE_RANGE_HOST_ORDERED);
+
+    m = mark();
+    CUDA_OK(cudaMemcpyAsync(h_page.data(), d, n, cudaMemcpyDeviceToHost, s));
+    ops = since(m);
+    ASSERT_EQ(ops.size(), 2u);  // the copy, then the host's wait for it
+    EXPECT_EQ(ops[0].dir, TRACE_COPY_D2H);
+    EXPECT_EQ(ops[1].kind, TRACE_OP_SYNC);
+    EXPECT_EQ(ops[1].sync, TRACE_SYNC_OP);
+    EXPECT_EQ(ops[1].waited_op, ops[0].id);
+
+    m = mark();
+    CUDA_OK(cudaMemcpy(d, h_page.data(), n, cudaMemcpyHostToDevice));
+    ops = since(m);
+    ASSERT_EQ(ops.size(), 2u);  // the stream wait before the copy, then the copy
+    EXPECT_EQ(ops[0].kind, TRACE_OP_SYNC);
+    EXPECT_EQ(ops[0].sync, TRACE_SYNC_STREAM);
+    EXPECT_EQ(ops[0].stream, TRACE_STREAM_LEGACY);
+    EXPECT_EQ(ops[1].kind, TRACE_OP_COPY);
+    EXPECT_EQ(ops[1].stream, TRACE_STREAM_LEGACY);
+
+    m = mark();
+    CUDA_OK(cudaMemcpy(d2, d, n, cudaMemcpyDefault));
+    ops = since(m);
+    ASSERT_GE(ops.size(), 1u);
+    EXPECT_EQ(ops[0].dir, TRACE_COPY_D2D);
+    EXPECT_EQ(ops[0].engine, TRACE_ENGINE_COMPUTE);
+
+    m = mark();
+    CUDA_OK(cudaMemsetAsync(d, 0, n, s));
+    ops = since(m);
+    ASSERT_EQ(ops.size(), 2u);
+    EXPECT_EQ(ops[0].kind, TRACE_OP_MEMSET);
+    EXPECT_EQ(ops[0].engine, TRACE_ENGINE_COMPUTE);
+    ASSERT_EQ(ops[0].n_ranges, 1u);
+    EXPECT_EQ(ops[0].ranges[0].flags, TRACE_RANGE_WRITE);
+
+    CUDA_OK(cudaStreamSynchronize(s));
+    CUDA_OK(cudaStreamDestroy(s));
+}
+
+TEST_F(Interpose, EventsWaitsQueriesAndSyncs) {
+    cudaStream_t s1, s2;
+    CUDA_OK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CUDA_OK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t e;
+    CUDA_OK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    const uint64_t eid = trace_event_id(e);
+    ASSERT_NE(eid, 0u);
+
+    size_t m = mark();
+    CUDA_OK(cudaEventRecord(e, s1));
+    CUDA_OK(cudaStreamWaitEvent(s2, e, 0));
+    CUDA_OK(cudaEventSynchronize(e));
+    CUDA_OK(cudaStreamSynchronize(s2));
+    CUDA_OK(cudaStreamQuery(s2));
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<trace_op> ops;
+    for (const auto &op : since(m))
+        if (op.kind != TRACE_OP_API) ops.push_back(op);
+    ASSERT_EQ(ops.size(), 6u);
+    EXPECT_EQ(ops[0].kind, TRACE_OP_EVENT_RECORD);
+    EXPECT_EQ(ops[0].event, eid);
+    EXPECT_EQ(ops[0].stream, trace_stream_id(s1));
+    EXPECT_EQ(ops[1].kind, TRACE_OP_EVENT_WAIT);
+    EXPECT_EQ(ops[1].event, eid);
+    EXPECT_EQ(ops[1].stream, trace_stream_id(s2));
+    EXPECT_EQ(ops[2].sync, TRACE_SYNC_EVENT);
+    EXPECT_EQ(ops[2].event, eid);
+    EXPECT_EQ(ops[3].sync, TRACE_SYNC_STREAM);
+    EXPECT_EQ(ops[4].sync, TRACE_SYNC_STREAM);  // a successful query orders like a sync
+    EXPECT_STREQ(ops[4].name, "cudaStreamQuery");
+    EXPECT_EQ(ops[5].sync, TRACE_SYNC_DEVICE);
+
+    CUDA_OK(cudaEventDestroy(e));
+    EXPECT_EQ(trace_event_id(e), 0u);
+    CUDA_OK(cudaStreamDestroy(s1));
+    CUDA_OK(cudaStreamDestroy(s2));
+}
+
+TEST_F(Interpose, FailedCallsRecordNoOpAndKeepTheirError) {
+    void *d = dev(64);
+    size_t m = mark();
+    EXPECT_NE(cudaMemcpyAsync(nullptr, d, 64, cudaMemcpyDeviceToDevice, 0), cudaSuccess);
+    auto ops = since(m);
+    ASSERT_EQ(ops.size(), 1u);
+    EXPECT_EQ(ops[0].kind, TRACE_OP_API);  // the call's span only
+    EXPECT_NE(cudaGetLastError(), cudaSuccess);  // the program still sees its error
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+uint64_t host_fn_ran_at;
+void CUDART_CB host_fn(void *arg) { *static_cast<uint64_t *>(arg) = trace_gpu_now_ns(); }
+
+// Runs a small two-stream pipeline and checks every device op got consistent times.
+// In CUPTI mode, event records and waits may carry their enqueue time, so they are left out
+// of the in-order check; in event mode, the host function's times are host clock reads
+// while the copies' are event times placed on that clock (to within the base's error), so
+// it is left out instead.
+void pipeline_and_check_times(Interpose *t, Seen &seen, bool event_mode) {
+    const size_t n = 1 << 20;
+    void *d1 = t->dev(n), *d2 = t->dev(n);
+    void *h1 = t->pinned(n), *h2 = t->pinned(n);
+    cudaStream_t s1, s2;
+    CUDA_OK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CUDA_OK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t e;
+    CUDA_OK(cudaEventCreate(&e));
+    host_fn_ran_at = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+        CUDA_OK(cudaMemcpyAsync(d1, h1, n, cudaMemcpyHostToDevice, s1));
+        CUDA_OK(cudaMemsetAsync(d2, rep, n, s2));
+        CUDA_OK(cudaEventRecord(e, s1));
+        CUDA_OK(cudaStreamWaitEvent(s2, e, 0));
+        CUDA_OK(cudaMemcpyAsync(d2, d1, n, cudaMemcpyDeviceToDevice, s2));
+        CUDA_OK(cudaMemcpyAsync(h2, d2, n, cudaMemcpyDeviceToHost, s2));
+    }
+    CUDA_OK(cudaLaunchHostFunc(s2, host_fn, &host_fn_ran_at));
+    CUDA_OK(cudaDeviceSynchronize());
+    const uint64_t after_sync = trace_gpu_now_ns();
+    trace_gpu_flush();
+
+    std::lock_guard<std::mutex> g(seen.mu);
+    std::map<int32_t, std::vector<trace_op>> by_stream;
+    int device_ops = 0;
+    for (const trace_op &op : seen.ops) {
+        if (op.stream <= 0) continue;  // host-only records and the legacy stream
+        ++device_ops;
+        auto it = seen.timed.find(op.id);
+        ASSERT_NE(it, seen.timed.end()) << trace_op_kind_name(op.kind) << " op " << op.id << " got no times";
+        const trace_op &t = it->second;
+        EXPECT_LE(t.enqueue_ns, t.start_ns) << "op " << op.id << " starts before it was enqueued";
+        EXPECT_LE(t.start_ns, t.end_ns) << "op " << op.id;
+        EXPECT_LE(t.end_ns, after_sync) << "op " << op.id << " ends after the device sync returned";
+        if (op.kind == TRACE_OP_HOST_FN) {
+            EXPECT_LE(t.start_ns, host_fn_ran_at);
+            EXPECT_GE(t.end_ns, host_fn_ran_at);
+        }
+        bool marker = op.kind == TRACE_OP_EVENT_RECORD || op.kind == TRACE_OP_EVENT_WAIT;
+        bool host_clock = op.kind == TRACE_OP_HOST_FN;
+        if (event_mode ? !host_clock : !marker) by_stream[op.stream].push_back(t);
+    }
+    EXPECT_EQ(device_ops, 3 * 6 + 1);
+    // A stream runs its ops in order, one at a time.
+    for (auto &kv : by_stream) {
+        auto &v = kv.second;
+        std::sort(v.begin(), v.end(), [](const trace_op &a, const trace_op &b) { return a.id < b.id; });
+        for (size_t i = 1; i < v.size(); ++i)
+            EXPECT_LE(v[i - 1].end_ns, v[i].start_ns)
+                << "stream " << kv.first << ": op " << v[i - 1].id << " overlaps op " << v[i].id;
+    }
+    cudaEventDestroy(e);
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+}
+
+TEST_F(Interpose, CuptiModeTimesEveryDeviceOp) {
+    if (trace_gpu_begin_mode(TRACE_GPU_WANT_CUPTI) != TRACE_GPU_CUPTI)
+        GTEST_SKIP() << "CUPTI unavailable here: " << trace_gpu_status_message();
+    EXPECT_NE(std::string(trace_gpu_status_message()).find("CUPTI"), std::string::npos);
+    pipeline_and_check_times(this, seen, false);
+    trace_gpu_stats st = trace_gpu_get_stats();
+    EXPECT_GT(st.device_records, 0u);
+    EXPECT_EQ(st.dropped_records, 0u);
+}
+
+TEST_F(Interpose, EventModeTimesEveryDeviceOp) {
+    ASSERT_EQ(trace_gpu_begin_mode(TRACE_GPU_WANT_EVENTS), TRACE_GPU_EVENTS) << trace_gpu_status_message();
+    EXPECT_NE(std::string(trace_gpu_status_message()).find("CUDA events"), std::string::npos);
+    pipeline_and_check_times(this, seen, true);
+}
+
+TEST_F(Interpose, EndTurnsTimingOff) {
+    trace_gpu_begin();
+    trace_gpu_end();
+    EXPECT_EQ(trace_gpu_status(), TRACE_GPU_OFF);
+    trace_gpu_end();  // twice is harmless
+}
+
+TEST(InterposeNoDevice, BeginWithoutADeviceDoesNotCrashAndSaysWhy) {
+    if (have_device()) GTEST_SKIP() << "a CUDA device is present";
+    trace_gpu_mode mode = trace_gpu_begin();
+    EXPECT_NE(mode, TRACE_GPU_EVENTS);  // events need a device
+    EXPECT_GT(std::strlen(trace_gpu_status_message()), 0u);
+    std::printf("status without a device: %s\n", trace_gpu_status_message());
+    trace_gpu_end();
+    EXPECT_EQ(trace_gpu_status(), TRACE_GPU_OFF);
+}
+
+}  // namespace
