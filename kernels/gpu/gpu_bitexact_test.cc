@@ -60,7 +60,7 @@ class Gpu : public ::testing::Test {
         const size_t n = in.size();
         uint32_t *d_in = device<uint32_t>(n), *d_out = device<uint32_t>(n);
         std::vector<uint32_t> out(n);
-        EXPECT_EQ(cudaMemcpy(d_in, in.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+        EXPECT_EQ(cudaMemcpyAsync(d_in, in.data(), n * 4, cudaMemcpyHostToDevice, stream), cudaSuccess);
         EXPECT_EQ(kernels_process(d_out, d_in, n, p, stream), cudaSuccess);
         EXPECT_EQ(cudaMemcpyAsync(out.data(), d_out, n * 4, cudaMemcpyDeviceToHost, stream), cudaSuccess);
         EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
@@ -113,7 +113,7 @@ TEST_F(Gpu, ProcessInPlace) {
     std::vector<uint32_t> in = random_words(n, 99);
     kernels_process_params p = {0x2545f491u, 0x9e3779b9u, 500};
     uint32_t *d = device<uint32_t>(n);
-    CUDA_OK(cudaMemcpy(d, in.data(), n * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpyAsync(d, in.data(), n * 4, cudaMemcpyHostToDevice, stream));
     CUDA_OK(kernels_process(d, d, n, p, stream));
     std::vector<uint32_t> out(n), want(n);
     CUDA_OK(cudaMemcpyAsync(out.data(), d, n * 4, cudaMemcpyDeviceToHost, stream));
@@ -169,7 +169,7 @@ TEST_F(Gpu, ChecksumMatchesCpu) {
         std::vector<uint32_t> in = random_words(n, 500 + trial++);
         uint32_t *d_in = device<uint32_t>(n);
         uint64_t *d_sum = device<uint64_t>(1);
-        CUDA_OK(cudaMemcpy(d_in, in.data(), n * 4, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpyAsync(d_in, in.data(), n * 4, cudaMemcpyHostToDevice, stream));
         CUDA_OK(cudaMemsetAsync(d_sum, 0, sizeof(uint64_t), stream));
         CUDA_OK(kernels_checksum(d_sum, d_in, n, stream));
         uint64_t got = 0;
@@ -184,7 +184,7 @@ TEST_F(Gpu, ChecksumIsExactPast32BitsAndAccumulates) {
     std::vector<uint32_t> in(n, 0xffffffffu);
     uint32_t *d_in = device<uint32_t>(n);
     uint64_t *d_sum = device<uint64_t>(1);
-    CUDA_OK(cudaMemcpy(d_in, in.data(), n * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpyAsync(d_in, in.data(), n * 4, cudaMemcpyHostToDevice, stream));
     CUDA_OK(cudaMemsetAsync(d_sum, 0, sizeof(uint64_t), stream));
     CUDA_OK(kernels_checksum(d_sum, d_in, n, stream));
     CUDA_OK(kernels_checksum(d_sum, d_in, n, stream));

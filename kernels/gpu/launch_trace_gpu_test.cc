@@ -20,19 +20,19 @@ extern "C" {
 namespace {
 
 struct Seen {
-    std::mutex mu;
+    std::recursive_mutex mu;  // cleanup calls re-enter the sink while a test holds it
     std::vector<trace_op> ops;
     std::map<uint64_t, trace_op> timed;
 };
 
 void on_op(void *ctx, const trace_op *op) {
     auto *s = static_cast<Seen *>(ctx);
-    std::lock_guard<std::mutex> g(s->mu);
+    std::lock_guard<std::recursive_mutex> g(s->mu);
     s->ops.push_back(*op);
 }
 void on_timed(void *ctx, const trace_op *op) {
     auto *s = static_cast<Seen *>(ctx);
-    std::lock_guard<std::mutex> g(s->mu);
+    std::lock_guard<std::recursive_mutex> g(s->mu);
     s->timed[op->id] = *op;
 }
 
@@ -79,7 +79,7 @@ TEST_P(LaunchTrace, EachLaunchIsAKernelOpWithRangesAndDeviceTimes) {
     const uint64_t after = trace_gpu_now_ns();
     trace_gpu_flush();
 
-    std::lock_guard<std::mutex> g(seen.mu);
+    std::lock_guard<std::recursive_mutex> g(seen.mu);
     std::vector<trace_op> kernels;
     int launch_spans = 0;
     for (const trace_op &op : seen.ops) {

@@ -26,7 +26,7 @@ namespace {
 #define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
 
 struct Seen {
-    std::mutex mu;
+    std::recursive_mutex mu;  // cleanup calls re-enter the sink while a test holds it
     std::vector<trace_op> ops;
     std::map<uint64_t, trace_op> timed;
     std::vector<trace_stream> streams;
@@ -34,17 +34,17 @@ struct Seen {
 
 void on_op(void *ctx, const trace_op *op) {
     auto *s = static_cast<Seen *>(ctx);
-    std::lock_guard<std::mutex> g(s->mu);
+    std::lock_guard<std::recursive_mutex> g(s->mu);
     s->ops.push_back(*op);
 }
 void on_timed(void *ctx, const trace_op *op) {
     auto *s = static_cast<Seen *>(ctx);
-    std::lock_guard<std::mutex> g(s->mu);
+    std::lock_guard<std::recursive_mutex> g(s->mu);
     s->timed[op->id] = *op;
 }
 void on_stream(void *ctx, const trace_stream *st) {
     auto *s = static_cast<Seen *>(ctx);
-    std::lock_guard<std::mutex> g(s->mu);
+    std::lock_guard<std::recursive_mutex> g(s->mu);
     s->streams.push_back(*st);
 }
 
@@ -86,18 +86,18 @@ class Interpose : public ::testing::Test {
     }
     // The ops recorded so far of this kind.
     std::vector<trace_op> of_kind(trace_op_kind kind) {
-        std::lock_guard<std::mutex> g(seen.mu);
+        std::lock_guard<std::recursive_mutex> g(seen.mu);
         std::vector<trace_op> out;
         for (const auto &op : seen.ops)
             if (op.kind == kind) out.push_back(op);
         return out;
     }
     std::vector<trace_op> since(size_t first) {
-        std::lock_guard<std::mutex> g(seen.mu);
+        std::lock_guard<std::recursive_mutex> g(seen.mu);
         return std::vector<trace_op>(seen.ops.begin() + first, seen.ops.end());
     }
     size_t mark() {
-        std::lock_guard<std::mutex> g(seen.mu);
+        std::lock_guard<std::recursive_mutex> g(seen.mu);
         return seen.ops.size();
     }
     Seen seen;
@@ -278,7 +278,7 @@ void pipeline_and_check_times(Interpose *t, Seen &seen, bool event_mode) {
     const uint64_t after_sync = trace_gpu_now_ns();
     trace_gpu_flush();
 
-    std::lock_guard<std::mutex> g(seen.mu);
+    std::lock_guard<std::recursive_mutex> g(seen.mu);
     std::map<int32_t, std::vector<trace_op>> by_stream;
     int device_ops = 0;
     for (const trace_op &op : seen.ops) {
