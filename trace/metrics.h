@@ -5,7 +5,7 @@
  * Busy time is the union of a lane's op intervals (two kernels running at once on the
  * compute engine count once), so utilisation never exceeds 1. Overlap is the time during
  * which at least two of the H2D engine, the D2H engine and the compute engine are busy,
- * as a fraction of the makespan. docs/metrics.md explains each figure and the bound. */
+ * as a fraction of the makespan. trace/README.md explains each figure and the bound. */
 #ifndef STREAMLAB_TRACE_METRICS_H
 #define STREAMLAB_TRACE_METRICS_H
 
