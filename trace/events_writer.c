@@ -15,8 +15,26 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The "op" record, built once and refilled for every op: ops are most of the stream, and
+ * building a fresh cJSON tree costs dozens of allocations a line. */
+enum {
+    F_V, F_T, F_ID, F_KIND, F_DIR, F_ENGINE, F_STREAM, F_PRIORITY, F_BATCH, F_RUN, F_NAME, F_START, F_END, F_BYTES,
+    F_PINNED, F_GRID, F_BLOCK, F_SYNC, F_EVENT, F_WAITED, F_NONCE, F_COUNT
+};
+static const char *const OP_KEYS[F_COUNT] = {"v",     "t",     "id",    "kind",   "dir",   "engine",    "stream",
+                                             "priority", "batch", "run",  "name",   "start", "end",       "bytes",
+                                             "pinned", "grid",  "block", "sync",   "event", "waited_op", "nonce"};
+#define RAW_CAP 48 /* room for any number or "[x,y,z]" */
+
+typedef struct op_template {
+    cJSON *obj;
+    cJSON *item[F_COUNT];
+    const char *last[F_COUNT]; /* the static name each string field holds, to skip copies */
+} op_template;
+
 struct trace_events_writer {
     pthread_mutex_t lock;
+    op_template op;
     int fd;
     trace_events_options opt;
     char nonce[128];
@@ -150,9 +168,10 @@ static int flush_locked(trace_events_writer *w) {
     return w->broken ? -1 : rc;
 }
 
-/* Adds one record (the nonce and newline added here). Lock held. */
-static int emit(trace_events_writer *w, cJSON *obj, bool urgent) {
-    if (w->nonce[0]) cJSON_AddStringToObject(obj, "nonce", w->nonce);
+/* Adds one record (with the newline; with the nonce too unless the record has it). Lock
+ * held. */
+static int emit(trace_events_writer *w, cJSON *obj, bool urgent, bool add_nonce) {
+    if (add_nonce && w->nonce[0]) cJSON_AddStringToObject(obj, "nonce", w->nonce);
     if (w->broken) {
         w->dropped++;
         return -1;
@@ -203,10 +222,25 @@ static int emit(trace_events_writer *w, cJSON *obj, bool urgent) {
     return 0;
 }
 
+/* Whole numbers. cJSON prints a number with "%1.15g" and reads it back with sscanf to
+ * check it, which costs about a microsecond a number; whole numbers print exactly in
+ * decimal, so they go in as raw JSON text. */
+static void add_uint(cJSON *o, const char *key, uint64_t v) {
+    char text[24];
+    snprintf(text, sizeof(text), "%" PRIu64, v);
+    cJSON_AddRawToObject(o, key, text);
+}
+
+static void add_int(cJSON *o, const char *key, int64_t v) {
+    char text[24];
+    snprintf(text, sizeof(text), "%" PRId64, v);
+    cJSON_AddRawToObject(o, key, text);
+}
+
 static cJSON *record(const char *type) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    cJSON_AddNumberToObject(o, "v", TRACE_EVENTS_VERSION);
+    add_int(o, "v", TRACE_EVENTS_VERSION);
     cJSON_AddStringToObject(o, "t", type);
     return o;
 }
@@ -217,7 +251,7 @@ static int emit_locked_free(trace_events_writer *w, cJSON *obj, bool urgent) {
         w->dropped++;
         return -1;
     }
-    int rc = emit(w, obj, urgent);
+    int rc = emit(w, obj, urgent, true);
     cJSON_Delete(obj);
     return rc;
 }
@@ -242,7 +276,7 @@ static void see_time(trace_events_writer *w, uint64_t t) {
     }
 }
 
-static double rel(trace_events_writer *w, uint64_t t) {
+static uint64_t rel(trace_events_writer *w, uint64_t t) {
     see_time(w, t);
     uint64_t origin = w->origin == TRACE_EVENTS_ORIGIN_AUTO ? 0 : w->origin;
     if (t < origin) {
@@ -254,7 +288,7 @@ static double rel(trace_events_writer *w, uint64_t t) {
         w->clamped++;
         r = TRACE_EVENTS_MAX_TIME_NS - 1;
     }
-    return (double)r;
+    return r;
 }
 
 /* ---- records --------------------------------------------------------------------------------- */
@@ -278,13 +312,13 @@ int trace_events_hello(trace_events_writer *w, const trace_events_hello_info *in
 static cJSON *stream_record(const trace_stream *s) {
     cJSON *o = record("stream");
     if (!o) return NULL;
-    cJSON_AddNumberToObject(o, "id", s->id);
+    add_int(o, "id", s->id);
     char name[sizeof(s->name) + 1];
     memcpy(name, s->name, sizeof(s->name));
     name[sizeof(s->name)] = '\0';
     add_string(o, "name", name);
-    cJSON_AddNumberToObject(o, "priority", s->priority);
-    cJSON_AddNumberToObject(o, "flags", s->flags);
+    add_int(o, "priority", s->priority);
+    add_int(o, "flags", s->flags);
     if (s->legacy) cJSON_AddBoolToObject(o, "legacy", true);
     if (s->per_thread) cJSON_AddBoolToObject(o, "per_thread", true);
     if (s->destroyed) cJSON_AddBoolToObject(o, "destroyed", true);
@@ -295,45 +329,155 @@ int trace_events_stream(trace_events_writer *w, const trace_stream *stream) {
     return emit_free(w, stream_record(stream), false);
 }
 
-static void add_dims(cJSON *o, const char *key, const uint32_t d[3]) {
-    double v[3] = {d[0], d[1], d[2]};
-    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(v, 3));
+
+static bool template_init(op_template *t) {
+    memset(t, 0, sizeof(*t));
+    t->obj = cJSON_CreateObject();
+    if (!t->obj) return false;
+    for (int f = 0; f < F_COUNT; f++) {
+        cJSON *it;
+        switch (f) {
+        case F_T: case F_KIND: case F_DIR: case F_ENGINE: case F_NAME: case F_SYNC: case F_NONCE:
+            it = cJSON_CreateString("");
+            break;
+        case F_PINNED:
+            it = cJSON_CreateFalse();
+            break;
+        default:
+            it = cJSON_CreateRaw("0");
+            if (it) {
+                char *buf = cJSON_malloc(RAW_CAP);
+                if (buf) {
+                    snprintf(buf, RAW_CAP, "0");
+                    cJSON_free(it->valuestring);
+                    it->valuestring = buf;
+                } else {
+                    cJSON_Delete(it);
+                    it = NULL;
+                }
+            }
+            break;
+        }
+        if (!it) return false;
+        t->item[f] = it;
+    }
+    return true;
 }
 
+static void template_detach_all(op_template *t) {
+    while (t->obj && t->obj->child) cJSON_DetachItemViaPointer(t->obj, t->obj->child);
+}
+
+static void template_free(op_template *t) {
+    template_detach_all(t);
+    for (int f = 0; f < F_COUNT; f++) cJSON_Delete(t->item[f]);
+    cJSON_Delete(t->obj);
+    memset(t, 0, sizeof(*t));
+}
+
+static void use(op_template *t, int f) { cJSON_AddItemToObjectCS(t->obj, OP_KEYS[f], t->item[f]); }
+
+/* Decimal digits of v into out (RAW_CAP bytes); the numbers of every op line go through
+ * here, and snprintf's format parsing is most of the cost of a line. */
+static void decimal(char *out, uint64_t v, bool negative) {
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    int o = 0;
+    if (negative) out[o++] = '-';
+    while (n) out[o++] = digits[--n];
+    out[o] = '\0';
+}
+
+static void use_u(op_template *t, int f, uint64_t v) {
+    decimal(t->item[f]->valuestring, v, false);
+    use(t, f);
+}
+
+static void use_i(op_template *t, int f, int64_t v) {
+    decimal(t->item[f]->valuestring, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
+    use(t, f);
+}
+
+/* A string field; static_name: v is one of the schema's constant names, unchanged when
+ * the field already holds it. */
+static bool use_s(op_template *t, int f, const char *v, bool static_name) {
+    if (!static_name || t->last[f] != v) {
+        if (!cJSON_SetValuestring(t->item[f], v)) return false;
+        t->last[f] = static_name ? v : NULL;
+    }
+    use(t, f);
+    return true;
+}
+
+static void use_dims(op_template *t, int f, const uint32_t d[3]) {
+    char *out = t->item[f]->valuestring;
+    *out++ = '[';
+    for (int i = 0; i < 3; i++) {
+        decimal(out, d[i], false);
+        out += strlen(out);
+        *out++ = i < 2 ? ',' : ']';
+    }
+    *out = '\0';
+    use(t, f);
+}
+
+/* Fills the op template with op; NULL when out of memory. Lock held. */
 static cJSON *op_record(trace_events_writer *w, const trace_op *op) {
-    cJSON *o = record("op");
-    if (!o) return NULL;
-    cJSON_AddNumberToObject(o, "id", (double)(op->id % TRACE_EVENTS_MAX_ID));
-    cJSON_AddStringToObject(o, "kind", trace_op_kind_name(op->kind));
-    if (op->kind == TRACE_OP_COPY) cJSON_AddStringToObject(o, "dir", trace_copy_dir_name(op->dir));
-    cJSON_AddStringToObject(o, "engine", trace_events_engine_name(op->engine));
-    cJSON_AddNumberToObject(o, "stream", op->stream);
-    cJSON_AddNumberToObject(o, "priority", op->priority);
-    cJSON_AddNumberToObject(o, "batch", op->batch);
-    cJSON_AddNumberToObject(o, "run", op->run);
+    op_template *t = &w->op;
+    if (!t->obj && !template_init(t)) {
+        template_free(t);
+        return NULL;
+    }
+    template_detach_all(t);
     char name[TRACE_NAME_MAX + 1];
     memcpy(name, op->name, TRACE_NAME_MAX);
     name[TRACE_NAME_MAX] = '\0';
-    if (name[0]) cJSON_AddStringToObject(o, "name", name);
-    double start = rel(w, op->start_ns), end = rel(w, op->end_ns);
-    if (end < start) end = start;
-    cJSON_AddNumberToObject(o, "start", start);
-    cJSON_AddNumberToObject(o, "end", end);
-    if (op->bytes) cJSON_AddNumberToObject(o, "bytes", (double)(op->bytes < TRACE_EVENTS_MAX_BYTES ? op->bytes : TRACE_EVENTS_MAX_BYTES));
-    if (op->kind == TRACE_OP_COPY) cJSON_AddBoolToObject(o, "pinned", op->pinned);
-    if (op->kind == TRACE_OP_KERNEL) {
-        add_dims(o, "grid", op->grid);
-        add_dims(o, "block", op->block);
+    use_i(t, F_V, TRACE_EVENTS_VERSION);
+    bool ok = use_s(t, F_T, "op", true);
+    use_u(t, F_ID, op->id % TRACE_EVENTS_MAX_ID);
+    ok = ok && use_s(t, F_KIND, trace_op_kind_name(op->kind), true);
+    if (op->kind == TRACE_OP_COPY) ok = ok && use_s(t, F_DIR, trace_copy_dir_name(op->dir), true);
+    ok = ok && use_s(t, F_ENGINE, trace_events_engine_name(op->engine), true);
+    use_i(t, F_STREAM, op->stream);
+    use_i(t, F_PRIORITY, op->priority);
+    use_i(t, F_BATCH, op->batch);
+    use_i(t, F_RUN, op->run);
+    if (name[0]) ok = ok && use_s(t, F_NAME, name, false);
+    uint64_t start = rel(w, op->start_ns), end = rel(w, op->end_ns);
+    use_u(t, F_START, start);
+    use_u(t, F_END, end < start ? start : end);
+    if (op->bytes) use_u(t, F_BYTES, op->bytes < TRACE_EVENTS_MAX_BYTES ? op->bytes : TRACE_EVENTS_MAX_BYTES);
+    if (op->kind == TRACE_OP_COPY) {
+        /* Keep the flag bits (cJSON_StringIsConst) above the type. */
+        cJSON *pinned = t->item[F_PINNED];
+        pinned->type = (pinned->type & ~0xFF) | (op->pinned ? cJSON_True : cJSON_False);
+        use(t, F_PINNED);
     }
-    if (op->kind == TRACE_OP_SYNC) cJSON_AddStringToObject(o, "sync", trace_events_sync_name(op->sync));
-    if (op->event && op->event < TRACE_EVENTS_MAX_ID) cJSON_AddNumberToObject(o, "event", (double)op->event);
-    if (op->waited_op && op->waited_op < TRACE_EVENTS_MAX_ID) cJSON_AddNumberToObject(o, "waited_op", (double)op->waited_op);
-    return o;
+    if (op->kind == TRACE_OP_KERNEL) {
+        use_dims(t, F_GRID, op->grid);
+        use_dims(t, F_BLOCK, op->block);
+    }
+    if (op->kind == TRACE_OP_SYNC) ok = ok && use_s(t, F_SYNC, trace_events_sync_name(op->sync), true);
+    if (op->event && op->event < TRACE_EVENTS_MAX_ID) use_u(t, F_EVENT, op->event);
+    if (op->waited_op && op->waited_op < TRACE_EVENTS_MAX_ID) use_u(t, F_WAITED, op->waited_op);
+    if (w->nonce[0]) ok = ok && use_s(t, F_NONCE, w->nonce, true);
+    return ok ? t->obj : NULL;
 }
 
 int trace_events_op(trace_events_writer *w, const trace_op *op) {
     pthread_mutex_lock(&w->lock);
-    int rc = emit_locked_free(w, op_record(w, op), false);
+    cJSON *obj = op_record(w, op);
+    int rc;
+    if (obj) {
+        rc = emit(w, obj, false, false);
+    } else {
+        w->dropped++;
+        rc = -1;
+    }
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
@@ -341,17 +485,17 @@ int trace_events_op(trace_events_writer *w, const trace_op *op) {
 static cJSON *race_side(const trace_race_op *s) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    cJSON_AddNumberToObject(o, "id", (double)(s->id % TRACE_EVENTS_MAX_ID));
+    add_uint(o, "id", s->id % TRACE_EVENTS_MAX_ID);
     cJSON_AddStringToObject(o, "kind", trace_op_kind_name(s->kind));
     if (s->kind == TRACE_OP_COPY) cJSON_AddStringToObject(o, "dir", trace_copy_dir_name(s->dir));
-    cJSON_AddNumberToObject(o, "stream", s->stream);
+    add_int(o, "stream", s->stream);
     char buf[TRACE_NAME_MAX + 1];
     memcpy(buf, s->stream_name, sizeof(s->stream_name));
     buf[sizeof(s->stream_name)] = '\0';
     cJSON_AddStringToObject(o, "stream_name", buf);
     cJSON_AddBoolToObject(o, "on_host", s->on_host);
-    cJSON_AddNumberToObject(o, "batch", s->batch);
-    cJSON_AddNumberToObject(o, "run", s->run);
+    add_int(o, "batch", s->batch);
+    add_int(o, "run", s->run);
     memcpy(buf, s->name, TRACE_NAME_MAX);
     buf[TRACE_NAME_MAX] = '\0';
     cJSON_AddStringToObject(o, "name", buf);
@@ -361,13 +505,13 @@ static cJSON *race_side(const trace_race_op *s) {
 int trace_events_race(trace_events_writer *w, const trace_race *race) {
     cJSON *o = record("race");
     if (o) {
-        cJSON_AddNumberToObject(o, "seq", (double)(race->seq % TRACE_EVENTS_MAX_ID));
+        add_uint(o, "seq", race->seq % TRACE_EVENTS_MAX_ID);
         const char *kind = trace_race_kind_name(race->kind);
         cJSON_AddStringToObject(o, "kind", kind ? kind : "RAW");
         char addr[32];
         snprintf(addr, sizeof(addr), "0x%" PRIx64, race->addr);
         cJSON_AddStringToObject(o, "addr", addr);
-        cJSON_AddNumberToObject(o, "bytes", (double)(race->bytes < TRACE_EVENTS_MAX_BYTES ? race->bytes : TRACE_EVENTS_MAX_BYTES));
+        add_uint(o, "bytes", race->bytes < TRACE_EVENTS_MAX_BYTES ? race->bytes : TRACE_EVENTS_MAX_BYTES);
         cJSON_AddItemToObject(o, "first", race_side(&race->first));
         cJSON_AddItemToObject(o, "second", race_side(&race->second));
         char fix[TRACE_RACE_FIX_MAX + 1];
@@ -382,10 +526,10 @@ static cJSON *phase_record(trace_events_writer *w, const char *name, uint64_t st
     cJSON *o = record("phase");
     if (!o) return NULL;
     add_string(o, "name", name);
-    double start = rel(w, start_ns), end = rel(w, end_ns);
-    cJSON_AddNumberToObject(o, "start", start);
-    cJSON_AddNumberToObject(o, "end", end < start ? start : end);
-    cJSON_AddNumberToObject(o, "run", run);
+    uint64_t start = rel(w, start_ns), end = rel(w, end_ns);
+    add_uint(o, "start", start);
+    add_uint(o, "end", end < start ? start : end);
+    add_int(o, "run", run);
     return o;
 }
 
@@ -400,8 +544,8 @@ int trace_events_progress(trace_events_writer *w, const char *text, int64_t done
     cJSON *o = record("progress");
     if (o) {
         add_string(o, "text", text);
-        cJSON_AddNumberToObject(o, "done", (double)done);
-        cJSON_AddNumberToObject(o, "total", (double)total);
+        add_int(o, "done", done);
+        add_int(o, "total", total);
     }
     return emit_free(w, o, true);
 }
@@ -416,7 +560,7 @@ int trace_events_result(trace_events_writer *w, const cJSON *result) {
 int trace_events_bye(trace_events_writer *w, int status, const char *reason) {
     cJSON *o = record("bye");
     if (o) {
-        cJSON_AddNumberToObject(o, "status", status);
+        add_int(o, "status", status);
         if (reason && reason[0]) cJSON_AddStringToObject(o, "reason", reason);
     }
     return emit_free(w, o, true);
@@ -498,6 +642,7 @@ void trace_events_writer_destroy(trace_events_writer *w) {
     trace_events_flush(w);
     free(w->buf);
     free(w->line);
+    template_free(&w->op);
     pthread_mutex_destroy(&w->lock);
     free(w);
 }
