@@ -89,18 +89,19 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
     where(&race->second, wb, sizeof(wb));
     const char *relation;
     switch (race->kind) {
-    case TRACE_RACE_RAW: relation = "reads bytes that this earlier op writes"; break;
-    case TRACE_RACE_WAR: relation = "overwrites bytes that this earlier op reads"; break;
-    case TRACE_RACE_WAW: relation = "writes the same bytes as this earlier op"; break;
-    case TRACE_RACE_HOST_READ: relation = "reads bytes before this earlier op finished writing them"; break;
+    case TRACE_RACE_RAW: relation = "reads bytes that may not yet be written by"; break;
+    case TRACE_RACE_WAR: relation = "overwrites bytes that may still be read by"; break;
+    case TRACE_RACE_WAW: relation = "writes, in no fixed order, the bytes also written by"; break;
+    case TRACE_RACE_HOST_READ: relation = "reads on the host, before it completes, what is written by"; break;
     default: relation = "conflicts with"; break;
     }
     return snprintf(buf, size,
                     "race %" PRIu64 ": %s on %" PRIu64 " bytes at 0x%" PRIx64 "\n"
                     "  %s (op %" PRIu64 ", %s)\n"
-                    "    %s:\n"
-                    "  %s (op %" PRIu64 ", %s)\n"
-                    "  nothing orders them. fix: %s.\n",
-                    race->seq, trace_race_kind_text(race->kind), race->bytes, race->addr, b,
-                    race->second.id, wb, relation, a, race->first.id, wa, race->fix);
+                    "    %s\n"
+                    "  %s (op %" PRIu64 ", %s);\n"
+                    "  nothing orders them.\n"
+                    "  fix: %s.\n",
+                    race->seq, trace_race_kind_text(race->kind), race->bytes, race->addr, b, race->second.id, wb,
+                    relation, a, race->first.id, wa, race->fix);
 }
