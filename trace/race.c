@@ -52,24 +52,47 @@ int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size) {
     return snprintf(buf, size, "%s", what);
 }
 
+/* How the fix names a stream: s1, s1 "buf A" (a named stream), the default stream. */
+static void stream_label(const trace_race_op *op, char *buf, size_t size) {
+    char plain[16];
+    snprintf(plain, sizeof(plain), "s%d", (int)op->stream);
+    if (op->stream == TRACE_STREAM_LEGACY)
+        snprintf(buf, size, "the default stream");
+    else if (op->stream > 0 && op->stream_name[0] && strcmp(op->stream_name, plain) != 0)
+        snprintf(buf, size, "%s \"%.31s\"", plain, op->stream_name);
+    else if (op->stream > 0)
+        snprintf(buf, size, "%s", plain);
+    else
+        snprintf(buf, size, "%.31s", op->stream_name[0] ? op->stream_name : "its stream");
+}
+
 void trace_race_make_fix(trace_race *race) {
-    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64];
+    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], sa[64], sb[64];
     trace_race_op_describe(&race->first, a, sizeof(a));
     trace_race_op_describe(&race->second, b, sizeof(b));
     const trace_race_op *f = &race->first, *s = &race->second;
+    stream_label(f, sa, sizeof(sa));
+    stream_label(s, sb, sizeof(sb));
+    char fix[1024]; /* room for every part; cut to race->fix at the end */
     if (!f->on_host && s->on_host) {
         const char *verb = race->kind == TRACE_RACE_HOST_READ || race->kind == TRACE_RACE_RAW ? "reads" : "writes";
-        snprintf(race->fix, sizeof(race->fix),
+        char call[32];
+        if (f->stream > 0)
+            snprintf(call, sizeof(call), "s%d", (int)f->stream);
+        else
+            snprintf(call, sizeof(call), "0");
+        snprintf(fix, sizeof(fix),
                  "cudaStreamSynchronize(%s) (or cudaEventSynchronize on an event recorded after %s) "
                  "before the host %s it (%s)",
-                 f->stream_name, a, verb, b);
+                 call, a, verb, b);
     } else if (!f->on_host && !s->on_host) {
-        snprintf(race->fix, sizeof(race->fix),
-                 "record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s",
-                 f->stream_name, a, s->stream_name, b);
+        snprintf(fix, sizeof(fix),
+                 "record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s", sa, a, sb,
+                 b);
     } else {
-        snprintf(race->fix, sizeof(race->fix), "order %s before %s", a, b);
+        snprintf(fix, sizeof(fix), "order %s before %s", a, b);
     }
+    snprintf(race->fix, sizeof(race->fix), "%.*s", (int)sizeof(race->fix) - 1, fix);
 }
 
 static void where(const trace_race_op *op, char *buf, size_t size) {

@@ -379,6 +379,20 @@ TEST_F(RaceCheck, HostReadFixNamesTheStreamToSynchronise) {
                  "before the host reads it (host access lab_store_batch batch 3)");
 }
 
+TEST_F(RaceCheck, FixNamesNamedStreamsAndTheDefaultStream) {
+    program->Run(kDecls);
+    program->Run("stream loader; stream n1 nonblocking; loader: h2d A <- hA; n1: kernel k reads A writes B;"
+                 "default: kernel z reads B writes C");
+    // loader's H2D races n1's kernel; n1's kernel races the default stream's kernel.
+    ASSERT_EQ(trace_racecheck_kept(rc), 2u);
+    EXPECT_STREQ(trace_racecheck_report(rc, 0)->fix,
+                 "record an event on s4 \"loader\" after H2D and make s5 \"n1\" wait on it (cudaStreamWaitEvent) "
+                 "before kernel k");
+    EXPECT_STREQ(trace_racecheck_report(rc, 1)->fix,
+                 "record an event on s5 \"n1\" after kernel k and make the default stream wait on it "
+                 "(cudaStreamWaitEvent) before kernel z");
+}
+
 TEST_F(RaceCheck, OverlapIsExactlyTheSharedBytesAndPairsAreReportedOnce) {
     program->Run(kDecls);
     program->Run("s1: h2d A[0:1024] <- hA[0:1024]; s2: kernel k reads A[512:1024] reads A[256:128] writes B");
