@@ -87,6 +87,7 @@ struct trace_racecheck {
     size_t n_reports, max_kept;
     uint64_t count;
     uint64_t ops_seen;
+    uint64_t last_id; /* the last op id seen: ids only grow until the recorder is reset */
     FILE *print;
 };
 
@@ -368,6 +369,8 @@ static void host_access(trace_racecheck *rc, const trace_op *op, bool host_order
 
 /* ---- ops -------------------------------------------------------------------------------- */
 
+static void forget_program(trace_racecheck *rc);
+
 static void stream_op(trace_racecheck *rc, const trace_op *op) {
     if (op->stream < 0) return; /* an unknown stream handle: the runtime rejects the call */
     if (has_ranges(op, true)) host_access(rc, op, true);
@@ -442,6 +445,11 @@ static void sync_op(trace_racecheck *rc, const trace_op *op) {
 
 static void on_op(void *ctx, const trace_op *op) {
     trace_racecheck *rc = ctx;
+    /* Ids start over after trace_reset: the streams, events and buffers of before are
+     * gone (the simulator resets with them), so their history must not meet the new
+     * program's. */
+    if (op->id <= rc->last_id) forget_program(rc);
+    rc->last_id = op->id;
     rc->ops_seen++;
     rc_who second;
     switch (op->kind) {
@@ -492,7 +500,8 @@ trace_racecheck *trace_racecheck_create(size_t max_kept) {
     return rc;
 }
 
-void trace_racecheck_clear(trace_racecheck *rc) {
+/* Forgets clocks, events and shadow memory (a new program), keeping the reports. */
+static void forget_program(trace_racecheck *rc) {
     trace_vc_free(&rc->host);
     for (uint32_t i = 0; i < rc->n_streams; i++) trace_vc_free(&rc->streams[i].clock);
     free(rc->streams);
@@ -504,6 +513,11 @@ void trace_racecheck_clear(trace_racecheck *rc) {
     rc->n_events = 0;
     memset(rc->recent, 0, RECENT_SLOTS * sizeof(rc_recent));
     trace_imap_clear(&rc->shadow);
+    rc->last_id = 0;
+}
+
+void trace_racecheck_clear(trace_racecheck *rc) {
+    forget_program(rc);
     free(rc->pending);
     rc->pending = NULL;
     rc->n_pending = rc->cap_pending = 0;

@@ -20,7 +20,11 @@
  * epoch and the readers since.
  *
  * Each race is reported once per pair of ops, handed to trace_report_race (so the event
- * stream sees it), kept (up to a cap) and counted. */
+ * stream sees it), kept (up to a cap) and counted.
+ *
+ * When the recorder is reset (trace_reset: op ids start over), the checker forgets its
+ * clocks and shadow memory, since the streams, events and buffers they describe are gone,
+ * and keeps its reports and count. */
 #ifndef STREAMLAB_TRACE_RACECHECK_H
 #define STREAMLAB_TRACE_RACECHECK_H
 

@@ -463,6 +463,21 @@ TEST_F(RaceCheck, ManyStreamsAndBuffersStayConsistent) {
     }
 }
 
+TEST_F(RaceCheck, ARecorderResetStartsANewProgramButKeepsTheCount) {
+    program->Run(kDecls);
+    program->Run("s1: h2d A <- hA; s2: kernel k reads A writes B");
+    ASSERT_EQ(trace_racecheck_count(rc), 1u);
+    // As after sim_reset: new streams reuse ids 1 and 2 and buffers reuse addresses. The
+    // new program orders its ops, and nothing of the old one may race with them.
+    trace_reset();
+    ASSERT_EQ(trace_racecheck_install(rc), 0);
+    program = std::make_unique<Program>(rc);
+    program->Run(kDecls);
+    program->Run("s2: h2d A <- hA; s2: kernel k reads A writes B; s2: record e1; s1: wait e1; s1: d2h hB <- B");
+    EXPECT_EQ(trace_racecheck_count(rc), 1u);
+    EXPECT_EQ(trace_racecheck_kept(rc), 1u);
+}
+
 // Standalone mode: STREAMLAB_RACECHECK=1 turns the checker on, and the exit status is 66
 // when a race was found, 0 otherwise.
 void RunStandalone(const char *program_text) {
