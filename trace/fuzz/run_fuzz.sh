@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # trace/fuzz/run_fuzz.sh: builds the event stream reader's libFuzzer target with clang and
 # runs it for a bounded time (seconds: $1, default 20) from the seed corpus in
-# trace/testdata/events_corpus. Fails on any crash, sanitizer report, leak or timeout, and
+# trace/testdata/events_corpus, with the schema's names as a dictionary. Fails on any crash, sanitizer report, leak or timeout, and
 # fails with a clear message when clang or its fuzzer runtime is missing.
 set -euo pipefail
 
@@ -39,7 +39,7 @@ cp "${root}"/trace/testdata/events_corpus/* "${work}/corpus/"
 echo "fuzzing the event stream reader for ${seconds} s from $(ls "${work}/corpus" | wc -l) seeds"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-"${work}/events_reader_fuzz" "${work}/corpus" -max_total_time="${seconds}" -max_len=200000 -timeout=10 \
+"${work}/events_reader_fuzz" "${work}/corpus" -dict="${root}/trace/testdata/events.dict" -max_total_time="${seconds}" -max_len=200000 -timeout=10 \
   -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="${work}/" 2>&1 | tail -n 40
 status=${PIPESTATUS[0]}
 if ((status != 0)); then
