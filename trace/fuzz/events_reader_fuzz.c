@@ -1,8 +1,9 @@
 /* trace/fuzz/events_reader_fuzz.c: libFuzzer target over the live event stream's reader.
  *
- * The input is fed to a reader in chunks whose sizes come from the input itself (so lines
- * arrive split at every possible point), with or without a nonce, then the stream is
- * ended and drained; each line is also parsed on its own. Any crash, sanitizer report or
+ * The input's first byte chooses the options (bit 0: a nonce; the rest: the chunk size,
+ * so lines arrive split at every possible point); the rest is the stream, fed to a reader
+ * in those chunks, then ended and drained; each line is also parsed on its own. (The seeds
+ * in trace/testdata/events_corpus start with that byte.) Any crash, sanitizer report or
  * leak is a bug: the reader must survive every byte sequence. */
 #include <stddef.h>
 #include <stdint.h>
