@@ -23,7 +23,7 @@ extern "C" {
 #define TRACE_EVENTS_MAX_TIME_NS (1ull << 53)       /* times are below this: JSON numbers carry them exactly */
 #define TRACE_EVENTS_MAX_BYTES (1ull << 48)
 #define TRACE_EVENTS_MAX_ID (1ull << 53)
-#define TRACE_EVENTS_MAX_STREAM (1 << 20)
+#define TRACE_EVENTS_MAX_STREAM 65535
 #define TRACE_EVENTS_MAX_DIM 0x7fffffffu            /* grid and block sizes */
 
 typedef enum trace_event_type {

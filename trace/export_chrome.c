@@ -11,12 +11,27 @@
 
 static const trace_engine ENGINES[] = {TRACE_ENGINE_H2D, TRACE_ENGINE_COMPUTE, TRACE_ENGINE_D2H, TRACE_ENGINE_HOST};
 
+/* Numbers go in as raw JSON text: cJSON prints a number with "%1.15g" and reads it back
+ * to check it, which dominates the export of a long trace. Whole numbers print exactly in
+ * decimal, and microseconds from nanoseconds exactly with three decimals. */
+static void add_int(cJSON *o, const char *key, int64_t v) {
+    char text[24];
+    snprintf(text, sizeof(text), "%" PRId64, v);
+    cJSON_AddRawToObject(o, key, text);
+}
+
+static void add_us(cJSON *o, const char *key, uint64_t ns) {
+    char text[32];
+    snprintf(text, sizeof(text), "%" PRIu64 ".%03u", ns / 1000u, (unsigned)(ns % 1000u));
+    cJSON_AddRawToObject(o, key, text);
+}
+
 static cJSON *metadata(cJSON *events, const char *name, int pid, int tid) {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "ph", "M");
     cJSON_AddStringToObject(e, "name", name);
-    cJSON_AddNumberToObject(e, "pid", pid);
-    cJSON_AddNumberToObject(e, "tid", tid);
+    add_int(e, "pid", pid);
+    add_int(e, "tid", tid);
     cJSON *args = cJSON_AddObjectToObject(e, "args");
     cJSON_AddItemToArray(events, e);
     return args;
@@ -43,27 +58,26 @@ static void title_of(const trace_op *op, char *buf, size_t size) {
         snprintf(buf, size, "%s", base);
 }
 
-static double us(uint64_t ns) { return (double)ns / 1000.0; }
 
 static cJSON *op_args(trace_timeline *tl, const trace_op *op) {
     cJSON *args = cJSON_CreateObject();
-    cJSON_AddNumberToObject(args, "op", (double)op->id);
+    add_int(args, "op", (int64_t)op->id);
     cJSON_AddStringToObject(args, "kind", trace_op_kind_name(op->kind));
     if (op->kind == TRACE_OP_COPY) {
         cJSON_AddStringToObject(args, "dir", trace_copy_dir_name(op->dir));
         cJSON_AddBoolToObject(args, "pinned", op->pinned);
     }
-    if (op->bytes) cJSON_AddNumberToObject(args, "bytes", (double)op->bytes);
-    if (op->batch >= 0) cJSON_AddNumberToObject(args, "batch", op->batch);
-    if (op->run >= 0) cJSON_AddNumberToObject(args, "run", op->run);
+    if (op->bytes) add_int(args, "bytes", (int64_t)op->bytes);
+    if (op->batch >= 0) add_int(args, "batch", op->batch);
+    if (op->run >= 0) add_int(args, "run", op->run);
     if (op->stream >= 0) {
-        cJSON_AddNumberToObject(args, "stream", op->stream);
+        add_int(args, "stream", op->stream);
         const trace_stream *s = trace_timeline_stream(tl, op->stream);
         if (s) cJSON_AddStringToObject(args, "stream_name", s->name);
-        cJSON_AddNumberToObject(args, "priority", op->priority);
+        add_int(args, "priority", op->priority);
     }
     if (op->kind == TRACE_OP_COPY && op->bytes && op->end_ns > op->start_ns)
-        cJSON_AddNumberToObject(args, "GB/s", (double)op->bytes / (double)(op->end_ns - op->start_ns));
+        cJSON_AddNumberToObject(args, "GB/s", (double)op->bytes / (double)(op->end_ns - op->start_ns)); /* B/ns */
     if (op->kind == TRACE_OP_KERNEL) {
         char shape[96];
         snprintf(shape, sizeof(shape), "[%u,%u,%u]", op->grid[0], op->grid[1], op->grid[2]);
@@ -73,7 +87,7 @@ static cJSON *op_args(trace_timeline *tl, const trace_op *op) {
     }
     if (op->kind == TRACE_OP_EVENT_RECORD || op->kind == TRACE_OP_EVENT_WAIT ||
         (op->kind == TRACE_OP_SYNC && op->sync == TRACE_SYNC_EVENT))
-        cJSON_AddNumberToObject(args, "event", (double)op->event);
+        add_int(args, "event", (int64_t)op->event);
     return args;
 }
 
@@ -85,13 +99,13 @@ static void add_event(cJSON *events, trace_timeline *tl, const trace_op *op, uin
     cJSON_AddStringToObject(e, "cat", trace_op_kind_name(op->kind));
     bool instant = op->end_ns <= op->start_ns;
     cJSON_AddStringToObject(e, "ph", instant ? "i" : "X");
-    cJSON_AddNumberToObject(e, "ts", us(op->start_ns - t0));
+    add_us(e, "ts", op->start_ns - t0);
     if (instant)
         cJSON_AddStringToObject(e, "s", "t");
     else
-        cJSON_AddNumberToObject(e, "dur", us(op->end_ns - op->start_ns));
-    cJSON_AddNumberToObject(e, "pid", pid);
-    cJSON_AddNumberToObject(e, "tid", tid);
+        add_us(e, "dur", op->end_ns - op->start_ns);
+    add_int(e, "pid", pid);
+    add_int(e, "tid", tid);
     cJSON_AddItemToObject(e, "args", op_args(tl, op));
     cJSON_AddItemToArray(events, e);
 }
@@ -106,16 +120,16 @@ static void add_race(cJSON *events, const trace_race *r, uint64_t at_us_ns, uint
     cJSON_AddStringToObject(e, "cat", "race");
     cJSON_AddStringToObject(e, "ph", "i");
     cJSON_AddStringToObject(e, "s", "g");
-    cJSON_AddNumberToObject(e, "ts", us(at_us_ns > t0 ? at_us_ns - t0 : 0));
-    cJSON_AddNumberToObject(e, "pid", TRACE_CHROME_PID_ENGINES);
-    cJSON_AddNumberToObject(e, "tid", TRACE_CHROME_TID_RACES);
+    add_us(e, "ts", at_us_ns > t0 ? at_us_ns - t0 : 0);
+    add_int(e, "pid", TRACE_CHROME_PID_ENGINES);
+    add_int(e, "tid", TRACE_CHROME_TID_RACES);
     cJSON *args = cJSON_AddObjectToObject(e, "args");
     cJSON_AddStringToObject(args, "kind", trace_race_kind_text(r->kind));
     cJSON_AddStringToObject(args, "first", a);
     cJSON_AddStringToObject(args, "first_stream", r->first.stream_name);
     cJSON_AddStringToObject(args, "second", b);
     cJSON_AddStringToObject(args, "second_stream", r->second.stream_name);
-    cJSON_AddNumberToObject(args, "bytes", (double)r->bytes);
+    add_int(args, "bytes", (int64_t)r->bytes);
     cJSON_AddStringToObject(args, "fix", r->fix);
     cJSON_AddItemToArray(events, e);
 }
@@ -148,7 +162,7 @@ cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_rac
     char origin[32];
     snprintf(origin, sizeof(origin), "%" PRIu64, t0);
     cJSON_AddStringToObject(other, "origin_ns", origin);
-    if (run != TRACE_RUN_ANY) cJSON_AddNumberToObject(other, "run", run);
+    if (run != TRACE_RUN_ANY) add_int(other, "run", run);
 
     name_process(events, TRACE_CHROME_PID_ENGINES, "engines", 0);
     name_process(events, TRACE_CHROME_PID_STREAMS, "streams", 1);

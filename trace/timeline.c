@@ -76,7 +76,7 @@ static bool kept_run(const trace_timeline *tl, int32_t run) {
 }
 
 static stream_entry *stream_slot(trace_timeline *tl, int32_t id) {
-    if (id < 0 || id > (1 << 20)) return NULL;
+    if (id < 0 || id > 65535) return NULL; /* the event stream's bound too */
     if (id >= tl->n_streams) {
         int32_t n = id + 1;
         tl->streams = xrealloc(tl->streams, (size_t)n * sizeof(stream_entry));
