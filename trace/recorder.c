@@ -1,7 +1,10 @@
 /* trace/recorder.c: the process-wide recorder (see recorder.h): stream and event ids,
- * op numbering, the ops waiting for their device times, and fan-out to the sinks. */
+ * op numbering, batch provenance, the ops waiting for their device times, and fan-out to
+ * the sinks. */
 #define _XOPEN_SOURCE 700
 #include "trace/recorder.h"
+
+#include "trace/batch_tags.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -44,6 +47,8 @@ static struct recorder {
     uint64_t next_op_id;
     int32_t run;
     pending_map pending;
+    trace_batch_tags tags;
+    bool tags_ready;
 } R = {.next_op_id = 1, .next_event_id = 1, .run = -1};
 
 static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
@@ -295,6 +300,7 @@ void trace_reset(void) {
     R.next_op_id = 1;
     R.run = -1;
     memset(&R.pending, 0, sizeof(R.pending));
+    if (R.tags_ready) trace_batch_tags_clear(&R.tags);
     R.n_sinks = 0;
     memset(R.sinks, 0, sizeof(R.sinks));
     unlock();
@@ -321,6 +327,15 @@ void trace_remove_sink(void *ctx) {
         }
     }
     unlock();
+}
+
+bool trace_has_sink(const void *ctx) {
+    lock();
+    bool found = false;
+    for (int i = 0; i < R.n_sinks; i++)
+        if (R.sinks[i].ctx == ctx) found = true;
+    unlock();
+    return found;
 }
 
 bool trace_active(void) {
@@ -381,6 +396,13 @@ uint64_t trace_record(trace_op *op, const void *stream_handle) {
         op->stream = TRACE_STREAM_NONE;
     }
     if (R.n_sinks > 0) {
+        if (op->n_ranges > 0) {
+            if (!R.tags_ready) {
+                trace_batch_tags_init(&R.tags);
+                R.tags_ready = true;
+            }
+            trace_batch_tags_apply(&R.tags, op);
+        }
         if (!op->timed) pending_put(&R.pending, op);
         emit(op, op->timed);
     }

@@ -49,6 +49,8 @@ void trace_reset(void);
 int trace_add_sink(const trace_sink *sink);
 /* Removes the sink installed with this ctx. */
 void trace_remove_sink(void *ctx);
+/* True when a sink with this ctx is installed. */
+bool trace_has_sink(const void *ctx);
 /* True when at least one sink is installed. */
 bool trace_active(void);
 
@@ -84,7 +86,9 @@ int32_t trace_current_run(void);
 /* Records one op. The recorder fills op->id and op->run; for ops on a stream (COPY,
  * MEMSET, KERNEL, HOST_FN, EVENT_RECORD, EVENT_WAIT, SYNC on a stream) it sets op->stream
  * and op->priority from stream_handle; host-only ops get TRACE_STREAM_NONE. Returns the
- * id. Ops that will be timed later keep op->timed false and get trace_op_timed. */
+ * id. Ops that will be timed later keep op->timed false and get trace_op_timed.
+ * While a sink is installed, an op with batch -1 and memory ranges gets the batch of the
+ * bytes it reads, and the bytes it writes take its batch (trace/batch_tags.h). */
 uint64_t trace_record(trace_op *op, const void *stream_handle);
 
 /* Helpers for the common host-side records. Each returns the op id. */
