@@ -15,6 +15,10 @@
 #include "sim/ops.h"
 #include "sim/profile.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void sim_compute_init(const sim_profile *profile);
 void sim_compute_reset(void);
 /* A compute op reached the head of its stream at now. */
@@ -25,5 +29,9 @@ void sim_compute_ready(sim_op *op, uint64_t now);
 void sim_compute_group_done(const sim_ev *ev);
 /* The block turnaround of an SM's class, in ns (for tests and docs). */
 double sim_compute_sm_overhead_ns(uint32_t sm);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

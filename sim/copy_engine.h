@@ -15,6 +15,10 @@
 #include "sim/profile.h"
 #include "trace/op.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void sim_copy_init(const sim_profile *profile);
 void sim_copy_reset(void);
 /* The engine a copy direction uses, and its timeline lane. */
@@ -24,5 +28,9 @@ trace_engine sim_copy_lane(trace_copy_dir dir);
 void sim_copy_start(sim_op *op, uint64_t now);
 /* An SIM_EV_ENGINE event. */
 void sim_copy_event(const sim_ev *ev);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

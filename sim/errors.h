@@ -6,6 +6,10 @@
 
 #include <cuda_runtime.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Records err as the last error (cudaSuccess and cudaErrorNotReady are not errors). */
 void sim_error_record(cudaError_t err);
 /* Sets the sticky error (the first one wins). */
@@ -16,5 +20,9 @@ cudaError_t sim_error_sticky(void);
 cudaError_t sim_error_sticky_or(cudaError_t err);
 /* Forgets the last and the sticky error. */
 void sim_error_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum sim_ev_type {
     SIM_EV_WAKE = 0,     /* a stream's head op becomes visible to the device */
     SIM_EV_ENGINE,       /* a copy engine's phase ends (checked against gen) */
@@ -40,5 +44,9 @@ const sim_ev *sim_eventq_peek(const sim_eventq *q);
 bool sim_eventq_pop(sim_eventq *q, sim_ev *out);
 void sim_eventq_clear(sim_eventq *q);
 void sim_eventq_free(sim_eventq *q);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

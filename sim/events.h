@@ -8,11 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A record op of this event (generation gen) completed at t. */
 void sim_events_record_done(uint32_t event, uint64_t gen, uint64_t t);
 /* Forgets every event; tells the recorder about those still live when notify. */
 void sim_events_reset(bool notify);
 /* Events created and not destroyed. */
 size_t sim_events_live(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 
 #include "sim/profile.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sim_call {
     const char *name;
     uint64_t start_ns;
@@ -49,5 +53,9 @@ bool sim_in_host_fn(void);
 
 /* Back to time 0. */
 void sim_host_clock_reset(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include "sim/profile.h"
 #include "streamlab_sim.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Fills k's shape (nblocks, threads, regs, smem) and block_ns from the launch, or returns
  * the error the runtime gives for it. */
 cudaError_t sim_kernel_prepare(const sim_profile *p, dim3 grid, dim3 block, size_t shared_bytes,
@@ -26,5 +30,9 @@ uint32_t sim_kernel_residency(const sim_profile *p, uint32_t threads, uint32_t r
 /* block_ns = fixed_ns + max(share * throughput_ns, chain_ns) (see streamlab_sim.h). */
 double sim_kernel_block_ns(const sim_profile *p, const sim_kernel_cost *cost, uint32_t nblocks,
                            uint32_t residency);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

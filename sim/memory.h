@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum sim_mem_kind {
     SIM_MEM_PAGEABLE = 0, /* not in the table */
     SIM_MEM_DEVICE,       /* cudaMalloc */
@@ -30,5 +34,9 @@ bool sim_mem_device_accessible(const void *addr, size_t bytes);
 size_t sim_mem_count(void);
 /* Frees every allocation and registration (sim_reset, cudaDeviceReset). */
 void sim_mem_release_all(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include "streamlab_sim.h"
 #include "trace/op.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum sim_op_kind {
     SIM_OP_COPY = 0,     /* H2D / D2H on a copy engine */
     SIM_OP_COMPUTE,      /* a kernel, or a memset / device-to-device copy run on the SMs */
@@ -105,5 +109,9 @@ void sim_op_free(sim_op *op);
 void sim_op_add_dep(sim_op *op, uint32_t stream, uint64_t seq);
 /* Frees the free list itself (sim_reset). */
 void sim_op_pool_release(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

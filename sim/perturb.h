@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* True when an amount > 0 is in force. */
 bool sim_perturb_active(void);
 /* A duration factor in [1 - amount, 1 + amount]; exactly 1 when inactive. */
@@ -17,5 +21,9 @@ double sim_perturb_factor(void);
 uint64_t sim_perturb_key(void);
 /* Back to amount 0. */
 void sim_perturb_reset(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

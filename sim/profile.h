@@ -12,6 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* X(section, key, integer, min, max): every parameter of a profile. Times are in ns,
  * bandwidths in GB/s (= bytes per ns), sizes in bytes. */
 #define SIM_PROFILE_PARAMS(X)                                                                  \
@@ -120,5 +124,9 @@ void sim_profile_forget(void);
 
 /* Records a message for sim_last_message(). */
 void sim_set_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,6 +15,10 @@
 #include "sim/ops.h"
 #include "sim/profile.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Sets the device up for a profile (engines, SMs); discards all state. */
 void sim_sched_init(const sim_profile *profile);
 /* Discards every queued op and future event (sim_reset). */
@@ -46,5 +50,9 @@ bool sim_sched_device_failed(void);
 void sim_sched_push(uint64_t t, sim_ev_type type, uint32_t index, uint64_t gen, void *ptr);
 void sim_sched_complete(sim_op *op, uint64_t t);
 void sim_sched_fault(cudaError_t err, uint64_t t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 
 #include "sim/ops.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SIM_STREAM_LEGACY 0u
 #define SIM_STREAM_PER_THREAD 1u
 
@@ -44,5 +48,9 @@ bool sim_stream_resolve(cudaStream_t handle, uint32_t *index);
 const void *sim_stream_trace_handle(uint32_t index);
 /* Created streams not yet destroyed. */
 uint32_t sim_streams_live(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
