@@ -68,7 +68,8 @@ void sim_compute_init(const sim_profile *profile) {
     sim_compute_reset();
     K.prof = profile;
     K.n_sm = (uint32_t)profile->sm_count;
-    K.n_cls = (uint32_t)profile->sm_classes;
+    /* No more classes than SMs. */
+    K.n_cls = profile->sm_classes < profile->sm_count ? (uint32_t)profile->sm_classes : K.n_sm;
     K.per_cls = (K.n_sm + K.n_cls - 1) / K.n_cls;
     K.use = xcalloc(K.n_sm, sizeof(sm_use));
     K.take = xcalloc(K.n_sm, sizeof(uint32_t));

@@ -124,9 +124,6 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
 
 /* Checks between parameters that a range check alone cannot make. */
 static int check_consistency(const sim_profile *p, const char *origin, char *err, size_t err_size) {
-    if (p->sm_classes > p->sm_count)
-        return fail(err, err_size, "profile %s: sm_classes (%g) exceeds sm_count (%g)", origin,
-                    p->sm_classes, p->sm_count);
     if (p->priority_greatest > p->priority_least)
         return fail(err, err_size,
                     "profile %s: priority_greatest (%g) must not exceed priority_least (%g): lower "
