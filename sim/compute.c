@@ -174,6 +174,8 @@ static void place(sim_op *op, uint64_t now) {
     for (uint32_t i = 0; i < n_touched; i++) K.take[K.touched[i]] = 0;
 }
 
+void sim_compute_discard_group(void *g) { group_free(g); }
+
 static void remove_pending(size_t i) {
     K.pending[i]->u.kernel.dispatching = false;
     memmove(&K.pending[i], &K.pending[i + 1], (K.n_pending - i - 1) * sizeof(sim_op *));

@@ -98,6 +98,9 @@ static void discard_queues(void) {
 
 void sim_sched_reset(void) {
     discard_queues();
+    /* Block groups still in flight belong to the SMs' pool: give them back. */
+    for (size_t i = 0; i < S.q.count; i++)
+        if (S.q.items[i].type == SIM_EV_GROUP) sim_compute_discard_group(S.q.items[i].ptr);
     sim_copy_reset();
     sim_compute_reset();
     sim_eventq_free(&S.q);
