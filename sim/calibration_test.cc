@@ -574,10 +574,10 @@ TEST(Calibration, PrintsTable) {
         if (it == g_sim.end()) {
             std::snprintf(line, sizeof(line), "| %s | %s | %s | (not run) | |\n", f.section, f.what, measured);
         } else if (f.measured_hi > 0) {
-            std::snprintf(line, sizeof(line), "| %s | %s | %s | %.4g-%.4g %s | %+.1f%% / %+.1f%% |\n",
+            bool inside = it->second.lo >= 0.9 * f.measured && it->second.hi <= 1.1 * f.measured_hi;
+            std::snprintf(line, sizeof(line), "| %s | %s | %s | %.4g-%.4g %s | %s the range (+-10%%) |\n",
                           f.section, f.what, measured, it->second.lo, it->second.hi, f.unit,
-                          100.0 * (it->second.lo / f.measured - 1.0),
-                          100.0 * (it->second.hi / f.measured_hi - 1.0));
+                          inside ? "inside" : "OUTSIDE");
         } else {
             std::snprintf(line, sizeof(line), "| %s | %s | %s | %.4g %s | %+.1f%% |\n", f.section, f.what,
                           measured, it->second.lo, f.unit, 100.0 * (it->second.lo / f.measured - 1.0));
