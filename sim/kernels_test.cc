@@ -87,7 +87,7 @@ TEST(Kernels, GridsLargerThanTheSmsHoldRunInWaves) {
     Reset();
     Capture cap;
     const double block_ns = 10000;
-    unsigned wave = Sms() * 16;  // 128-thread blocks: 16 per SM
+    unsigned wave = Sms() * sim_kernel_residency(&Profile(), 128, 32, 0);
     ASSERT_EQ(Spin(0, block_ns, 3 * wave, 128, "k"), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     double d = Duration(cap.Kernel("k"));
@@ -168,7 +168,9 @@ PriorityRun RunPriorityScenario(bool urgent_high) {
     EXPECT_EQ(cudaStreamCreateWithPriority(&bg, cudaStreamNonBlocking, least), cudaSuccess);
     EXPECT_EQ(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, urgent_high ? greatest : least),
               cudaSuccess);
-    EXPECT_EQ(Spin(bg, kBlockNs, Sms() * 16 * 2, 128, "bg"), cudaSuccess);
+    // Two full waves: every SM holds as many 128-thread blocks as it can.
+    EXPECT_EQ(Spin(bg, kBlockNs, Sms() * sim_kernel_residency(&Profile(), 128, 32, 0) * 2, 128, "bg"),
+              cudaSuccess);
     sim_host_work(100000);
     EXPECT_EQ(Spin(urgent, 20000, Sms(), 128, "urgent"), cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
