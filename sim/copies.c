@@ -55,11 +55,12 @@ static sim_op *device_memory_op(const sim_profile *p, void *dst, const void *src
     sim_kernel_state *k = &op->u.kernel;
     sim_kernel_cost cost = {0};
     cost.dram_bytes = (double)chunk * (src ? 2.0 : 1.0); /* a copy reads and writes */
-    dim3 grid = {(unsigned)blocks, 1, 1}, block = {DEVICE_KERNEL_THREADS, 1, 1};
+    unsigned threads = DEVICE_KERNEL_THREADS;
+    if (threads > (unsigned)p->max_threads_per_block) threads = (unsigned)p->max_threads_per_block;
+    dim3 grid = {(unsigned)blocks, 1, 1}, block = {threads, 1, 1};
     if (sim_kernel_prepare(p, grid, block, 0, &cost, k) != cudaSuccess) {
-        /* Every profile fits a 256-thread block; if one does not, say so plainly. */
-        fprintf(stderr, "streamlab simulated GPU: the profile cannot run a %u-thread block\n",
-                DEVICE_KERNEL_THREADS);
+        /* Only a profile whose SMs cannot hold one such block gets here. */
+        fprintf(stderr, "streamlab simulated GPU: the profile cannot run a %u-thread block\n", threads);
         sim_op_free(op);
         return NULL;
     }
@@ -75,26 +76,22 @@ static uint64_t visible_now(const sim_profile *p) {
     return sim_host_now() + (uint64_t)p->submit_latency_ns;
 }
 
-/* Checks a copy and finds its direction and whether its host side is pinned. */
+/* Checks a copy and finds its direction and whether its host side is pinned. As the CUDA
+ * 13 runtime does (measured, see docs/simulator.md): a pointer the kind says is on the
+ * device must be one the device can address (device memory or page-locked host memory,
+ * under unified addressing), and the copy then goes the way the pointers say, whatever
+ * the kind; a pageable pointer where the kind wants a device one is an invalid value. */
 static cudaError_t classify(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             trace_copy_dir *dir, bool *pinned) {
     if ((unsigned)kind > (unsigned)cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
     if (!dst || !src) return cudaErrorInvalidValue;
-    bool dst_dev = sim_mem_kind_of(dst, NULL, NULL) == SIM_MEM_DEVICE;
-    bool src_dev = sim_mem_kind_of(src, NULL, NULL) == SIM_MEM_DEVICE;
-    switch (kind) {
-    case cudaMemcpyHostToHost: *dir = TRACE_COPY_H2H; break;
-    case cudaMemcpyHostToDevice: *dir = TRACE_COPY_H2D; break;
-    case cudaMemcpyDeviceToHost: *dir = TRACE_COPY_D2H; break;
-    case cudaMemcpyDeviceToDevice: *dir = TRACE_COPY_D2D; break;
-    case cudaMemcpyDefault:
-        *dir = src_dev ? (dst_dev ? TRACE_COPY_D2D : TRACE_COPY_D2H) : (dst_dev ? TRACE_COPY_H2D : TRACE_COPY_H2H);
-        break;
-    }
-    /* The pointers must be what the direction says they are. */
-    bool want_dst_dev = *dir == TRACE_COPY_H2D || *dir == TRACE_COPY_D2D;
-    bool want_src_dev = *dir == TRACE_COPY_D2H || *dir == TRACE_COPY_D2D;
-    if (dst_dev != want_dst_dev || src_dev != want_src_dev) return cudaErrorInvalidValue;
+    sim_mem_kind dk = sim_mem_kind_of(dst, NULL, NULL), sk = sim_mem_kind_of(src, NULL, NULL);
+    bool kind_dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool kind_src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if ((kind_dst_dev && dk == SIM_MEM_PAGEABLE) || (kind_src_dev && sk == SIM_MEM_PAGEABLE))
+        return cudaErrorInvalidValue;
+    bool dst_dev = dk == SIM_MEM_DEVICE, src_dev = sk == SIM_MEM_DEVICE;
+    *dir = src_dev ? (dst_dev ? TRACE_COPY_D2D : TRACE_COPY_D2H) : (dst_dev ? TRACE_COPY_H2D : TRACE_COPY_H2H);
     /* Device ranges must lie inside their allocations. */
     if (dst_dev && !sim_mem_range_is(dst, count, SIM_MEM_DEVICE)) return cudaErrorInvalidValue;
     if (src_dev && !sim_mem_range_is(src, count, SIM_MEM_DEVICE)) return cudaErrorInvalidValue;
@@ -152,7 +149,7 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
         lane = sim_copy_lane(dir);
     } else if (dir == TRACE_COPY_D2D) {
         op = device_memory_op(p, dst, src, count, 0, si);
-        if (!op) return cudaErrorInvalidConfiguration;
+        if (!op) return cudaErrorLaunchOutOfResources;
         lane = TRACE_ENGINE_COMPUTE;
     } else {
         op = sim_op_new(SIM_OP_HOST_COPY);
@@ -215,7 +212,7 @@ static cudaError_t do_memset(sim_call *call, void *ptr, int value, size_t count,
     bool pinned = !device && sim_mem_range_is(ptr, count, SIM_MEM_PINNED);
     if (!device && !pinned) return cudaErrorInvalidValue;
     sim_op *op = device_memory_op(p, ptr, NULL, count, value, si);
-    if (!op) return cudaErrorInvalidConfiguration;
+    if (!op) return cudaErrorLaunchOutOfResources;
     trace_op t;
     memset(&t, 0, sizeof(t));
     t.kind = TRACE_OP_MEMSET;

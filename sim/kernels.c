@@ -65,17 +65,19 @@ static bool cost_ok(const sim_kernel_cost *c) {
 
 cudaError_t sim_kernel_prepare(const sim_profile *p, dim3 grid, dim3 block, size_t shared_bytes,
                                const sim_kernel_cost *cost, sim_kernel_state *k) {
+    /* Shapes the device can never run: the CUDA 13 runtime answers cudaErrorInvalidValue
+     * (measured on an H200; older runtimes said cudaErrorInvalidConfiguration). */
     if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
-        return cudaErrorInvalidConfiguration;
+        return cudaErrorInvalidValue;
     if (block.x > p->max_block_dim_x || block.y > p->max_block_dim_y || block.z > p->max_block_dim_z)
-        return cudaErrorInvalidConfiguration;
+        return cudaErrorInvalidValue;
     uint64_t threads = (uint64_t)block.x * block.y * block.z;
-    if (threads > (uint64_t)p->max_threads_per_block) return cudaErrorInvalidConfiguration;
+    if (threads > (uint64_t)p->max_threads_per_block) return cudaErrorInvalidValue;
     if (grid.x > p->max_grid_dim_x || grid.y > p->max_grid_dim_y || grid.z > p->max_grid_dim_z)
-        return cudaErrorInvalidConfiguration;
+        return cudaErrorInvalidValue;
     uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
     /* More blocks than a 32-bit count would take days to simulate; refuse them. */
-    if (nblocks > UINT32_MAX) return cudaErrorInvalidConfiguration;
+    if (nblocks > UINT32_MAX) return cudaErrorInvalidValue;
     if (shared_bytes > (size_t)p->shared_mem_per_block) return cudaErrorInvalidValue;
     if (!cost_ok(cost)) return cudaErrorInvalidValue;
     uint32_t regs = cost->regs_per_thread ? cost->regs_per_thread : 32;

@@ -256,9 +256,12 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
     if (!ptr || size == 0 || (flags & ~valid) || (uintptr_t)ptr > UINTPTR_MAX - size)
         return sim_call_end(&call, cudaErrorInvalidValue);
     if (overlaps((uintptr_t)ptr, size)) {
+        /* Registered already: say so; memory the runtime allocated itself (device or
+         * cudaMallocHost) is not the program's to register: an invalid value (as the
+         * CUDA 13 runtime answers). */
         long i = find((uintptr_t)ptr);
-        bool device = i >= 0 && M.items[i].kind == SIM_MEM_DEVICE;
-        return sim_call_end(&call, device ? cudaErrorInvalidValue : cudaErrorHostMemoryAlreadyRegistered);
+        bool registered = i >= 0 && M.items[i].kind == SIM_MEM_REGISTERED;
+        return sim_call_end(&call, registered ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue);
     }
     sim_alloc a = {(uintptr_t)ptr, size, SIM_MEM_REGISTERED, NULL};
     if (!insert(a)) return sim_call_end(&call, cudaErrorMemoryAllocation);
@@ -272,8 +275,10 @@ cudaError_t cudaHostUnregister(void *ptr) {
     sim_host_charge(sim_prof()->host_register_ns);
     if (!ptr) return sim_call_end(&call, cudaErrorInvalidValue);
     long i = find((uintptr_t)ptr);
-    if (i < 0 || M.items[i].kind != SIM_MEM_REGISTERED || M.items[i].base != (uintptr_t)ptr)
-        return sim_call_end(&call, cudaErrorHostMemoryNotRegistered);
+    /* cudaMallocHost memory and device memory were never registered but are the
+     * runtime's own: an invalid value, as the CUDA 13 runtime answers. */
+    if (i >= 0 && M.items[i].kind != SIM_MEM_REGISTERED) return sim_call_end(&call, cudaErrorInvalidValue);
+    if (i < 0 || M.items[i].base != (uintptr_t)ptr) return sim_call_end(&call, cudaErrorHostMemoryNotRegistered);
     /* Copies still in flight may read or write the range: let them finish first. */
     implicit_device_sync(&call);
     i = find((uintptr_t)ptr);

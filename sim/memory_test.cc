@@ -106,8 +106,8 @@ TEST(Memory, RegistrationMisuse) {
     EXPECT_EQ(cudaHostUnregister(buf.data() + 4096), cudaErrorHostMemoryNotRegistered);
     void *p;
     ASSERT_EQ(cudaMallocHost(&p, 4096), cudaSuccess);
-    EXPECT_EQ(cudaHostRegister(p, 4096, 0), cudaErrorHostMemoryAlreadyRegistered);
-    EXPECT_EQ(cudaHostUnregister(p), cudaErrorHostMemoryNotRegistered) << "cudaMallocHost memory is not registered";
+    EXPECT_EQ(cudaHostRegister(p, 4096, 0), cudaErrorInvalidValue) << "the runtime's own page-locked memory";
+    EXPECT_EQ(cudaHostUnregister(p), cudaErrorInvalidValue);
     ASSERT_EQ(cudaHostUnregister(buf.data()), cudaSuccess);
     EXPECT_EQ(cudaHostUnregister(buf.data()), cudaErrorHostMemoryNotRegistered);
 }

@@ -2,7 +2,8 @@
  * per case ("case: cudaErrorXxx"). A plain C program against the runtime API, built twice:
  * against the simulated runtime (//sim:conformance, whose output must equal
  * conformance.expected) and against the real one (//sim:conformance_gpu, to be run on a
- * GPU and compared line by line). Cases that leave the context unusable come last. */
+ * GPU and compared line by line). Cases that leave the context unusable, and those that
+ * may crash the real runtime, come last. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +74,16 @@ static void copy_cases(void) {
          cudaMemcpyAsync((char *)d + 64, h, 4096, cudaMemcpyHostToDevice, 0));
     CASE("cudaMemcpy reading past the end of a device allocation",
          cudaMemcpy(h, (char *)d + 4000, 100, cudaMemcpyDeviceToHost));
-    CASE("cudaMemcpy HostToDevice with the pointers swapped", cudaMemcpy(h, d, 64, cudaMemcpyHostToDevice));
-    CASE("cudaMemcpy DeviceToHost with the pointers swapped", cudaMemcpy(d, h, 64, cudaMemcpyDeviceToHost));
+    CASE("cudaMemcpy HostToDevice from device to pinned memory", cudaMemcpy(h, d, 64, cudaMemcpyHostToDevice));
+    CASE("cudaMemcpy DeviceToHost from pinned to device memory", cudaMemcpy(d, h, 64, cudaMemcpyDeviceToHost));
+    CASE("cudaMemcpy HostToDevice from device to pageable memory",
+         cudaMemcpy(pageable, d, 64, cudaMemcpyHostToDevice));
+    CASE("cudaMemcpy DeviceToHost from pageable to device memory",
+         cudaMemcpy(d, pageable, 64, cudaMemcpyDeviceToHost));
+    CASE("cudaMemcpy DeviceToDevice from pinned to device memory", cudaMemcpy(d, h, 64, cudaMemcpyDeviceToDevice));
+    CASE("cudaMemcpy DeviceToDevice from pageable to device memory",
+         cudaMemcpy(d, pageable, 64, cudaMemcpyDeviceToDevice));
+    CASE("cudaMemcpy HostToHost from device to pageable memory", cudaMemcpy(pageable, d, 64, cudaMemcpyHostToHost));
     CASE("cudaMemcpy with kind 7", cudaMemcpy(d, h, 64, (enum cudaMemcpyKind)7));
     CASE("cudaMemcpy from NULL", cudaMemcpy(d, NULL, 64, cudaMemcpyHostToDevice));
     CASE("cudaMemcpy of 0 bytes", cudaMemcpy(d, h, 0, cudaMemcpyHostToDevice));
@@ -178,8 +187,8 @@ static void launch_cases(void) {
     NEED(cudaDeviceSynchronize());
 }
 
-/* Handles used after they were destroyed: what the runtime says depends on it still
- * recognising them. */
+/* Handles used after they were destroyed: undefined behaviour in the real runtime; the
+ * simulator reports them as invalid handles. */
 static void dead_handle_cases(void) {
     cudaStream_t s;
     cudaEvent_t e;
@@ -216,6 +225,8 @@ static void illegal_address_cases(void) {
 }
 
 int main(void) {
+    /* One line at a time: if a case brings the process down, the lines before it stand. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess || n == 0) {
@@ -228,7 +239,9 @@ int main(void) {
     event_cases();
     device_cases();
     launch_cases();
-    dead_handle_cases();
     illegal_address_cases();
+    /* Last: on the real runtime a destroyed handle is undefined behaviour, and its first
+     * use may end the process (a CUDA 13.0 runtime on an H200 crashed here). */
+    dead_handle_cases();
     return 0;
 }

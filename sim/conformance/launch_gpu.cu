@@ -11,7 +11,11 @@ __global__ static void conformance_spin(long long cycles) {
 
 __global__ static void conformance_poke(int *addr) { *addr = 1; }
 
+// A <<<...>>> launch reports through the last error, which may still hold an earlier
+// call's error: clear it first, so that each launch returns its own result.
+
 extern "C" cudaError_t conformance_launch_empty(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream) {
+    (void)cudaGetLastError();
     conformance_empty<<<grid, block, shared_bytes, stream>>>();
     return cudaGetLastError();
 }
@@ -20,11 +24,13 @@ extern "C" cudaError_t conformance_launch_spin(double ms, cudaStream_t stream) {
     int khz = 0;
     cudaError_t err = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
     if (err != cudaSuccess) return err;
+    (void)cudaGetLastError();
     conformance_spin<<<1, 32, 0, stream>>>((long long)(khz * ms));
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t conformance_launch_poke(int *addr, cudaStream_t stream) {
+    (void)cudaGetLastError();
     conformance_poke<<<1, 1, 0, stream>>>(addr);
     return cudaGetLastError();
 }
