@@ -187,13 +187,16 @@ void sim_error_clear(void) {
     g_sticky = cudaSuccess;
 }
 
+/* The last error is a per-thread slot, apart from the context's sticky error: after a
+ * fault every call fails (and records the fault), but cudaGetLastError still clears the
+ * slot, as the CUDA 13 runtime does (sim/conformance). */
 cudaError_t cudaGetLastError(void) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaGetLastError", SIM_CALL_NO_STICKY);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_host_charge(sim_host_cost_api_min());
-    cudaError_t last = g_sticky != cudaSuccess ? g_sticky : g_last;
-    if (g_sticky == cudaSuccess) g_last = cudaSuccess;
+    cudaError_t last = g_last;
+    g_last = cudaSuccess;
     sim_call_end(&call, cudaSuccess);
     return last;
 }
@@ -203,7 +206,7 @@ cudaError_t cudaPeekAtLastError(void) {
     cudaError_t err = sim_call_begin(&call, "cudaPeekAtLastError", SIM_CALL_NO_STICKY);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_host_charge(sim_host_cost_api_min());
-    cudaError_t last = g_sticky != cudaSuccess ? g_sticky : g_last;
+    cudaError_t last = g_last;
     sim_call_end(&call, cudaSuccess);
     return last;
 }

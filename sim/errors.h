@@ -1,6 +1,7 @@
 /* sim/errors.h: the runtime's error state: the last error (cudaGetLastError /
- * cudaPeekAtLastError) and the sticky error that an asynchronous fault (an illegal
- * address in a kernel) leaves behind until cudaDeviceReset. */
+ * cudaPeekAtLastError), and the sticky error that an asynchronous fault (an illegal
+ * address in a kernel) leaves behind until cudaDeviceReset: every later call fails with
+ * it (and so records it again as the last error). */
 #ifndef STREAMLAB_SIM_ERRORS_H
 #define STREAMLAB_SIM_ERRORS_H
 
