@@ -169,6 +169,22 @@ TEST(Streams, SynchronizeOnOneStreamDoesNotWaitForAnother) {
     EXPECT_EQ(cudaStreamQuery(s1), cudaErrorNotReady);
 }
 
+// As on an H200 (CUDA 13.0): synchronising the legacy stream waits for the work of the
+// streams that synchronise with it, and not for non-blocking streams.
+TEST(Streams, SynchronizingTheLegacyStreamWaitsForBlockingStreamsOnly) {
+    Reset();
+    Capture cap;
+    cudaStream_t b, nb;
+    ASSERT_EQ(cudaStreamCreate(&b), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(Spin(b, 5 * kMs, 1, 32, "blocking"), cudaSuccess);
+    ASSERT_EQ(Spin(nb, 20 * kMs, 1, 32, "nonblocking"), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(0), cudaSuccess);
+    EXPECT_GE(sim_now_ns(), cap.Kernel("blocking").end_ns);
+    EXPECT_FALSE(cap.Kernel("nonblocking").timed) << "still running";
+    EXPECT_EQ(cudaStreamQuery(nb), cudaErrorNotReady);
+}
+
 TEST(Streams, DestroyedStreamFinishesItsWorkButItsHandleIsDead) {
     Reset();
     Capture cap;
