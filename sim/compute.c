@@ -85,10 +85,6 @@ void sim_compute_init(const sim_profile *profile) {
     }
 }
 
-double sim_compute_sm_overhead_ns(uint32_t sm) {
-    return (K.cls_overhead && sm < K.n_sm) ? K.cls_overhead[sm % K.n_cls] : 0;
-}
-
 static group *group_new(void) {
     group *g = K.free_groups;
     if (g) {

@@ -29,8 +29,6 @@ void sim_compute_ready(sim_op *op, uint64_t now);
 void sim_compute_group_done(const sim_ev *ev);
 /* Frees a block group whose SIM_EV_GROUP event is being discarded (reset). */
 void sim_compute_discard_group(void *group);
-/* The block turnaround of an SM's class, in ns (for tests and docs). */
-double sim_compute_sm_overhead_ns(uint32_t sm);
 
 #ifdef __cplusplus
 }

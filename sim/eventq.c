@@ -54,11 +54,6 @@ bool sim_eventq_pop(sim_eventq *q, sim_ev *out) {
     return true;
 }
 
-void sim_eventq_clear(sim_eventq *q) {
-    q->count = 0;
-    q->next_seq = 0;
-}
-
 void sim_eventq_free(sim_eventq *q) {
     free(q->items);
     q->items = NULL;

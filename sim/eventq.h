@@ -42,7 +42,6 @@ void sim_eventq_push(sim_eventq *q, uint64_t time, sim_ev_type type, uint32_t in
 const sim_ev *sim_eventq_peek(const sim_eventq *q);
 /* Removes the earliest event into *out; false when empty. */
 bool sim_eventq_pop(sim_eventq *q, sim_ev *out);
-void sim_eventq_clear(sim_eventq *q);
 void sim_eventq_free(sim_eventq *q);
 
 #ifdef __cplusplus

@@ -38,8 +38,6 @@ void sim_set_perturbation(uint64_t seed, double amount) {
     if (P.state == 0) P.state = 0x9E3779B97F4A7C15ull;
 }
 
-bool sim_perturb_active(void) { return P.amount > 0; }
-
 double sim_perturb_factor(void) {
     if (P.amount <= 0) return 1.0;
     double u = (double)(next() >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */

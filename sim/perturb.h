@@ -13,8 +13,6 @@
 extern "C" {
 #endif
 
-/* True when an amount > 0 is in force. */
-bool sim_perturb_active(void);
 /* A duration factor in [1 - amount, 1 + amount]; exactly 1 when inactive. */
 double sim_perturb_factor(void);
 /* A random tie-break key when active; 0 when inactive (callers then keep FIFO order). */

@@ -44,7 +44,6 @@ static uint64_t ns_of(double ns) {
     return (uint64_t)llround(ns);
 }
 
-const sim_profile *sim_sched_profile(void) { return S.prof; }
 uint64_t sim_sched_now(void) { return S.now; }
 uint64_t sim_sched_outstanding(void) { return S.outstanding; }
 bool sim_sched_device_failed(void) { return S.failed; }

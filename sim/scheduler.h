@@ -23,7 +23,6 @@ extern "C" {
 void sim_sched_init(const sim_profile *profile);
 /* Discards every queued op and future event (sim_reset). */
 void sim_sched_reset(void);
-const sim_profile *sim_sched_profile(void);
 
 /* Queues op on a stream: numbers it, adds the legacy-stream barrier dependencies, and
  * makes it visible to the device at op->visible_ns (set by the caller). */
