@@ -57,8 +57,9 @@ typedef struct sim_kernel_launch {
 } sim_kernel_launch;
 
 /* Enqueues a kernel on stream, as a <<<grid, block, shared, stream>>> launch would.
- * Returns what cudaLaunchKernel returns: cudaErrorInvalidConfiguration for an empty grid
- * or a block over the device's limits, cudaErrorInvalidResourceHandle for a bad stream,
+ * Returns what cudaLaunchKernel returns: for an empty grid or a block over the device's
+ * limits that is cudaErrorInvalidValue in CUDA 13 (measured on an H200; older runtimes said
+ * cudaErrorInvalidConfiguration), cudaErrorInvalidResourceHandle for a bad stream,
  * ... and records the error for cudaGetLastError. A range outside every device
  * allocation makes the kernel fail as a real one would (cudaErrorIllegalAddress, sticky,
  * reported by the next synchronising call); its body is not run. */

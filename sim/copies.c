@@ -1,0 +1,248 @@
+/* sim/copies.c: cudaMemcpy, cudaMemcpyAsync, cudaMemset and cudaMemsetAsync. A copy is
+ * checked against the allocation tables (direction against the pointers, device ranges
+ * inside their allocations), classified (H2D / D2H on a copy engine, pinned or pageable;
+ * D2D on the SMs; H2H on the host), and the host blocks as trace/copy_rules.h says the
+ * runtime does. Memsets and device-to-device copies run as kernels at device-memory rate,
+ * writing each block's bytes when its block group retires. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/copy_engine.h"
+#include "sim/errors.h"
+#include "sim/host_clock.h"
+#include "sim/kernels.h"
+#include "sim/memory.h"
+#include "sim/scheduler.h"
+#include "sim/streams.h"
+#include "trace/copy_rules.h"
+#include "trace/recorder.h"
+
+#define MIB (1024.0 * 1024.0)
+#define DEVICE_KERNEL_THREADS 256u
+
+/* The arguments of the kernels behind memset and device-to-device copies. */
+typedef struct device_memory_args {
+    unsigned char *dst;
+    const unsigned char *src; /* NULL for a memset */
+    uint64_t bytes;
+    uint64_t chunk; /* bytes per block */
+    int value;
+} device_memory_args;
+
+static void device_memory_body(const void *args, uint32_t b0, uint32_t b1) {
+    const device_memory_args *a = args;
+    uint64_t begin = (uint64_t)b0 * a->chunk;
+    uint64_t end = (uint64_t)b1 * a->chunk;
+    if (end > a->bytes) end = a->bytes;
+    if (begin >= end) return;
+    if (a->src)
+        memmove(a->dst + begin, a->src + begin, end - begin);
+    else
+        memset(a->dst + begin, a->value, end - begin);
+}
+
+/* Builds the compute op of a memset (src NULL) or device-to-device copy. */
+static sim_op *device_memory_op(const sim_profile *p, void *dst, const void *src, uint64_t bytes,
+                                int value, uint32_t stream) {
+    uint64_t chunk = (uint64_t)p->memset_block_bytes;
+    uint64_t blocks = (bytes + chunk - 1) / chunk;
+    if (blocks > UINT32_MAX) {
+        chunk = (bytes + UINT32_MAX - 1) / UINT32_MAX;
+        blocks = (bytes + chunk - 1) / chunk;
+    }
+    sim_op *op = sim_op_new(SIM_OP_COMPUTE);
+    sim_kernel_state *k = &op->u.kernel;
+    sim_kernel_cost cost = {0};
+    cost.dram_bytes = (double)chunk * (src ? 2.0 : 1.0); /* a copy reads and writes */
+    unsigned threads = DEVICE_KERNEL_THREADS;
+    if (threads > (unsigned)p->max_threads_per_block) threads = (unsigned)p->max_threads_per_block;
+    dim3 grid = {(unsigned)blocks, 1, 1}, block = {threads, 1, 1};
+    if (sim_kernel_prepare(p, grid, block, 0, &cost, k) != cudaSuccess) {
+        /* Only a profile whose SMs cannot hold one such block gets here. */
+        fprintf(stderr, "streamlab simulated GPU: the profile cannot run a %u-thread block\n", threads);
+        sim_op_free(op);
+        return NULL;
+    }
+    device_memory_args a = {dst, src, bytes, chunk, value};
+    k->args = k->inline_args;
+    memcpy(k->args, &a, sizeof(a));
+    k->body = device_memory_body;
+    k->priority = sim_stream_at(stream)->priority;
+    return op;
+}
+
+static uint64_t visible_now(const sim_profile *p) {
+    return sim_host_now() + (uint64_t)p->submit_latency_ns;
+}
+
+/* Checks a copy and finds its direction and whether its host side is pinned. As the CUDA
+ * 13 runtime does (measured, see docs/simulator.md): a pointer the kind says is on the
+ * device must be one the device can address (device memory or page-locked host memory,
+ * under unified addressing), and the copy then goes the way the pointers say, whatever
+ * the kind; a pageable pointer where the kind wants a device one is an invalid value. */
+static cudaError_t classify(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            trace_copy_dir *dir, bool *pinned) {
+    if ((unsigned)kind > (unsigned)cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+    if (!dst || !src) return cudaErrorInvalidValue;
+    sim_mem_kind dk = sim_mem_kind_of(dst, NULL, NULL), sk = sim_mem_kind_of(src, NULL, NULL);
+    bool kind_dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool kind_src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if ((kind_dst_dev && dk == SIM_MEM_PAGEABLE) || (kind_src_dev && sk == SIM_MEM_PAGEABLE))
+        return cudaErrorInvalidValue;
+    bool dst_dev = dk == SIM_MEM_DEVICE, src_dev = sk == SIM_MEM_DEVICE;
+    *dir = src_dev ? (dst_dev ? TRACE_COPY_D2D : TRACE_COPY_D2H) : (dst_dev ? TRACE_COPY_H2D : TRACE_COPY_H2H);
+    /* Device ranges must lie inside their allocations. */
+    if (dst_dev && !sim_mem_range_is(dst, count, SIM_MEM_DEVICE)) return cudaErrorInvalidValue;
+    if (src_dev && !sim_mem_range_is(src, count, SIM_MEM_DEVICE)) return cudaErrorInvalidValue;
+    switch (*dir) {
+    case TRACE_COPY_H2D: *pinned = sim_mem_range_is(src, count, SIM_MEM_PINNED); break;
+    case TRACE_COPY_D2H: *pinned = sim_mem_range_is(dst, count, SIM_MEM_PINNED); break;
+    case TRACE_COPY_H2H:
+        *pinned = sim_mem_range_is(src, count, SIM_MEM_PINNED) && sim_mem_range_is(dst, count, SIM_MEM_PINNED);
+        break;
+    default: *pinned = false; break;
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t count,
+                           enum cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+    const sim_profile *p = sim_prof();
+    sim_host_charge(p->memcpy_call_ns + p->memcpy_call_ns_per_mib * ((double)count / MIB));
+    uint32_t si;
+    if (!sim_stream_resolve(stream, &si)) return cudaErrorInvalidResourceHandle;
+    trace_copy_dir dir = TRACE_COPY_NONE;
+    bool pinned = false;
+    if (count == 0) return ((unsigned)kind > (unsigned)cudaMemcpyDefault) ? cudaErrorInvalidMemcpyDirection : cudaSuccess;
+    cudaError_t err = classify(dst, src, count, kind, &dir, &pinned);
+    if (err != cudaSuccess) return err;
+    trace_copy_rule rule = trace_copy_sync_rule(dir, async, pinned);
+    const void *trace_stream = sim_stream_trace_handle(si);
+
+    /* A synchronous pageable copy to the device first waits for the stream's earlier
+     * work (for the legacy stream: that of every stream synchronising with it). */
+    if (rule.sync_before) {
+        uint64_t t0 = sim_host_now();
+        if (si == SIM_STREAM_LEGACY)
+            sim_sched_wait_blocking_streams();
+        else
+            sim_sched_wait_stream(si);
+        trace_record_sync(TRACE_SYNC_STREAM, trace_stream, call->name, t0, sim_host_now());
+    }
+
+    sim_op *op;
+    trace_engine lane;
+    if (dir == TRACE_COPY_H2D || dir == TRACE_COPY_D2H) {
+        op = sim_op_new(SIM_OP_COPY);
+        sim_copy_state *c = &op->u.copy;
+        c->dir = dir;
+        c->pinned = pinned;
+        c->engine = sim_copy_engine_for(dir);
+        c->dst = dst;
+        c->src = src;
+        c->bytes = count;
+        bool h2d = dir == TRACE_COPY_H2D;
+        c->rate = pinned ? (h2d ? p->h2d_pinned_gbps : p->d2h_pinned_gbps)
+                         : (h2d ? p->h2d_pageable_gbps : p->d2h_pageable_gbps);
+        c->fixed_ns = (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) + (pinned ? 0 : p->pageable_fixed_ns);
+        lane = sim_copy_lane(dir);
+    } else if (dir == TRACE_COPY_D2D) {
+        op = device_memory_op(p, dst, src, count, 0, si);
+        if (!op) return cudaErrorLaunchOutOfResources;
+        lane = TRACE_ENGINE_COMPUTE;
+    } else {
+        op = sim_op_new(SIM_OP_HOST_COPY);
+        op->u.host_copy.dst = dst;
+        op->u.host_copy.src = src;
+        op->u.host_copy.bytes = count;
+        lane = TRACE_ENGINE_HOST;
+    }
+
+    trace_op t;
+    memset(&t, 0, sizeof(t));
+    t.kind = TRACE_OP_COPY;
+    t.dir = dir;
+    t.engine = lane;
+    t.batch = -1;
+    t.bytes = count;
+    t.pinned = pinned;
+    t.enqueue_ns = call->start_ns;
+    trace_op_add_range(&t, src, count, TRACE_RANGE_READ | (rule.host_staged_src ? TRACE_RANGE_HOST_ORDERED : 0));
+    trace_op_add_range(&t, dst, count, TRACE_RANGE_WRITE);
+    op->trace_id = trace_record(&t, trace_stream);
+    op->visible_ns = visible_now(p);
+    sim_sched_enqueue(op, si);
+    uint64_t id = op->trace_id, seq = op->seq;
+
+    /* Staging a pageable source through the bounce buffer keeps the host until the
+     * copy's last chunk is staged; the simulator holds it until the copy completes. */
+    if (rule.host_waits || rule.host_staged_src) {
+        uint64_t t0 = sim_host_now();
+        sim_sched_wait_seq(si, seq);
+        if (rule.host_waits) trace_record_sync_op(id, call->name, t0, sim_host_now());
+    }
+    return sim_error_sticky_or(cudaSuccess);
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaMemcpy", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    return sim_call_end(&call, do_copy(&call, dst, src, count, kind, NULL, false));
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaMemcpyAsync", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    return sim_call_end(&call, do_copy(&call, dst, src, count, kind, stream, true));
+}
+
+static cudaError_t do_memset(sim_call *call, void *ptr, int value, size_t count, cudaStream_t stream,
+                             bool async) {
+    const sim_profile *p = sim_prof();
+    sim_host_charge(p->memset_call_ns);
+    uint32_t si;
+    if (!sim_stream_resolve(stream, &si)) return cudaErrorInvalidResourceHandle;
+    if (count == 0) return cudaSuccess;
+    if (!ptr) return cudaErrorInvalidValue;
+    bool device = sim_mem_range_is(ptr, count, SIM_MEM_DEVICE);
+    bool pinned = !device && sim_mem_range_is(ptr, count, SIM_MEM_PINNED);
+    if (!device && !pinned) return cudaErrorInvalidValue;
+    sim_op *op = device_memory_op(p, ptr, NULL, count, value, si);
+    if (!op) return cudaErrorLaunchOutOfResources;
+    trace_op t;
+    memset(&t, 0, sizeof(t));
+    t.kind = TRACE_OP_MEMSET;
+    t.engine = TRACE_ENGINE_COMPUTE;
+    t.batch = -1;
+    t.bytes = count;
+    t.enqueue_ns = call->start_ns;
+    trace_op_add_range(&t, ptr, count, TRACE_RANGE_WRITE);
+    op->trace_id = trace_record(&t, sim_stream_trace_handle(si));
+    op->visible_ns = visible_now(p);
+    sim_sched_enqueue(op, si);
+    /* cudaMemset is asynchronous to the host except on pinned host memory. */
+    if (!async && pinned) {
+        uint64_t t0 = sim_host_now();
+        sim_sched_wait_seq(si, op->seq);
+        trace_record_sync_op(t.id, call->name, t0, sim_host_now());
+    }
+    return sim_error_sticky_or(cudaSuccess);
+}
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaMemset", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    return sim_call_end(&call, do_memset(&call, devPtr, value, count, NULL, false));
+}
+
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaMemsetAsync", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    return sim_call_end(&call, do_memset(&call, devPtr, value, count, stream, true));
+}

@@ -1,0 +1,216 @@
+// sim/events_test.cc: events. Timing between records, cudaEventDisableTiming and
+// unrecorded events (cudaErrorInvalidResourceHandle from cudaEventElapsedTime), queries
+// and synchronisation, cross-stream waits on the record as it was at the call, and the
+// host cost of a record.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/test_support.h"
+
+namespace {
+
+using simtest::Capture;
+using simtest::Profile;
+using simtest::Reset;
+using simtest::Spin;
+
+const double kMs = 1e6;
+
+std::vector<trace_op> Records(const Capture &cap) { return cap.Of(TRACE_OP_EVENT_RECORD); }
+
+TEST(Events, ElapsedTimeIsTheTimeBetweenTheRecordsCompleting) {
+    Reset();
+    Capture cap;
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    cudaEvent_t a, b;
+    ASSERT_EQ(cudaEventCreate(&a), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&b), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(a, s), cudaSuccess);
+    ASSERT_EQ(Spin(s, 2 * kMs, 1, 32, "k"), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(b, s), cudaSuccess);
+    ASSERT_EQ(cudaEventSynchronize(b), cudaSuccess);
+    float ms = 0;
+    ASSERT_EQ(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+    std::vector<trace_op> r = Records(cap);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_FLOAT_EQ(ms, (float)((double)(r[1].end_ns - r[0].end_ns) / 1e6));
+    trace_op k = cap.Kernel("k");
+    EXPECT_EQ(r[1].end_ns, k.end_ns) << "b completes when the kernel before it does";
+    EXPECT_GT(ms, 2.0f);
+    float back = 0;
+    ASSERT_EQ(cudaEventElapsedTime(&back, b, a), cudaSuccess);
+    EXPECT_FLOAT_EQ(back, -ms);
+}
+
+TEST(Events, DisableTimingEventsHaveNoElapsedTime) {
+    Reset();
+    cudaEvent_t a, b;
+    ASSERT_EQ(cudaEventCreate(&a), cudaSuccess);
+    ASSERT_EQ(cudaEventCreateWithFlags(&b, cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(a, 0), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(b, 0), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    float ms = 0;
+    EXPECT_EQ(cudaEventElapsedTime(&ms, a, b), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaEventElapsedTime(&ms, b, a), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaEventQuery(b), cudaSuccess) << "they still work for synchronisation";
+}
+
+TEST(Events, NeverRecordedEventsAreCompleteButHaveNoTime) {
+    Reset();
+    cudaEvent_t a, b;
+    ASSERT_EQ(cudaEventCreate(&a), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&b), cudaSuccess);
+    EXPECT_EQ(cudaEventQuery(a), cudaSuccess);
+    EXPECT_EQ(cudaEventSynchronize(a), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(b, 0), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    float ms = 0;
+    EXPECT_EQ(cudaEventElapsedTime(&ms, a, b), cudaErrorInvalidResourceHandle);
+}
+
+TEST(Events, ElapsedTimeOfAnUnfinishedRecordIsNotReady) {
+    Reset();
+    cudaEvent_t a, b;
+    ASSERT_EQ(cudaEventCreate(&a), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&b), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(a, 0), cudaSuccess);
+    ASSERT_EQ(Spin(0, 5 * kMs), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(b, 0), cudaSuccess);
+    float ms = 0;
+    EXPECT_EQ(cudaEventElapsedTime(&ms, a, b), cudaErrorNotReady);
+    EXPECT_EQ(cudaEventQuery(b), cudaErrorNotReady);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "not-ready is not an error";
+    ASSERT_EQ(cudaEventSynchronize(b), cudaSuccess);
+    EXPECT_EQ(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+}
+
+TEST(Events, SynchronizeWakesTheHostWhenTheRecordCompletes) {
+    Reset();
+    Capture cap;
+    cudaEvent_t e;
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(Spin(0, 3 * kMs), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, 0), cudaSuccess);
+    ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
+    std::vector<trace_op> r = Records(cap);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(sim_now_ns(), r[0].end_ns + simtest::Ns(Profile().sync_wake_ns));
+    std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 1u);
+    EXPECT_EQ(syncs[0].sync, TRACE_SYNC_EVENT);
+    EXPECT_EQ(syncs[0].event, r[0].event);
+}
+
+TEST(Events, AStreamWaitsForAnEventRecordedInAnother) {
+    Reset();
+    Capture cap;
+    cudaStream_t s1, s2;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+    cudaEvent_t e;
+    ASSERT_EQ(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(Spin(s1, 2 * kMs, 1, 32, "producer"), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, s1), cudaSuccess);
+    ASSERT_EQ(cudaStreamWaitEvent(s2, e, 0), cudaSuccess);
+    ASSERT_EQ(Spin(s2, 0, 1, 32, "consumer"), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_GE(cap.Kernel("consumer").start_ns, cap.Kernel("producer").end_ns);
+    std::vector<trace_op> waits = cap.Of(TRACE_OP_EVENT_WAIT);
+    ASSERT_EQ(waits.size(), 1u);
+    EXPECT_EQ(waits[0].end_ns, cap.Kernel("producer").end_ns) << "released when the record completed";
+}
+
+TEST(Events, AWaitUsesTheRecordAsItWasWhenTheWaitWasIssued) {
+    Reset();
+    Capture cap;
+    cudaStream_t s1, s2;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+    cudaEvent_t e;
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(Spin(s1, 1 * kMs, 1, 32, "first"), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, s1), cudaSuccess);
+    ASSERT_EQ(cudaStreamWaitEvent(s2, e, 0), cudaSuccess);
+    ASSERT_EQ(Spin(s1, 5 * kMs, 1, 32, "second"), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, s1), cudaSuccess);  // a later record: not what s2 waits for
+    ASSERT_EQ(Spin(s2, 0, 1, 32, "consumer"), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    trace_op c = cap.Kernel("consumer");
+    EXPECT_GE(c.start_ns, cap.Kernel("first").end_ns);
+    EXPECT_LT(c.start_ns, cap.Kernel("second").end_ns);
+}
+
+TEST(Events, WaitingOnANeverRecordedEventWaitsForNothing) {
+    Reset();
+    Capture cap;
+    cudaStream_t s1, s2;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+    cudaEvent_t e;
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(Spin(s1, 2 * kMs, 1, 32, "busy"), cudaSuccess);
+    ASSERT_EQ(cudaStreamWaitEvent(s2, e, 0), cudaSuccess);
+    ASSERT_EQ(Spin(s2, 0, 1, 32, "free"), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_LT(cap.Kernel("free").end_ns, cap.Kernel("busy").end_ns);
+}
+
+TEST(Events, ARecordOnTheLegacyStreamWaitsForBlockingStreams) {
+    Reset();
+    Capture cap;
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    cudaEvent_t e;
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(Spin(s, 2 * kMs, 1, 32, "k"), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, 0), cudaSuccess);
+    ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
+    EXPECT_GE(Records(cap)[0].end_ns, cap.Kernel("k").end_ns);
+}
+
+TEST(Events, RecordingCostsTheMeasuredHostTime) {
+    Reset();
+    cudaEvent_t timed, untimed;
+    ASSERT_EQ(cudaEventCreate(&timed), cudaSuccess);
+    ASSERT_EQ(cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming), cudaSuccess);
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaEventRecord(timed, 0), cudaSuccess);
+    uint64_t t1 = sim_now_ns();
+    ASSERT_EQ(cudaEventRecord(untimed, 0), cudaSuccess);
+    uint64_t t2 = sim_now_ns();
+    EXPECT_EQ(t1 - t0, simtest::Ns(Profile().event_record_ns));
+    EXPECT_EQ(t2 - t1, simtest::Ns(Profile().event_record_no_timing_ns));
+}
+
+TEST(Events, DestroyedEventsAreInvalidHandles) {
+    Reset();
+    cudaEvent_t e;
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, 0), cudaSuccess);
+    ASSERT_EQ(cudaEventDestroy(e), cudaSuccess);
+    EXPECT_EQ(cudaEventQuery(e), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaEventRecord(e, 0), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaEventSynchronize(e), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaStreamWaitEvent(0, e, 0), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaEventDestroy(e), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "its pending record still completed harmlessly";
+}
+
+TEST(Events, BadArgumentsAreInvalidValues) {
+    Reset();
+    cudaEvent_t e;
+    EXPECT_EQ(cudaEventCreate(nullptr), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaEventCreateWithFlags(&e, 0x8), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaEventCreateWithFlags(&e, cudaEventInterprocess), cudaErrorInvalidValue)
+        << "an interprocess event must disable timing";
+    ASSERT_EQ(cudaEventCreateWithFlags(&e, cudaEventInterprocess | cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    EXPECT_EQ(cudaEventElapsedTime(nullptr, e, e), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaStreamWaitEvent(0, e, 0x2), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaEventRecord(e, (cudaStream_t)(uintptr_t)0x99990), cudaErrorInvalidResourceHandle);
+}
+
+}  // namespace

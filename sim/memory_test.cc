@@ -1,0 +1,150 @@
+// sim/memory_test.cc: device and page-locked host memory. cudaMalloc gives aligned,
+// zeroed memory within the profile's capacity; frees and registrations are checked
+// against the allocation table and misuse gets the runtime's error codes; page-locking
+// costs host time as measured; freeing waits for the device.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/memory.h"
+#include "sim/test_support.h"
+
+namespace {
+
+using simtest::Capture;
+using simtest::Profile;
+using simtest::Reset;
+using simtest::Spin;
+
+TEST(Memory, DeviceAllocationsAreAlignedAndZeroed) {
+    Reset();
+    unsigned char *d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, 1000), cudaSuccess);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ((uintptr_t)d % 256, 0u);
+    std::vector<unsigned char> h(1000, 0xff);
+    ASSERT_EQ(cudaMemcpy(h.data(), d, 1000, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (unsigned char c : h) ASSERT_EQ(c, 0);
+    EXPECT_EQ(sim_mem_kind_of(d + 999, nullptr, nullptr), SIM_MEM_DEVICE);
+    EXPECT_EQ(sim_mem_kind_of(h.data(), nullptr, nullptr), SIM_MEM_PAGEABLE);
+}
+
+TEST(Memory, ZeroBytesGiveANullPointer) {
+    Reset();
+    void *d = (void *)1;
+    ASSERT_EQ(cudaMalloc(&d, 0), cudaSuccess);
+    EXPECT_EQ(d, nullptr);
+    EXPECT_EQ(cudaFree(nullptr), cudaSuccess);
+    EXPECT_EQ(cudaFreeHost(nullptr), cudaSuccess);
+}
+
+TEST(Memory, MoreThanTheDeviceHoldsIsAnAllocationError) {
+    Reset();
+    void *d = (void *)1;
+    EXPECT_EQ(cudaMalloc(&d, (size_t)Profile().total_global_mem + 1), cudaErrorMemoryAllocation);
+    EXPECT_EQ(d, nullptr);
+    EXPECT_EQ(cudaMalloc(&d, SIZE_MAX), cudaErrorMemoryAllocation);
+    EXPECT_EQ(cudaMalloc(nullptr, 16), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+}
+
+TEST(Memory, FreeingWhatWasNotAllocatedIsInvalid) {
+    Reset();
+    char *d;
+    ASSERT_EQ(cudaMalloc(&d, 4096), cudaSuccess);
+    std::vector<char> h(16);
+    EXPECT_EQ(cudaFree(h.data()), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaFree(d + 16), cudaErrorInvalidValue) << "not the start of the allocation";
+    EXPECT_EQ(cudaFreeHost(d), cudaErrorInvalidValue) << "device memory is not cudaFreeHost's";
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
+    EXPECT_EQ(cudaFree(d), cudaErrorInvalidValue) << "freed twice";
+    void *p;
+    ASSERT_EQ(cudaMallocHost(&p, 64), cudaSuccess);
+    EXPECT_EQ(cudaFree(p), cudaErrorInvalidValue) << "pinned host memory is not cudaFree's";
+    EXPECT_EQ(cudaFreeHost(p), cudaSuccess);
+}
+
+TEST(Memory, PageLockedAllocationsArePinnedAndCostTheMeasuredTime) {
+    Reset();
+    const size_t bytes = 64u << 20;
+    void *p;
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaMallocHost(&p, bytes), cudaSuccess);
+    EXPECT_EQ(sim_now_ns() - t0, simtest::Ns(Profile().malloc_host_ns + Profile().malloc_host_ns_per_mib * 64));
+    EXPECT_TRUE(sim_mem_range_is(p, bytes, SIM_MEM_PINNED));
+    EXPECT_FALSE(sim_mem_range_is(p, bytes + 1, SIM_MEM_PINNED));
+    void *q;
+    ASSERT_EQ(cudaHostAlloc(&q, 4096, cudaHostAllocMapped | cudaHostAllocPortable), cudaSuccess);
+    EXPECT_TRUE(sim_mem_range_is(q, 4096, SIM_MEM_PINNED));
+    EXPECT_EQ(cudaHostAlloc(&q, 4096, 0x10), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaMallocHost(nullptr, 16), cudaErrorInvalidValue);
+}
+
+TEST(Memory, RegisteringHostMemoryPinsItUntilUnregistered) {
+    Reset();
+    const size_t bytes = 16u << 20;
+    std::vector<char> buf(bytes);
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaHostRegister(buf.data(), bytes, cudaHostRegisterDefault), cudaSuccess);
+    EXPECT_EQ(sim_now_ns() - t0, simtest::Ns(Profile().host_register_ns + Profile().host_register_ns_per_mib * 16));
+    EXPECT_TRUE(sim_mem_range_is(buf.data(), bytes, SIM_MEM_PINNED));
+    ASSERT_EQ(cudaHostUnregister(buf.data()), cudaSuccess);
+    EXPECT_FALSE(sim_mem_range_is(buf.data(), bytes, SIM_MEM_PINNED));
+}
+
+TEST(Memory, RegistrationMisuse) {
+    Reset();
+    std::vector<char> buf(8192);
+    EXPECT_EQ(cudaHostRegister(nullptr, 64, 0), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaHostRegister(buf.data(), 0, 0), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaHostRegister(buf.data(), 64, 0x100), cudaErrorInvalidValue);
+    ASSERT_EQ(cudaHostRegister(buf.data(), 4096, 0), cudaSuccess);
+    EXPECT_EQ(cudaHostRegister(buf.data(), 4096, 0), cudaErrorHostMemoryAlreadyRegistered);
+    EXPECT_EQ(cudaHostRegister(buf.data() + 100, 8000, 0), cudaErrorHostMemoryAlreadyRegistered) << "overlapping";
+    EXPECT_EQ(cudaHostUnregister(buf.data() + 100), cudaErrorHostMemoryNotRegistered);
+    EXPECT_EQ(cudaHostUnregister(buf.data() + 4096), cudaErrorHostMemoryNotRegistered);
+    void *p;
+    ASSERT_EQ(cudaMallocHost(&p, 4096), cudaSuccess);
+    EXPECT_EQ(cudaHostRegister(p, 4096, 0), cudaErrorInvalidValue) << "the runtime's own page-locked memory";
+    EXPECT_EQ(cudaHostUnregister(p), cudaErrorInvalidValue);
+    ASSERT_EQ(cudaHostUnregister(buf.data()), cudaSuccess);
+    EXPECT_EQ(cudaHostUnregister(buf.data()), cudaErrorHostMemoryNotRegistered);
+}
+
+TEST(Memory, FreeingWaitsForTheDevice) {
+    Reset();
+    Capture cap;
+    void *d;
+    ASSERT_EQ(cudaMalloc(&d, 4096), cudaSuccess);
+    ASSERT_EQ(Spin(0, 3e6, 1, 32, "k"), cudaSuccess);
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
+    EXPECT_GE(sim_now_ns(), cap.Kernel("k").end_ns);
+    std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 1u);
+    EXPECT_EQ(syncs[0].sync, TRACE_SYNC_DEVICE);
+}
+
+TEST(Memory, TheTableFindsTheHoldingAllocation) {
+    Reset();
+    std::vector<char *> ptrs;
+    for (int i = 0; i < 50; i++) {
+        char *d;
+        ASSERT_EQ(cudaMalloc(&d, 1000 + 10 * i), cudaSuccess);
+        ptrs.push_back(d);
+    }
+    for (int i = 0; i < 50; i++) {
+        uintptr_t base = 0;
+        size_t size = 0;
+        EXPECT_EQ(sim_mem_kind_of(ptrs[i] + 999, &base, &size), SIM_MEM_DEVICE);
+        EXPECT_EQ(base, (uintptr_t)ptrs[i]);
+        EXPECT_EQ(size, (size_t)(1000 + 10 * i));
+        EXPECT_TRUE(sim_mem_device_accessible(ptrs[i], size));
+        EXPECT_FALSE(sim_mem_device_accessible(ptrs[i], size + 1));
+    }
+    for (int i = 0; i < 50; i += 2) ASSERT_EQ(cudaFree(ptrs[i]), cudaSuccess);
+    for (int i = 0; i < 50; i++)
+        EXPECT_EQ(sim_mem_kind_of(ptrs[i], nullptr, nullptr) == SIM_MEM_DEVICE, i % 2 == 1) << i;
+}
+
+}  // namespace

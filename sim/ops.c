@@ -1,0 +1,59 @@
+/* sim/ops.c: op allocation from a free list, and dependency lists (see ops.h). */
+#include "sim/ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sim_op *g_free;
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "streamlab simulated GPU: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+sim_op *sim_op_new(sim_op_kind kind) {
+    sim_op *op = g_free;
+    if (op)
+        g_free = op->next;
+    else
+        op = xmalloc(sizeof(*op));
+    memset(op, 0, sizeof(*op));
+    op->kind = (uint8_t)kind;
+    op->jitter = 1.0;
+    op->deps = op->deps_inline;
+    op->deps_cap = SIM_OP_INLINE_DEPS;
+    return op;
+}
+
+void sim_op_free(sim_op *op) {
+    if (op->deps != op->deps_inline) free(op->deps);
+    if (op->kind == SIM_OP_COMPUTE && op->u.kernel.args != op->u.kernel.inline_args)
+        free(op->u.kernel.args);
+    op->next = g_free;
+    g_free = op;
+}
+
+void sim_op_add_dep(sim_op *op, uint32_t stream, uint64_t seq) {
+    if (op->n_deps == op->deps_cap) {
+        uint32_t ncap = op->deps_cap * 2;
+        sim_dep *n = xmalloc(ncap * sizeof(sim_dep));
+        memcpy(n, op->deps, op->n_deps * sizeof(sim_dep));
+        if (op->deps != op->deps_inline) free(op->deps);
+        op->deps = n;
+        op->deps_cap = ncap;
+    }
+    op->deps[op->n_deps++] = (sim_dep){stream, seq};
+}
+
+void sim_op_pool_release(void) {
+    while (g_free) {
+        sim_op *n = g_free->next;
+        free(g_free);
+        g_free = n;
+    }
+}

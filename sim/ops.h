@@ -1,0 +1,117 @@
+/* sim/ops.h: one operation enqueued on a stream (a copy, a kernel or other SM work, an
+ * event record or wait, a host function, a host-to-host copy), with what it waits for
+ * and the state each engine keeps in it while it runs. Ops come from a free list, so a
+ * million enqueued operations do not mean a million mallocs. */
+#ifndef STREAMLAB_SIM_OPS_H
+#define STREAMLAB_SIM_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "streamlab_sim.h"
+#include "trace/op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sim_op_kind {
+    SIM_OP_COPY = 0,     /* H2D / D2H on a copy engine */
+    SIM_OP_COMPUTE,      /* a kernel, or a memset / device-to-device copy run on the SMs */
+    SIM_OP_EVENT_RECORD, /* cudaEventRecord */
+    SIM_OP_EVENT_WAIT,   /* cudaStreamWaitEvent */
+    SIM_OP_HOST_FN,      /* cudaLaunchHostFunc */
+    SIM_OP_HOST_COPY     /* a host-to-host copy, done by the host */
+} sim_op_kind;
+
+/* "Stream `stream` has completed its op number `seq`." */
+typedef struct sim_dep {
+    uint32_t stream;
+    uint64_t seq;
+} sim_dep;
+
+#define SIM_OP_INLINE_DEPS 2
+#define SIM_KERNEL_INLINE_ARGS 64
+
+typedef struct sim_copy_state {
+    trace_copy_dir dir;
+    bool pinned;      /* the host side is page-locked */
+    uint32_t engine;  /* copy engine index */
+    void *dst;
+    const void *src;
+    uint64_t bytes;
+    double rate;      /* bytes per ns when it has the link to itself */
+    double fixed_ns;  /* set-up time on the engine before bytes move */
+} sim_copy_state;
+
+typedef struct sim_kernel_state {
+    sim_kernel_body body;
+    void *args; /* the launch's copy of the arguments (inline_args or malloc'd) */
+    unsigned char inline_args[SIM_KERNEL_INLINE_ARGS];
+    uint32_t nblocks;
+    uint32_t next_block;  /* blocks dispatched so far */
+    uint32_t done_blocks; /* blocks retired so far */
+    uint32_t threads;     /* per block */
+    uint32_t regs;        /* per block, as allocated */
+    uint32_t smem;        /* per block, with the driver's reservation */
+    double block_ns;      /* how long a block holds its slot */
+    double overhead_ns;   /* launch overhead on the device before blocks dispatch */
+    int32_t priority;
+    uint64_t order;       /* dispatch order within a priority */
+    bool illegal;         /* touches memory outside every allocation: faults */
+    bool dispatching;     /* in the dispatcher's list */
+} sim_kernel_state;
+
+typedef struct sim_op sim_op;
+struct sim_op {
+    sim_op *next;  /* in its stream's queue, or the free list */
+    sim_op *qnext; /* in a copy engine's queue */
+    uint32_t stream;
+    uint8_t kind;  /* sim_op_kind */
+    bool started;
+    uint64_t seq;        /* its number within its stream, from 1 */
+    uint64_t order;      /* global enqueue order */
+    uint64_t tiebreak;   /* random start order under perturbation, else 0 */
+    uint64_t trace_id;   /* the recorder's id; 0 when not recorded */
+    uint64_t visible_ns; /* the earliest time the device can see it */
+    uint64_t start_ns, end_ns;
+    double jitter;       /* duration factor from the perturbation (1 when none) */
+    uint32_t n_deps;
+    uint32_t deps_cap;
+    sim_dep deps_inline[SIM_OP_INLINE_DEPS];
+    sim_dep *deps; /* deps_inline, or a malloc'd array when there are more */
+    union {
+        sim_copy_state copy;
+        sim_kernel_state kernel;
+        struct {
+            uint32_t event;
+            uint64_t gen;
+        } record;
+        struct {
+            cudaHostFn_t fn;
+            void *data;
+        } host_fn;
+        struct {
+            void *dst;
+            const void *src;
+            uint64_t bytes;
+        } host_copy;
+    } u;
+};
+
+/* A zeroed op of this kind, from the free list. */
+sim_op *sim_op_new(sim_op_kind kind);
+/* Returns an op (and what it owns: extra deps, kernel arguments) to the free list. */
+void sim_op_free(sim_op *op);
+/* Adds a dependency. */
+void sim_op_add_dep(sim_op *op, uint32_t stream, uint64_t seq);
+/* Frees the free list itself (sim_reset). */
+void sim_op_pool_release(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,254 @@
+/* sim/runtime_api.c: the device-wide calls of the runtime API (device count, properties,
+ * attributes, priority range, cudaDeviceSynchronize, cudaDeviceReset), the runtime's life
+ * cycle (see runtime.h), and sim_reset. There is one simulated device, number 0. */
+#include "sim/runtime.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/errors.h"
+#include "sim/events.h"
+#include "sim/host_clock.h"
+#include "sim/memory.h"
+#include "sim/ops.h"
+#include "sim/perturb.h"
+#include "sim/profile.h"
+#include "sim/scheduler.h"
+#include "sim/streams.h"
+#include "streamlab_sim.h"
+#include "trace/recorder.h"
+
+static struct {
+    bool ready;
+    bool streams_made;
+} R;
+
+void sim_runtime_ensure_ready(void) {
+    if (R.ready) return;
+    const sim_profile *p = sim_profile_current();
+    if (!p) return;
+    if (!R.streams_made) {
+        sim_streams_init();
+        R.streams_made = true;
+    }
+    sim_sched_init(p);
+    R.ready = true;
+}
+
+bool sim_runtime_in_use(void) {
+    if (!R.ready) return sim_mem_count() > 0;
+    return sim_mem_count() > 0 || sim_streams_live() > 0 || sim_events_live() > 0 ||
+           sim_sched_outstanding() > 0;
+}
+
+void sim_runtime_profile_changed(void) { R.ready = false; }
+
+/* ---- devices ------------------------------------------------------------------------ */
+
+#define BEGIN(name, flags)                                                  \
+    sim_call call;                                                          \
+    do {                                                                    \
+        cudaError_t begin_err_ = sim_call_begin(&call, name, flags);        \
+        if (begin_err_ != cudaSuccess) return sim_call_end(&call, begin_err_); \
+        sim_host_charge(sim_prof()->api_min_ns);                            \
+    } while (0)
+
+cudaError_t cudaGetDeviceCount(int *count) {
+    BEGIN("cudaGetDeviceCount", SIM_CALL_NO_STICKY);
+    if (!count) return sim_call_end(&call, cudaErrorInvalidValue);
+    *count = 1;
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaGetDevice(int *device) {
+    BEGIN("cudaGetDevice", SIM_CALL_NO_STICKY);
+    if (!device) return sim_call_end(&call, cudaErrorInvalidValue);
+    *device = 0;
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaSetDevice(int device) {
+    BEGIN("cudaSetDevice", SIM_CALL_NO_STICKY);
+    return sim_call_end(&call, device == 0 ? cudaSuccess : cudaErrorInvalidDevice);
+}
+
+static int iv(double v) { return (int)v; }
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
+    BEGIN("cudaGetDeviceProperties", SIM_CALL_NO_STICKY);
+    if (!prop) return sim_call_end(&call, cudaErrorInvalidValue);
+    if (device != 0) return sim_call_end(&call, cudaErrorInvalidDevice);
+    const sim_profile *p = sim_prof();
+    memset(prop, 0, sizeof(*prop));
+    snprintf(prop->name, sizeof(prop->name), "%s", p->device_name);
+    /* A recognisable UUID: "streamlab sim" and the profile, never a real GPU's. */
+    memcpy(prop->uuid.bytes, "streamlab-sim-\0\0", 16);
+    snprintf(prop->uuid.bytes + 14, 2, "%c", p->name[0]);
+    prop->totalGlobalMem = (size_t)p->total_global_mem;
+    prop->sharedMemPerBlock = (size_t)p->shared_mem_per_block;
+    prop->regsPerBlock = iv(p->regs_per_block);
+    prop->warpSize = iv(p->warp_size);
+    prop->memPitch = 2147483647;
+    prop->maxThreadsPerBlock = iv(p->max_threads_per_block);
+    prop->maxThreadsDim[0] = iv(p->max_block_dim_x);
+    prop->maxThreadsDim[1] = iv(p->max_block_dim_y);
+    prop->maxThreadsDim[2] = iv(p->max_block_dim_z);
+    prop->maxGridSize[0] = iv(p->max_grid_dim_x);
+    prop->maxGridSize[1] = iv(p->max_grid_dim_y);
+    prop->maxGridSize[2] = iv(p->max_grid_dim_z);
+    prop->totalConstMem = (size_t)p->total_const_mem;
+    prop->major = iv(p->compute_major);
+    prop->minor = iv(p->compute_minor);
+    prop->textureAlignment = 512;
+    prop->texturePitchAlignment = 32;
+    prop->multiProcessorCount = iv(p->sm_count);
+    prop->canMapHostMemory = 1;
+    prop->concurrentKernels = 1;
+    prop->asyncEngineCount = iv(p->async_engine_count);
+    prop->unifiedAddressing = 1;
+    prop->memoryBusWidth = iv(p->memory_bus_width);
+    prop->l2CacheSize = iv(p->l2_cache_bytes);
+    prop->maxThreadsPerMultiProcessor = iv(p->max_threads_per_sm);
+    prop->streamPrioritiesSupported = p->priority_least != p->priority_greatest;
+    prop->globalL1CacheSupported = 1;
+    prop->localL1CacheSupported = 1;
+    prop->sharedMemPerMultiprocessor = (size_t)p->shared_mem_per_sm;
+    prop->regsPerMultiprocessor = iv(p->regs_per_sm);
+    prop->computePreemptionSupported = 1;
+    prop->canUseHostPointerForRegisteredMem = 1;
+    prop->cooperativeLaunch = 1;
+    prop->sharedMemPerBlockOptin = (size_t)p->shared_mem_per_block_optin;
+    prop->maxBlocksPerMultiProcessor = iv(p->max_blocks_per_sm);
+    prop->reservedSharedMemPerBlock = (size_t)p->reserved_shared_mem_per_block;
+    prop->hostRegisterSupported = 1;
+    prop->clusterLaunch = p->compute_major >= 9;
+    prop->hostNumaId = -1;
+    prop->deviceNumaId = -1;
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
+    BEGIN("cudaDeviceGetAttribute", SIM_CALL_NO_STICKY);
+    if (!value) return sim_call_end(&call, cudaErrorInvalidValue);
+    if (device != 0) return sim_call_end(&call, cudaErrorInvalidDevice);
+    const sim_profile *p = sim_prof();
+    int v;
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: v = iv(p->max_threads_per_block); break;
+    case cudaDevAttrMaxBlockDimX: v = iv(p->max_block_dim_x); break;
+    case cudaDevAttrMaxBlockDimY: v = iv(p->max_block_dim_y); break;
+    case cudaDevAttrMaxBlockDimZ: v = iv(p->max_block_dim_z); break;
+    case cudaDevAttrMaxGridDimX: v = iv(p->max_grid_dim_x); break;
+    case cudaDevAttrMaxGridDimY: v = iv(p->max_grid_dim_y); break;
+    case cudaDevAttrMaxGridDimZ: v = iv(p->max_grid_dim_z); break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: v = iv(p->shared_mem_per_block); break;
+    case cudaDevAttrTotalConstantMemory: v = iv(p->total_const_mem); break;
+    case cudaDevAttrWarpSize: v = iv(p->warp_size); break;
+    case cudaDevAttrMaxPitch: v = 2147483647; break;
+    case cudaDevAttrMaxRegistersPerBlock: v = iv(p->regs_per_block); break;
+    case cudaDevAttrClockRate: v = iv(p->clock_khz); break;
+    case cudaDevAttrTextureAlignment: v = 512; break;
+    case cudaDevAttrGpuOverlap: v = p->async_engine_count > 0; break;
+    case cudaDevAttrMultiProcessorCount: v = iv(p->sm_count); break;
+    case cudaDevAttrKernelExecTimeout: v = 0; break;
+    case cudaDevAttrIntegrated: v = 0; break;
+    case cudaDevAttrCanMapHostMemory: v = 1; break;
+    case cudaDevAttrComputeMode: v = 0; break;
+    case cudaDevAttrConcurrentKernels: v = 1; break;
+    case cudaDevAttrEccEnabled: v = 0; break;
+    case cudaDevAttrPciBusId: v = 0; break;
+    case cudaDevAttrPciDeviceId: v = 0; break;
+    case cudaDevAttrTccDriver: v = 0; break;
+    case cudaDevAttrMemoryClockRate: v = iv(p->memory_clock_khz); break;
+    case cudaDevAttrGlobalMemoryBusWidth: v = iv(p->memory_bus_width); break;
+    case cudaDevAttrL2CacheSize: v = iv(p->l2_cache_bytes); break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: v = iv(p->max_threads_per_sm); break;
+    case cudaDevAttrAsyncEngineCount: v = iv(p->async_engine_count); break;
+    case cudaDevAttrUnifiedAddressing: v = 1; break;
+    case cudaDevAttrPciDomainId: v = 0; break;
+    case cudaDevAttrComputeCapabilityMajor: v = iv(p->compute_major); break;
+    case cudaDevAttrComputeCapabilityMinor: v = iv(p->compute_minor); break;
+    case cudaDevAttrStreamPrioritiesSupported: v = p->priority_least != p->priority_greatest; break;
+    case cudaDevAttrGlobalL1CacheSupported: v = 1; break;
+    case cudaDevAttrLocalL1CacheSupported: v = 1; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: v = iv(p->shared_mem_per_sm); break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: v = iv(p->regs_per_sm); break;
+    case cudaDevAttrManagedMemory: v = 0; break;
+    case cudaDevAttrIsMultiGpuBoard: v = 0; break;
+    case cudaDevAttrMultiGpuBoardGroupID: v = 0; break;
+    case cudaDevAttrHostNativeAtomicSupported: v = 0; break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: v = 2; break;
+    case cudaDevAttrPageableMemoryAccess: v = 0; break;
+    case cudaDevAttrConcurrentManagedAccess: v = 0; break;
+    case cudaDevAttrComputePreemptionSupported: v = 1; break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem: v = 1; break;
+    case cudaDevAttrCooperativeLaunch: v = 1; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: v = iv(p->shared_mem_per_block_optin); break;
+    case cudaDevAttrHostRegisterSupported: v = 1; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: v = iv(p->max_blocks_per_sm); break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: v = iv(p->reserved_shared_mem_per_block); break;
+    case cudaDevAttrMemoryPoolsSupported: v = 0; break;
+    case cudaDevAttrClusterLaunch: v = p->compute_major >= 9; break;
+    default: return sim_call_end(&call, cudaErrorInvalidValue);
+    }
+    *value = v;
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
+    BEGIN("cudaDeviceGetStreamPriorityRange", SIM_CALL_NO_STICKY);
+    const sim_profile *p = sim_prof();
+    if (leastPriority) *leastPriority = iv(p->priority_least);
+    if (greatestPriority) *greatestPriority = iv(p->priority_greatest);
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaDeviceSynchronize", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    sim_host_charge(sim_prof()->sync_call_ns);
+    sim_sched_wait_device();
+    trace_record_sync(TRACE_SYNC_DEVICE, NULL, "cudaDeviceSynchronize", call.start_ns, sim_host_now());
+    return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
+}
+
+/* Discards queued work and frees every allocation, stream and event (the recorder hears
+ * of the streams and events that die); forgets the errors. */
+static void teardown(void) {
+    if (R.streams_made) {
+        sim_sched_reset();
+        sim_streams_reset(true);
+        sim_events_reset(true);
+    }
+    sim_mem_release_all();
+    sim_error_clear();
+}
+
+cudaError_t cudaDeviceReset(void) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaDeviceReset", SIM_CALL_NO_STICKY);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    sim_host_charge(sim_prof()->sync_call_ns);
+    /* Work already queued finishes first (it is deterministic, and no copy is left
+     * writing into memory about to be freed). */
+    sim_sched_wait_device();
+    teardown();
+    sim_sched_init(sim_prof());
+    R.ready = true;
+    return sim_call_end(&call, cudaSuccess);
+}
+
+void sim_reset(void) {
+    if (sim_in_host_fn()) {
+        sim_set_message("sim_reset: not allowed inside a host function; ignored");
+        fprintf(stderr, "streamlab simulated GPU: %s\n", sim_last_message());
+        return;
+    }
+    teardown();
+    sim_op_pool_release();
+    sim_host_clock_reset();
+    sim_perturb_reset();
+    sim_profile_forget();
+    R.ready = false;
+}

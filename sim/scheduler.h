@@ -1,0 +1,57 @@
+/* sim/scheduler.h: the discrete-event core of the simulated device. Ops wait in their
+ * streams; a stream's head op starts when the device can see it (the host submitted it),
+ * its predecessor has completed and its dependencies (event waits, the legacy-stream
+ * barrier) are met; it then runs on its engine (a copy engine, the SMs, the host-function
+ * thread) and completes at a virtual time, moving its data then. The device is only ever
+ * simulated up to the host's clock: before a runtime call returns, or while the host
+ * waits for something. */
+#ifndef STREAMLAB_SIM_SCHEDULER_H
+#define STREAMLAB_SIM_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/eventq.h"
+#include "sim/ops.h"
+#include "sim/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sets the device up for a profile (engines, SMs); discards all state. */
+void sim_sched_init(const sim_profile *profile);
+/* Discards every queued op and future event (sim_reset). */
+void sim_sched_reset(void);
+
+/* Queues op on a stream: numbers it, adds the legacy-stream barrier dependencies, and
+ * makes it visible to the device at op->visible_ns (set by the caller). */
+void sim_sched_enqueue(sim_op *op, uint32_t stream);
+/* Simulates the device up to time t. */
+void sim_sched_advance(uint64_t t);
+
+/* Host waits (the host clock moves to the completion, plus the wake-up latency). */
+void sim_sched_wait_stream(uint32_t stream);            /* everything queued on stream */
+void sim_sched_wait_seq(uint32_t stream, uint64_t seq); /* stream's op number seq */
+void sim_sched_wait_device(void);                       /* everything */
+/* Everything in the legacy stream and in the streams that synchronise with it. */
+void sim_sched_wait_blocking_streams(void);
+
+/* The device clock (how far the device has been simulated). */
+uint64_t sim_sched_now(void);
+/* Ops enqueued and not completed. */
+uint64_t sim_sched_outstanding(void);
+/* True once a fault (sticky error) has stopped the device from touching data. */
+bool sim_sched_device_failed(void);
+
+/* For the engines: schedule an event; complete an op that has finished at t; report an
+ * asynchronous fault at t. */
+void sim_sched_push(uint64_t t, sim_ev_type type, uint32_t index, uint64_t gen, void *ptr);
+void sim_sched_complete(sim_op *op, uint64_t t);
+void sim_sched_fault(cudaError_t err, uint64_t t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,203 @@
+/* sim/streams.c: the stream table (see streams.h) and the stream calls of the runtime
+ * API: cudaStreamCreate*, cudaStreamDestroy, cudaStreamSynchronize, cudaStreamQuery,
+ * cudaStreamGetPriority and cudaStreamGetFlags. (cudaStreamWaitEvent lives with the
+ * events, cudaLaunchHostFunc in host_fn.c.) */
+#include "sim/streams.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/errors.h"
+#include "sim/host_clock.h"
+#include "sim/scheduler.h"
+#include "trace/recorder.h"
+
+/* Created streams get handles that are not addresses: a tag, the reset generation and
+ * the table index. They are never dereferenced, so a stale or made-up handle is caught
+ * by the table lookup instead of crashing. */
+#define HANDLE_TAG 0x5e57000000000000ull
+#define HANDLE_TAG_MASK 0xffff000000000000ull
+
+static struct {
+    sim_stream *items;
+    uint32_t count, cap;
+    uint32_t generation; /* bumped by every reset */
+} T;
+
+static void grow(void) {
+    if (T.count < T.cap) return;
+    uint32_t ncap = T.cap ? T.cap * 2 : 16;
+    sim_stream *n = realloc(T.items, ncap * sizeof(sim_stream));
+    if (!n) {
+        fprintf(stderr, "streamlab simulated GPU: out of memory (streams)\n");
+        abort();
+    }
+    T.items = n;
+    T.cap = ncap;
+}
+
+static uint32_t add(cudaStream_t handle, unsigned flags, int32_t priority, bool legacy) {
+    grow();
+    uint32_t i = T.count++;
+    sim_stream *st = &T.items[i];
+    memset(st, 0, sizeof(*st));
+    st->handle = handle;
+    st->flags = flags;
+    st->priority = priority;
+    st->live = true;
+    st->legacy = legacy;
+    st->blocking = !legacy && !(flags & cudaStreamNonBlocking);
+    return i;
+}
+
+void sim_streams_init(void) {
+    T.count = 0;
+    add(NULL, 0, 0, true);               /* SIM_STREAM_LEGACY */
+    add(cudaStreamPerThread, 0, 0, false); /* SIM_STREAM_PER_THREAD */
+}
+
+void sim_streams_reset(bool notify) {
+    if (notify)
+        for (uint32_t i = 2; i < T.count; i++)
+            if (T.items[i].live) trace_stream_destroyed(T.items[i].handle);
+    T.generation++;
+    sim_streams_init();
+}
+
+sim_stream *sim_stream_at(uint32_t index) { return &T.items[index]; }
+uint32_t sim_stream_count(void) { return T.count; }
+
+uint32_t sim_streams_live(void) {
+    uint32_t n = 0;
+    for (uint32_t i = 2; i < T.count; i++) n += T.items[i].live;
+    return n;
+}
+
+static cudaStream_t make_handle(uint32_t index) {
+    uint64_t v = HANDLE_TAG | ((uint64_t)(T.generation & 0xffffu) << 32) | ((uint64_t)index << 4);
+    return (cudaStream_t)(uintptr_t)v;
+}
+
+bool sim_stream_resolve(cudaStream_t handle, uint32_t *index) {
+    if (handle == NULL || handle == cudaStreamLegacy) {
+        *index = SIM_STREAM_LEGACY;
+        return true;
+    }
+    if (handle == cudaStreamPerThread) {
+        *index = SIM_STREAM_PER_THREAD;
+        return true;
+    }
+    uint64_t v = (uint64_t)(uintptr_t)handle;
+    if ((v & HANDLE_TAG_MASK) != HANDLE_TAG || (v & 0xf)) return false;
+    if (((v >> 32) & 0xffffu) != (T.generation & 0xffffu)) return false;
+    uint64_t i = (v & 0xffffffffull) >> 4;
+    if (i < 2 || i >= T.count || !T.items[i].live) return false;
+    *index = (uint32_t)i;
+    return true;
+}
+
+const void *sim_stream_trace_handle(uint32_t index) {
+    return index == SIM_STREAM_LEGACY ? NULL : (const void *)T.items[index].handle;
+}
+
+/* ---- the runtime calls -------------------------------------------------------------- */
+
+static cudaError_t create(const char *name, cudaStream_t *pStream, unsigned flags, int priority) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, name, 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    const sim_profile *p = sim_prof();
+    sim_host_charge(p->stream_create_ns);
+    if (!pStream || (flags & ~(unsigned)cudaStreamNonBlocking))
+        return sim_call_end(&call, cudaErrorInvalidValue);
+    /* Out-of-range priorities are clamped, as the runtime documents. */
+    int least = (int)p->priority_least, greatest = (int)p->priority_greatest;
+    if (priority > least) priority = least;
+    if (priority < greatest) priority = greatest;
+    if (T.count >= (1u << 27)) return sim_call_end(&call, cudaErrorMemoryAllocation);
+    uint32_t i = add(NULL, flags, priority, false);
+    T.items[i].handle = make_handle(i);
+    trace_stream_created(T.items[i].handle, flags, priority);
+    *pStream = T.items[i].handle;
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+    return create("cudaStreamCreate", pStream, cudaStreamDefault, 0);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
+    return create("cudaStreamCreateWithFlags", pStream, flags, 0);
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
+    return create("cudaStreamCreateWithPriority", pStream, flags, priority);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaStreamDestroy", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    sim_host_charge(sim_prof()->stream_destroy_ns);
+    uint32_t i;
+    /* The default streams are not the program's to destroy. */
+    if (!sim_stream_resolve(stream, &i) || i < 2) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    /* Work already queued still runs; the handle is dead at once. */
+    T.items[i].live = false;
+    trace_stream_destroyed(stream);
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaStreamSynchronize", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    sim_host_charge(sim_prof()->sync_call_ns);
+    uint32_t i;
+    if (!sim_stream_resolve(stream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    uint64_t start = call.start_ns;
+    if (i == SIM_STREAM_LEGACY)
+        sim_sched_wait_blocking_streams(); /* the legacy stream's work waits for theirs */
+    else
+        sim_sched_wait_stream(i);
+    trace_record_sync(TRACE_SYNC_STREAM, stream, "cudaStreamSynchronize", start, sim_host_now());
+    return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaStreamQuery", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    sim_host_charge(sim_prof()->query_ns);
+    uint32_t i;
+    if (!sim_stream_resolve(stream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    /* The answer is about the device as it is when the call returns. */
+    sim_sched_advance(sim_host_now());
+    const sim_stream *st = &T.items[i];
+    return sim_call_end(&call, st->done_seq == st->enq_seq ? cudaSuccess : cudaErrorNotReady);
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaStreamGetPriority", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    sim_host_charge(sim_prof()->api_min_ns);
+    uint32_t i;
+    if (!priority) return sim_call_end(&call, cudaErrorInvalidValue);
+    if (!sim_stream_resolve(hStream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    *priority = T.items[i].priority;
+    return sim_call_end(&call, cudaSuccess);
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaStreamGetFlags", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    sim_host_charge(sim_prof()->api_min_ns);
+    uint32_t i;
+    if (!flags) return sim_call_end(&call, cudaErrorInvalidValue);
+    if (!sim_stream_resolve(hStream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    *flags = T.items[i].flags;
+    return sim_call_end(&call, cudaSuccess);
+}
