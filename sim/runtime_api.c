@@ -16,6 +16,7 @@
 #include "sim/scheduler.h"
 #include "sim/streams.h"
 #include "streamlab_sim.h"
+#include "trace/racecheck.h"
 #include "trace/recorder.h"
 
 static struct {
@@ -33,6 +34,9 @@ void sim_runtime_ensure_ready(void) {
     }
     sim_sched_init(p);
     R.ready = true;
+    /* Any program linked against the simulated runtime gets the race checker with
+     * STREAMLAB_RACECHECK=1 (races on stderr, exit status 66). */
+    trace_racecheck_install_from_env();
 }
 
 bool sim_runtime_in_use(void) {

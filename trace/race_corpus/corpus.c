@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "sim/include/streamlab_sim.h"
-#include "trace/racecheck.h"
 #include "trace/recorder.h"
 
 void corpus_check(cudaError_t err, const char *what, const char *file, int line) {
@@ -13,8 +12,6 @@ void corpus_check(cudaError_t err, const char *what, const char *file, int line)
     fprintf(stderr, "%s:%d: %s failed: %s\n", file, line, what, cudaGetErrorString(err));
     exit(1);
 }
-
-void corpus_begin(void) { trace_racecheck_install_from_env(); }
 
 typedef struct scale_args {
     const float *in;

@@ -13,9 +13,6 @@
 #define CORPUS_CHECK(call) corpus_check((call), #call, __FILE__, __LINE__)
 void corpus_check(cudaError_t err, const char *what, const char *file, int line);
 
-/* Turns the race checker on when STREAMLAB_RACECHECK=1 (the simulated runtime does this
- * at start-up too; doing it again is harmless). Call first. */
-void corpus_begin(void);
 
 /* Launches out[i] = 2 * in[i] for n floats on stream s: a kernel that reads in and writes
  * out, with its memory ranges declared as every launch function in kernels/ declares

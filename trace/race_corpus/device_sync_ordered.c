@@ -10,7 +10,6 @@
 #define BYTES (N * sizeof(float))
 
 int main(void) {
-    corpus_begin();
     cudaStream_t s[2];
     float *host_out, *dev_in, *dev_out;
     CORPUS_CHECK(cudaMallocHost((void **)&host_out, BYTES));

@@ -12,7 +12,6 @@
 #define BYTES (N * sizeof(float))
 
 int main(void) {
-    corpus_begin();
     cudaStream_t s1;
     float *host, *dev_buf;
     CORPUS_CHECK(cudaStreamCreate(&s1));

@@ -11,7 +11,6 @@
 #define BYTES (N * sizeof(float))
 
 int main(void) {
-    corpus_begin();
     cudaStream_t s1;
     float *pageable = malloc(BYTES), *dev_buf;
     if (!pageable) return 1;

@@ -12,7 +12,6 @@
 #define BYTES (N * sizeof(float))
 
 int main(void) {
-    corpus_begin();
     cudaStream_t s1, s2;
     float *host, *dev_in, *dev_out;
     CORPUS_CHECK(cudaStreamCreate(&s1));
