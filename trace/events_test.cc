@@ -235,6 +235,29 @@ TEST(EventStream, TheNonceKeepsForgedLinesOut) {
     EXPECT_EQ(ReadAll(forged, nullptr).records.size(), 1u);
 }
 
+TEST(EventStream, APreparedByeLineReadsBackWithItsNonce) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    trace_events_options opt = trace_events_default_options();
+    opt.nonce = "n0nce";
+    trace_events_writer *w = trace_events_writer_create(fds[1], &opt);
+    ASSERT_NE(w, nullptr);
+    char *line = trace_events_format_bye(w, 2, "crash: SIGSEGV in run (yours)");
+    ASSERT_NE(line, nullptr);
+    std::string text(line);
+    free(line);
+    trace_events_writer_destroy(w);
+    close(fds[0]);
+    close(fds[1]);
+    ASSERT_EQ(text.back(), '\n');
+    Read r = ReadAll(text, "n0nce");
+    EXPECT_TRUE(r.errors.empty());
+    ASSERT_EQ(r.records.size(), 1u);
+    EXPECT_EQ(r.records[0].type, TRACE_EVENT_BYE);
+    EXPECT_EQ(r.records[0].u.bye.status, 2);
+    EXPECT_STREQ(r.records[0].u.bye.reason, "crash: SIGSEGV in run (yours)");
+}
+
 struct BadLine {
     std::string line;
     std::string reason;  // must appear in the message

@@ -245,6 +245,15 @@ static cJSON *record(const char *type) {
     return o;
 }
 
+static cJSON *bye_record(int status, const char *reason) {
+    cJSON *o = record("bye");
+    if (o) {
+        add_int(o, "status", status);
+        if (reason && reason[0]) cJSON_AddStringToObject(o, "reason", reason);
+    }
+    return o;
+}
+
 /* Emits and frees obj. */
 static int emit_locked_free(trace_events_writer *w, cJSON *obj, bool urgent) {
     if (!obj) {
@@ -558,12 +567,27 @@ int trace_events_result(trace_events_writer *w, const cJSON *result) {
 }
 
 int trace_events_bye(trace_events_writer *w, int status, const char *reason) {
-    cJSON *o = record("bye");
-    if (o) {
-        add_int(o, "status", status);
-        if (reason && reason[0]) cJSON_AddStringToObject(o, "reason", reason);
+    return emit_free(w, bye_record(status, reason), true);
+}
+
+char *trace_events_format_bye(trace_events_writer *w, int status, const char *reason) {
+    cJSON *o = bye_record(status, reason);
+    if (!o) return NULL;
+    pthread_mutex_lock(&w->lock);
+    if (w->nonce[0]) cJSON_AddStringToObject(o, "nonce", w->nonce);
+    pthread_mutex_unlock(&w->lock);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!text) return NULL;
+    size_t len = strlen(text);
+    char *line = malloc(len + 2);
+    if (line) {
+        memcpy(line, text, len);
+        line[len] = '\n';
+        line[len + 1] = '\0';
     }
-    return emit_free(w, o, true);
+    cJSON_free(text);
+    return line;
 }
 
 int trace_events_flush(trace_events_writer *w) {

@@ -79,6 +79,10 @@ int trace_events_progress(trace_events_writer *w, const char *text, int64_t done
 int trace_events_result(trace_events_writer *w, const cJSON *result);
 int trace_events_bye(trace_events_writer *w, int status, const char *reason);
 
+/* The bye record as a line (with the nonce and the newline), not written: for a caller
+ * that must write it later where it cannot build JSON (a fatal-signal handler). malloc'd;
+ * NULL when out of memory. */
+char *trace_events_format_bye(trace_events_writer *w, int status, const char *reason);
 /* Writes what is buffered. 0, or -1 when the stream is off. */
 int trace_events_flush(trace_events_writer *w);
 
