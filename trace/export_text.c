@@ -220,13 +220,15 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
     size_t n = trace_timeline_count(tl);
     for (size_t l = 0; l < n_lanes; l++) {
         for (size_t c = 0; c < w; c++) row[c] = (cell){" ", 0};
-        /* Markers first, so that bars drawn after them win a shared column. */
-        for (int pass = 0; pass < 2; pass++)
+        /* Markers first, then runtime-call spans, then everything else, so that bars win
+         * a shared column and a synchronising call shows as the wait it is, not as the
+         * API span recorded alongside it. */
+        for (int pass = 0; pass < 3; pass++)
             for (size_t i = 0; i < n; i++) {
                 const trace_op *op = trace_timeline_get(tl, i);
                 if (!trace_timeline_in_run(op, o.run) || !trace_lane_has(&lanes[l], op)) continue;
-                bool marker = op->end_ns <= op->start_ns;
-                if (marker == (pass == 0)) draw(row, w, op, t0, span, o.utf8);
+                int layer = op->end_ns <= op->start_ns ? 0 : op->kind == TRACE_OP_API ? 1 : 2;
+                if (layer == pass) draw(row, w, op, t0, span, o.utf8);
             }
         label(&b, lanes[l].label);
         for (size_t c = 0; c < w; c++) {

@@ -3,6 +3,7 @@
 // axis with units, and is pure ASCII when asked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -131,6 +132,29 @@ TEST(TextTimeline, NarrowBarsDropTheirDigitsAndTinyOpsStillShow) {
     EXPECT_NE(lines[1].find("42"), std::string::npos) << lines[1];
     EXPECT_EQ(lines.back().rfind("time (ms)", 0), 0u) << lines.back();
     free(text);
+    trace_timeline_destroy(tl);
+}
+
+TEST(TextTimeline, ASyncShowsAsAWaitNotAsTheApiSpanRecordedWithIt) {
+    trace_timeline *tl = trace_timeline_create();
+    // The host enqueues for 10 us, then waits 90 us in cudaStreamSynchronize; the runtime
+    // also records that call's API span, over the same 90 us, after the sync record.
+    trace_op enqueue = Op(1, TRACE_OP_API, TRACE_COPY_NONE, TRACE_ENGINE_HOST, TRACE_STREAM_NONE, 0, 10000, -1);
+    trace_op sync = Op(2, TRACE_OP_SYNC, TRACE_COPY_NONE, TRACE_ENGINE_HOST, TRACE_STREAM_NONE, 10000, 100000, -1);
+    trace_op span = Op(3, TRACE_OP_API, TRACE_COPY_NONE, TRACE_ENGINE_HOST, TRACE_STREAM_NONE, 10000, 100000, -1);
+    trace_timeline_add_op(tl, &enqueue);
+    trace_timeline_add_op(tl, &sync);
+    trace_timeline_add_op(tl, &span);
+    trace_text_options o = {60, false, TRACE_RUN_ANY, false};
+    char *text = trace_export_text(tl, &o);
+    ASSERT_NE(text, nullptr);
+    std::vector<std::string> lines = Lines(text);
+    ASSERT_GE(lines.size(), 1u);
+    std::string bars = lines[0].substr(TRACE_TEXT_LABEL_WIDTH);
+    size_t dots = std::count(bars.begin(), bars.end(), '.');
+    size_t waits = std::count(bars.begin(), bars.end(), '~');
+    EXPECT_GT(waits, 5 * dots) << lines[0];
+    std::free(text);
     trace_timeline_destroy(tl);
 }
 

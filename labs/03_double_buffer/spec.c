@@ -165,5 +165,5 @@ const lab_spec LAB_SPEC = {
     .baseline = &baseline,
     .oracle = oracle,
     .measure_phases = measure_phases,
-    .target_bound_fraction = 0.70,
+    .target_bound_fraction = 0.65,
 };

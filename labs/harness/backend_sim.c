@@ -32,7 +32,7 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
     snprintf(info->profile, sizeof(info->profile), "%s", sim_profile_name());
     struct cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
-        snprintf(info->device, sizeof(info->device), "%s", prop.name);
+        snprintf(info->device, sizeof(info->device), "%.120s", prop.name);
     else
         snprintf(info->device, sizeof(info->device), "simulated %s", info->profile);
     snprintf(info->timing, sizeof(info->timing),

@@ -23,8 +23,8 @@ lab_events *lab_events_open(int fd, const char *lab_id, char *err, size_t err_le
 void lab_events_hello(lab_events *ev, const lab_result *r);
 /* Starts writing streams, ops and races as the recorder sees them. */
 void lab_events_install(lab_events *ev);
-/* "run 3/5 (yours)" and its recorder run number (-1: none). */
-void lab_events_progress(lab_events *ev, const char *label, int32_t run);
+/* "run 3/5 (yours)": done of total runs (warm-ups, timed runs, schedules) have finished. */
+void lab_events_progress(lab_events *ev, const char *label, int done, int total);
 /* The result record (the --json object) and the closing bye. */
 void lab_events_result(lab_events *ev, const lab_result *r);
 /* The bye line the crash guard writes if the lab dies (see guard.h). */

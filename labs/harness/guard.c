@@ -1,5 +1,5 @@
 /* labs/harness/guard.c: fatal-signal, timeout and early-exit reporting (see guard.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "labs/harness/guard.h"
 
 #include <signal.h>

@@ -84,10 +84,10 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
     if (r->pipeline_bound > 0) {
         fprintf(out, "  speedup    %.2fx (median of %d; best %.2fx)   target %.2fx   %s\n", r->speedup, r->runs,
                 r->speedup_best, r->target_speedup, r->speedup >= r->target_speedup ? "reached" : "NOT reached");
-        fprintf(out, "  pipeline   %.0f%% of the pipeline bound %.2fx (one batch alone: H2D %.0f us, kernel %.0f us, "
-                     "D2H %.0f us)\n",
-                100.0 * r->bound_fraction, r->pipeline_bound, r->phases.h2d_ns / 1e3, r->phases.kernel_ns / 1e3,
-                r->phases.d2h_ns / 1e3);
+        fprintf(out, "  pipeline   %.0f%% of the pipeline bound %.2fx: a perfect pipeline takes %.3f ms (one batch "
+                     "alone: H2D %.0f us, kernel %.0f us, D2H %.0f us)\n",
+                100.0 * r->bound_fraction, r->pipeline_bound, r->pipeline_ms, r->phases.h2d_ns / 1e3,
+                r->phases.kernel_ns / 1e3, r->phases.d2h_ns / 1e3);
     } else {
         fprintf(out, "  speedup    %.2fx (median of %d); the pipeline bound could not be measured\n", r->speedup,
                 r->runs);
@@ -103,7 +103,7 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
         for (size_t i = 0; i < r->races_shown; i++) {
             char buf[2048];
             trace_race_format(&r->race[i], buf, sizeof(buf));
-            fprintf(out, "\n  race %zu: ", i + 1);
+            fputs("\n  ", out);
             for (const char *p = buf; *p; p++) {
                 fputc(*p, out);
                 if (*p == '\n' && p[1]) fputs("          ", out);
@@ -184,6 +184,7 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(o, "target", r->target_speedup);
     cJSON_AddNumberToObject(o, "target_bound_fraction", r->spec->target_bound_fraction);
     cJSON_AddNumberToObject(o, "pipeline_bound", r->pipeline_bound);
+    cJSON_AddNumberToObject(o, "pipeline_ms", r->pipeline_ms);
     cJSON_AddNumberToObject(o, "bound_fraction", r->bound_fraction);
     cJSON_AddNumberToObject(o, "runs", r->runs);
     cJSON_AddNumberToObject(o, "schedules", r->schedules);

@@ -44,6 +44,7 @@ typedef struct lab_result {
 
     lab_phases phases;
     bool phases_ok;
+    double pipeline_ms;     /* the shortest time a perfect pipeline of the phases takes */
     double pipeline_bound;  /* best speedup a pipeline can reach, 0 when unknown */
     double speedup;         /* median baseline / median yours */
     double speedup_best;    /* best baseline / best yours */

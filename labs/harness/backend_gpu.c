@@ -1,0 +1,77 @@
+/* labs/harness/backend_gpu.c: the real-GPU side of backend.h. Device times come from CUPTI
+ * (or, where CUPTI cannot start, from CUDA events around each op: trace/gpu/collector.h);
+ * runs are timed on the same clock. Streams and phases are named for Nsight Systems too. */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "labs/harness/backend.h"
+#include "labs/harness/ctx.h"
+#include "trace/gpu/collector.h"
+#include "trace/gpu/nvtx.h"
+
+static int device_name(char *out, size_t len) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        snprintf(out, len, "no usable CUDA device (%s)",
+                 err != cudaSuccess ? cudaGetErrorString(err) : "the driver reports 0 devices");
+        (void)cudaGetLastError();
+        return 1;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+        snprintf(out, len, "cudaGetDeviceProperties failed: %s", cudaGetErrorString(cudaGetLastError()));
+        return 1;
+    }
+    snprintf(out, len, "%.100s (sm_%d%d, %d SMs)", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+    return 0;
+}
+
+int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, size_t err_len) {
+    memset(info, 0, sizeof(*info));
+    info->name = "gpu";
+    if (o->backend == LAB_BACKEND_SIM) {
+        snprintf(err, err_len,
+                 "--backend=sim: this is the real-GPU build of the lab. Use the launcher "
+                 "(bazel run //labs:<lab> -- --backend=sim) or the _sim binary");
+        return LAB_EXIT_USAGE;
+    }
+    if (device_name(info->device, sizeof(info->device)) != 0) {
+        snprintf(err, err_len, "%s. Run the simulator build instead (the launcher picks it by itself).",
+                 info->device);
+        return LAB_EXIT_FAIL;
+    }
+    if (o->profile)
+        fprintf(stderr, "note: --profile=%s is for the simulator; this run uses the real GPU\n", o->profile);
+    /* Before the warm-up: CUPTI's set-up costs milliseconds. */
+    trace_gpu_mode mode = trace_gpu_begin();
+    snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),
+             mode == TRACE_GPU_CUPTI ? "" : " (the timeline falls back to CUDA events around each op)");
+    return 0;
+}
+
+int lab_backend_probe(char *out, size_t out_len) { return device_name(out, out_len); }
+
+uint64_t lab_backend_now_ns(void) { return trace_gpu_now_ns(); }
+
+bool lab_backend_can_perturb(void) { return false; }
+
+void lab_backend_perturb(uint64_t seed, double amount) {
+    (void)seed;
+    (void)amount;
+}
+
+void lab_backend_phase(const char *name, bool begin) {
+    if (begin)
+        trace_gpu_phase_begin(name);
+    else
+        trace_gpu_phase_end();
+}
+
+void lab_backend_name_stream(cudaStream_t stream, const char *name) { trace_gpu_name_stream(stream, name); }
+
+void lab_backend_flush(void) { trace_gpu_flush(); }
+
+void lab_backend_shutdown(void) { trace_gpu_end(); }
