@@ -84,8 +84,8 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
     if (r->pipeline_bound > 0) {
         fprintf(out, "  speedup    %.2fx (median of %d; best %.2fx)   target %.2fx   %s\n", r->speedup, r->runs,
                 r->speedup_best, r->target_speedup, r->speedup >= r->target_speedup ? "reached" : "NOT reached");
-        fprintf(out, "  pipeline   %.0f%% of the pipeline bound %.2fx: a perfect pipeline takes %.3f ms (one batch "
-                     "alone: H2D %.0f us, kernel %.0f us, D2H %.0f us)\n",
+        fprintf(out, "  pipeline   %.0f%% of the pipeline bound %.2fx: a perfect pipeline takes %.3f ms (per batch "
+                     "on its own: H2D %.0f us, kernel %.0f us, D2H %.0f us)\n",
                 100.0 * r->bound_fraction, r->pipeline_bound, r->pipeline_ms, r->phases.h2d_ns / 1e3,
                 r->phases.kernel_ns / 1e3, r->phases.d2h_ns / 1e3);
     } else {

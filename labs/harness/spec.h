@@ -15,8 +15,9 @@
 extern "C" {
 #endif
 
-/* Phase times of one batch, each measured alone, in ns; and how much slower each copy
- * direction runs when both run at once (rate both-at-once / rate alone, <= 1). */
+/* Phase times per batch, each phase measured on its own (back to back, as in a pipeline),
+ * in ns; and how much slower each copy direction runs when both run at once (rate
+ * both-at-once / rate alone, <= 1). */
 typedef struct lab_phases {
     double h2d_ns;
     double kernel_ns;
@@ -32,7 +33,7 @@ typedef struct lab_spec {
     const lab_impl *baseline; /* what the student's speedup is measured against */
     /* Writes the expected output of one batch (batch_elems values) from its input. */
     void (*oracle)(const lab_workload *w, const uint32_t *in, uint32_t *expected);
-    /* Measures one batch's phases alone, on the current backend. Returns 0 on success. */
+    /* Measures the phases per batch, on the current backend. Returns 0 on success. */
     int (*measure_phases)(lab_ctx *ctx, lab_phases *out);
     /* The pass threshold: the student's speedup over the baseline must reach this fraction
      * of the pipeline bound (see trace/metrics.h). */
