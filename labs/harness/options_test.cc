@@ -2,6 +2,7 @@
 // is refused with a message that names it (the binary then exits 64).
 #include <gtest/gtest.h>
 
+#include <list>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,17 @@ struct Parsed {
     std::string err;
 };
 
+// lab_options points into argv, as it does into main()'s: keep every argument alive for
+// the whole test program.
+std::list<std::string> &kept() {
+    static std::list<std::string> strings;
+    return strings;
+}
+
 Parsed parse(std::vector<std::string> args) {
     args.insert(args.begin(), "lab");
     std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
+    for (auto &a : args) argv.push_back(kept().emplace_back(a).data());
     argv.push_back(nullptr);
     Parsed p;
     char err[256];
