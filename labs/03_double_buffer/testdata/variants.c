@@ -1,0 +1,98 @@
+/* labs/03_double_buffer/testdata/variants.c: lab 03 implementations for the tests, one per
+ * LAB_VARIANT_* macro (labs/BUILD builds one lab per variant). Each is the reference's
+ * pipeline (batch i on stream i % NUM_STREAMS with its own buffers) with one deliberate
+ * difference:
+ *
+ *   LAB_VARIANT_TWO_STREAMS  double instead of triple buffering: slower, still passes
+ *   LAB_VARIANT_RACY         three streams share two buffer sets (batch i+2's copy can
+ *                            overwrite a buffer batch i's kernel still reads: WAR/WAW), and
+ *                            run() waits for the last stream only (the host reads results
+ *                            other streams may not have written: host read before completion)
+ *   LAB_VARIANT_NO_KERNEL    copies each batch in and out without running the kernel
+ *   LAB_VARIANT_CRASH        dereferences a bad pointer on the host in run() (SIGSEGV)
+ *   LAB_VARIANT_HANG         run() never returns
+ *   LAB_VARIANT_EXIT_EARLY   calls exit(0) in run()
+ *   LAB_VARIANT_SETUP_FAILS  setup() asks for an impossible allocation */
+#include <stdlib.h>
+
+#include "labs/harness/lab.h"
+
+#if defined(LAB_VARIANT_TWO_STREAMS)
+#define NUM_STREAMS 2
+#else
+#define NUM_STREAMS 3
+#endif
+
+#if defined(LAB_VARIANT_RACY)
+#define NUM_BUFFERS 2
+#else
+#define NUM_BUFFERS NUM_STREAMS
+#endif
+
+#if defined(LAB_VARIANT_SETUP_FAILS)
+#define INPUT_BYTES(w) ((size_t)1 << 62)
+#else
+#define INPUT_BYTES(w) ((w)->batch_bytes)
+#endif
+
+static cudaStream_t streams[NUM_STREAMS];
+static uint32_t *d_in[NUM_BUFFERS];
+static uint32_t *d_out[NUM_BUFFERS];
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int s = 0; s < NUM_STREAMS; s++) {
+        LAB_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        char name[16];
+        snprintf(name, sizeof(name), "buf %c", 'A' + s);
+        lab_name_stream(ctx, streams[s], name);
+    }
+    for (int b = 0; b < NUM_BUFFERS; b++) {
+        LAB_CHECK(cudaMalloc((void **)&d_in[b], INPUT_BYTES(w)));
+        LAB_CHECK(cudaMalloc((void **)&d_out[b], w->batch_bytes));
+    }
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+#if defined(LAB_VARIANT_HANG)
+    for (volatile int forever = 1; forever;) {
+    }
+#endif
+    for (int i = 0; i < w->batches; i++) {
+        int s = i % NUM_STREAMS, b = i % NUM_BUFFERS;
+        LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, streams[s]));
+#if defined(LAB_VARIANT_NO_KERNEL)
+        const uint32_t *result = d_in[b];
+#else
+        LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, streams[s]));
+        const uint32_t *result = d_out[b];
+#endif
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), result, w->batch_bytes, cudaMemcpyDeviceToHost, streams[s]));
+    }
+#if defined(LAB_VARIANT_RACY)
+    LAB_CHECK(cudaStreamSynchronize(streams[(w->batches - 1) % NUM_STREAMS]));
+#else
+    for (int s = 0; s < NUM_STREAMS; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));
+#endif
+#if defined(LAB_VARIANT_CRASH)
+    volatile uint32_t *nowhere = (volatile uint32_t *)(uintptr_t)16;
+    return (int)*nowhere;
+#elif defined(LAB_VARIANT_EXIT_EARLY)
+    exit(0);
+#else
+    return 0;
+#endif
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int b = 0; b < NUM_BUFFERS; b++) {
+        cudaFree(d_in[b]);
+        cudaFree(d_out[b]);
+    }
+    for (int s = 0; s < NUM_STREAMS; s++) cudaStreamDestroy(streams[s]);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};
