@@ -435,75 +435,51 @@ uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_
     return trace_record(&op, stream);
 }
 
-uint64_t trace_record_sync(trace_sync_target target, const void *handle, const char *api,
-                           uint64_t start_ns, uint64_t end_ns) {
+/* A host-lane op of `kind`, named, lasting [start_ns, end_ns] and already timed. */
+static trace_op host_op(trace_op_kind kind, const char *name, uint64_t start_ns, uint64_t end_ns) {
     trace_op op;
     memset(&op, 0, sizeof(op));
-    op.kind = TRACE_OP_SYNC;
-    op.sync = target;
-    op.engine = TRACE_ENGINE_HOST;
-    op.batch = -1;
-    set_name(&op, api);
-    op.enqueue_ns = op.start_ns = start_ns;
-    op.end_ns = end_ns;
-    op.timed = true;
-    if (target == TRACE_SYNC_EVENT) op.event = trace_event_id(handle);
-    return trace_record(&op, target == TRACE_SYNC_STREAM ? handle : NULL);
-}
-
-uint64_t trace_record_sync_op(uint64_t op_id, const char *api, uint64_t start_ns, uint64_t end_ns) {
-    trace_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = TRACE_OP_SYNC;
-    op.sync = TRACE_SYNC_OP;
-    op.engine = TRACE_ENGINE_HOST;
-    op.batch = -1;
-    op.waited_op = op_id;
-    set_name(&op, api);
-    op.enqueue_ns = op.start_ns = start_ns;
-    op.end_ns = end_ns;
-    op.timed = true;
-    return trace_record(&op, NULL);
-}
-
-uint64_t trace_record_host_access(const void *addr, uint64_t bytes, bool write, const char *what,
-                                  int32_t batch, uint64_t host_ns) {
-    trace_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = TRACE_OP_HOST_ACCESS;
-    op.engine = TRACE_ENGINE_HOST;
-    op.batch = batch;
-    op.bytes = bytes;
-    set_name(&op, what);
-    op.enqueue_ns = op.start_ns = op.end_ns = host_ns;
-    op.timed = true;
-    trace_op_add_range(&op, addr, bytes, write ? TRACE_RANGE_WRITE : TRACE_RANGE_READ);
-    return trace_record(&op, NULL);
-}
-
-uint64_t trace_record_api(const char *api, uint64_t start_ns, uint64_t end_ns) {
-    trace_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = TRACE_OP_API;
-    op.engine = TRACE_ENGINE_HOST;
-    op.batch = -1;
-    set_name(&op, api);
-    op.enqueue_ns = op.start_ns = start_ns;
-    op.end_ns = end_ns;
-    op.timed = true;
-    return trace_record(&op, NULL);
-}
-
-uint64_t trace_record_phase(const char *name, uint64_t start_ns, uint64_t end_ns) {
-    trace_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = TRACE_OP_PHASE;
+    op.kind = kind;
     op.engine = TRACE_ENGINE_HOST;
     op.batch = -1;
     set_name(&op, name);
     op.enqueue_ns = op.start_ns = start_ns;
     op.end_ns = end_ns;
     op.timed = true;
+    return op;
+}
+
+uint64_t trace_record_sync(trace_sync_target target, const void *handle, const char *api,
+                           uint64_t start_ns, uint64_t end_ns) {
+    trace_op op = host_op(TRACE_OP_SYNC, api, start_ns, end_ns);
+    op.sync = target;
+    if (target == TRACE_SYNC_EVENT) op.event = trace_event_id(handle);
+    return trace_record(&op, target == TRACE_SYNC_STREAM ? handle : NULL);
+}
+
+uint64_t trace_record_sync_op(uint64_t op_id, const char *api, uint64_t start_ns, uint64_t end_ns) {
+    trace_op op = host_op(TRACE_OP_SYNC, api, start_ns, end_ns);
+    op.sync = TRACE_SYNC_OP;
+    op.waited_op = op_id;
+    return trace_record(&op, NULL);
+}
+
+uint64_t trace_record_host_access(const void *addr, uint64_t bytes, bool write, const char *what,
+                                  int32_t batch, uint64_t host_ns) {
+    trace_op op = host_op(TRACE_OP_HOST_ACCESS, what, host_ns, host_ns);
+    op.batch = batch;
+    op.bytes = bytes;
+    trace_op_add_range(&op, addr, bytes, write ? TRACE_RANGE_WRITE : TRACE_RANGE_READ);
+    return trace_record(&op, NULL);
+}
+
+uint64_t trace_record_api(const char *api, uint64_t start_ns, uint64_t end_ns) {
+    trace_op op = host_op(TRACE_OP_API, api, start_ns, end_ns);
+    return trace_record(&op, NULL);
+}
+
+uint64_t trace_record_phase(const char *name, uint64_t start_ns, uint64_t end_ns) {
+    trace_op op = host_op(TRACE_OP_PHASE, name, start_ns, end_ns);
     return trace_record(&op, NULL);
 }
 
