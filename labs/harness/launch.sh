@@ -30,12 +30,14 @@ sim="$(find_variant sim)" || {
 gpu="$(find_variant gpu)" || gpu=""
 
 choice=auto
+previous=""
 for arg in "$@"; do
-  case "${arg}" in
-    --backend=gpu) choice=gpu ;;
-    --backend=sim) choice=sim ;;
-    --backend=auto) choice=auto ;;
+  case "${previous}=${arg}" in
+    --backend=gpu | *=--backend=gpu) choice=gpu ;;
+    --backend=sim | *=--backend=sim) choice=sim ;;
+    --backend=auto | *=--backend=auto) choice=auto ;;
   esac
+  previous="${arg}"
 done
 
 if [[ "${choice}" != sim ]]; then

@@ -77,7 +77,8 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
         fprintf(out, "  races      none\n");
     } else {
         fprintf(out, "  races      %llu found%s\n", (unsigned long long)r->races,
-                r->races > r->races_shown ? " (the first ones below)" : "");
+                quiet ? " (run without --quiet to see them and their fixes)"
+                      : r->races > r->races_shown ? " (the first ones below)" : " (below)");
     }
 
     /* speed */
