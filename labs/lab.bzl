@@ -49,7 +49,6 @@ def lab(name, src, spec, copts = [], tags = [], visibility = None):
     native.sh_binary(
         name = name,
         srcs = ["//labs/harness:launch.sh"],
-        args = [native.package_name() + "/" + name],
         data = [":%s_%s" % (name, backend) for backend in BACKENDS],
         tags = tags,
         visibility = visibility,

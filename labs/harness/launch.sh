@@ -1,20 +1,17 @@
 #!/usr/bin/env bash
-# labs/harness/launch.sh: what `bazel run //labs:NN_topic` runs. It picks the real GPU
-# build of the lab when this machine has a usable CUDA device and the simulator build
-# otherwise, says which on stderr, and runs it with the arguments given.
-#   launch.sh PACKAGE/NAME [lab options...]
+# labs/harness/launch.sh: what `bazel run //labs:NN_topic` runs (the lab() macro installs it
+# as NN_topic). It picks the real GPU build of the lab when this machine has a usable CUDA
+# device and the simulator build otherwise, says which on stderr, and runs it with the
+# arguments given.
+#   NN_topic [lab options...]
 # --backend=gpu or --backend=sim (as given by the user) forces the choice.
 set -u
-target="$1"
-shift
 
-runfiles="${RUNFILES_DIR:-}"
-if [[ -z "${runfiles}" ]]; then
-  if [[ -d "$0.runfiles" ]]; then runfiles="$0.runfiles"; else runfiles="$(dirname "$0")"; fi
-fi
+# The lab's builds sit next to this launcher (bazel-bin/labs/NN_topic_sim), in bazel-bin and
+# in any runfiles tree that holds the launcher.
 find_variant() {
   local candidate
-  for candidate in "${runfiles}/streamlab/${target}_$1" "${runfiles}/${target}_$1" "$(dirname "$0")/$(basename "${target}")_$1"; do
+  for candidate in "${0}_$1" "$(dirname "$0")/$(basename "$0")_$1"; do
     if [[ -x "${candidate}" ]]; then
       echo "${candidate}"
       return 0
@@ -24,7 +21,7 @@ find_variant() {
 }
 
 sim="$(find_variant sim)" || {
-  echo "streamlab: the simulator build of ${target} is missing next to this launcher" >&2
+  echo "streamlab: the simulator build of $(basename "$0") is missing next to its launcher ($0)" >&2
   exit 64
 }
 gpu="$(find_variant gpu)" || gpu=""

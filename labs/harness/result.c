@@ -44,10 +44,11 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
     const lab_spec *s = r->spec;
     fprintf(out, "streamlab · %s · %s\n", s->id, s->title);
     if (r->backend.simulated)
-        fprintf(out, "yours on the SIMULATED GPU (%s profile: %s) · seed %llu · %d runs\n", r->backend.profile,
-                r->backend.device, (unsigned long long)r->seed, r->runs);
+        fprintf(out, "yours on the SIMULATED GPU (%s profile: %s) · seed %llu · %d run%s\n", r->backend.profile,
+                r->backend.device, (unsigned long long)r->seed, r->runs, r->runs == 1 ? "" : "s");
     else
-        fprintf(out, "yours on %s · seed %llu · %d runs\n", r->backend.device, (unsigned long long)r->seed, r->runs);
+        fprintf(out, "yours on %s · seed %llu · %d run%s\n", r->backend.device, (unsigned long long)r->seed, r->runs,
+                r->runs == 1 ? "" : "s");
     fputc('\n', out);
 
     if (r->status == LAB_STATUS_ERROR) {
