@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "trace/gpu/cupti_collector.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,14 +114,36 @@ static bool cached_id(const void *stream, uint32_t *id) {
     return found;
 }
 
+/* cuCtxGetCurrent from the driver library the runtime loaded (not linked: the runtime
+ * opens libcuda itself). */
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+static CUresult (*ctx_get_current)(CUcontext *);
+
+static void find_ctx_get_current(void) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void *sym = lib ? dlsym(lib, "cuCtxGetCurrent") : NULL;
+    if (sym) memcpy(&ctx_get_current, &sym, sizeof(ctx_get_current));
+}
+
+static CUcontext current_context(void) {
+    pthread_once(&ctx_once, find_ctx_get_current);
+    CUcontext ctx = NULL;
+    if (!ctx_get_current || ctx_get_current(&ctx) != CUDA_SUCCESS) return NULL;
+    return ctx;
+}
+
 /* Asks CUPTI (never under a lock of ours): the legacy stream (NULL, cudaStreamLegacy) and
- * the per-thread default stream by flag, others by handle. */
+ * the per-thread default stream by flag, others by handle. The default streams belong to
+ * the current context, which is named when CUPTI cannot find it by itself. */
 static bool ask_id(const void *stream, uint32_t *id) {
     if (!api || !api->stream_id) return false;
     uint8_t per_thread = stream == (const void *)cudaStreamPerThread;
     bool legacy = stream == NULL || stream == (const void *)cudaStreamLegacy;
     CUstream s = (legacy || per_thread) ? NULL : (CUstream)stream;
-    return api->stream_id(NULL, s, per_thread, id) == CUPTI_SUCCESS;
+    if (api->stream_id(NULL, s, per_thread, id) == CUPTI_SUCCESS) return true;
+    if (!legacy && !per_thread) return false;
+    CUcontext ctx = current_context();
+    return ctx && api->stream_id(ctx, NULL, per_thread, id) == CUPTI_SUCCESS;
 }
 
 static bool stream_id_of(const void *stream, uint32_t *id) {
