@@ -89,7 +89,8 @@ static trace_gpu_options resolve(const trace_gpu_options *given, char *notes, si
         note_unknown(notes, notes_size, "STREAMLAB_CUPTI_MATCH", "callback|stream|external");
         o.match = env_is("STREAMLAB_CUPTI_MATCH", "stream")     ? TRACE_GPU_MATCH_STREAM_ORDER
                   : env_is("STREAMLAB_CUPTI_MATCH", "external") ? TRACE_GPU_MATCH_EXTERNAL
-                                                                : TRACE_GPU_MATCH_CALLBACK;
+                  : env_is("STREAMLAB_CUPTI_MATCH", "callback") ? TRACE_GPU_MATCH_CALLBACK
+                                                                : TRACE_GPU_DEFAULT_MATCH;
     }
     if (o.api_records == TRACE_GPU_API_AUTO) {
         note_unknown(notes, notes_size, "STREAMLAB_CUPTI_API", "selected|runtime|driver|both");

@@ -58,7 +58,7 @@ typedef enum trace_gpu_request {
 
 /* How CUPTI's device records are matched to the recorder's ops. */
 typedef enum trace_gpu_match {
-    TRACE_GPU_MATCH_AUTO = 0,     /* STREAMLAB_CUPTI_MATCH, else TRACE_GPU_MATCH_CALLBACK */
+    TRACE_GPU_MATCH_AUTO = 0,     /* STREAMLAB_CUPTI_MATCH, else TRACE_GPU_DEFAULT_MATCH */
     TRACE_GPU_MATCH_CALLBACK,     /* CUPTI's callback API, enabled for the runtime calls that
                                      enqueue work, gives each call's correlation id as it
                                      returns; device records carry the same id. Falls back to
@@ -71,6 +71,10 @@ typedef enum trace_gpu_match {
                                      through EXTERNAL_CORRELATION records, which CUPTI emits
                                      only for calls that also get an API record */
 } trace_gpu_match;
+
+/* The strategy used when neither the options nor STREAMLAB_CUPTI_MATCH name one: the one
+ * overhead_bench found cheapest among those that time every op right. */
+#define TRACE_GPU_DEFAULT_MATCH TRACE_GPU_MATCH_CALLBACK
 
 /* Which API records external matching enables. */
 typedef enum trace_gpu_api_records {
