@@ -390,6 +390,23 @@ static bool enable_external(trace_gpu_api_records a, char *why, size_t why_size)
     return ok;
 }
 
+/* The device activity kinds to enable: all, unless STREAMLAB_CUPTI_KINDS lists some
+ * (kernel, memcpy, memset, event, or none) to measure what each costs. */
+typedef struct kinds {
+    bool kernel, memcpy, memset, event;
+} kinds;
+
+static kinds kinds_wanted(void) {
+    kinds k = {true, true, true, true};
+    const char *v = getenv("STREAMLAB_CUPTI_KINDS");
+    if (!v || !*v) return k;
+    k.kernel = strstr(v, "kernel") != NULL;
+    k.memcpy = strstr(v, "memcpy") != NULL;
+    k.memset = strstr(v, "memset") != NULL;
+    k.event = strstr(v, "event") != NULL;
+    return k;
+}
+
 static bool env_on(const char *name) {
     const char *v = getenv(name);
     return v && (strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 || strcasecmp(v, "yes") == 0 ||
@@ -423,9 +440,10 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
     }
 
     selected_api = false;
-    bool ok = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true, why, why_size) &&
-              enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true, why, why_size) &&
-              enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true, why, why_size);
+    kinds k = kinds_wanted();
+    bool ok = (!k.kernel || enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true, why, why_size)) &&
+              (!k.memcpy || enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true, why, why_size)) &&
+              (!k.memset || enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true, why, why_size));
     char fallback[300] = "";
     match = want;
     if (ok && want == TRACE_GPU_MATCH_CALLBACK && !subscribe_callbacks(fallback, sizeof(fallback))) {
@@ -441,7 +459,7 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
     bool sync = env_on("STREAMLAB_CUPTI_SYNC") &&
                 enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false, why, why_size);
     event_stamps = false;
-    if (api->event_device_timestamps && api->event_device_timestamps(1) == CUPTI_SUCCESS)
+    if (k.event && api->event_device_timestamps && api->event_device_timestamps(1) == CUPTI_SUCCESS)
         event_stamps = enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT", false, why, why_size);
     running = true;
     *used = match;
@@ -462,9 +480,12 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
         snprintf(how, sizeof(how), "records matched by the correlation id of each call (callback API)");
         break;
     }
-    snprintf(info, info_size, "%s, CUPTI API %u; %s; %s%s", api->path, version, how,
+    bool all_kinds = k.kernel && k.memcpy && k.memset && k.event;
+    snprintf(info, info_size, "%s, CUPTI API %u; %s; %s%s%s%s%s%s%s", api->path, version, how,
              event_stamps ? "cudaEventRecord device timestamps" : "cudaEventRecord at its enqueue time",
-             sync ? "; synchronization records" : "");
+             sync ? "; synchronization records" : "", all_kinds ? "" : "; only the records of (STREAMLAB_CUPTI_KINDS):",
+             !all_kinds && k.kernel ? " kernels" : "", !all_kinds && k.memcpy ? " copies" : "",
+             !all_kinds && k.memset ? " memsets" : "", !all_kinds && k.event ? " events" : "");
     return true;
 }
 

@@ -4,7 +4,9 @@
  * Activity kinds enabled with every strategy: CONCURRENT_KERNEL (not KERNEL, which
  * serialises kernels), MEMCPY, MEMSET, and CUDA_EVENT with device timestamps where this
  * CUPTI offers them (SYNCHRONIZATION too when STREAMLAB_CUPTI_SYNC=on: its records are
- * only counted). Then, to match records to ops:
+ * only counted; STREAMLAB_CUPTI_KINDS=kernel,memcpy,memset,event or none enables fewer, to
+ * measure what each costs: ops of the others then get no times). Then, to match records
+ * to ops:
  *   callback  a callback subscriber enabled for the runtime calls that enqueue work (copies,
  *             memsets, kernel launches, event records); the correlation id each call gets
  *             is read as it returns and bound to its op (correlation.h);

@@ -13,6 +13,9 @@
  *   cupti-external-both      the same with every runtime and driver API record (the old default);
  *   events-single            one CUDA event after each op;
  *   events-pair              CUDA events before and after each op;
+ *   diag-cupti-kernels-only, diag-cupti-copies-only, diag-cupti-no-records
+ *                            cupti-stream with only kernel records, only memcpy records, or
+ *                            none (CUPTI loaded and idle): what each kind of record costs;
  * (also selectable: cupti-external-runtime, cupti-external-driver). Each strategy is begun
  * before its run with autoflush off, warmed up with one untimed run, and its device times
  * are flushed after the timed run, outside the timing, as the lab harness does.
@@ -25,7 +28,7 @@
  * which shows each strategy's one-time set-up cost. The target for the default CUPTI
  * strategy is under 3%.
  * Exit status: 0 done, 1 a CUDA error or wrong results, 2 bad options, 77 no device. */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,22 +58,28 @@ typedef struct strategy {
     bool timed;            /* the collector is begun */
     trace_gpu_options opt; /* when timed */
     bool in_default_list;
+    const char *kinds;     /* STREAMLAB_CUPTI_KINDS while it begins (diagnostic rows), or NULL */
 } strategy;
 
 #define OPT(req, m, a, e)                                                                                    \
     { TRACE_GPU_##req, TRACE_GPU_MATCH_##m, TRACE_GPU_API_##a, TRACE_GPU_EVENTS_##e }
 
 static const strategy strategies[] = {
-    {"off", false, false, OPT(WANT_NONE, AUTO, AUTO, AUTO), true},
-    {"recorder", true, false, OPT(WANT_NONE, AUTO, AUTO, AUTO), true},
-    {"cupti-callback", true, true, OPT(WANT_CUPTI, CALLBACK, AUTO, AUTO), true},
-    {"cupti-stream", true, true, OPT(WANT_CUPTI, STREAM_ORDER, AUTO, AUTO), true},
-    {"cupti-external-selected", true, true, OPT(WANT_CUPTI, EXTERNAL, SELECTED, AUTO), true},
-    {"cupti-external-both", true, true, OPT(WANT_CUPTI, EXTERNAL, BOTH, AUTO), true},
-    {"events-single", true, true, OPT(WANT_EVENTS, AUTO, AUTO, SINGLE), true},
-    {"events-pair", true, true, OPT(WANT_EVENTS, AUTO, AUTO, PAIR), true},
-    {"cupti-external-runtime", true, true, OPT(WANT_CUPTI, EXTERNAL, RUNTIME, AUTO), false},
-    {"cupti-external-driver", true, true, OPT(WANT_CUPTI, EXTERNAL, DRIVER, AUTO), false},
+    {"off", false, false, OPT(WANT_NONE, AUTO, AUTO, AUTO), true, NULL},
+    {"recorder", true, false, OPT(WANT_NONE, AUTO, AUTO, AUTO), true, NULL},
+    {"cupti-callback", true, true, OPT(WANT_CUPTI, CALLBACK, AUTO, AUTO), true, NULL},
+    {"cupti-stream", true, true, OPT(WANT_CUPTI, STREAM_ORDER, AUTO, AUTO), true, NULL},
+    {"cupti-external-selected", true, true, OPT(WANT_CUPTI, EXTERNAL, SELECTED, AUTO), true, NULL},
+    {"cupti-external-both", true, true, OPT(WANT_CUPTI, EXTERNAL, BOTH, AUTO), true, NULL},
+    {"events-single", true, true, OPT(WANT_EVENTS, AUTO, AUTO, SINGLE), true, NULL},
+    {"events-pair", true, true, OPT(WANT_EVENTS, AUTO, AUTO, PAIR), true, NULL},
+    /* Diagnostics: cupti-stream with only some device records, to show what each costs
+     * (the other ops stay untimed); "none" leaves CUPTI loaded and idle. */
+    {"diag-cupti-kernels-only", true, true, OPT(WANT_CUPTI, STREAM_ORDER, AUTO, AUTO), true, "kernel"},
+    {"diag-cupti-copies-only", true, true, OPT(WANT_CUPTI, STREAM_ORDER, AUTO, AUTO), true, "memcpy"},
+    {"diag-cupti-no-records", true, true, OPT(WANT_CUPTI, STREAM_ORDER, AUTO, AUTO), true, "none"},
+    {"cupti-external-runtime", true, true, OPT(WANT_CUPTI, EXTERNAL, RUNTIME, AUTO), false, NULL},
+    {"cupti-external-driver", true, true, OPT(WANT_CUPTI, EXTERNAL, DRIVER, AUTO), false, NULL},
 };
 #define N_STRATEGIES ((int)(sizeof(strategies) / sizeof(strategies[0])))
 /* Whether s is what trace_gpu_begin() picks with no environment: the row the target is for. */
@@ -231,11 +240,14 @@ static bool enter(const strategy *s, char *status, size_t status_size) {
     trace_add_sink(&sink);
     if (!s->timed) return true;
     trace_gpu_set_autoflush(false);
+    if (s->kinds) setenv("STREAMLAB_CUPTI_KINDS", s->kinds, 1);
     trace_gpu_mode mode = trace_gpu_begin_options(&s->opt);
+    if (s->kinds) unsetenv("STREAMLAB_CUPTI_KINDS");
     if (status_size) snprintf(status, status_size, "%s", trace_gpu_status_message());
     bool want_cupti = s->opt.request == TRACE_GPU_WANT_CUPTI;
     if (mode != (want_cupti ? TRACE_GPU_CUPTI : TRACE_GPU_EVENTS)) return false;
-    return strcmp(trace_gpu_strategy(), s->name) == 0;
+    /* A diagnostic row runs under its base strategy's name. */
+    return s->kinds ? strcmp(trace_gpu_strategy(), "cupti-stream") == 0 : strcmp(trace_gpu_strategy(), s->name) == 0;
 }
 
 typedef struct tally {
@@ -459,7 +471,7 @@ int main(int argc, char **argv) {
     double base = fresh_off_ms > 0 ? fresh_off_ms : off_median;
     printf("\n");
     for (int m = 0; m < N_STRATEGIES; m++) {
-        if (!t[m].available || !strategies[m].timed || base <= 0) continue;
+        if (!t[m].available || !strategies[m].timed || strategies[m].kinds || base <= 0) continue;
         double over = 100.0 * (medians[m] - base) / base;
         bool all_timed = t[m].timed == t[m].recorded;
         bool right = t[m].wrong.before_enqueue + t[m].wrong.overlap + t[m].wrong.out_of_order == 0;
