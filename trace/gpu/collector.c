@@ -5,6 +5,7 @@
 #include "trace/gpu/collector.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,14 @@ static struct {
 } C = {.mode = TRACE_GPU_OFF,
        .strategy = "off",
        .message = "GPU timing is off (trace_gpu_begin was not called)"};
+
+/* Sets the status sentence; a long one is cut short (it is bounded on purpose). */
+__attribute__((format(printf, 1, 2))) static void set_message(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(C.message, sizeof(C.message), fmt, ap);
+    va_end(ap);
+}
 
 /* The trace clock is chosen once, at the first use: CUPTI's whenever its library loads
  * (whether or not its activity API is then used), so that host spans and CUPTI's device
@@ -141,10 +150,8 @@ trace_gpu_mode trace_gpu_begin_options(const trace_gpu_options *given) {
     if (notes[0]) snprintf(tail, sizeof(tail), " (%s)", notes);
     if (o.request == TRACE_GPU_WANT_NONE) {
         snprintf(C.strategy, sizeof(C.strategy), "off");
-        snprintf(C.message, sizeof(C.message),
-                 "no device times: GPU timing was turned off (STREAMLAB_GPU_TIMING=none or asked for); "
-                 "operations are recorded untimed%s",
-                 tail);
+        set_message("no device times: GPU timing was turned off (STREAMLAB_GPU_TIMING=none or asked for); "
+                    "operations are recorded untimed%s", tail);
         return C.mode;
     }
     bool want_cupti = o.request == TRACE_GPU_WANT_CUPTI || o.request == TRACE_GPU_AUTO;
@@ -154,7 +161,7 @@ trace_gpu_mode trace_gpu_begin_options(const trace_gpu_options *given) {
         C.mode = TRACE_GPU_CUPTI;
         snprintf(C.strategy, sizeof(C.strategy), "%s",
                  match_name(used, used == o.match ? o.api_records : TRACE_GPU_API_SELECTED));
-        snprintf(C.message, sizeof(C.message), "device times from CUPTI activity records (%s)%s", info, tail);
+        set_message("device times from CUPTI activity records (%s)%s", info, tail);
     } else {
         if (!want_cupti)
             snprintf(cupti_why, sizeof(cupti_why), "%s",
@@ -164,17 +171,15 @@ trace_gpu_mode trace_gpu_begin_options(const trace_gpu_options *given) {
         if (trace_gpu_events_start(single, events_why, sizeof(events_why))) {
             C.mode = TRACE_GPU_EVENTS;
             snprintf(C.strategy, sizeof(C.strategy), "%s", single ? "events-single" : "events-pair");
-            snprintf(C.message, sizeof(C.message),
-                     "CUPTI not used (%s); device times come from CUDA events recorded %s, so an operation's "
-                     "start is when its stream reached it (waiting for a busy engine counts as running)%s",
-                     cupti_why,
-                     single ? "after each operation (its start is the later of its enqueue and the end before it)"
-                            : "around each operation",
-                     tail);
+            set_message("CUPTI not used (%s); device times come from CUDA events recorded %s, so an operation's "
+                        "start is when its stream reached it (waiting for a busy engine counts as running)%s",
+                        cupti_why,
+                        single ? "after each operation (its start is the later of its enqueue and the end before it)"
+                               : "around each operation",
+                        tail);
         } else {
             snprintf(C.strategy, sizeof(C.strategy), "off");
-            snprintf(C.message, sizeof(C.message), "no device times: CUPTI not used (%s), and %s%s", cupti_why,
-                     events_why, tail);
+            set_message("no device times: CUPTI not used (%s), and %s%s", cupti_why, events_why, tail);
         }
     }
     C.last_flush_ns = trace_gpu_now_ns();
@@ -200,7 +205,7 @@ void trace_gpu_end(void) {
     if (C.mode == TRACE_GPU_CUPTI) trace_gpu_cupti_stop();
     if (C.mode == TRACE_GPU_EVENTS) trace_gpu_events_stop();
     if (C.mode != TRACE_GPU_OFF)
-        snprintf(C.message, sizeof(C.message), "GPU timing is off (trace_gpu_end was called)");
+        set_message("GPU timing is off (trace_gpu_end was called)");
     C.mode = TRACE_GPU_OFF;
     snprintf(C.strategy, sizeof(C.strategy), "off");
 }
@@ -303,6 +308,6 @@ void trace_gpu_after_device_reset(void) {
     if (!trace_gpu_events_start(trace_gpu_events_single(), why, sizeof(why))) {
         C.mode = TRACE_GPU_OFF;
         snprintf(C.strategy, sizeof(C.strategy), "off");
-        snprintf(C.message, sizeof(C.message), "no device times after cudaDeviceReset: %s", why);
+        set_message("no device times after cudaDeviceReset: %s", why);
     }
 }

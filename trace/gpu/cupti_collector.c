@@ -466,7 +466,7 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
 
     uint32_t version = 0;
     api->version(&version);
-    char how[400];
+    char how[1024];
     switch (match) {
     case TRACE_GPU_MATCH_STREAM_ORDER:
         snprintf(how, sizeof(how), "records matched to operations by their order on each stream");

@@ -310,7 +310,6 @@ static bool times_of(const timed_op *t, uint64_t observed_ns, uint64_t *start, u
 void trace_gpu_events_resolve(bool may_rebase) {
     if (!E.running) return;
     cudaError_t pending_error = cudaPeekAtLastError();
-    bool removed = false;
     for (size_t i = 0; i < E.n_pending; i++) {
         timed_op *t = &E.pending[i];
         if (t->dead || !t->op_id || !t->ended) continue;
@@ -326,9 +325,8 @@ void trace_gpu_events_resolve(bool may_rebase) {
             E.failed++;
         }
         release(t);
-        removed = true;
     }
-    if (removed) compact();
+    compact(); /* drops these and the cancelled ones */
     if (may_rebase && E.n_pending == 0 && trace_gpu_event_rebase_due(E.base_ns, trace_gpu_now_ns())) rebase();
     /* Whatever these queries left for cudaGetLastError is the tracer's, not the program's. */
     if (pending_error == cudaSuccess) (void)cudaGetLastError();
