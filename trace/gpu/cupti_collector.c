@@ -53,19 +53,25 @@ static int n_enabled;
 
 /* ---- the runtime calls that enqueue work ------------------------------------------------ */
 
-/* The interposer's calls and kernels.h's launches (cudaLaunchKernel; <<<>>> reaches
- * __cudaLaunchKernel from CUDA 13 on). The per-thread-stream variants are not interposed. */
+/* The interposer's calls (its copies, memsets and event records; the per-thread-stream
+ * variants of these are not interposed) and kernels.h's launches: cudaLaunchKernel in the
+ * nvcc-compiled launchers, also as built for per-thread default streams, and <<<>>>, which
+ * reaches __cudaLaunchKernel from CUDA 13 on. A callback costs nothing for calls the
+ * program never makes. */
 static const CUpti_CallbackId enqueue_calls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
 #if CUDART_VERSION >= 13000
     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
 #endif
-    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
 };
 #define N_ENQUEUE_CALLS (sizeof(enqueue_calls) / sizeof(enqueue_calls[0]))
 
@@ -393,17 +399,17 @@ static bool enable_external(trace_gpu_api_records a, char *why, size_t why_size)
 /* The device activity kinds to enable: all, unless STREAMLAB_CUPTI_KINDS lists some
  * (kernel, memcpy, memset, event, or none) to measure what each costs. */
 typedef struct kinds {
-    bool kernel, memcpy, memset, event;
+    bool kernels, copies, memsets, events;
 } kinds;
 
 static kinds kinds_wanted(void) {
     kinds k = {true, true, true, true};
     const char *v = getenv("STREAMLAB_CUPTI_KINDS");
     if (!v || !*v) return k;
-    k.kernel = strstr(v, "kernel") != NULL;
-    k.memcpy = strstr(v, "memcpy") != NULL;
-    k.memset = strstr(v, "memset") != NULL;
-    k.event = strstr(v, "event") != NULL;
+    k.kernels = strstr(v, "kernel") != NULL;
+    k.copies = strstr(v, "memcpy") != NULL;
+    k.memsets = strstr(v, "memset") != NULL;
+    k.events = strstr(v, "event") != NULL;
     return k;
 }
 
@@ -441,9 +447,9 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
 
     selected_api = false;
     kinds k = kinds_wanted();
-    bool ok = (!k.kernel || enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true, why, why_size)) &&
-              (!k.memcpy || enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true, why, why_size)) &&
-              (!k.memset || enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true, why, why_size));
+    bool ok = (!k.kernels || enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true, why, why_size)) &&
+              (!k.copies || enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true, why, why_size)) &&
+              (!k.memsets || enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true, why, why_size));
     char fallback[300] = "";
     match = want;
     if (ok && want == TRACE_GPU_MATCH_CALLBACK && !subscribe_callbacks(fallback, sizeof(fallback))) {
@@ -459,7 +465,7 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
     bool sync = env_on("STREAMLAB_CUPTI_SYNC") &&
                 enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false, why, why_size);
     event_stamps = false;
-    if (k.event && api->event_device_timestamps && api->event_device_timestamps(1) == CUPTI_SUCCESS)
+    if (k.events && api->event_device_timestamps && api->event_device_timestamps(1) == CUPTI_SUCCESS)
         event_stamps = enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT", false, why, why_size);
     running = true;
     *used = match;
@@ -480,12 +486,12 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
         snprintf(how, sizeof(how), "records matched by the correlation id of each call (callback API)");
         break;
     }
-    bool all_kinds = k.kernel && k.memcpy && k.memset && k.event;
+    bool all_kinds = k.kernels && k.copies && k.memsets && k.events;
     snprintf(info, info_size, "%s, CUPTI API %u; %s; %s%s%s%s%s%s%s", api->path, version, how,
              event_stamps ? "cudaEventRecord device timestamps" : "cudaEventRecord at its enqueue time",
              sync ? "; synchronization records" : "", all_kinds ? "" : "; only the records of (STREAMLAB_CUPTI_KINDS):",
-             !all_kinds && k.kernel ? " kernels" : "", !all_kinds && k.memcpy ? " copies" : "",
-             !all_kinds && k.memset ? " memsets" : "", !all_kinds && k.event ? " events" : "");
+             !all_kinds && k.kernels ? " kernels" : "", !all_kinds && k.copies ? " copies" : "",
+             !all_kinds && k.memsets ? " memsets" : "", !all_kinds && k.events ? " events" : "");
     return true;
 }
 
