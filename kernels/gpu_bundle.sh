@@ -7,8 +7,10 @@
 # Builds the targets below (unless --no-build), copies them to OUT_DIR/bin, copies into
 # OUT_DIR/lib the shared libraries they need that a bare GPU machine may lack (what ldd
 # finds outside the C/C++ runtime, and libcupti, which the collector loads with dlopen),
-# and writes OUT_DIR/run_all.sh, which runs them all and prints a summary. Copy OUT_DIR to
-# the GPU machine and run OUT_DIR/run_all.sh there.
+# and writes OUT_DIR/run_all.sh, which runs them all and prints a summary: the tests, the
+# kernel probe, overhead_bench over every GPU timing strategy, and the reference lab 03
+# under each timing (what tracing costs a lab's timed runs). Copy OUT_DIR to the GPU
+# machine and run OUT_DIR/run_all.sh there.
 set -euo pipefail
 
 usage() {
@@ -32,7 +34,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${root}"
 
 # label -> what run_all.sh does with it: "test" (GoogleTest), "check" (exit 0 ok, 77 no
-# device), "measure" (prints figures).
+# device), "measure" (prints figures), "lab" (a lab binary, run under each GPU timing to
+# measure what tracing costs its timed runs; installed as PACKAGE_NAME).
 targets=(
   "//kernels:smoke check"
   "//kernels:smoke_test test"
@@ -41,6 +44,7 @@ targets=(
   "//trace/gpu:interpose_gpu_test test"
   "//kernels:kernel_probe measure"
   "//trace/gpu:overhead_bench measure"
+  "//solutions:03_double_buffer_gpu lab"
 )
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done
@@ -80,6 +84,7 @@ for t in "${targets[@]}"; do
   name="${label##*:}"
   src="${bin_dir}/${pkg}/${name}"
   [[ -x "${src}" ]] || { echo "gpu_bundle: ${src} is missing (build ${label} first)" >&2; exit 1; }
+  [[ "${kind}" == lab ]] && name="${pkg//\//_}_${name}"
   install -m 0755 "${src}" "${out}/bin/${name}"
   echo "${name} ${kind}" >>"${manifest}"
   # Shared libraries the binary needs, outside the C/C++ runtime.
@@ -174,25 +179,74 @@ while read -r name kind; do
       ;;
     measure)
       if [[ "${name}" == overhead_bench ]]; then
-        # A process that never loads CUPTI, as the baseline for the "off" rows below.
+        # A process that never loads CUPTI: the baseline every strategy is compared with.
         rc="$(run "${name}" "-fresh-off" --modes off)"
         echo "== ${name} (fresh process, tracing off), exit ${rc}"
         cat "${logs}/${name}-fresh-off.log"
-        summary+=("${name} (fresh off): exit ${rc}")
-        # Which CUPTI API records external correlation needs, and what each costs.
-        for api in both runtime driver selected; do
-          env_api=()
-          [[ "${api}" != both ]] && env_api=(STREAMLAB_CUPTI_API="${api}")
-          rc="$(run "${name}" "-${api}" ${env_api[@]+"${env_api[@]}"})"
-          echo "== ${name} (CUPTI API records: ${api}), exit ${rc}"
-          cat "${logs}/${name}-${api}.log"
-          summary+=("${name} (${api}): exit ${rc}")
+        fresh="$(awk -F'|' '$2 ~ /^ off $/ { gsub(/ /, "", $3); print $3 }' "${logs}/${name}-fresh-off.log")"
+        off_arg=()
+        [[ -n "${fresh}" ]] && off_arg=(--off-ms "${fresh}")
+        # Every strategy in one process, interleaved round by round.
+        rc="$(run "${name}" "-all" ${off_arg[@]+"${off_arg[@]}"})"
+        echo "== ${name} (every strategy in one process), exit ${rc}"
+        cat "${logs}/${name}-all.log"
+        summary+=("${name} (all strategies): exit ${rc}")
+        # Each CUPTI strategy alone in a fresh process, to show that switching strategies
+        # within one process does not change the figures.
+        for s in cupti-callback cupti-stream cupti-external-selected; do
+          rc="$(run "${name}" "-${s}" --modes "off,recorder,${s}" ${off_arg[@]+"${off_arg[@]}"})"
+          echo "== ${name} (${s} alone), exit ${rc}"
+          grep -E '^\| (off|recorder|cupti)|^RESULT' "${logs}/${name}-${s}.log"
+          summary+=("${name} (${s} alone): exit ${rc}")
         done
       else
         rc="$(run "${name}" "")"
         echo "== ${name}, exit ${rc}"
         cat "${logs}/${name}.log"
         summary+=("${name}: exit ${rc}")
+      fi
+      ;;
+    lab)
+      # The lab's timed runs (its median, "yours_median_ms") under each GPU timing, seed by
+      # seed, the timings interleaved; "none" records every op but times none of them.
+      if ! "${here}/bin/${name}" --probe-device >"${logs}/${name}-probe.log" 2>&1; then
+        echo "== ${name}: SKIP ($(head -c 200 "${logs}/${name}-probe.log"))"
+        summary+=("${name}: SKIP (no device)")
+        skipped=$((skipped + 1))
+        continue
+      fi
+      seeds=(11 12 13)
+      timings=("none:STREAMLAB_GPU_TIMING=none" "cupti-callback:STREAMLAB_CUPTI_MATCH=callback"
+        "cupti-stream:STREAMLAB_CUPTI_MATCH=stream" "events-single:STREAMLAB_GPU_TIMING=events")
+      declare -A lab_ms=()
+      worst=0
+      for seed in "${seeds[@]}"; do
+        for t in "${timings[@]}"; do
+          tname="${t%%:*}"
+          rc="$(run "${name}" "-${tname}-${seed}" "${t#*:}" --json --runs 9 --seed "${seed}")"
+          log="${logs}/${name}-${tname}-${seed}.log"
+          ms="$(grep -o '"yours_median_ms":[0-9.]*' "${log}" | head -1 | cut -d: -f2)"
+          src="$(grep -o '"timing_source":"[^"]*' "${log}" | head -1 | cut -d'"' -f4 | cut -c1-100)"
+          lab_ms["${tname}"]+="${ms:-?} "
+          echo "== ${name} seed ${seed} timing ${tname}: exit ${rc}, yours_median_ms ${ms:-?} (${src})"
+          ((rc > worst)) && worst=${rc}
+        done
+      done
+      echo "== ${name}: median over seeds of the timed runs' median, and the cost of each timing"
+      none_ms="$(printf '%s\n' ${lab_ms[none]} | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')"
+      for t in "${timings[@]}"; do
+        tname="${t%%:*}"
+        med="$(printf '%s\n' ${lab_ms[${tname}]} | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')"
+        awk -v n="${tname}" -v m="${med}" -v b="${none_ms}" -v all="${lab_ms[${tname}]}" 'BEGIN {
+          if (b + 0 > 0 && m + 0 > 0) printf "   %-15s %8.3f ms  %+6.2f%% vs none   (per seed: %s)\n", n, m, 100 * (m - b) / b, all;
+          else printf "   %-15s %s (per seed: %s)\n", n, m, all }'
+      done
+      # Exit 1 is a lab below its target (not a failure of the bundle); 2 and above are.
+      if ((worst >= 2)); then
+        summary+=("${name}: FAIL (an exit status ${worst})")
+        failed=$((failed + 1))
+      else
+        summary+=("${name}: measured")
       fi
       ;;
   esac

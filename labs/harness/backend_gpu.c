@@ -1,5 +1,5 @@
 /* labs/harness/backend_gpu.c: the real-GPU side of backend.h. Device times come from CUPTI
- * (or, where CUPTI cannot start, from CUDA events around each op: trace/gpu/collector.h);
+ * (or, where CUPTI cannot start, from CUDA events: trace/gpu/collector.h);
  * runs are timed on the same clock. Streams and phases are named for Nsight Systems too. */
 #include <stdio.h>
 #include <string.h>
@@ -47,8 +47,9 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
         fprintf(stderr, "note: --profile=%s is for the simulator; this run uses the real GPU\n", o->profile);
     /* Before the warm-up: CUPTI's set-up costs milliseconds. */
     trace_gpu_mode mode = trace_gpu_begin();
+    trace_gpu_set_autoflush(false); /* the runner flushes after each run, outside its timing */
     snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),
-             mode == TRACE_GPU_CUPTI ? "" : " (the timeline falls back to CUDA events around each op)");
+             mode == TRACE_GPU_EVENTS ? " (the timeline falls back to CUDA events)" : "");
     return 0;
 }
 

@@ -123,6 +123,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     o.cuda = cudaGetLastError();
     cudaError_t sync = cudaDeviceSynchronize();
     if (o.cuda == cudaSuccess) o.cuda = sync;
+    lab_backend_flush(); /* this run's device times, after its timing */
     lab_backend_phase(label, false);
     trace_record_phase(label, t0, t1);
     o.ms = (double)(t1 - t0) / 1e6;

@@ -4,20 +4,35 @@
  * before anything is recorded (CUPTI's set-up costs milliseconds, and the trace clock is
  * chosen here). From then on every op that the interposer (interpose.c) and the kernel
  * launchers record gets its device start and end through trace_op_timed, from:
- *   - CUPTI's activity API (kernels, copies, memsets, CUDA events), matched to the op by
- *     external correlation ids: exact device times; or, when CUPTI cannot start (library
- *     missing, no permission, no driver support),
- *   - a pair of CUDA events recorded around each op on its stream, resolved at host sync
- *     points: the start is when the stream reached the op, so time spent queued behind
- *     other streams' work on a busy engine counts as running.
+ *   - CUPTI's activity API (kernels, copies, memsets, CUDA events): exact device times,
+ *     matched to the ops by one of three strategies (trace_gpu_match): the correlation id
+ *     of each enqueueing runtime call, read from CUPTI's callback API (the default), the
+ *     order of the records on each stream (stream_order.h), or external correlation ids
+ *     with API records (the costliest, kept for comparison); or, when CUPTI cannot start
+ *     (library missing, no permission, no driver support),
+ *   - CUDA events recorded on each op's stream, resolved later: one after each op by
+ *     default (its start is then inferred, event_chain.h), or a pair around it; either way
+ *     the start is when the stream reached the op, so time spent queued behind other
+ *     streams' work on a busy engine counts as running.
  * trace_gpu_status_message() says which, and why, in a sentence a report can print.
  *
  * Times are on one clock, trace_gpu_now_ns(): CUPTI's timestamp (cuptiGetTimestamp)
  * whenever the CUPTI library can be loaded, in every mode, CLOCK_MONOTONIC otherwise; it
- * is chosen at its first use. Device records are delivered at the
- * host's sync points (stream, event and device synchronisation, blocking copies; at most
- * one flush per TRACE_GPU_FLUSH_INTERVAL_NS except at device-wide syncs), at
- * trace_gpu_flush() and at trace_gpu_end(). */
+ * is chosen at its first use.
+ *
+ * Device times are delivered when the collector flushes: at trace_gpu_flush(), at
+ * trace_gpu_end(), and, while autoflush is on (the default), at the host's sync points
+ * (stream, event and device synchronisation, blocking copies; at most one flush per
+ * TRACE_GPU_FLUSH_INTERVAL_NS except at device-wide syncs). A flush costs the host a
+ * fraction of a millisecond, so a harness that times runs turns autoflush off around
+ * them and calls trace_gpu_flush() after each run, outside its timing.
+ *
+ * Environment (read by trace_gpu_begin; the options of trace_gpu_begin_options override):
+ *   STREAMLAB_GPU_TIMING  cupti (default) | events | none (ops are recorded, not timed)
+ *   STREAMLAB_CUPTI=off   the same as STREAMLAB_GPU_TIMING=events
+ *   STREAMLAB_CUPTI_MATCH callback (default) | stream | external
+ *   STREAMLAB_CUPTI_API   with external: selected (default) | runtime | driver | both
+ *   STREAMLAB_EVENTS      single (default) | pair */
 #ifndef STREAMLAB_TRACE_GPU_COLLECTOR_H
 #define STREAMLAB_TRACE_GPU_COLLECTOR_H
 
@@ -35,10 +50,55 @@ typedef enum trace_gpu_mode {
 } trace_gpu_mode;
 
 typedef enum trace_gpu_request {
-    TRACE_GPU_AUTO = 0,   /* CUPTI, unless STREAMLAB_CUPTI=off; events if CUPTI fails */
-    TRACE_GPU_WANT_CUPTI, /* CUPTI whatever the environment; events if it fails */
-    TRACE_GPU_WANT_EVENTS /* events only (never loads CUPTI's activity API) */
+    TRACE_GPU_AUTO = 0,    /* as the environment says (CUPTI by default); events if CUPTI fails */
+    TRACE_GPU_WANT_CUPTI,  /* CUPTI whatever the environment; events if it fails */
+    TRACE_GPU_WANT_EVENTS, /* events only (never loads CUPTI's activity API) */
+    TRACE_GPU_WANT_NONE    /* no device times: ops are recorded untimed (TRACE_GPU_OFF) */
 } trace_gpu_request;
+
+/* How CUPTI's device records are matched to the recorder's ops. */
+typedef enum trace_gpu_match {
+    TRACE_GPU_MATCH_AUTO = 0,     /* STREAMLAB_CUPTI_MATCH, else TRACE_GPU_DEFAULT_MATCH */
+    TRACE_GPU_MATCH_CALLBACK,     /* CUPTI's callback API, enabled for the runtime calls that
+                                     enqueue work, gives each call's correlation id as it
+                                     returns; device records carry the same id. Falls back to
+                                     external matching where another tool holds CUPTI's one
+                                     callback subscriber (Nsight Systems, say) */
+    TRACE_GPU_MATCH_STREAM_ORDER, /* the k-th device op of a class enqueued on a stream is the
+                                     k-th record of that class with the stream's CUPTI id
+                                     (stream_order.h): no per-call work at all */
+    TRACE_GPU_MATCH_EXTERNAL      /* an external correlation id pushed around each call, joined
+                                     through EXTERNAL_CORRELATION records, which CUPTI emits
+                                     only for calls that also get an API record */
+} trace_gpu_match;
+
+/* The strategy used when neither the options nor STREAMLAB_CUPTI_MATCH name one: the one
+ * overhead_bench found cheapest among those that time every op right. */
+#define TRACE_GPU_DEFAULT_MATCH TRACE_GPU_MATCH_CALLBACK
+
+/* Which API records external matching enables. */
+typedef enum trace_gpu_api_records {
+    TRACE_GPU_API_AUTO = 0,  /* STREAMLAB_CUPTI_API, else TRACE_GPU_API_SELECTED */
+    TRACE_GPU_API_SELECTED,  /* runtime records for the calls that enqueue work only */
+    TRACE_GPU_API_RUNTIME,   /* every runtime call */
+    TRACE_GPU_API_DRIVER,    /* every driver call */
+    TRACE_GPU_API_BOTH       /* every runtime and driver call */
+} trace_gpu_api_records;
+
+/* How ops are timed with CUDA events. */
+typedef enum trace_gpu_event_timing {
+    TRACE_GPU_EVENTS_AUTO = 0, /* STREAMLAB_EVENTS, else TRACE_GPU_EVENTS_SINGLE */
+    TRACE_GPU_EVENTS_SINGLE,   /* one event after each op; its start is the latest of its
+                                  enqueue and the ends before it (event_chain.h) */
+    TRACE_GPU_EVENTS_PAIR      /* an event before and one after each op */
+} trace_gpu_event_timing;
+
+typedef struct trace_gpu_options {
+    trace_gpu_request request;
+    trace_gpu_match match;
+    trace_gpu_api_records api_records;
+    trace_gpu_event_timing events;
+} trace_gpu_options;
 
 /* Stream and event syncs flush CUPTI's buffers at most this often; device syncs always. */
 #define TRACE_GPU_FLUSH_INTERVAL_NS 1000000ull
@@ -47,15 +107,27 @@ typedef enum trace_gpu_request {
  * changes nothing and returns the current mode. */
 trace_gpu_mode trace_gpu_begin(void);
 trace_gpu_mode trace_gpu_begin_mode(trace_gpu_request request);
+/* The same with every choice spelled out; fields left 0 (AUTO) follow the environment.
+ * NULL is all AUTO. */
+trace_gpu_mode trace_gpu_begin_options(const trace_gpu_options *options);
 /* Waits for nothing: delivers every device time already known (forcing CUPTI's buffers
  * out) and turns timing off. Ops still running keep no times. Safe to call when off. */
 void trace_gpu_end(void);
 /* Delivers the device times known so far. */
 void trace_gpu_flush(void);
 
+/* Whether sync points flush (see above). On by default; the setting outlives
+ * trace_gpu_end and applies to the next begin. */
+void trace_gpu_set_autoflush(bool on);
+bool trace_gpu_autoflush(void);
+
 trace_gpu_mode trace_gpu_status(void);
 /* A sentence saying how ops are timed, or why they are not. */
 const char *trace_gpu_status_message(void);
+/* The timing strategy in use, short: "cupti-callback", "cupti-stream",
+ * "cupti-external-selected" (-runtime, -driver, -both), "events-single", "events-pair", or
+ * "off". */
+const char *trace_gpu_strategy(void);
 
 /* The trace clock, in ns. */
 uint64_t trace_gpu_now_ns(void);
@@ -70,33 +142,48 @@ typedef struct trace_gpu_stats {
     uint64_t dropped_records;  /* records CUPTI dropped (buffers full) */
     uint64_t flushes;          /* flushes done */
     uint64_t flush_ns;         /* host time spent in them */
+    uint64_t match_errors;     /* stream order: records dropped as extra, out of order or
+                                  earlier than their op; callback: ops whose call gave no
+                                  correlation id */
 } trace_gpu_stats;
 
 trace_gpu_stats trace_gpu_get_stats(void);
 
 /* ---- for the sources (interpose.c, the kernel launchers) ------------------------------ */
 
-/* How good a device time an op can get. */
+/* What an op is, for the device time it can get. */
 typedef enum trace_gpu_op_class {
-    TRACE_GPU_OP_DEVICE = 0,  /* a kernel, copy or memset: CUPTI record or event pair */
-    TRACE_GPU_OP_EVENT_RECORD, /* cudaEventRecord: CUPTI event timestamp, event pair, or
+    TRACE_GPU_OP_DEVICE = 0,   /* a kernel launch (or any device op that is not a copy or a
+                                  memset): CUPTI kernel record or CUDA events */
+    TRACE_GPU_OP_EVENT_RECORD, /* cudaEventRecord: CUPTI event timestamp, CUDA events, or
                                   the enqueue time when neither is available */
-    TRACE_GPU_OP_EVENT_WAIT    /* cudaStreamWaitEvent: event pair, else the enqueue time */
+    TRACE_GPU_OP_EVENT_WAIT,   /* cudaStreamWaitEvent: CUDA events, else the enqueue time */
+    TRACE_GPU_OP_COPY,         /* a copy: CUPTI memcpy record or CUDA events */
+    TRACE_GPU_OP_MEMSET        /* a memset: CUPTI memset record or CUDA events */
 } trace_gpu_op_class;
+
+/* A stream was created with these flags (cudaStreamNonBlocking or not), or destroyed:
+ * event timing needs to know which streams the legacy stream's barrier applies to, and
+ * stream-order matching asks CUPTI for the stream's id at creation, outside any timing. */
+void trace_gpu_stream_created(const void *stream, unsigned flags);
+void trace_gpu_stream_destroyed(const void *stream);
 
 /* Brackets one runtime call that enqueues work on `stream`:
  *   token = trace_gpu_op_begin(stream, class);   before the call
  *   trace_gpu_op_end(token, stream);              right after it
  *   then trace_gpu_op_bind(token, op_id, enqueue_ns) once the op is recorded, or
  *   trace_gpu_op_cancel(token) when the call failed.
- * A token of 0 means the op is not timed (timing off); the other calls accept it. */
+ * The four calls of one op come from one thread, with no other op bracketed on that thread
+ * in between. A token of 0 means the op is not timed (timing off); the other calls accept
+ * it. */
 uint64_t trace_gpu_op_begin(const void *stream, trace_gpu_op_class op_class);
 void trace_gpu_op_end(uint64_t token, const void *stream);
 void trace_gpu_op_bind(uint64_t token, uint64_t op_id, uint64_t enqueue_ns);
 void trace_gpu_op_cancel(uint64_t token);
 
-/* The host returned from a synchronising call (device_wide: cudaDeviceSynchronize):
- * delivers the device times known so far, rate-limited as described above. */
+/* The host returned from a synchronising call (device_wide: cudaDeviceSynchronize): while
+ * autoflush is on, delivers the device times known so far, rate-limited as described
+ * above. */
 void trace_gpu_sync_point(bool device_wide);
 /* cudaDeviceReset is about to destroy the context: delivers what is known and drops the
  * collector's own CUDA objects; after the reset, the _after call makes them again. */

@@ -178,6 +178,19 @@ void trace_gpu_corr_device(trace_gpu_corr *c, uint32_t correlation_id, uint64_t 
     l->end = end_ns;
 }
 
+void trace_gpu_corr_bind_correlation(trace_gpu_corr *c, uint32_t correlation_id, uint64_t op_id,
+                                     uint64_t enqueue_ns) {
+    if (op_id == 0) return;
+    uint64_t token = trace_gpu_corr_new_token(c);
+    trace_gpu_corr_bind(c, token, op_id, enqueue_ns);
+    trace_gpu_corr_link(c, correlation_id, token);
+}
+
+bool trace_gpu_corr_knows(const trace_gpu_corr *c, uint32_t correlation_id) {
+    const link_slot *l = &c->links[correlation_id & c->link_mask];
+    return l->used && l->correlation_id == correlation_id && !l->orphan;
+}
+
 size_t trace_gpu_corr_take_ready(trace_gpu_corr *c, trace_gpu_timing *out, size_t max) {
     size_t n = 0, i = 0;
     for (; i < c->n_ready && n < max; i++) {

@@ -17,6 +17,7 @@
 #ifndef STREAMLAB_TRACE_GPU_CORRELATION_H
 #define STREAMLAB_TRACE_GPU_CORRELATION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,14 @@ void trace_gpu_corr_link(trace_gpu_corr *c, uint32_t correlation_id, uint64_t to
  * times 0 (CUPTI could not time it) says the op ran without saying when: if no timed record
  * joins it, the op is handed out at its enqueue time, with no duration. */
 void trace_gpu_corr_device(trace_gpu_corr *c, uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
+
+/* The CUPTI callback API told the correlation id of the call that enqueued op_id (the
+ * collector's callback matching): a token, its bind and its link in one step. Device
+ * records of that id that came first are adopted. */
+void trace_gpu_corr_bind_correlation(trace_gpu_corr *c, uint32_t correlation_id, uint64_t op_id,
+                                     uint64_t enqueue_ns);
+/* True when correlation_id is linked to a token (a device record of it would reach an op). */
+bool trace_gpu_corr_knows(const trace_gpu_corr *c, uint32_t correlation_id);
 
 /* Moves up to max ops that are bound and have a span into out[], in the order they became
  * so, and forgets them. Returns how many. */

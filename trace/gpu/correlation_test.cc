@@ -164,4 +164,24 @@ TEST_F(Corr, RingOverwriteCountsLostTokens) {
     EXPECT_GE(trace_gpu_corr_get_stats(c).lost, 1u);
 }
 
+TEST_F(Corr, BindByCorrelationIdBeforeOrAfterTheDeviceRecord) {
+    // The callback API gave the call's correlation id at once: the record comes later...
+    trace_gpu_corr_bind_correlation(c, 40, 11, 5);
+    EXPECT_TRUE(trace_gpu_corr_knows(c, 40));
+    EXPECT_FALSE(trace_gpu_corr_knows(c, 41));
+    trace_gpu_corr_device(c, 40, 60, 70);
+    // ... or CUPTI's thread delivered it before the op was bound.
+    trace_gpu_corr_device(c, 41, 80, 90);
+    EXPECT_FALSE(trace_gpu_corr_knows(c, 41));  // an orphan record is not a link
+    trace_gpu_corr_bind_correlation(c, 41, 12, 6);
+    auto got = take();
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].op_id, 11u);
+    EXPECT_EQ(got[0].start_ns, 60u);
+    EXPECT_EQ(got[1].op_id, 12u);
+    EXPECT_EQ(got[1].end_ns, 90u);
+    trace_gpu_corr_bind_correlation(c, 42, 0, 0);  // no op: nothing
+    EXPECT_FALSE(trace_gpu_corr_knows(c, 42));
+}
+
 }  // namespace

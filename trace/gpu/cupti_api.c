@@ -88,6 +88,13 @@ static void load(void) {
     if (!RESOLVE(lib, event_device_timestamps, "cuptiActivityEnableCudaEventDeviceTimestamps"))
         api.event_device_timestamps = NULL;
     if (!RESOLVE(lib, enable_runtime_api, "cuptiActivityEnableRuntimeApi")) api.enable_runtime_api = NULL;
+    if (!RESOLVE(lib, subscribe, "cuptiSubscribe") || !RESOLVE(lib, unsubscribe, "cuptiUnsubscribe") ||
+        !RESOLVE(lib, enable_callback, "cuptiEnableCallback")) {
+        api.subscribe = NULL;
+        api.unsubscribe = NULL;
+        api.enable_callback = NULL;
+    }
+    if (!RESOLVE(lib, stream_id, "cuptiGetStreamIdEx")) api.stream_id = NULL;
     uint32_t version = 0;
     if (api.version(&version) == CUPTI_SUCCESS && version / 10000 != CUPTI_API_VERSION / 10000) {
         put(load_failure, sizeof(load_failure),

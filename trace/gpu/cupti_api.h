@@ -26,9 +26,14 @@ typedef struct trace_gpu_cupti_api {
     __typeof__(&cuptiGetResultString) result_string;
     __typeof__(&cuptiGetVersion) version;
     /* Optional (NULL when this CUPTI lacks them): device timestamps of cudaEventRecord;
-     * API records for chosen runtime calls only. */
+     * API records for chosen runtime calls only; the callback API (correlation ids of
+     * chosen runtime calls as they return); CUPTI's id of a stream. */
     __typeof__(&cuptiActivityEnableCudaEventDeviceTimestamps) event_device_timestamps;
     __typeof__(&cuptiActivityEnableRuntimeApi) enable_runtime_api;
+    __typeof__(&cuptiSubscribe) subscribe;
+    __typeof__(&cuptiUnsubscribe) unsubscribe;
+    __typeof__(&cuptiEnableCallback) enable_callback;
+    __typeof__(&cuptiGetStreamIdEx) stream_id;
     char path[512]; /* where it was loaded from */
 } trace_gpu_cupti_api;
 

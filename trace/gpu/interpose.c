@@ -13,9 +13,11 @@
  *     successful queries) become sync records;
  *   - each call puts one span on the host lane: its sync record when it has one, else an
  *     API span (trace_record_api).
- * With no sink installed (trace_active() false) a wrapper only registers handles and calls
- * the runtime. Calls compiled with per-thread default streams (the _ptsz/_ptds names) are
+ * With no sink installed (trace_active() false) a wrapper only registers handles and
+ * allocations and calls the runtime. Copies are classified from the allocations seen
+ * (mem_cache.h), so that a copy between known buffers costs no driver query. Calls compiled with per-thread default streams (the _ptsz/_ptds names) are
  * not interposed. cudaEventElapsedTime is not wrapped: it orders nothing. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "trace/gpu/classify.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/host_fn.h"
+#include "trace/gpu/mem_cache.h"
 #include "trace/gpu/nvtx.h"
 #include "trace/gpu/real.h"
 #include "trace/recorder.h"
@@ -39,8 +42,38 @@ static bool tracing(void) { return trace_active(); }
 
 static uint64_t now(void) { return trace_gpu_now_ns(); }
 
-/* What ptr points at. An unknown pointer counts as pageable host memory. */
+/* ---- what memory a pointer is ------------------------------------------------------------ */
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static trace_gpu_mem_cache *cache; /* under cache_lock; made at the first allocation */
+
+static void cache_add(const void *base, size_t bytes, trace_gpu_mem kind) {
+    pthread_mutex_lock(&cache_lock);
+    if (!cache) cache = trace_gpu_mem_cache_create();
+    if (cache) trace_gpu_mem_cache_add(cache, base, bytes, kind);
+    pthread_mutex_unlock(&cache_lock);
+}
+
+static void cache_remove(const void *base) {
+    pthread_mutex_lock(&cache_lock);
+    if (cache) trace_gpu_mem_cache_remove(cache, base);
+    pthread_mutex_unlock(&cache_lock);
+}
+
+static void cache_clear(void) {
+    pthread_mutex_lock(&cache_lock);
+    if (cache) trace_gpu_mem_cache_clear(cache);
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* What ptr points at: from the allocations seen, else from the runtime. An unknown pointer
+ * counts as pageable host memory. */
 static trace_gpu_mem mem_of(const void *ptr) {
+    trace_gpu_mem kind = TRACE_GPU_MEM_PAGEABLE;
+    pthread_mutex_lock(&cache_lock);
+    bool known = cache && trace_gpu_mem_cache_lookup(cache, ptr, &kind);
+    pthread_mutex_unlock(&cache_lock);
+    if (known) return kind;
     struct cudaPointerAttributes attr;
     memset(&attr, 0, sizeof(attr));
     cudaError_t pending = cudaPeekAtLastError();
@@ -58,48 +91,67 @@ static trace_gpu_mem mem_of(const void *ptr) {
 
 /* ---- memory ------------------------------------------------------------------------- */
 
-#define API_ONLY(api, call)                                                                                  \
+/* An allocation call: the API span, and the allocation remembered when it succeeded. */
+#define ALLOCATE(api, call, out, size, kind)                                                                 \
     do {                                                                                                     \
-        if (!tracing()) return (call);                                                                       \
-        uint64_t t0_ = now();                                                                                \
+        bool on_ = tracing();                                                                                \
+        uint64_t t0_ = on_ ? now() : 0;                                                                      \
         cudaError_t err_ = (call);                                                                           \
-        trace_record_api(api, t0_, now());                                                                   \
+        if (err_ == cudaSuccess) cache_add((out), (size), (kind));                                           \
+        if (on_) trace_record_api(api, t0_, now());                                                          \
+        return err_;                                                                                         \
+    } while (0)
+
+/* A release call: the allocation forgotten when it succeeded. */
+#define RELEASE(api, call, ptr)                                                                              \
+    do {                                                                                                     \
+        bool on_ = tracing();                                                                                \
+        uint64_t t0_ = on_ ? now() : 0;                                                                      \
+        cudaError_t err_ = (call);                                                                           \
+        if (err_ == cudaSuccess) cache_remove(ptr);                                                          \
+        if (on_) trace_record_api(api, t0_, now());                                                          \
         return err_;                                                                                         \
     } while (0)
 
 cudaError_t __wrap_cudaMalloc(void **devPtr, size_t size) {
-    API_ONLY("cudaMalloc", __real_cudaMalloc(devPtr, size));
+    ALLOCATE("cudaMalloc", __real_cudaMalloc(devPtr, size), *devPtr, size, TRACE_GPU_MEM_DEVICE);
 }
 
-cudaError_t __wrap_cudaFree(void *devPtr) { API_ONLY("cudaFree", __real_cudaFree(devPtr)); }
+cudaError_t __wrap_cudaFree(void *devPtr) { RELEASE("cudaFree", __real_cudaFree(devPtr), devPtr); }
 
 cudaError_t __wrap_cudaMallocHost(void **ptr, size_t size) {
-    API_ONLY("cudaMallocHost", __real_cudaMallocHost(ptr, size));
+    ALLOCATE("cudaMallocHost", __real_cudaMallocHost(ptr, size), *ptr, size, TRACE_GPU_MEM_PINNED);
 }
 
 cudaError_t __wrap_cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
-    API_ONLY("cudaHostAlloc", __real_cudaHostAlloc(pHost, size, flags));
+    ALLOCATE("cudaHostAlloc", __real_cudaHostAlloc(pHost, size, flags), *pHost, size, TRACE_GPU_MEM_PINNED);
 }
 
-cudaError_t __wrap_cudaFreeHost(void *ptr) { API_ONLY("cudaFreeHost", __real_cudaFreeHost(ptr)); }
+cudaError_t __wrap_cudaFreeHost(void *ptr) { RELEASE("cudaFreeHost", __real_cudaFreeHost(ptr), ptr); }
 
 cudaError_t __wrap_cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
-    API_ONLY("cudaHostRegister", __real_cudaHostRegister(ptr, size, flags));
+    ALLOCATE("cudaHostRegister", __real_cudaHostRegister(ptr, size, flags), ptr, size, TRACE_GPU_MEM_PINNED);
 }
 
-cudaError_t __wrap_cudaHostUnregister(void *ptr) { API_ONLY("cudaHostUnregister", __real_cudaHostUnregister(ptr)); }
+cudaError_t __wrap_cudaHostUnregister(void *ptr) {
+    RELEASE("cudaHostUnregister", __real_cudaHostUnregister(ptr), ptr);
+}
 
 /* ---- copies and memsets ------------------------------------------------------------------ */
 
 static cudaError_t traced_copy(const char *api, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                cudaStream_t stream, bool async) {
-    trace_gpu_mem src_mem = count ? mem_of(src) : TRACE_GPU_MEM_PAGEABLE;
-    trace_gpu_mem dst_mem = count ? mem_of(dst) : TRACE_GPU_MEM_PAGEABLE;
+    /* Only the sides the classification reads: the host side of an H2D or D2H copy, both of
+     * an H2H or cudaMemcpyDefault copy, neither of a D2D copy. */
+    bool need_src = count && kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice;
+    bool need_dst = count && kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice;
+    trace_gpu_mem src_mem = need_src ? mem_of(src) : TRACE_GPU_MEM_PAGEABLE;
+    trace_gpu_mem dst_mem = need_dst ? mem_of(dst) : TRACE_GPU_MEM_PAGEABLE;
     trace_gpu_copy_class cls = trace_gpu_classify_copy((trace_gpu_copy_kind)kind, src_mem, dst_mem);
     /* A host-to-host copy is done by the host inside the call: its span is the call's. */
     bool on_device = count > 0 && cls.dir != TRACE_COPY_H2H;
     uint64_t t0 = now();
-    uint64_t token = on_device ? trace_gpu_op_begin(stream, TRACE_GPU_OP_DEVICE) : 0;
+    uint64_t token = on_device ? trace_gpu_op_begin(stream, TRACE_GPU_OP_COPY) : 0;
     cudaError_t err = async ? __real_cudaMemcpyAsync(dst, src, count, kind, stream)
                             : __real_cudaMemcpy(dst, src, count, kind);
     trace_gpu_op_end(token, stream);
@@ -144,7 +196,7 @@ static cudaError_t traced_memset(const char *api, void *ptr, int value, size_t c
                                  bool async) {
     trace_gpu_mem target = (!async && count) ? mem_of(ptr) : TRACE_GPU_MEM_DEVICE;
     uint64_t t0 = now();
-    uint64_t token = count ? trace_gpu_op_begin(stream, TRACE_GPU_OP_DEVICE) : 0;
+    uint64_t token = count ? trace_gpu_op_begin(stream, TRACE_GPU_OP_MEMSET) : 0;
     cudaError_t err = async ? __real_cudaMemsetAsync(ptr, value, count, stream) : __real_cudaMemset(ptr, value, count);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
@@ -184,6 +236,7 @@ static void stream_created(cudaStream_t stream, unsigned flags) {
     cudaError_t pending = cudaPeekAtLastError();
     cudaError_t err = cudaStreamGetPriority(stream, &priority); /* the runtime clamps it */
     trace_gpu_forget_error(err, pending);
+    trace_gpu_stream_created(stream, flags);
     int32_t id = trace_stream_created(stream, flags, priority);
     const trace_stream *info = trace_stream_get(id);
     if (info) trace_gpu_nvtx_name_stream(stream, info->name);
@@ -216,7 +269,10 @@ cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
     bool on = tracing();
     uint64_t t0 = on ? now() : 0;
     cudaError_t err = __real_cudaStreamDestroy(stream);
-    if (err == cudaSuccess) trace_stream_destroyed(stream);
+    if (err == cudaSuccess) {
+        trace_stream_destroyed(stream);
+        trace_gpu_stream_destroyed(stream);
+    }
     if (on) trace_record_api("cudaStreamDestroy", t0, now());
     return err;
 }
@@ -385,6 +441,7 @@ cudaError_t __wrap_cudaDeviceReset(void) {
     uint64_t t0 = on ? now() : 0;
     trace_gpu_before_device_reset();
     cudaError_t err = __real_cudaDeviceReset();
+    if (err == cudaSuccess) cache_clear(); /* the reset frees every allocation */
     trace_gpu_after_device_reset();
     if (!on) return err;
     uint64_t t1 = now();

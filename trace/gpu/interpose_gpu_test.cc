@@ -80,6 +80,7 @@ class Interpose : public ::testing::Test {
     }
     void TearDown() override {
         trace_gpu_end();
+        trace_gpu_set_autoflush(true);
         trace_reset();
         for (void *p : device_allocs) cudaFree(p);
         for (void *p : pinned_allocs) cudaFreeHost(p);
@@ -95,6 +96,14 @@ class Interpose : public ::testing::Test {
     std::vector<trace_op> since(size_t first) {
         std::lock_guard<std::recursive_mutex> g(seen.mu);
         return std::vector<trace_op>(seen.ops.begin() + first, seen.ops.end());
+    }
+    // How many ops of this kind have got their times.
+    size_t timed_of_kind(trace_op_kind kind) {
+        std::lock_guard<std::recursive_mutex> g(seen.mu);
+        size_t n = 0;
+        for (const auto &kv : seen.timed)
+            if (kv.second.kind == kind) ++n;
+        return n;
     }
     size_t mark() {
         std::lock_guard<std::recursive_mutex> g(seen.mu);
@@ -312,20 +321,113 @@ void pipeline_and_check_times(Interpose *t, Seen &seen, bool event_mode) {
     cudaStreamDestroy(s2);
 }
 
+// Begins CUPTI with one matching strategy; false (the caller skips) where CUPTI cannot
+// start here or falls back to another strategy.
+bool begin_cupti(trace_gpu_match match, trace_gpu_api_records api, const char *name) {
+    trace_gpu_options o = {TRACE_GPU_WANT_CUPTI, match, api, TRACE_GPU_EVENTS_AUTO};
+    return trace_gpu_begin_options(&o) == TRACE_GPU_CUPTI && std::string(trace_gpu_strategy()) == name;
+}
+
+void expect_cupti_stats_clean() {
+    trace_gpu_stats st = trace_gpu_get_stats();
+    EXPECT_GT(st.device_records, 0u);
+    EXPECT_EQ(st.dropped_records, 0u);
+    EXPECT_EQ(st.match_errors, 0u);
+}
+
 TEST_F(Interpose, CuptiModeTimesEveryDeviceOp) {
     if (trace_gpu_begin_mode(TRACE_GPU_WANT_CUPTI) != TRACE_GPU_CUPTI)
         GTEST_SKIP() << "CUPTI unavailable here: " << trace_gpu_status_message();
     EXPECT_NE(std::string(trace_gpu_status_message()).find("CUPTI"), std::string::npos);
     pipeline_and_check_times(this, seen, false);
-    trace_gpu_stats st = trace_gpu_get_stats();
-    EXPECT_GT(st.device_records, 0u);
-    EXPECT_EQ(st.dropped_records, 0u);
+    expect_cupti_stats_clean();
+}
+
+TEST_F(Interpose, CuptiCallbackMatchingTimesEveryDeviceOp) {
+    if (!begin_cupti(TRACE_GPU_MATCH_CALLBACK, TRACE_GPU_API_AUTO, "cupti-callback"))
+        GTEST_SKIP() << "CUPTI callback matching unavailable here: " << trace_gpu_status_message();
+    pipeline_and_check_times(this, seen, false);
+    expect_cupti_stats_clean();
+    EXPECT_EQ(trace_gpu_get_stats().api_records, 0u);  // no API activity records needed
+}
+
+TEST_F(Interpose, CuptiStreamOrderMatchingTimesEveryDeviceOp) {
+    if (!begin_cupti(TRACE_GPU_MATCH_STREAM_ORDER, TRACE_GPU_API_AUTO, "cupti-stream"))
+        GTEST_SKIP() << "CUPTI stream-order matching unavailable here: " << trace_gpu_status_message();
+    pipeline_and_check_times(this, seen, false);
+    expect_cupti_stats_clean();
+    EXPECT_EQ(trace_gpu_get_stats().api_records, 0u);
+}
+
+TEST_F(Interpose, CuptiExternalMatchingWithSelectedApiRecordsTimesEveryDeviceOp) {
+    if (!begin_cupti(TRACE_GPU_MATCH_EXTERNAL, TRACE_GPU_API_SELECTED, "cupti-external-selected"))
+        GTEST_SKIP() << "CUPTI external matching unavailable here: " << trace_gpu_status_message();
+    pipeline_and_check_times(this, seen, false);
+    expect_cupti_stats_clean();
 }
 
 TEST_F(Interpose, EventModeTimesEveryDeviceOp) {
     ASSERT_EQ(trace_gpu_begin_mode(TRACE_GPU_WANT_EVENTS), TRACE_GPU_EVENTS) << trace_gpu_status_message();
     EXPECT_NE(std::string(trace_gpu_status_message()).find("CUDA events"), std::string::npos);
     pipeline_and_check_times(this, seen, true);
+}
+
+TEST_F(Interpose, EventPairModeTimesEveryDeviceOp) {
+    trace_gpu_options o = {TRACE_GPU_WANT_EVENTS, TRACE_GPU_MATCH_AUTO, TRACE_GPU_API_AUTO, TRACE_GPU_EVENTS_PAIR};
+    ASSERT_EQ(trace_gpu_begin_options(&o), TRACE_GPU_EVENTS) << trace_gpu_status_message();
+    EXPECT_STREQ(trace_gpu_strategy(), "events-pair");
+    pipeline_and_check_times(this, seen, true);
+}
+
+TEST_F(Interpose, WithAutoflushOffTimesWaitForAnExplicitFlush) {
+    trace_gpu_options o = {TRACE_GPU_WANT_EVENTS, TRACE_GPU_MATCH_AUTO, TRACE_GPU_API_AUTO, TRACE_GPU_EVENTS_SINGLE};
+    ASSERT_EQ(trace_gpu_begin_options(&o), TRACE_GPU_EVENTS) << trace_gpu_status_message();
+    EXPECT_STREQ(trace_gpu_strategy(), "events-single");
+    trace_gpu_set_autoflush(false);
+    void *d = dev(1 << 16);
+    CUDA_OK(cudaMemsetAsync(d, 1, 1 << 16, 0));
+    CUDA_OK(cudaDeviceSynchronize());  // a sync point: no flush while autoflush is off
+    EXPECT_EQ(timed_of_kind(TRACE_OP_MEMSET), 0u);
+    trace_gpu_flush();
+    EXPECT_EQ(timed_of_kind(TRACE_OP_MEMSET), 1u);
+    trace_gpu_set_autoflush(true);
+    EXPECT_TRUE(trace_gpu_autoflush());
+    CUDA_OK(cudaMemsetAsync(d, 2, 1 << 16, 0));
+    CUDA_OK(cudaDeviceSynchronize());  // flushes again
+    EXPECT_EQ(timed_of_kind(TRACE_OP_MEMSET), 2u);
+}
+
+TEST_F(Interpose, TimingNoneRecordsOpsUntimed) {
+    trace_gpu_options o = {TRACE_GPU_WANT_NONE, TRACE_GPU_MATCH_AUTO, TRACE_GPU_API_AUTO, TRACE_GPU_EVENTS_AUTO};
+    EXPECT_EQ(trace_gpu_begin_options(&o), TRACE_GPU_OFF);
+    EXPECT_STREQ(trace_gpu_strategy(), "off");
+    EXPECT_NE(std::string(trace_gpu_status_message()).find("no device times"), std::string::npos);
+    void *d = dev(4096);
+    size_t m = mark();
+    CUDA_OK(cudaMemsetAsync(d, 0, 4096, 0));
+    CUDA_OK(cudaDeviceSynchronize());
+    trace_gpu_flush();
+    auto ops = since(m);
+    ASSERT_GE(ops.size(), 1u);
+    EXPECT_EQ(ops[0].kind, TRACE_OP_MEMSET);
+    EXPECT_EQ(timed_of_kind(TRACE_OP_MEMSET), 0u);
+}
+
+TEST_F(Interpose, RegisteringAndUnregisteringHostMemoryChangesHowCopiesAreClassified) {
+    const size_t n = 1 << 16;
+    void *d = dev(n);
+    std::vector<char> host(n, 3);
+    size_t m = mark();
+    CUDA_OK(cudaHostRegister(host.data(), n, cudaHostRegisterDefault));
+    CUDA_OK(cudaMemcpy(d, host.data() + 64, 256, cudaMemcpyHostToDevice));  // inside the registered range
+    CUDA_OK(cudaHostUnregister(host.data()));
+    CUDA_OK(cudaMemcpy(d, host.data() + 64, 256, cudaMemcpyHostToDevice));
+    std::vector<trace_op> copies;
+    for (const auto &op : since(m))
+        if (op.kind == TRACE_OP_COPY) copies.push_back(op);
+    ASSERT_EQ(copies.size(), 2u);
+    EXPECT_TRUE(copies[0].pinned);
+    EXPECT_FALSE(copies[1].pinned);
 }
 
 TEST_F(Interpose, EndTurnsTimingOff) {
