@@ -103,10 +103,12 @@ static trace_gpu_options resolve(const trace_gpu_options *given, char *notes, si
     }
     if (o.api_records == TRACE_GPU_API_AUTO) {
         note_unknown(notes, notes_size, "STREAMLAB_CUPTI_API", "selected|runtime|driver|both");
-        o.api_records = env_is("STREAMLAB_CUPTI_API", "runtime") ? TRACE_GPU_API_RUNTIME
-                        : env_is("STREAMLAB_CUPTI_API", "driver") ? TRACE_GPU_API_DRIVER
-                        : env_is("STREAMLAB_CUPTI_API", "both")   ? TRACE_GPU_API_BOTH
-                                                                  : TRACE_GPU_API_SELECTED;
+        /* Selected runtime records left every op untimed on an H200 (CUDA 13.0): external
+         * matching needs the runtime and driver records. */
+        o.api_records = env_is("STREAMLAB_CUPTI_API", "runtime")    ? TRACE_GPU_API_RUNTIME
+                        : env_is("STREAMLAB_CUPTI_API", "driver")   ? TRACE_GPU_API_DRIVER
+                        : env_is("STREAMLAB_CUPTI_API", "selected") ? TRACE_GPU_API_SELECTED
+                                                                    : TRACE_GPU_API_BOTH;
     }
     if (o.events == TRACE_GPU_EVENTS_AUTO) {
         note_unknown(notes, notes_size, "STREAMLAB_EVENTS", "single|pair");

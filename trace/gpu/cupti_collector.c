@@ -452,10 +452,10 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
               (!k.memsets || enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true, why, why_size));
     char fallback[300] = "";
     match = want;
-    if (ok && want == TRACE_GPU_MATCH_CALLBACK && !subscribe_callbacks(fallback, sizeof(fallback))) {
-        match = TRACE_GPU_MATCH_EXTERNAL;
-        api_records = TRACE_GPU_API_SELECTED;
-    }
+    /* Without the callback API (another tool holds CUPTI's one subscriber), stream order
+     * times every op just as well and needs no API records. */
+    if (ok && want == TRACE_GPU_MATCH_CALLBACK && !subscribe_callbacks(fallback, sizeof(fallback)))
+        match = TRACE_GPU_MATCH_STREAM_ORDER;
     if (ok && match == TRACE_GPU_MATCH_EXTERNAL) ok = enable_external(api_records, why, why_size);
     if (!ok) {
         unsubscribe_callbacks();
@@ -465,7 +465,11 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
     bool sync = env_on("STREAMLAB_CUPTI_SYNC") &&
                 enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false, why, why_size);
     event_stamps = false;
-    if (k.events && api->event_device_timestamps && api->event_device_timestamps(1) == CUPTI_SUCCESS)
+    /* CUDA_EVENT records came back for every cudaEventRecord on an H200 with external
+     * correlation only; with callback or stream-order matching an event recorded more than
+     * once got none, so there an event record is a marker at its enqueue time. */
+    if (k.events && match == TRACE_GPU_MATCH_EXTERNAL && api->event_device_timestamps &&
+        api->event_device_timestamps(1) == CUPTI_SUCCESS)
         event_stamps = enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT", false, why, why_size);
     running = true;
     *used = match;
@@ -475,12 +479,12 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
     char how[1024];
     switch (match) {
     case TRACE_GPU_MATCH_STREAM_ORDER:
-        snprintf(how, sizeof(how), "records matched to operations by their order on each stream");
+        snprintf(how, sizeof(how), "records matched to operations by their order on each stream%s%s%s",
+                 fallback[0] ? " (the callback API is not available: " : "", fallback, fallback[0] ? ")" : "");
         break;
     case TRACE_GPU_MATCH_EXTERNAL:
-        snprintf(how, sizeof(how), "records matched through external correlation ids, API records: %s%s%s%s",
-                 api_records_name(api_records), fallback[0] ? " (the callback API is not available: " : "",
-                 fallback, fallback[0] ? ")" : "");
+        snprintf(how, sizeof(how), "records matched through external correlation ids, API records: %s",
+                 api_records_name(api_records));
         break;
     default:
         snprintf(how, sizeof(how), "records matched by the correlation id of each call (callback API)");

@@ -359,13 +359,6 @@ TEST_F(Interpose, CuptiStreamOrderMatchingTimesEveryDeviceOp) {
     EXPECT_EQ(trace_gpu_get_stats().api_records, 0u);
 }
 
-TEST_F(Interpose, CuptiExternalMatchingWithSelectedApiRecordsTimesEveryDeviceOp) {
-    if (!begin_cupti(TRACE_GPU_MATCH_EXTERNAL, TRACE_GPU_API_SELECTED, "cupti-external-selected"))
-        GTEST_SKIP() << "CUPTI external matching unavailable here: " << trace_gpu_status_message();
-    pipeline_and_check_times(this, seen, false);
-    expect_cupti_stats_clean();
-}
-
 TEST_F(Interpose, EventModeTimesEveryDeviceOp) {
     ASSERT_EQ(trace_gpu_begin_mode(TRACE_GPU_WANT_EVENTS), TRACE_GPU_EVENTS) << trace_gpu_status_message();
     EXPECT_NE(std::string(trace_gpu_status_message()).find("CUDA events"), std::string::npos);
