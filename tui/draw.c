@@ -215,8 +215,11 @@ void tui_draw_lane_bars(tui_screen *s, const tui_model *m, const tui_layout *L, 
 
 /* ---- lanes and panes ------------------------------------------------------------------------- */
 
-static const trace_metrics *run_metrics(const tui_model *m, tui_run *run) {
-    return run ? tui_run_metrics(run, m->now_ms, METRICS_INTERVAL_MS) : NULL;
+/* A run's metrics; recomputed at most every METRICS_INTERVAL_MS while its lab runs, and
+ * at once when it has finished. */
+static const trace_metrics *run_metrics(const tui_model *m, const tui_session *s, tui_run *run) {
+    bool live = s && s->state == TUI_SESSION_RUNNING;
+    return run ? tui_run_metrics(run, m->now_ms, live ? METRICS_INTERVAL_MS : 0) : NULL;
 }
 
 static double lane_busy(const trace_metrics *mt, const tui_lane *lane) {
@@ -230,13 +233,13 @@ static void draw_lane(tui_screen *s, tui_model *m, const tui_layout *L, const tu
                       int y) {
     const tui_lane *lane = p->lanes[index];
     char label[96];
-    tui_run_lane_label(p->pane.run, lane, label, sizeof(label));
+    tui_run_lane_label(p->pane.run, lane, L->label_w - 1, label, sizeof(label));
     bool cursor = m->lane_cursor == p->cursor_base + (int)index;
     if (cursor) tui_screen_put(s, 0, y, glyph_or(m, 0x25B6, '>'), TUI_COLOR_TITLE, TUI_ATTR_BOLD); /* ▶ */
     tui_screen_text(s, 1, y, L->label_w - 1, label, lane->is_stream ? TUI_COLOR_DEFAULT : TUI_COLOR_TITLE,
                     cursor ? TUI_ATTR_BOLD : 0);
     tui_draw_lane_bars(s, m, L, &p->pane, lane, y);
-    double busy = lane_busy(run_metrics(m, p->pane.run), lane);
+    double busy = lane_busy(run_metrics(m, p->pane.session, p->pane.run), lane);
     if (busy >= 0) tui_screen_printf(s, L->pct_x, y, 4, TUI_COLOR_DIM, 0, "%3d%%", (int)lround(busy * 100));
 }
 
@@ -270,11 +273,12 @@ static void draw_pane_title(tui_screen *s, tui_model *m, const tui_layout *L, co
     x = text(s, x, y, L->cols, " ", TUI_COLOR_DEFAULT, 0);
     x = text(s, x, y, L->cols, tui_variant_name(p->pane.variant), TUI_COLOR_TITLE, TUI_ATTR_BOLD);
     if (run) {
-        const trace_metrics *mt = run_metrics(m, p->pane.run);
+        const trace_metrics *mt = run_metrics(m, p->pane.session, p->pane.run);
         char ms[32] = "";
         if (mt) tui_format_ns((double)mt->makespan_ns, ms, sizeof(ms));
-        snprintf(t, sizeof(t), BULLET "%s" BULLET "makespan %s" BULLET "overlap %d%%" BULLET "races %zu", run->label,
-                 ms, mt ? (int)lround(mt->overlap * 100) : 0, run->races);
+        char name[96];
+        tui_session_run_name(se, run, name, sizeof(name));
+        snprintf(t, sizeof(t), BULLET "%s" BULLET "makespan %s" BULLET "overlap %d%%" BULLET "races %zu", name, ms, mt ? (int)lround(mt->overlap * 100) : 0, run->races);
         x = text(s, x, y, L->cols, t, TUI_COLOR_DEFAULT, 0);
     } else {
         snprintf(t, sizeof(t), BULLET "%s", se && se->state == TUI_SESSION_RUNNING ? "waiting for the first run"
@@ -444,7 +448,7 @@ static void draw_metrics_row(tui_screen *s, tui_model *m, const tui_layout *L) {
         for (int v = 0; v < TUI_VARIANTS; v++) {
             tui_session *se = m->sessions[v];
             tui_run *run = se ? tui_session_latest(se, m->baseline ? TUI_ROLE_BASELINE : TUI_ROLE_YOURS) : NULL;
-            const trace_metrics *mt = run_metrics(m, run);
+            const trace_metrics *mt = run_metrics(m, se, run);
             char ms[32] = "-";
             if (mt) tui_format_ns((double)mt->makespan_ns, ms, sizeof(ms));
             double sp = 0;
@@ -468,7 +472,7 @@ static void draw_metrics_row(tui_screen *s, tui_model *m, const tui_layout *L) {
     tui_session *se = m->sessions[m->front];
     tui_pane panes[TUI_VARIANTS];
     tui_model_panes(m, panes);
-    const trace_metrics *mt = run_metrics(m, panes[0].run);
+    const trace_metrics *mt = run_metrics(m, se, panes[0].run);
     char ms[32] = "-";
     if (mt) tui_format_ns((double)mt->makespan_ns, ms, sizeof(ms));
     snprintf(t, sizeof(t), "makespan %s", ms);
@@ -598,29 +602,31 @@ static void panel(tui_screen *s, tui_model *m, const char *title, char (*lines)[
 }
 
 static const char *const HELP[] = {
-    "r          run the lab again (both of them when comparing)",
-    "s          switch between your lab and the reference solution",
-    "c          compare: yours above the reference, on one time scale",
-    "b          show the latest baseline run (b again: back to yours)",
-    "+ - wheel  zoom in and out (the wheel zooms around the pointer)",
-    "<- ->      pan; Shift or PgUp/PgDn: half a screen; Home/End: the ends",
-    "f          fit the whole run on screen, and follow it while it grows",
-    "up down    move between lanes",
-    "Tab        select the next bar on the lane (Shift-Tab: the previous)",
-    "Enter      details of the selected bar (or click a bar)",
-    "t          write the Chrome trace of what is on screen (ui.perfetto.dev)",
-    "o          what the lab printed: its report, or why it failed",
-    "l          back to the list of labs",
-    "? q        this help; quit",
+    "r         run the lab again (both when comparing)",
+    "s         switch between your lab and the reference",
+    "c         compare: yours above the reference, one time scale",
+    "b         the latest baseline run (b again: back to yours)",
+    "+ - wheel zoom in and out (the wheel zooms at the pointer)",
+    "<- ->     pan; Shift or PgUp/PgDn: half a screen; Home, End",
+    "f         fit the whole run, and follow it while it grows",
+    "up down   move between lanes",
+    "Tab       select the next bar on the lane (Shift-Tab: back)",
+    "Enter     details of the selected bar (or click a bar)",
+    "t         write the Chrome trace of what is on screen",
+    "o         what the lab printed: its report, or why it failed",
+    "l         back to the list of labs",
+    "? q       this help; quit",
     "",
-    "Engine lanes (H2D, compute, D2H, host) show what the hardware did; stream",
-    "lanes show what each queue asked for, with the stream's priority (p0; a",
-    "lower number is more urgent). Numbers in bars are batch numbers: follow one",
-    "batch across the lanes. ! marks a bar that takes part in a race (Enter on it",
-    "says with what, and the fix). The right column is each lane's busy time.",
+    "Engine lanes (H2D, compute, D2H, host) show what the hardware",
+    "did; stream lanes what each queue asked for, with the stream's",
+    "priority (p0; lower is more urgent). Numbers in bars are batch",
+    "numbers: follow one batch across the lanes. ! marks a bar that",
+    "takes part in a race: Enter on it says with what, and the fix.",
+    "The right column is each lane's busy time in the run.",
     "",
-    "The header shows your latest run while the lab runs; the verdict comes from",
-    "the lab's result at the end (speedup is the median over the timed runs).",
+    "The header follows your latest run while the lab runs; the",
+    "verdict comes from the lab's result (speedup: the median over",
+    "the timed runs, against the baseline's).",
 };
 
 static void help_panel(tui_screen *s, tui_model *m) {
@@ -632,15 +638,25 @@ static void help_panel(tui_screen *s, tui_model *m) {
     free(lines);
 }
 
+static size_t wrap(char (*lines)[256], size_t at, size_t max, const char *first, const char *indent, const char *t,
+                   int width);
+
 static void output_panel(tui_screen *s, tui_model *m) {
     const tui_session *se = front_session(m);
-    size_t n = se ? tui_textlog_count(se->output) : 0;
-    char(*lines)[256] = calloc(n + 1, sizeof(*lines));
+    size_t n_src = se ? tui_textlog_count(se->output) : 0;
+    int w = s->cols - 4 < 100 ? s->cols - 4 : 100;
+    size_t max = n_src * 4 + 1;
+    char(*lines)[256] = calloc(max, sizeof(*lines));
     if (!lines) return;
-    for (size_t i = 0; i < n; i++) snprintf(lines[i], sizeof(lines[i]), "%s", tui_textlog_line(se->output, i));
+    size_t n = 0;
+    for (size_t i = 0; i < n_src && n < max; i++) {
+        const char *line = tui_textlog_line(se->output, i);
+        if (!*line)
+            lines[n++][0] = '\0';
+        else
+            n = wrap(lines, n, max, "", "  ", line, w - 4);
+    }
     if (n == 0) snprintf(lines[n++], sizeof(lines[0]), "(the lab has printed nothing yet)");
-    /* Open at the end: the report's verdict and the reason for a failure are the last lines. */
-    if (m->overlay_scroll == 0) m->overlay_scroll = (int)n;
     char title[96];
     snprintf(title, sizeof(title), "what %s printed", se && se->variant == TUI_REFERENCE ? "the reference" : "your lab");
     panel(s, m, title, lines, n, "Esc closes");
@@ -711,9 +727,11 @@ size_t tui_details_lines(tui_model *m, char (*lines)[256], size_t max, int width
     } else if (n < max) {
         snprintf(lines[n++], 256, "stream   none (the host thread)");
     }
+    char name[96];
+    tui_session_run_name(se, run, name, sizeof(name));
     if (n < max)
-        snprintf(lines[n++], 256, "engine   %s" BULLET "run %d: %s", o.engine == TRACE_ENGINE_NONE ? "none (a marker)" : trace_engine_name(o.engine),
-                 (int)run->number, run->label);
+        snprintf(lines[n++], 256, "engine   %s" BULLET "run %d: %s",
+                 o.engine == TRACE_ENGINE_NONE ? "none (a marker)" : trace_engine_name(o.engine), (int)run->number, name);
     tui_format_ns((double)(o.start_ns - run->t0_ns), a, sizeof(a));
     tui_format_ns((double)(o.end_ns - run->t0_ns), b, sizeof(b));
     tui_format_ns((double)(o.end_ns - o.start_ns), c, sizeof(c));
@@ -816,28 +834,33 @@ static void draw_picker(tui_screen *s, tui_model *m, const tui_layout *L) {
         const tui_lab *lab = &m->catalog->labs[idx];
         bool cur = idx == m->picker_cursor;
         if (cur) tui_screen_put(s, 0, y, glyph_or(m, 0x25B6, '>'), TUI_COLOR_TITLE, TUI_ATTR_BOLD);
+        /* The last result, right-aligned; the title gets the rest. */
+        char result[128] = "", ago[48] = "";
+        const char *verdict = NULL;
+        tui_color c = TUI_COLOR_DIM;
+        tui_last_result last;
+        if (m->history && tui_history_get(m->history, lab->id, "yours", &last)) {
+            verdict = status_words(last.status);
+            c = !strcmp(last.status, "pass")           ? TUI_COLOR_PASS
+                : !strcmp(last.status, "below_target") ? TUI_COLOR_WARN
+                                                       : TUI_COLOR_FAIL;
+            if (last.speedup > 0) snprintf(result, sizeof(result), " %.2fx", last.speedup);
+            if (last.when > 0 && L->cols >= 90) {
+                char a[32];
+                format_ago(m->wall_now - (long long)last.when, a, sizeof(a));
+                snprintf(ago, sizeof(ago), BULLET "%s", a);
+            }
+        }
+        int result_w = verdict ? 6 + columns(verdict) + columns(result) + columns(ago) : columns("not run yet");
+        int x = L->cols - 1 - result_w;
         char t[256];
         snprintf(t, sizeof(t), "%02d  %s", lab->number, lab->title);
-        int result_w = L->cols >= 100 ? 44 : 30;
-        text(s, 2, y, L->cols - result_w - 1, t, TUI_COLOR_DEFAULT, cur ? TUI_ATTR_BOLD : 0);
-        tui_last_result last;
-        int x = L->cols - result_w;
-        if (m->history && tui_history_get(m->history, lab->id, "yours", &last)) {
-            tui_color c = !strcmp(last.status, "pass")           ? TUI_COLOR_PASS
-                          : !strcmp(last.status, "below_target") ? TUI_COLOR_WARN
-                                                                 : TUI_COLOR_FAIL;
+        text(s, 2, y, x - 1, t, TUI_COLOR_DEFAULT, cur ? TUI_ATTR_BOLD : 0);
+        if (verdict) {
             x = text(s, x, y, L->cols, "last: ", TUI_COLOR_DIM, 0);
-            x = text(s, x, y, L->cols, status_words(last.status), c, TUI_ATTR_BOLD);
-            if (last.speedup > 0) {
-                snprintf(t, sizeof(t), " %.2fx", last.speedup);
-                x = text(s, x, y, L->cols, t, TUI_COLOR_DEFAULT, 0);
-            }
-            if (last.when > 0 && L->cols >= 100) {
-                char ago[32];
-                format_ago(m->wall_now - (long long)last.when, ago, sizeof(ago));
-                snprintf(t, sizeof(t), BULLET "%s", ago);
-                text(s, x, y, L->cols, t, TUI_COLOR_DIM, 0);
-            }
+            x = text(s, x, y, L->cols, verdict, c, TUI_ATTR_BOLD);
+            x = text(s, x, y, L->cols, result, TUI_COLOR_DEFAULT, 0);
+            text(s, x, y, L->cols, ago, TUI_COLOR_DIM, 0);
         } else {
             text(s, x, y, L->cols, "not run yet", TUI_COLOR_DIM, 0);
         }
@@ -854,15 +877,18 @@ static void draw_picker(tui_screen *s, tui_model *m, const tui_layout *L) {
 }
 
 static void draw_too_small(tui_screen *s, const tui_layout *L) {
-    char t[160];
-    int y = s->rows / 2 - 1;
+    char size[64], need[64];
+    snprintf(size, sizeof(size), "This terminal is %dx%d;", L->cols, L->rows);
+    snprintf(need, sizeof(need), "the timeline needs %dx%d.", TUI_MIN_COLS, TUI_MIN_ROWS);
+    const char *lines[] = {size, need, "Please make the window larger.", "(q quits)"};
+    int n = 4, y = (s->rows - n) / 2;
     if (y < 0) y = 0;
-    snprintf(t, sizeof(t), "This terminal is %dx%d.", L->cols, L->rows);
-    tui_screen_text(s, 0, y, s->cols, t, TUI_COLOR_WARN, TUI_ATTR_BOLD);
-    snprintf(t, sizeof(t), "The timeline needs at least %dx%d: please make the window larger.", TUI_MIN_COLS,
-             TUI_MIN_ROWS);
-    tui_screen_text(s, 0, y + 1, s->cols, t, TUI_COLOR_DEFAULT, 0);
-    tui_screen_text(s, 0, y + 2, s->cols, "(q quits)", TUI_COLOR_DIM, 0);
+    for (int i = 0; i < n; i++) {
+        int w = columns(lines[i]);
+        int x = (s->cols - w) / 2;
+        tui_screen_text(s, x > 0 ? x : 0, y + i, s->cols, lines[i], i == 0 ? TUI_COLOR_WARN : TUI_COLOR_DEFAULT,
+                        i == 0 ? TUI_ATTR_BOLD : 0);
+    }
 }
 
 void tui_draw(tui_screen *s, tui_model *m, const tui_layout *L) {

@@ -20,7 +20,7 @@ void tui_layout_compute(tui_layout *L, tui_model *m, int cols, int rows) {
     L->cols = cols;
     L->rows = rows;
     L->too_small = cols < TUI_MIN_COLS || rows < TUI_MIN_ROWS;
-    L->label_w = cols <= 100 ? 16 : (cols >= 180 ? 24 : 16 + (cols - 100) / 10);
+    L->label_w = cols <= 120 ? 19 : (cols >= 200 ? 27 : 19 + (cols - 120) / 10);
     L->bar_x = L->label_w + 1;
     L->pct_x = cols - PCT_COLS + 1;
     L->bar_w = cols - PCT_COLS - L->bar_x;
@@ -62,15 +62,18 @@ void tui_layout_compute(tui_layout *L, tui_model *m, int cols, int rows) {
     if (L->n_panes == 1) {
         give[0] = avail;
     } else {
-        int half = avail / 2;
+        /* Each pane as many rows as it has lanes, stacked tightly; when they do not both
+         * fit, the one that needs less keeps what it needs up to half, the other the rest. */
         int need0 = (int)L->panes[0].n_lanes, need1 = (int)L->panes[1].n_lanes;
         if (need0 < 1) need0 = 1;
         if (need1 < 1) need1 = 1;
-        give[0] = need0 < half ? need0 : half;
-        give[1] = avail - give[0];
-        if (need1 < give[1]) {
+        if (need0 + need1 <= avail) {
+            give[0] = need0;
             give[1] = need1;
-            give[0] = avail - give[1];
+        } else {
+            int half = avail / 2;
+            give[0] = need0 < half ? need0 : need1 < avail - half ? avail - need1 : half;
+            give[1] = avail - give[0];
         }
     }
     int row = HEADER_ROWS;

@@ -309,8 +309,9 @@ tui_request tui_model_key(tui_model *m, int key) {
         m->overlay_scroll = 0;
         break;
     case 'o':
+        /* Opens at the end: the report's verdict and the reason for a failure are last. */
         m->overlay = TUI_OVERLAY_OUTPUT;
-        m->overlay_scroll = 0;
+        m->overlay_scroll = 1 << 30;
         break;
     case 'r':
         if (m->compare) {

@@ -75,8 +75,9 @@ bool tui_run_is_racy(const tui_run *run, uint64_t id);
 /* The lanes that have bars, engines first (H2D, compute, D2H, host), then streams by id.
  * Writes at most max; returns how many there are. Each lane is sorted on the way. */
 size_t tui_run_lanes(tui_run *run, tui_lane **out, size_t max);
-/* "H2D engine", "compute", "s2 \"buf A\" p0" (streams always show their priority). */
-void tui_run_lane_label(tui_run *run, const tui_lane *lane, char *buf, size_t size);
+/* "H2D engine", "compute", "s2 \"buf A\" p0": streams always show their id and priority;
+ * a name that would make the label wider than max_cols columns is shortened ("buf A~"). */
+void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *buf, size_t size);
 
 /* The whole op behind a bar, or NULL. Valid until the next add. */
 const trace_op *tui_run_op(tui_run *run, uint64_t start_ns, uint64_t id);

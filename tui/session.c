@@ -249,6 +249,14 @@ tui_run *tui_session_latest(const tui_session *s, tui_role role) {
     return NULL;
 }
 
+void tui_session_run_name(const tui_session *s, const tui_run *run, char *buf, size_t size) {
+    const char *yours = strstr(run->label, "(yours)");
+    if (s->variant == TUI_REFERENCE && yours)
+        snprintf(buf, size, "%.*s(reference)%s", (int)(yours - run->label), run->label, yours + 7);
+    else
+        snprintf(buf, size, "%s", run->label);
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);

@@ -106,6 +106,10 @@ tui_run *tui_session_run(const tui_session *s, int32_t n);
  * NULL. */
 tui_run *tui_session_latest(const tui_session *s, tui_role role);
 
+/* A run's name for people: the harness's ("run 3/5 (yours)"), where the reference's own
+ * runs say "(reference)". */
+void tui_session_run_name(const tui_session *s, const tui_run *run, char *buf, size_t size);
+
 /* The speedup so far: the median of the baseline's timed runs over the median of yours
  * ("run k/K" runs, each timed by its harness phase). False while either has none. */
 bool tui_session_live_speedup(const tui_session *s, double *speedup);
