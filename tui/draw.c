@@ -269,31 +269,33 @@ static void draw_pane_title(tui_screen *s, tui_model *m, const tui_layout *L, co
     char t[256];
     const tui_run *run = p->pane.run;
     const tui_session *se = p->pane.session;
+    /* Which lanes are shown, at the right end, when not all of them fit. */
+    int right = L->cols;
+    if (p->n_lanes > p->n_shown) {
+        snprintf(t, sizeof(t), " lanes %zu-%zu of %zu ", p->first_lane + 1, p->first_lane + p->n_shown, p->n_lanes);
+        right = L->cols - 2 - columns(t);
+        text(s, right, y, L->cols, t, TUI_COLOR_WARN, 0);
+        right -= 1;
+    }
     int x = 2;
-    x = text(s, x, y, L->cols, " ", TUI_COLOR_DEFAULT, 0);
-    x = text(s, x, y, L->cols, tui_variant_name(p->pane.variant), TUI_COLOR_TITLE, TUI_ATTR_BOLD);
+    x = text(s, x, y, right, " ", TUI_COLOR_DEFAULT, 0);
+    x = text(s, x, y, right, tui_variant_name(p->pane.variant), TUI_COLOR_TITLE, TUI_ATTR_BOLD);
     if (run) {
         const trace_metrics *mt = run_metrics(m, p->pane.session, p->pane.run);
         char ms[32] = "";
         if (mt) tui_format_ns((double)mt->makespan_ns, ms, sizeof(ms));
         char name[96];
         tui_session_run_name(se, run, name, sizeof(name));
-        snprintf(t, sizeof(t), BULLET "%s" BULLET "makespan %s" BULLET "overlap %d%%" BULLET "races %zu", name, ms, mt ? (int)lround(mt->overlap * 100) : 0, run->races);
-        x = text(s, x, y, L->cols, t, TUI_COLOR_DEFAULT, 0);
+        snprintf(t, sizeof(t), BULLET "%s" BULLET "makespan %s" BULLET "overlap %d%%" BULLET "races %zu", name, ms,
+                 mt ? (int)lround(mt->overlap * 100) : 0, run->races);
     } else {
-        snprintf(t, sizeof(t), BULLET "%s", se && se->state == TUI_SESSION_RUNNING ? "waiting for the first run"
-                                            : m->baseline && se && se->state != TUI_SESSION_IDLE
-                                                ? "no baseline run"
-                                                : state_words(se));
-        x = text(s, x, y, L->cols, t, TUI_COLOR_DEFAULT, 0);
+        snprintf(t, sizeof(t), BULLET "%s",
+                 se && se->state == TUI_SESSION_RUNNING                  ? "waiting for the first run"
+                 : m->baseline && se && se->state != TUI_SESSION_IDLE ? "no baseline run"
+                                                                         : state_words(se));
     }
-    x = text(s, x, y, L->cols, " ", TUI_COLOR_DEFAULT, 0);
-    if (p->n_lanes > p->n_shown) {
-        snprintf(t, sizeof(t), " lanes %zu-%zu of %zu (%s) ", p->first_lane + 1, p->first_lane + p->n_shown,
-                 p->n_lanes, m->utf8 ? "\xe2\x86\x91\xe2\x86\x93" : "up/down");
-        int cx = L->cols - 2 - columns(t);
-        if (cx > x) text(s, cx, y, L->cols, t, TUI_COLOR_DIM, 0);
-    }
+    x = text(s, x, y, right, t, TUI_COLOR_DEFAULT, 0);
+    text(s, x, y, right, " ", TUI_COLOR_DEFAULT, 0);
 }
 
 static void draw_pane(tui_screen *s, tui_model *m, const tui_layout *L, const tui_pane_layout *p) {
@@ -891,7 +893,39 @@ static void draw_too_small(tui_screen *s, const tui_layout *L) {
     }
 }
 
+/* Without UTF-8, the few non-ASCII characters the drawing uses become ASCII, and anything
+ * else (a stream named in another script) '?'. */
+static void ascii_fallback(tui_screen *s) {
+    for (int y = 0; y < s->rows; y++)
+        for (int x = 0; x < s->cols; x++) {
+            tui_cell *c = tui_screen_at(s, x, y);
+            if (c->ch < 0x80) continue;
+            switch (c->ch) {
+            case 0x00B7: c->ch = '-'; break; /* · */
+            case 0x2500: c->ch = '-'; break; /* ─ */
+            case 0x2502: c->ch = '|'; break; /* │ */
+            case 0x250C:
+            case 0x2510:
+            case 0x2514:
+            case 0x2518: c->ch = '+'; break;
+            case 0x25B6: c->ch = '>'; break; /* ▶ */
+            case 0x2191: c->ch = '^'; break; /* ↑ */
+            case 0x2193: c->ch = 'v'; break; /* ↓ */
+            case 0x2190: c->ch = '<'; break; /* ← */
+            case 0x2192: c->ch = '>'; break; /* → */
+            default: c->ch = '?'; break;
+            }
+        }
+}
+
+static void draw_all(tui_screen *s, tui_model *m, const tui_layout *L);
+
 void tui_draw(tui_screen *s, tui_model *m, const tui_layout *L) {
+    draw_all(s, m, L);
+    if (!m->utf8) ascii_fallback(s);
+}
+
+static void draw_all(tui_screen *s, tui_model *m, const tui_layout *L) {
     tui_screen_clear(s);
     if (L->too_small) {
         draw_too_small(s, L);

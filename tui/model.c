@@ -107,10 +107,12 @@ void tui_model_zoom(tui_model *m, double factor, double at) {
 void tui_model_pan(tui_model *m, double fraction) {
     tui_model_settle(m);
     if (m->follow) return; /* everything is on screen already */
-    double shift = (m->w1 - m->w0) * fraction;
-    m->w0 += shift;
-    m->w1 += shift;
-    tui_model_settle(m);
+    double win = m->w1 - m->w0, span = tui_model_data_span(m);
+    double w0 = m->w0 + win * fraction;
+    if (w0 > span - win) w0 = span - win;
+    if (w0 < 0) w0 = 0;
+    m->w0 = w0;
+    m->w1 = w0 + win;
 }
 
 void tui_model_fit(tui_model *m) {
