@@ -184,7 +184,9 @@ void tui_app_start(tui_app *a, tui_variant v) {
     tui_variant other = v == TUI_YOURS ? TUI_REFERENCE : TUI_YOURS;
     if (a->child[other].running) {
         a->queued |= 1u << v;
-        snprintf(s->status, sizeof(s->status), "waiting for %s to finish", tui_variant_name(other));
+        char why[96];
+        snprintf(why, sizeof(why), "waiting for %s to finish (one lab runs at a time)", tui_variant_name(other));
+        tui_session_waiting(s, why);
         return;
     }
     char path[4200], bufs[4 * 64];
@@ -257,7 +259,8 @@ static void export_trace(tui_app *a) {
     else if (count == 1)
         tui_model_say(&a->model, false, "trace written to %s (open it in ui.perfetto.dev)", written[0]);
     else
-        tui_model_say(&a->model, false, "traces written to %s and %s", written[0], written[1]);
+        tui_model_say(&a->model, false, "traces written to %s: %s and %s", dir, strrchr(written[0], '/') + 1,
+                      strrchr(written[1], '/') + 1);
 }
 
 static void handle_request(tui_app *a, tui_request r) {

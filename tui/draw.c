@@ -247,6 +247,7 @@ static const char *state_words(const tui_session *s) {
     if (!s) return "not available";
     switch (s->state) {
     case TUI_SESSION_IDLE: return "not run yet";
+    case TUI_SESSION_WAITING: return "waiting for its turn";
     case TUI_SESSION_RUNNING: return "running";
     case TUI_SESSION_DONE: return "finished";
     case TUI_SESSION_FAILED: return "failed";
@@ -304,6 +305,7 @@ static void draw_pane(tui_screen *s, tui_model *m, const tui_layout *L, const tu
         const tui_session *se = p->pane.session;
         const char *msg = !se                                 ? "no lab"
                           : se->state == TUI_SESSION_IDLE     ? "not run yet: press r to run it"
+                          : se->state == TUI_SESSION_WAITING  ? se->status
                           : se->state == TUI_SESSION_RUNNING  ? "waiting for the lab's first run..."
                           : m->baseline                       ? "this lab has no baseline run to show"
                           : se->status[0]                     ? se->status
@@ -427,6 +429,7 @@ static void draw_title_row(tui_screen *s, const tui_model *m, const tui_layout *
                         : se->state == TUI_SESSION_RUNNING   ? (se->progress[0] ? se->progress : "starting")
                         : se->state == TUI_SESSION_DONE      ? "finished"
                         : se->state == TUI_SESSION_FAILED    ? "failed"
+                        : se->state == TUI_SESSION_WAITING   ? "waiting"
                                                              : "not run yet";
     snprintf(t, sizeof(t), " streamlab" BULLET "%s" BULLET "%s%s%s%s" BULLET "%s", m->lab_id, who,
              m->baseline ? " (baseline runs)" : "", backend[0] ? BULLET : "", backend, where);
@@ -525,6 +528,7 @@ static void draw_status(tui_screen *s, const tui_model *m, const tui_layout *L) 
     case TUI_SESSION_IDLE:
         x = text(s, x, y, L->cols, "not run yet (r runs it)", TUI_COLOR_DIM, 0) + 2;
         break;
+    case TUI_SESSION_WAITING: x = text(s, x, y, L->cols, se->status, TUI_COLOR_DIM, 0) + 2; break;
     case TUI_SESSION_RUNNING: {
         double quiet = m->now_ms - se->last_event_ms;
         if (quiet >= TUI_QUIET_WARN_MS) {

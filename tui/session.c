@@ -81,6 +81,12 @@ void tui_session_started(tui_session *s, const char *nonce, double now_ms) {
     s->version++;
 }
 
+void tui_session_waiting(tui_session *s, const char *why) {
+    s->state = TUI_SESSION_WAITING;
+    snprintf(s->status, sizeof(s->status), "%s", why);
+    s->version++;
+}
+
 void tui_session_start_failed(tui_session *s, const char *why) {
     s->state = TUI_SESSION_FAILED;
     snprintf(s->status, sizeof(s->status), "could not start the lab: %s", why);

@@ -33,6 +33,7 @@ const char *tui_variant_name(tui_variant v);
 
 typedef enum tui_session_state {
     TUI_SESSION_IDLE = 0, /* not started */
+    TUI_SESSION_WAITING,  /* it waits for the other variant to finish (one runs at a time) */
     TUI_SESSION_RUNNING,  /* the program runs */
     TUI_SESSION_DONE,     /* it ended with a result */
     TUI_SESSION_FAILED    /* it crashed, was killed, timed out, or ended without a result */
@@ -83,6 +84,8 @@ void tui_session_reset(tui_session *s);
 /* The program was started (now_ms on the caller's clock). Its event stream must carry
  * nonce on every line (NULL: any line is accepted). */
 void tui_session_started(tui_session *s, const char *nonce, double now_ms);
+/* The program will start when the other one has finished. */
+void tui_session_waiting(tui_session *s, const char *why);
 /* The program could not be started: why. */
 void tui_session_start_failed(tui_session *s, const char *why);
 /* Bytes from the event stream. Every complete line is read; bad lines are counted. */
