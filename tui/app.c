@@ -46,6 +46,7 @@ int tui_app_init(tui_app *a, const tui_app_options *o, const char *argv0, int co
         path[0] = '\0';
     tui_history_open(&a->history, path, hist_err, sizeof(hist_err));
     tui_model_init(&a->model, &a->catalog, &a->history);
+    a->model.defer_metrics = true;
     stamp(a);
     if (hist_err[0]) tui_model_say(&a->model, true, "last results: %s", hist_err);
 
@@ -367,7 +368,14 @@ bool tui_app_step(tui_app *a, int max_wait_ms) {
     now = tui_now_ms();
     /* The status line counts seconds and warns about a quiet lab: refresh it now and then. */
     if (any_running(a) && now - a->last_draw_ms >= 500) a->dirty = true;
-    if (input || (a->dirty && now - a->last_draw_ms >= TUI_FRAME_MS)) tui_app_draw(a);
+    if (input || (a->dirty && now - a->last_draw_ms >= TUI_FRAME_MS)) {
+        tui_app_draw(a);
+    } else if (!changed || now - a->last_refresh_ms >= 1000) {
+        /* A quiet turn (or a second of constant events): bring the metrics up to date. */
+        stamp(a);
+        if (tui_model_refresh(&a->model, false)) a->dirty = true;
+        a->last_refresh_ms = tui_now_ms();
+    }
     return true;
 }
 

@@ -66,6 +66,7 @@ struct tui_app {
     bool dirty, full;
     bool quit;
     double last_draw_ms;
+    double last_refresh_ms;   /* metrics last brought up to date */
     uint64_t frames;
     tui_frame_hook on_frame;     /* called after each frame is drawn (benchmarks) */
     void *on_frame_ctx;

@@ -9,8 +9,6 @@
 
 #include "trace/metrics.h"
 
-/* Metrics of a run that is still growing are recomputed at most this often. */
-#define METRICS_INTERVAL_MS 250.0
 /* Status-line messages (an export, a key with nothing to do) show for this long. */
 #define MESSAGE_MS 8000.0
 
@@ -215,11 +213,8 @@ void tui_draw_lane_bars(tui_screen *s, const tui_model *m, const tui_layout *L, 
 
 /* ---- lanes and panes ------------------------------------------------------------------------- */
 
-/* A run's metrics; recomputed at most every METRICS_INTERVAL_MS while its lab runs, and
- * at once when it has finished. */
 static const trace_metrics *run_metrics(const tui_model *m, const tui_session *s, tui_run *run) {
-    bool live = s && s->state == TUI_SESSION_RUNNING;
-    return run ? tui_run_metrics(run, m->now_ms, live ? METRICS_INTERVAL_MS : 0) : NULL;
+    return tui_model_metrics(m, s, run);
 }
 
 static double lane_busy(const trace_metrics *mt, const tui_lane *lane) {

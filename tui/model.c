@@ -70,6 +70,32 @@ double tui_model_data_span(const tui_model *m) {
     return span > 1 ? span : 1;
 }
 
+static double metrics_interval(const tui_session *s, const tui_run *run) {
+    if (!(s && s->state == TUI_SESSION_RUNNING)) return 0;
+    double adaptive = 10 * run->metrics_cost_ms;
+    return adaptive > TUI_METRICS_INTERVAL_MS ? adaptive : TUI_METRICS_INTERVAL_MS;
+}
+
+const trace_metrics *tui_model_metrics(const tui_model *m, const tui_session *s, tui_run *run) {
+    if (!run) return NULL;
+    if (m->defer_metrics && run->have_metrics) return &run->metrics;
+    return tui_run_metrics(run, m->now_ms, metrics_interval(s, run));
+}
+
+bool tui_model_refresh(tui_model *m, bool force) {
+    if (m->mode != TUI_MODE_TIMELINE) return false;
+    tui_pane p[TUI_VARIANTS];
+    int n = tui_model_panes(m, p);
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        tui_run *run = p[i].run;
+        if (!run || !tui_run_metrics_stale(run)) continue;
+        tui_run_metrics(run, m->now_ms, force ? 0 : metrics_interval(p[i].session, run));
+        any |= !tui_run_metrics_stale(run);
+    }
+    return any;
+}
+
 void tui_model_settle(tui_model *m) {
     double span = tui_model_data_span(m);
     if (m->follow) {

@@ -109,6 +109,9 @@ typedef struct tui_model {
     double now_ms;          /* the loop's clock, for metrics throttling and messages */
     long long wall_now;     /* seconds since 1970, for "last run 5 min ago" */
 
+    /* drawing reads cached metrics; the loop refreshes them (tui_model_refresh) */
+    bool defer_metrics;
+
     /* set with TUI_REQUEST_RUN: bit v starts (or restarts) variant v */
     unsigned run_mask;
 } tui_model;
@@ -125,6 +128,20 @@ int tui_model_panes(const tui_model *m, tui_pane out[TUI_VARIANTS]);
 double tui_model_data_span(const tui_model *m);
 /* Makes the window valid (and fitted when following). Call before drawing. */
 void tui_model_settle(tui_model *m);
+
+/* While a lab runs, the metrics of its runs on screen are recomputed at most every
+ * TUI_METRICS_INTERVAL_MS, or 10 times as long as the last computation took (sorting and
+ * measuring 100,000 ops takes tens of ms); at once when the lab has finished. */
+#define TUI_METRICS_INTERVAL_MS 250.0
+
+/* The metrics of a run of session s. With m->defer_metrics, what is cached (computed only
+ * when there is nothing yet); without, recomputed as TUI_METRICS_INTERVAL_MS says. NULL
+ * when the run has no ops. */
+const trace_metrics *tui_model_metrics(const tui_model *m, const tui_session *s, tui_run *run);
+/* Recomputes the stale metrics of the runs on screen that are due (see above). Returns
+ * true when any was recomputed. The loop calls it when no events are waiting, so that new
+ * ops go on screen before the metrics are brought up to date. */
+bool tui_model_refresh(tui_model *m, bool force);
 
 /* Zoom by factor (< 1: in) keeping time `at` (ns in the window's frame) in place. */
 void tui_model_zoom(tui_model *m, double factor, double at);

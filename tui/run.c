@@ -1,9 +1,11 @@
 /* tui/run.c: one harness run's ops, lanes and metrics (see run.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "tui/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const trace_engine tui_engine_order[TUI_ENGINE_LANES] = {TRACE_ENGINE_H2D, TRACE_ENGINE_COMPUTE, TRACE_ENGINE_D2H,
                                                          TRACE_ENGINE_HOST};
@@ -178,10 +180,18 @@ const trace_metrics *tui_run_metrics(tui_run *run, double now_ms, double min_int
     if (!run->any) return NULL;
     bool stale = !run->have_metrics || run->metrics_version != run->version;
     if (stale && (!run->have_metrics || now_ms - run->metrics_at_ms >= min_interval_ms)) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
         if (run->have_metrics) trace_metrics_free(&run->metrics);
         run->have_metrics = trace_metrics_compute(run->tl, TRACE_RUN_ANY, &run->metrics) == 0;
         run->metrics_version = run->version;
         run->metrics_at_ms = now_ms;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        run->metrics_cost_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
     }
     return run->have_metrics ? &run->metrics : NULL;
+}
+
+bool tui_run_metrics_stale(const tui_run *run) {
+    return run->any && (!run->have_metrics || run->metrics_version != run->version);
 }

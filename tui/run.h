@@ -53,6 +53,7 @@ typedef struct tui_run {
     trace_metrics metrics;
     uint64_t metrics_version;
     double metrics_at_ms;
+    double metrics_cost_ms; /* how long the last computation took */
 } tui_run;
 
 /* NULL when out of memory. */
@@ -86,6 +87,8 @@ const trace_op *tui_run_op(tui_run *run, uint64_t start_ns, uint64_t id);
  * keeps changing not more often than every min_interval_ms (now_ms is the caller's
  * clock). NULL when the run has no ops. */
 const trace_metrics *tui_run_metrics(tui_run *run, double now_ms, double min_interval_ms);
+/* Whether the cached metrics are older than the run. */
+bool tui_run_metrics_stale(const tui_run *run);
 
 #ifdef __cplusplus
 }
