@@ -28,6 +28,18 @@ void tui_format_ns(double ns, char *buf, size_t size) {
         snprintf(buf, size, "%.0f ns", ns);
 }
 
+/* Times in the details panel, to the nanosecond where it matters: "2.9003 ms", "89.300 us". */
+static void format_ns_precise(double ns, char *buf, size_t size) {
+    if (ns >= 1e9)
+        snprintf(buf, size, "%.6f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, size, "%.4f ms", ns / 1e6);
+    else if (ns >= 1e3)
+        snprintf(buf, size, "%.3f us", ns / 1e3);
+    else
+        snprintf(buf, size, "%.0f ns", ns);
+}
+
 static void format_bytes(uint64_t b, char *buf, size_t size) {
     if (b >= (1ull << 30))
         snprintf(buf, size, "%.2f GiB", (double)b / (double)(1ull << 30));
@@ -721,10 +733,11 @@ size_t tui_details_lines(tui_model *m, char (*lines)[256], size_t max, int width
         const trace_stream *st = trace_timeline_stream(run->tl, o.stream);
         char id[16];
         snprintf(id, sizeof(id), o.stream == 0 ? "default" : "s%d", (int)o.stream);
+        bool named = st && st->name[0] && strcmp(st->name, id) != 0;
         if (n < max)
-            snprintf(lines[n++], 256, "stream   %s%s%s%s (priority %d%s)", id, st && st->name[0] ? " \"" : "",
-                     st && st->name[0] ? st->name : "", st && st->name[0] ? "\"" : "", (int)o.priority,
-                     st && (st->flags & 1u) ? ", non-blocking" : "");
+            snprintf(lines[n++], 256, "stream   %s%s%s%s (priority %d%s%s)", id, named ? " \"" : "",
+                     named ? st->name : "", named ? "\"" : "", (int)o.priority,
+                     st && (st->flags & 1u) ? ", non-blocking" : "", o.stream == 0 ? ", the legacy default stream" : "");
     } else if (n < max) {
         snprintf(lines[n++], 256, "stream   none (the host thread)");
     }
@@ -733,9 +746,9 @@ size_t tui_details_lines(tui_model *m, char (*lines)[256], size_t max, int width
     if (n < max)
         snprintf(lines[n++], 256, "engine   %s" BULLET "run %d: %s",
                  o.engine == TRACE_ENGINE_NONE ? "none (a marker)" : trace_engine_name(o.engine), (int)run->number, name);
-    tui_format_ns((double)(o.start_ns - run->t0_ns), a, sizeof(a));
-    tui_format_ns((double)(o.end_ns - run->t0_ns), b, sizeof(b));
-    tui_format_ns((double)(o.end_ns - o.start_ns), c, sizeof(c));
+    format_ns_precise((double)(o.start_ns - run->t0_ns), a, sizeof(a));
+    format_ns_precise((double)(o.end_ns - run->t0_ns), b, sizeof(b));
+    format_ns_precise((double)(o.end_ns - o.start_ns), c, sizeof(c));
     if (n < max) snprintf(lines[n++], 256, "time     %s to %s (from the run's first op)" BULLET "takes %s", a, b, c);
     if (o.bytes) {
         format_bytes(o.bytes, a, sizeof(a));

@@ -405,7 +405,7 @@ TEST_F(DrawTest, TabSelectsBarsAndEnterShowsTheirDetails) {
     char rate[32];
     snprintf(rate, sizeof(rate), "%.2f GB/s", (4u << 20) / 10000.0);  // bytes per ns
     EXPECT_NE(all.find(rate), std::string::npos) << rate;
-    EXPECT_NE(all.find("0 ns to 10 us"), std::string::npos);
+    EXPECT_NE(all.find("0 ns to 10.000 us (from the run's first op)"), std::string::npos) << all;
     EXPECT_NE(all.find("RAW (read-after-write) with kernel process batch 8"), std::string::npos) << all;
     EXPECT_NE(all.find("fix:"), std::string::npos);
     tui_model_key(&m, TUI_KEY_ESC);

@@ -39,6 +39,15 @@ static void usage(const char *prog, FILE *out) {
             prog);
 }
 
+/* A relative path given to `bazel run` is relative to where the user typed it, not to the
+ * runfiles directory bazel runs the program in. */
+static const char *from_user_dir(const char *path, char *buf, size_t size) {
+    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+    if (!path || path[0] == '/' || !wd || !*wd) return path;
+    snprintf(buf, size, "%s/%s", wd, path);
+    return buf;
+}
+
 static bool whole_number(const char *s) {
     if (!s || !*s) return false;
     char *end = NULL;
@@ -116,6 +125,10 @@ int main(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
+    static char program[4096], replay[4096], history[4096];
+    o.program = from_user_dir(o.program, program, sizeof(program));
+    o.replay = from_user_dir(o.replay, replay, sizeof(replay));
+    o.history = from_user_dir(o.history, history, sizeof(history));
     if (optind < argc) o.lab = argv[optind++];
     if (optind < argc) {
         fprintf(stderr, "tui: one lab at a time ('%s' is one too many)\nTry '%s --help'.\n", argv[optind], argv[0]);
