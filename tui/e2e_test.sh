@@ -2,7 +2,8 @@
 # tui/e2e_test.sh: the real TUI in a real terminal (tmux, on a private socket) running lab 03
 # on the simulator: the lanes and the skeleton's verdict appear, s shows the reference's
 # PASS, resizing redraws (and a too-small window asks for room), q quits with status 0 and
-# the terminal's normal screen back, and Ctrl-C does the same.
+# the terminal's normal screen back, Ctrl-C does the same and stops the lab, and a lab that
+# crashes is reported while the TUI stays usable.
 set -euo pipefail
 trap 'echo "FAIL: line ${LINENO}: ${BASH_COMMAND}"' ERR
 
@@ -127,6 +128,23 @@ wait_dead e2e
 [[ "${how}" == 130 ]] || fail "Ctrl-C: the TUI exited with status ${how}, not 130" e2e
 if screen_all e2e | grep -qF "H2D engine"; then fail "the timeline is still on the screen after Ctrl-C" e2e; fi
 if kill -0 "${lab_pid}" 2>/dev/null; then fail "the lab (pid ${lab_pid}) still runs after Ctrl-C" e2e; fi
+
+# A lab that crashes: the status line says where, what was drawn stays, the TUI stays usable.
+crash="${TEST_SRCDIR}/streamlab/labs/03_double_buffer_crash_sim"
+start_tui --program "${crash}" --runs 2 --schedules 0 03_double_buffer
+wait_for e2e "lab crashed: SIGSEGV in run() of your lab"
+expect_screen e2e "H2D engine" 's2 "buf A" p0' "failed"
+T send-keys -t e2e o
+wait_for e2e "what your lab printed"
+expect_screen e2e "crashed with SIGSEGV"
+T send-keys -t e2e Escape r
+wait_for e2e "running yours"
+wait_for e2e "lab crashed: SIGSEGV in run() of your lab"
+T send-keys -t e2e q
+wait_dead e2e
+[[ "${how}" == 0 ]] || fail "after a crashed lab, the TUI exited with status ${how}" e2e
+grep -qF "streamlab: 03_double_buffer yours: lab crashed: SIGSEGV in run() of your lab" <<<"$(screen_all e2e)" ||
+  fail "the crash was not printed after quitting" e2e
 
 # The picker remembers the verdicts.
 start_tui
