@@ -1,0 +1,178 @@
+/* tui/main.c: `bazel run //tui [-- LAB]`: the options (getopt_long), the terminal, the
+ * signals that must restore it, and the loop. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/app.h"
+#include "tui/term.h"
+
+#define EXIT_USAGE 64
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_stop(int sig) { stop_signal = sig; }
+
+static void usage(const char *prog, FILE *out) {
+    fprintf(out,
+            "usage: %s [options] [LAB]\n"
+            "The live timeline of a streamlab lab: runs the lab (your labs/NN_topic/lab.c) as a child process\n"
+            "and draws every stream and engine as the ops arrive. With no LAB, a list of labs to pick from.\n\n"
+            "  LAB                    a lab's id (03_double_buffer), number (03) or unique prefix\n"
+            "  --backend=auto|gpu|sim passed to the lab: which GPU to use (auto: a real one when usable)\n"
+            "  --profile=NAME|FILE    passed to the lab: the simulated device (h200, h100, a100, l4)\n"
+            "  --runs K               passed to the lab: timed runs of the baseline and yours\n"
+            "  --schedules N          passed to the lab: runs under perturbed timing (simulator)\n"
+            "  --seed S               passed to the lab: the workload seed\n"
+            "  --timeout S            passed to the lab: give up after S seconds\n"
+            "  --program FILE         run this lab binary as yours (a variant built with bazel build)\n"
+            "  --replay FILE          draw a recorded event stream (what a lab wrote with --events-fd)\n"
+            "  --no-color             glyphs instead of colours (as with NO_COLOR=1 or TERM=dumb)\n"
+            "  --help                 this text\n\n"
+            "Keys: r rerun, s yours/reference, c compare, b baseline run, +/- zoom, arrows pan, f fit,\n"
+            "Tab and Enter a bar's details, t Chrome trace, o the lab's output, ? help, q quit.\n",
+            prog);
+}
+
+/* A relative path given to `bazel run` is relative to where the user typed it, not to the
+ * runfiles directory bazel runs the program in. */
+static const char *from_user_dir(const char *path, char *buf, size_t size) {
+    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+    if (!path || path[0] == '/' || !wd || !*wd) return path;
+    snprintf(buf, size, "%s/%s", wd, path);
+    return buf;
+}
+
+static bool whole_number(const char *s) {
+    if (!s || !*s) return false;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    return !errno && !*end && v >= 0;
+}
+
+int main(int argc, char **argv) {
+    setlocale(LC_ALL, "");
+    enum { O_BACKEND = 1000, O_PROFILE, O_RUNS, O_SCHEDULES, O_SEED, O_TIMEOUT, O_PROGRAM, O_REPLAY, O_NO_COLOR,
+           O_HELP, O_HISTORY };
+    static const struct option long_options[] = {
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"profile", required_argument, NULL, O_PROFILE},
+        {"runs", required_argument, NULL, O_RUNS},
+        {"schedules", required_argument, NULL, O_SCHEDULES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"program", required_argument, NULL, O_PROGRAM},
+        {"replay", required_argument, NULL, O_REPLAY},
+        {"history", required_argument, NULL, O_HISTORY},
+        {"no-color", no_argument, NULL, O_NO_COLOR},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    tui_app_options o;
+    memset(&o, 0, sizeof(o));
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case O_BACKEND:
+            o.backend = optarg;
+            if (strcmp(optarg, "auto") && strcmp(optarg, "gpu") && strcmp(optarg, "sim"))
+                bad = "--backend must be auto, gpu or sim";
+            break;
+        case O_PROFILE:
+            o.profile = optarg;
+            if (!*optarg) bad = "--profile needs a name (h200, h100, a100, l4) or a file";
+            break;
+        case O_RUNS:
+            o.runs = optarg;
+            if (!whole_number(optarg) || atoi(optarg) < 1) bad = "--runs must be a whole number from 1";
+            break;
+        case O_SCHEDULES:
+            o.schedules = optarg;
+            if (!whole_number(optarg)) bad = "--schedules must be a whole number";
+            break;
+        case O_SEED:
+            o.seed = optarg;
+            if (!whole_number(optarg)) bad = "--seed must be a non-negative whole number";
+            break;
+        case O_TIMEOUT:
+            o.timeout = optarg;
+            if (!whole_number(optarg) || atoi(optarg) < 1) bad = "--timeout must be a number of seconds from 1";
+            break;
+        case O_PROGRAM: o.program = optarg; break;
+        case O_REPLAY: o.replay = optarg; break;
+        case O_HISTORY: o.history = optarg; break;
+        case O_NO_COLOR: o.no_color = true; break;
+        case 'h':
+        case O_HELP: usage(argv[0], stdout); return 0;
+        default:
+            if (optopt >= O_BACKEND && optopt <= O_HISTORY)
+                fprintf(stderr, "tui: option '%s' needs a value\n", argv[optind - 1]);
+            else
+                fprintf(stderr, "tui: unknown option '%s'\n", argv[optind - 1]);
+            fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+            return EXIT_USAGE;
+        }
+        if (bad) {
+            fprintf(stderr, "tui: %s, not '%s'\nTry '%s --help'.\n", bad, optarg, argv[0]);
+            return EXIT_USAGE;
+        }
+    }
+    static char program[4096], replay[4096], history[4096];
+    o.program = from_user_dir(o.program, program, sizeof(program));
+    o.replay = from_user_dir(o.replay, replay, sizeof(replay));
+    o.history = from_user_dir(o.history, history, sizeof(history));
+    if (optind < argc) o.lab = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "tui: one lab at a time ('%s' is one too many)\nTry '%s --help'.\n", argv[optind], argv[0]);
+        return EXIT_USAGE;
+    }
+    if (o.program && !o.lab) {
+        fprintf(stderr, "tui: --program needs the LAB it is a build of (for example 03_double_buffer)\n");
+        return EXIT_USAGE;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    static tui_app app;
+    char err[4096];
+    if (tui_app_init(&app, &o, argv[0], 80, 24, err, sizeof(err)) != 0) {
+        fprintf(stderr, "tui: %s\n", err);
+        tui_app_free(&app);
+        return 1;
+    }
+    tui_term *term = tui_term_open(o.no_color, err, sizeof(err));
+    if (!term) {
+        fprintf(stderr, "tui: %s\n", err);
+        tui_app_free(&app);
+        return 1;
+    }
+    tui_app_attach(&app, term);
+    tui_app_run(&app, &stop_signal);
+    tui_term_close(term);
+
+    /* What the timeline showed last, where the terminal keeps it. */
+    for (int v = 0; v < TUI_VARIANTS; v++) {
+        const tui_session *s = app.sessions[v];
+        if (s && (s->state == TUI_SESSION_DONE || s->state == TUI_SESSION_FAILED))
+            printf("streamlab: %s %s: %s\n", s->lab[0] ? s->lab : app.model.lab_id, tui_variant_name(s->variant),
+                   s->status);
+    }
+    tui_app_free(&app);
+    if (stop_signal) return 128 + stop_signal;
+    return 0;
+}

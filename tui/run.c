@@ -1,0 +1,197 @@
+/* tui/run.c: one harness run's ops, lanes and metrics (see run.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "tui/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const trace_engine tui_engine_order[TUI_ENGINE_LANES] = {TRACE_ENGINE_H2D, TRACE_ENGINE_COMPUTE, TRACE_ENGINE_D2H,
+                                                         TRACE_ENGINE_HOST};
+
+tui_run *tui_run_create(int32_t number) {
+    tui_run *run = calloc(1, sizeof(*run));
+    if (!run) return NULL;
+    run->tl = trace_timeline_create();
+    if (!run->tl) {
+        free(run);
+        return NULL;
+    }
+    run->number = number;
+    for (int i = 0; i < TUI_ENGINE_LANES; i++) tui_lane_init_engine(&run->engines[i], tui_engine_order[i]);
+    return run;
+}
+
+void tui_run_destroy(tui_run *run) {
+    if (!run) return;
+    trace_timeline_destroy(run->tl);
+    for (int i = 0; i < TUI_ENGINE_LANES; i++) tui_lane_free(&run->engines[i]);
+    for (int32_t s = 0; s < run->n_streams; s++) tui_lane_free(&run->streams[s]);
+    free(run->streams);
+    tui_idset_free(&run->racy);
+    if (run->have_metrics) trace_metrics_free(&run->metrics);
+    free(run);
+}
+
+static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+void tui_run_set_label(tui_run *run, const char *label) {
+    snprintf(run->label, sizeof(run->label), "%s", label);
+    run->role = strstr(label, "(yours)") ? TUI_ROLE_YOURS : strstr(label, "(baseline)") ? TUI_ROLE_BASELINE : TUI_ROLE_OTHER;
+    run->warmup = starts_with(label, "warm-up");
+    run->timed = starts_with(label, "run ");
+    run->schedule = starts_with(label, "schedule ");
+    run->version++;
+}
+
+void tui_run_add_stream(tui_run *run, const trace_stream *stream) {
+    trace_timeline_add_stream(run->tl, stream);
+    run->version++;
+}
+
+static tui_lane *stream_lane(tui_run *run, int32_t id) {
+    if (id < 0 || id > 65535) return NULL;
+    if (id >= run->n_streams) {
+        int32_t n = id + 1;
+        tui_lane *l = realloc(run->streams, (size_t)n * sizeof(tui_lane));
+        if (!l) return NULL;
+        for (int32_t s = run->n_streams; s < n; s++) tui_lane_init_stream(&l[s], s);
+        run->streams = l;
+        run->n_streams = n;
+    }
+    return &run->streams[id];
+}
+
+int tui_run_add_op(tui_run *run, const trace_op *op) {
+    if (!op->timed || op->kind == TRACE_OP_PHASE) return 0;
+    trace_timeline_add_op(run->tl, op);
+    tui_bar bar = {
+        .start_ns = op->start_ns,
+        .end_ns = op->end_ns > op->start_ns ? op->end_ns : op->start_ns,
+        .id = op->id,
+        .batch = op->batch,
+        .kind = (uint8_t)tui_kind_of(op),
+    };
+    int rc = 0;
+    for (int i = 0; i < TUI_ENGINE_LANES; i++)
+        if (tui_lane_wants(&run->engines[i], op)) rc |= tui_lane_add(&run->engines[i], &bar);
+    if (op->stream >= 0) {
+        tui_lane *l = stream_lane(run, op->stream);
+        if (!l)
+            rc = -1;
+        else if (tui_lane_wants(l, op))
+            rc |= tui_lane_add(l, &bar);
+    }
+    if (!run->any || bar.start_ns < run->t0_ns) run->t0_ns = bar.start_ns;
+    if (!run->any || bar.end_ns > run->t1_ns) run->t1_ns = bar.end_ns;
+    run->any = true;
+    run->ops++;
+    run->version++;
+    return rc ? -1 : 0;
+}
+
+void tui_run_set_phase(tui_run *run, uint64_t start_ns, uint64_t end_ns) {
+    run->have_phase = true;
+    run->phase_ns = end_ns > start_ns ? end_ns - start_ns : 0;
+    run->version++;
+}
+
+void tui_run_mark_racy(tui_run *run, uint64_t id) {
+    if (tui_idset_has(&run->racy, id)) return;
+    tui_idset_add(&run->racy, id);
+    run->version++;
+}
+
+bool tui_run_is_racy(const tui_run *run, uint64_t id) { return tui_idset_has(&run->racy, id); }
+
+size_t tui_run_lanes(tui_run *run, tui_lane **out, size_t max) {
+    size_t n = 0;
+    for (int i = 0; i < TUI_ENGINE_LANES; i++) {
+        if (run->engines[i].n == 0) continue;
+        tui_lane_sort(&run->engines[i]);
+        if (n < max) out[n] = &run->engines[i];
+        n++;
+    }
+    for (int32_t s = 0; s < run->n_streams; s++) {
+        if (run->streams[s].n == 0) continue;
+        tui_lane_sort(&run->streams[s]);
+        if (n < max) out[n] = &run->streams[s];
+        n++;
+    }
+    return n;
+}
+
+void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *buf, size_t size) {
+    if (!lane->is_stream) {
+        snprintf(buf, size, "%s", trace_engine_name(lane->engine));
+        return;
+    }
+    const trace_stream *info = trace_timeline_stream(run->tl, lane->stream);
+    char id[16], prio[16];
+    snprintf(id, sizeof(id), lane->stream == TRACE_STREAM_LEGACY ? "default" : "s%d", (int)lane->stream);
+    snprintf(prio, sizeof(prio), "p%d", info ? (int)info->priority : 0);
+    if (!info || !info->name[0] || strcmp(info->name, id) == 0) {
+        snprintf(buf, size, "%s %s", id, prio);
+        return;
+    }
+    /* id "name" prio: the name gets what the rest leaves, at least one character. Names
+     * come from the event reader, printable; bytes beyond ASCII are cut at a code point. */
+    int room = max_cols - (int)strlen(id) - (int)strlen(prio) - 4;
+    size_t name_len = strlen(info->name), cut = name_len;
+    size_t cols = 0, i = 0;
+    while (i < name_len) {
+        size_t step = 1;
+        while (i + step < name_len && ((unsigned char)info->name[i + step] & 0xC0) == 0x80) step++;
+        cols++;
+        i += step;
+    }
+    bool shorten = room >= 1 && (int)cols > room;
+    if (shorten) {
+        size_t keep = (size_t)(room > 1 ? room - 1 : 1);
+        cut = 0;
+        for (size_t c = 0; c < keep && cut < name_len; c++) {
+            cut++;
+            while (cut < name_len && ((unsigned char)info->name[cut] & 0xC0) == 0x80) cut++;
+        }
+    }
+    snprintf(buf, size, "%s \"%.*s%s\" %s", id, (int)cut, info->name, shorten ? "~" : "", prio);
+}
+
+const trace_op *tui_run_op(tui_run *run, uint64_t start_ns, uint64_t id) {
+    size_t n = trace_timeline_count(run->tl);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (trace_timeline_get(run->tl, mid)->start_ns < start_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < n; i++) {
+        const trace_op *op = trace_timeline_get(run->tl, i);
+        if (op->start_ns != start_ns) break;
+        if (op->id == id) return op;
+    }
+    return NULL;
+}
+
+const trace_metrics *tui_run_metrics(tui_run *run, double now_ms, double min_interval_ms) {
+    if (!run->any) return NULL;
+    bool stale = !run->have_metrics || run->metrics_version != run->version;
+    if (stale && (!run->have_metrics || now_ms - run->metrics_at_ms >= min_interval_ms)) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        if (run->have_metrics) trace_metrics_free(&run->metrics);
+        run->have_metrics = trace_metrics_compute(run->tl, TRACE_RUN_ANY, &run->metrics) == 0;
+        run->metrics_version = run->version;
+        run->metrics_at_ms = now_ms;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        run->metrics_cost_ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    }
+    return run->have_metrics ? &run->metrics : NULL;
+}
+
+bool tui_run_metrics_stale(const tui_run *run) {
+    return run->any && (!run->have_metrics || run->metrics_version != run->version);
+}
