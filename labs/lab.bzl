@@ -6,7 +6,9 @@ gives
     :03_double_buffer_sim  the lab on the simulated GPU (always built)
     :03_double_buffer_gpu  the lab on a real GPU (only where a CUDA toolkit was found)
     :03_double_buffer      the launcher: the GPU build when a CUDA device is usable, else
-                           the simulator, saying which it chose
+                           the simulator, saying which it chose; --tui opens the live
+                           timeline (//tui) on this lab instead
+    :03_double_buffer_run  the same launcher without the timeline (what //tui runs)
 The student's file is compiled with all warnings shown but not turned into errors; the
 spec and the harness keep -Werror.
 """
@@ -46,10 +48,20 @@ def lab(name, src, spec, copts = [], tags = [], visibility = None):
             tags = tags,
             visibility = visibility,
         )
+    # The launcher the live timeline runs (it cannot depend on the timeline itself)...
+    native.sh_binary(
+        name = name + "_run",
+        srcs = ["//labs/harness:launch.sh"],
+        data = [":%s_%s" % (name, backend) for backend in BACKENDS],
+        tags = tags,
+        visibility = visibility,
+    )
+
+    # ...and the one students run, which also opens the timeline with --tui.
     native.sh_binary(
         name = name,
         srcs = ["//labs/harness:launch.sh"],
-        data = [":%s_%s" % (name, backend) for backend in BACKENDS],
+        data = [":%s_%s" % (name, backend) for backend in BACKENDS] + ["//tui"],
         tags = tags,
         visibility = visibility,
     )

@@ -130,8 +130,8 @@ void tui_app_open_lab(tui_app *a, int index) {
     if (a->sessions[TUI_YOURS]) tui_app_start(a, TUI_YOURS);
 }
 
-/* The lab's argv: the launcher (with its package/name, as `bazel run` gives it), the event
- * stream on descriptor 3, the report's width, and the options passed through. */
+/* The lab's argv: the launcher (it finds the lab's builds next to itself), the event stream
+ * on descriptor 3, the report's width, and the options passed through. */
 static int lab_argv(tui_app *a, tui_variant v, char *path, size_t path_size, char **argv, char *bufs, size_t n_bufs) {
     int argc = 0;
     const char *program = a->catalog.labs[a->model.lab].program[v];
@@ -142,7 +142,6 @@ static int lab_argv(tui_app *a, tui_variant v, char *path, size_t path_size, cha
         return -1;
     }
     argv[argc++] = path;
-    if (launcher) argv[argc++] = (char *)program;
     int cols = 0, rows = 0;
     if (a->term)
         tui_term_size(a->term, &cols, &rows);

@@ -61,10 +61,16 @@ int tui_catalog_parse(const char *json, tui_catalog *out, char *err, size_t err_
                           : !labels[0] ? "has no \"lab\" label"
                           : !labels[1] ? "has no \"reference\" label"
                                        : NULL;
-        for (int v = 0; !bad && v < 2; v++)
-            if (tui_label_to_path(labels[v], lab->program[v], sizeof(lab->program[v])) != 0)
+        /* The timeline runs each lab's `<name>_run` launcher (labs/lab.bzl): `<name>` itself
+         * bundles the timeline, for its --tui option. */
+        for (int v = 0; !bad && v < 2; v++) {
+            size_t cap = sizeof(lab->program[v]);
+            if (tui_label_to_path(labels[v], lab->program[v], cap - 4) != 0)
                 bad = v == 0 ? "has a \"lab\" that is not a //package:name label"
                              : "has a \"reference\" that is not a //package:name label";
+            else
+                strcat(lab->program[v], "_run");
+        }
         for (size_t j = 0; !bad && j < out->n; j++)
             if (!strcmp(out->labs[j].id, id)) bad = "repeats an id";
         if (bad) {

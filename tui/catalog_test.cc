@@ -28,8 +28,8 @@ TEST(Catalog, ReadsEveryEntry) {
     ASSERT_EQ(c.n, 2u);
     EXPECT_STREQ(c.labs[0].id, "03_double_buffer");
     EXPECT_EQ(c.labs[0].number, 3);
-    EXPECT_STREQ(c.labs[0].program[0], "labs/03_double_buffer");
-    EXPECT_STREQ(c.labs[0].program[1], "solutions/03_double_buffer");
+    EXPECT_STREQ(c.labs[0].program[0], "labs/03_double_buffer_run");
+    EXPECT_STREQ(c.labs[0].program[1], "solutions/03_double_buffer_run");
     EXPECT_EQ(tui_catalog_find(&c, "03_double_buffer"), 0);
     EXPECT_EQ(tui_catalog_find(&c, "4"), 1);
     EXPECT_EQ(tui_catalog_find(&c, "04"), 1);

@@ -8,23 +8,33 @@
 set -u
 
 # The lab's builds sit next to this launcher (bazel-bin/labs/NN_topic_sim), in bazel-bin and
-# in any runfiles tree that holds the launcher.
+# in any runfiles tree that holds the launcher, which is NN_topic or NN_topic_run.
+lab_path="${0%_run}"
 find_variant() {
-  local candidate
-  for candidate in "${0}_$1" "$(dirname "$0")/$(basename "$0")_$1"; do
-    if [[ -x "${candidate}" ]]; then
-      echo "${candidate}"
-      return 0
-    fi
-  done
-  return 1
+  [[ -x "${lab_path}_$1" ]] && echo "${lab_path}_$1"
 }
 
 sim="$(find_variant sim)" || {
-  echo "streamlab: the simulator build of $(basename "$0") is missing next to its launcher ($0)" >&2
+  echo "streamlab: the simulator build of $(basename "${lab_path}") is missing next to its launcher ($0)" >&2
   exit 64
 }
 gpu="$(find_variant gpu)" || gpu=""
+
+# --tui: show this lab in the live timeline instead (the timeline runs the lab itself,
+# passing on the options it knows).
+for arg in "$@"; do
+  if [[ "${arg}" == --tui ]]; then
+    for tui in "${RUNFILES_DIR:-${0}.runfiles}/streamlab/tui/tui" "${0}.runfiles/streamlab/tui/tui"; do
+      if [[ -x "${tui}" ]]; then
+        args=()
+        for a in "$@"; do [[ "${a}" == --tui ]] || args+=("${a}"); done
+        exec "${tui}" ${args[@]+"${args[@]}"} "$(basename "${lab_path}")"
+      fi
+    done
+    echo "streamlab: --tui: the live timeline is not bundled with $(basename "$0"); run: bazel run //tui -- $(basename "${lab_path}")" >&2
+    exit 64
+  fi
+done
 
 choice=auto
 previous=""
