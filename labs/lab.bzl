@@ -15,12 +15,16 @@ load("//third_party:cuda.bzl", "CUDA_FOUND")
 
 BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
 
+# How the student's file is compiled on top of the workspace's flags (the grader's kits,
+# //grading:kit.bzl, compile submissions with the same).
+STUDENT_COPTS = ["-Wno-error"]
+
 def lab(name, src, spec, tags = [], visibility = None):
     for backend in BACKENDS:
         native.cc_library(
             name = "%s_impl_%s" % (name, backend),
             srcs = [src],
-            copts = ["-Wno-error"],
+            copts = STUDENT_COPTS,
             deps = ["//labs/harness:lab_api_" + backend],
             alwayslink = True,
             visibility = ["//visibility:private"],
@@ -33,7 +37,8 @@ def lab(name, src, spec, tags = [], visibility = None):
                 "//labs/harness:lab_api_" + backend,
             ],
             alwayslink = True,
-            visibility = ["//visibility:private"],
+            # The grader links submissions against the same spec library (//grading:kit.bzl).
+            visibility = ["//grading:__pkg__"],
         )
         native.cc_binary(
             name = "%s_%s" % (name, backend),
