@@ -74,24 +74,33 @@ static int run_tool(const grade_sandbox_config *cfg, char **argv, const char *bu
 static char *tidy(const char *log, const char *build_dir, const char *kit_dir) {
     char *prefix = grade_strf("%s/", build_dir);
     char *a = grade_text_replace(log, prefix, "");
-    char *b = grade_text_replace(a, kit_dir, "<lab kit>");
+    /* Headers of the kit appear at their repository paths (labs/harness/lab.h), as in a
+     * build of the repository. */
+    char *kit_include = grade_strf("%s/include/", kit_dir);
+    char *b = grade_text_replace(a, kit_include, "");
+    char *c = grade_text_replace(b, kit_dir, "<lab kit>");
+    free(kit_include);
     free(prefix);
     free(a);
-    return b;
+    free(b);
+    return c;
 }
 
-/* The first line that says error (or the first line at all). */
-static char *first_error(const char *diag, const char *fallback) {
+/* The line to quote: the first error about the student's file, else the first error. */
+static char *first_error(const char *diag, const char *student_file) {
     static const char *const marks[] = {": error:", ": fatal error:", "undefined reference", "multiple definition",
                                         "error:", NULL};
-    for (const char *const *m = marks; *m; m++) {
-        const char *hit = strstr(diag, *m);
-        if (!hit) continue;
-        const char *start = hit;
-        while (start > diag && start[-1] != '\n') start--;
-        return grade_text_first_line(start, 300);
+    for (int pass = 0; pass < 2; pass++) {
+        for (const char *const *m = marks; *m; m++) {
+            for (const char *hit = strstr(diag, *m); hit; hit = strstr(hit + 1, *m)) {
+                const char *start = hit;
+                while (start > diag && start[-1] != '\n') start--;
+                if (pass == 0 && strncmp(start, student_file, strlen(student_file)) != 0) continue;
+                return grade_text_first_line(start, 300);
+            }
+        }
     }
-    return *diag ? grade_text_first_line(diag, 300) : grade_strdup(fallback);
+    return *diag ? grade_text_first_line(diag, 300) : grade_strdup("");
 }
 
 static char *describe_end(const grade_outcome *o, const char *tool) {
@@ -135,7 +144,7 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
     free(out->diagnostics);
     out->diagnostics = tidy(log, build_dir, kit->dir);
     if (o.end != GRADE_END_EXIT || o.code != 0) {
-        char *first = first_error(out->diagnostics, "");
+        char *first = first_error(out->diagnostics, kit->student_file);
         char *how = describe_end(&o, "compiler");
         out->error = *first ? grade_strf("does not compile: %s", first) : grade_strf("does not compile: %s", how);
         free(first);
@@ -159,7 +168,7 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
         out->diagnostics = both;
     }
     if (o.end != GRADE_END_EXIT || o.code != 0) {
-        char *first = first_error(link_diag, "");
+        char *first = first_error(link_diag, kit->student_file);
         char *how = describe_end(&o, "linker");
         out->error = *first ? grade_strf("does not link: %s", first) : grade_strf("does not link: %s", how);
         free(first);

@@ -117,8 +117,7 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
     if (clean && env->rubric->max_reruns > 0 &&
         grade_speed_thresholds(&rule->speed, lab->pipeline_bound, lab->lab_target, &floor_s, &target_s, why,
                                sizeof(why)) == 0 &&
-        grade_speed_near_threshold(lab->speedup, floor_s, target_s, env->rubric->noise_band)) {
-        bool near_target = grade_speed_near_threshold(lab->speedup, target_s, target_s, env->rubric->noise_band);
+        grade_speed_near_target(lab->speedup, target_s, env->rubric->noise_band)) {
         for (int k = 0; k < env->rubric->max_reruns && lab->attempts < GRADE_MAX_ATTEMPTS; k++) {
             grade_attempt again;
             grade_run_lab(env->sandbox, kit, built.binary, build_dir, run_dir, log_dir, &env->run, lab->seed, &again);
@@ -148,10 +147,10 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
         lab->bound_fraction = grade_median(lab->bound_fractions, lab->attempts);
         grade_buf b;
         grade_buf_init(&b);
-        grade_buf_printf(&b, "the speedup %.3fx was within %.0f%% of the %s (%.3fx), where timing noise could move it "
+        grade_buf_printf(&b, "the speedup %.3fx was within %.0f%% of the target %.3fx, where timing noise could move it "
                              "across; the lab ran %d time%s in all, with medians",
-                         lab->speedups[0], 100 * env->rubric->noise_band, near_target ? "target" : "floor",
-                         near_target ? target_s : floor_s, lab->attempts, lab->attempts == 1 ? "" : "s");
+                         lab->speedups[0], 100 * env->rubric->noise_band, target_s, lab->attempts,
+                         lab->attempts == 1 ? "" : "s");
         for (int i = 0; i < lab->attempts; i++) grade_buf_printf(&b, " %.3fx", lab->speedups[i]);
         grade_buf_printf(&b, "; their median, %.3fx, counts", lab->speedup);
         char *n = grade_buf_take(&b);

@@ -57,7 +57,7 @@ typedef struct grade_rubric {
     char path[512];
     grade_rubric_lab *labs;
     size_t n_labs;
-    double noise_band; /* re-run when the speed is within this fraction of floor or target */
+    double noise_band; /* re-run when the speed is within this fraction of the target */
     int max_reruns;    /* at most this many re-runs per lab */
 } grade_rubric;
 

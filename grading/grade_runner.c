@@ -103,14 +103,21 @@ static char *bye_words(const char *reason, int timeout_s) {
     size_t n = strlen(phase);
     while (n > 0 && phase[n - 1] == ' ') phase[--n] = '\0';
     const char *whose = !strcmp(who, "yours") ? "your lab" : !strcmp(who, "baseline") ? "the baseline" : "the harness";
+    /* The baseline and the harness work with every other submission: when they fail
+     * here, the submission broke something they rely on. */
+    const char *blame = strcmp(who, "yours") != 0
+                            ? ", most likely because of something your code did before (cudaDeviceReset, freeing "
+                              "memory it did not allocate, writing past the end of a buffer)"
+                            : "";
     if (!strcmp(what, "crash"))
-        return grade_strf("crashed with %s in %s() of %s", detail, phase, whose);
+        return grade_strf("crashed with %s in %s() of %s%s", detail, phase, whose, blame);
     if (!strcmp(what, "timeout"))
         return grade_strf("timed out: still running after %d s, in %s() of %s (an endless loop, or a wait for "
                           "something that never happens)",
                           timeout_s, phase, whose);
     if (!strcmp(what, "exit"))
-        return grade_strf("called exit() in %s() of %s, before the harness had checked anything", phase, whose);
+        return grade_strf("called exit() in %s() of %s, before the harness had checked anything%s", phase, whose,
+                          blame);
     return grade_strf("the lab stopped: %s", reason);
 }
 

@@ -33,9 +33,8 @@ double grade_speed_fraction(double speedup, double floor_s, double target_s) {
     return (speedup - floor_s) / (target_s - floor_s);
 }
 
-bool grade_speed_near_threshold(double speedup, double floor_s, double target_s, double band) {
-    if (band <= 0) return false;
-    return fabs(speedup - floor_s) <= band * floor_s || fabs(speedup - target_s) <= band * target_s;
+bool grade_speed_near_target(double speedup, double target_s, double band) {
+    return band > 0 && fabs(speedup - target_s) <= band * target_s;
 }
 
 static int compare_double(const void *a, const void *b) {

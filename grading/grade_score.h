@@ -27,9 +27,9 @@ int grade_speed_thresholds(const grade_speed_rule *rule, double pipeline_bound, 
                            double *target_s, char *why, size_t why_len);
 /* Share of the speed points, 0..1: linear from floor_s to target_s. */
 double grade_speed_fraction(double speedup, double floor_s, double target_s);
-/* Whether speedup lies within band (a fraction, 0.05 = 5%) of floor_s or of target_s, where
- * timing noise could move it across. */
-bool grade_speed_near_threshold(double speedup, double floor_s, double target_s, double band);
+/* Whether speedup lies within band (a fraction, 0.05 = 5%) of the target, where timing noise
+ * could decide between full and partial points. */
+bool grade_speed_near_target(double speedup, double target_s, double band);
 /* The median of n values (0 when n is 0). */
 double grade_median(const double *v, int n);
 /* Sets lab->checks from what lab holds (see grade_result.h) and the rule. */
