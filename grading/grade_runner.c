@@ -165,6 +165,12 @@ static char *read_head(const char *path, size_t max, bool *cut, off_t *size) {
     if (grade_read_file(path, max, &data, &len, cut, err, sizeof(err)) != 0) return grade_strdup("");
     char *clean = grade_text_clean(data, len, max);
     free(data);
+    if (*cut && *size > (off_t)len) {
+        char *more = grade_strf("%s%s[... %lld more bytes not shown]\n", clean, ends_with(clean, "\n") ? "" : "\n",
+                                (long long)(*size - (off_t)len));
+        free(clean);
+        clean = more;
+    }
     return clean;
 }
 
