@@ -6,9 +6,9 @@
 
 #include "grading/grade_text.h"
 
-char *grade_csv_field(const char *s) {
-    if (!s) s = "";
-    if (!strpbrk(s, ",\"\r\n")) return grade_strdup(s);
+char *grade_csv_field(const char *text) {
+    char *s = grade_text_clean(text ? text : "", text ? strlen(text) : 0, 4096);
+    if (!strpbrk(s, ",\"\r\n")) return s;
     grade_buf b;
     grade_buf_init(&b);
     grade_buf_append(&b, "\"", 1);
@@ -17,6 +17,7 @@ char *grade_csv_field(const char *s) {
         grade_buf_append(&b, p, 1);
     }
     grade_buf_append(&b, "\"", 1);
+    free(s);
     return grade_buf_take(&b);
 }
 

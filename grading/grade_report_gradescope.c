@@ -15,6 +15,13 @@
 
 static const char *const titles[GRADE_CHECKS] = {"correct", "race-free", "speed"};
 
+/* Adds a string member, cleaned: Gradescope reads the file as UTF-8 JSON. */
+static void add_text(cJSON *o, const char *key, const char *text) {
+    char *clean = grade_text_clean(text ? text : "", text ? strlen(text) : 0, TEST_OUTPUT_MAX);
+    cJSON_AddStringToObject(o, key, clean);
+    free(clean);
+}
+
 char *grade_report_gradescope(const grade_student *s, const grade_report_context *ctx) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "score", s->score);
@@ -26,7 +33,7 @@ char *grade_report_gradescope(const grade_student *s, const grade_report_context
     if (ctx->settings) grade_buf_printf(&out, "%s\n", ctx->settings);
     if (s->problem) grade_buf_printf(&out, "Problem with the submission: %s\n", s->problem);
     char *text = grade_buf_take(&out);
-    cJSON_AddStringToObject(root, "output", text);
+    add_text(root, "output", text);
     free(text);
     cJSON_AddStringToObject(root, "visibility", "visible");
     cJSON_AddStringToObject(root, "stdout_visibility", "hidden");
@@ -39,14 +46,14 @@ char *grade_report_gradescope(const grade_student *s, const grade_report_context
             const grade_check *k = &lab->checks[c];
             cJSON *t = cJSON_CreateObject();
             char *name = grade_strf("%s: %s", lab->lab, titles[c]);
-            cJSON_AddStringToObject(t, "name", name);
+            add_text(t, "name", name);
             free(name);
             cJSON_AddNumberToObject(t, "score", k->points);
             cJSON_AddNumberToObject(t, "max_score", k->max);
             cJSON_AddStringToObject(t, "status", k->passed ? "passed" : "failed");
             /* The reason, then (on the lab's first test) the whole lab's details. */
             char *o = c == 0 ? grade_strf("%s\n\n%s", k->reason, clipped) : grade_strdup(k->reason);
-            cJSON_AddStringToObject(t, "output", o);
+            add_text(t, "output", o);
             free(o);
             cJSON_AddStringToObject(t, "visibility", "visible");
             cJSON_AddItemToArray(tests, t);

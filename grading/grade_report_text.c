@@ -115,7 +115,10 @@ char *grade_report_text_lab(const grade_lab *lab) {
         grade_buf_puts(&b, "\n  The program's output (shown, never used for grading):\n");
         indented(&b, lab->output, "    ");
     }
-    return grade_buf_take(&b);
+    char *text = grade_buf_take(&b);
+    char *clean = grade_text_clean(text, strlen(text), strlen(text));
+    free(text);
+    return clean;
 }
 
 char *grade_report_text(const grade_student *s, const grade_report_context *ctx) {
@@ -134,5 +137,9 @@ char *grade_report_text(const grade_student *s, const grade_report_context *ctx)
         grade_buf_printf(&b, "\n%s", lab);
         free(lab);
     }
-    return grade_buf_take(&b);
+    char *text = grade_buf_take(&b);
+    /* Whatever a submission managed to put into a message, the file stays plain text. */
+    char *clean = grade_text_clean(text, strlen(text), strlen(text));
+    free(text);
+    return clean;
 }
