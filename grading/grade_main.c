@@ -323,9 +323,20 @@ int main(int argc, char **argv) {
     }
     free(kits_dir);
 
+    grade_sandbox_probe(&a->sandbox);
     const char *base = a->opt.scratch ? a->opt.scratch : getenv("TMPDIR");
     if (!base || !*base) base = "/tmp";
     if (grade_mkdir_p(base, 0755, err, sizeof(err)) != 0) return cannot_run("--scratch: %s", err);
+    if (!grade_sandbox_can_reach(&a->sandbox, base)) {
+        if (a->opt.scratch) {
+            fprintf(stderr,
+                    "grade: --scratch %s: the user the submissions run as (uid %u) cannot reach it (a folder on "
+                    "the way is not searchable by others, like /root): choose another, such as /tmp\n",
+                    base, (unsigned)a->sandbox.uid);
+            return GRADE_EXIT_CANNOT_RUN;
+        }
+        base = "/tmp";
+    }
     a->scratch = grade_strf("%s/streamlab-grade.XXXXXX", base);
     if (!mkdtemp(a->scratch)) return cannot_run("cannot make a scratch folder in %s", base);
     /* Searchable by the sandbox user, not listable. */
@@ -338,7 +349,6 @@ int main(int argc, char **argv) {
         grade_rm_rf(a->scratch, err, sizeof(err));
         return rc;
     }
-    grade_sandbox_probe(&a->sandbox);
     bool gpu = !strcmp(backend, "gpu");
     if (gpu) a->gpu_lock = grade_path_join(a->scratch, "gpu.lock");
 

@@ -156,6 +156,29 @@ int grade_sandbox_give(const grade_sandbox_config *cfg, const char *path, char *
     return 0;
 }
 
+bool grade_sandbox_can_reach(const grade_sandbox_config *cfg, const char *path) {
+    if (!cfg->drop_user) return true;
+    char *p = realpath(path, NULL);
+    if (!p) return false;
+    bool ok = true;
+    /* Every folder from / down to path itself. */
+    for (char *slash = p;; slash = strchr(slash + 1, '/')) {
+        char saved = slash ? slash[1] : '\0';
+        if (slash) slash[1] = '\0';
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            ok = false;
+        } else if (!(st.st_mode & S_IXOTH) && !(st.st_uid == cfg->uid && (st.st_mode & S_IXUSR)) &&
+                   !(st.st_gid == cfg->gid && (st.st_mode & S_IXGRP))) {
+            ok = false;
+        }
+        if (slash) slash[1] = saved;
+        if (!ok || !slash) break;
+    }
+    free(p);
+    return ok;
+}
+
 /* ---- the child ---------------------------------------------------------------------------- */
 
 static void child_fail(int errfd, const char *what) {

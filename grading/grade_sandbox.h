@@ -97,6 +97,10 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *spawn,
  * write there. Returns 0 or -1 with err. */
 int grade_sandbox_give(const grade_sandbox_config *cfg, const char *path, char *err, size_t err_len);
 
+/* Whether the children's user can reach path (search every folder on the way: a scratch
+ * folder under /root, mode 0700, is out of reach of nobody). */
+bool grade_sandbox_can_reach(const grade_sandbox_config *cfg, const char *path);
+
 /* "SIGSEGV", "SIGXCPU", ...: the signal's name. */
 const char *grade_signal_name(int sig);
 

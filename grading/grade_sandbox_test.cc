@@ -28,9 +28,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Folders under /tmp: when the grader is root, the sandbox user must be able to reach them
+// (TEST_TMPDIR may lie under /root). Removed when the test ends.
+std::string base;
+struct RemoveBase {
+    ~RemoveBase() {
+        std::error_code ec;
+        if (!base.empty()) fs::remove_all(base, ec);
+    }
+} remove_base;
+
 std::string TempDir(const std::string &name) {
-    const char *t = std::getenv("TEST_TMPDIR");
-    fs::path p = fs::path(t ? t : "/tmp") / name;
+    if (base.empty()) {
+        char tmpl[] = "/tmp/grade_sandbox_test.XXXXXX";
+        base = mkdtemp(tmpl);
+        fs::permissions(base, fs::perms::all);
+    }
+    fs::path p = fs::path(base) / name;
     fs::remove_all(p);
     fs::create_directories(p);
     fs::permissions(p, fs::perms::all);
@@ -262,6 +276,15 @@ TEST(Sandbox, AProgramThatCannotStartIsSaidToBeSo) {
     EXPECT_EQ(r.rc, -1);
     EXPECT_EQ(r.o.end, GRADE_END_NOT_STARTED);
     EXPECT_NE(std::string(r.o.error).find("/nonexistent/program"), std::string::npos) << r.o.error;
+}
+
+TEST(Sandbox, AFolderNobodyCanReachIsSeen) {
+    if (!Config().drop_user) GTEST_SKIP() << Config().user_note;
+    std::string dir = TempDir("reach");
+    EXPECT_TRUE(grade_sandbox_can_reach(&Config(), dir.c_str()));
+    fs::create_directories(dir + "/closed/inner");
+    fs::permissions(dir + "/closed", fs::perms::owner_all);
+    EXPECT_FALSE(grade_sandbox_can_reach(&Config(), (dir + "/closed/inner").c_str()));
 }
 
 TEST(Sandbox, SignalNames) {
