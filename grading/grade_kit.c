@@ -214,6 +214,21 @@ char *grade_runfile(const char *name) {
     return found;
 }
 
+char *grade_workspace_runfile(const char *path) {
+    const char *rf = getenv("RUNFILES_DIR");
+    char *candidates[2] = {NULL, NULL};
+    if (rf && *rf) candidates[0] = grade_strf("%s/streamlab/%s", rf, path);
+    char *exe = self_exe();
+    if (exe) candidates[1] = grade_strf("%s.runfiles/streamlab/%s", exe, path);
+    free(exe);
+    char *found = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (!found && candidates[i] && access(candidates[i], R_OK) == 0) found = candidates[i];
+        else free(candidates[i]);
+    }
+    return found;
+}
+
 char *grade_kit_default_dir(void) { return grade_runfile("kits"); }
 
 int grade_kit_install(const grade_kit *kit, const char *dest, grade_kit *copy, char *err, size_t err_len) {

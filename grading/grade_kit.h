@@ -54,6 +54,8 @@ const grade_kit *grade_kit_set_find(const grade_kit_set *set, const char *lab, c
  * for another runfile of //grading (e.g. "rubric.json"). malloc'd, or NULL. */
 char *grade_kit_default_dir(void);
 char *grade_runfile(const char *name);
+/* A runfile of the workspace by its path ("labs/03_double_buffer/lab.c"), or NULL. */
+char *grade_workspace_runfile(const char *path);
 
 /* Copies kit into dest (created) and loads the copy into *copy. */
 int grade_kit_install(const grade_kit *kit, const char *dest, grade_kit *copy, char *err, size_t err_len);
