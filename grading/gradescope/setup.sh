@@ -4,4 +4,4 @@
 # grader itself and the prebuilt lab kits come in the zip (see docs/gradescope.md).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson1 libarchive13
+apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson-dev libarchive13
