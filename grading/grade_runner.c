@@ -207,9 +207,10 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     char *envp[8] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, NULL};
     if (kit->sanitized) {
         /* Sanitizer builds: no leak check at exit (the lab's end is the harness's), no
-         * symbolizer process (lab programs may not start processes). */
-        envp[4] = "ASAN_OPTIONS=detect_leaks=0:symbolize=0:protect_shadow_gap=0";
-        envp[5] = "UBSAN_OPTIONS=print_stacktrace=0";
+         * symbolizer process (lab programs may not start processes), and an error ends
+         * the program with abort(), which the harness's guard reports with its phase. */
+        envp[4] = "ASAN_OPTIONS=detect_leaks=0:symbolize=0:protect_shadow_gap=0:abort_on_error=1";
+        envp[5] = "UBSAN_OPTIONS=print_stacktrace=0:abort_on_error=1";
         envp[6] = NULL;
     }
     char seed_s[32], runs_s[16], sched_s[16], timeout_s[16], width_s[16];
