@@ -128,7 +128,17 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
 static char *state_path(const app *a, size_t i) { return grade_strf("%s/s%zu.json", a->scratch, i); }
 static char *work_path(const app *a, size_t i) { return grade_strf("%s/s%zu", a->scratch, i); }
 
-static char *student_dir(const app *a, const char *name) { return grade_path_join(a->opt.out, name); }
+/* OUT/<student>/; a student named like a class file gets a prefix, so that nothing a
+ * submission is called can overwrite the gradebook. */
+static char *student_dir(const app *a, const char *name) {
+    if (!strcmp(name, "gradebook.csv") || !strcmp(name, "junit.xml")) {
+        char *prefixed = grade_strf("student_%s", name);
+        char *dir = grade_path_join(a->opt.out, prefixed);
+        free(prefixed);
+        return dir;
+    }
+    return grade_path_join(a->opt.out, name);
+}
 
 static int job(void *ctx, size_t i) {
     app *a = ctx;
@@ -361,10 +371,10 @@ int main(int argc, char **argv) {
                           : grade_strf("the SIMULATED GPU (%s profile; simulated time is exact, so a re-run gives "
                                        "the same figures)",
                                        a->opt.profile ? a->opt.profile : "the lab's default");
-    a->settings_desc = grade_strf("%d timed runs of the baseline and the submission, interleaved, and their medians; "
+    a->settings_desc = grade_strf("%d timed run%s of the baseline and the submission, interleaved, and their medians; "
                                   "%d perturbed schedule%s; %d s, %ld MiB of memory and %ld MiB of output per lab run",
-                                  a->opt.runs, a->opt.schedules, a->opt.schedules == 1 ? "" : "s", a->opt.timeout_s,
-                                  a->opt.mem_mb, a->opt.output_mb);
+                                  a->opt.runs, a->opt.runs == 1 ? "" : "s", a->opt.schedules,
+                                  a->opt.schedules == 1 ? "" : "s", a->opt.timeout_s, a->opt.mem_mb, a->opt.output_mb);
     a->env = (grade_env){
         .sandbox = &a->sandbox,
         .rubric = &a->rubric,

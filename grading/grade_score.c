@@ -156,7 +156,11 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     grade_buf_printf(&b, "%.2fx over the baseline", lab->speedup);
     if (lab->pipeline_bound > 0)
         grade_buf_printf(&b, " (%.0f%% of the pipeline bound %.2fx)", 100.0 * lab->bound_fraction, lab->pipeline_bound);
-    grade_buf_printf(&b, ", the median of %d timed runs", (int)num(r, "runs"));
+    int runs = (int)num(r, "runs");
+    if (runs == 1)
+        grade_buf_printf(&b, ", in 1 timed run");
+    else
+        grade_buf_printf(&b, ", the median of %d timed runs", runs);
     if (lab->attempts > 1) grade_buf_printf(&b, " (median of %d lab runs' medians)", lab->attempts);
     grade_buf_printf(&b, "; no points at or below %.2fx%s, all at %.2fx%s", lab->floor_speedup,
                      rule->speed.floor_is_baseline ? " (the baseline)" : "", lab->target_speedup,
