@@ -297,6 +297,14 @@ static int gradescope_mode(app *a) {
     return rc;
 }
 
+/* Under `bazel run` the program starts in its runfiles: relative paths are the user's,
+ * relative to where they typed the command. */
+static const char *from_user(const char *path) {
+    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+    if (!path || path[0] == '/' || !wd || !*wd) return path;
+    return grade_strf("%s/%s", wd, path);
+}
+
 int main(int argc, char **argv) {
     static app A;
     app *a = &A;
@@ -312,6 +320,14 @@ int main(int argc, char **argv) {
         grade_print_usage(argv[0], stdout);
         return GRADE_EXIT_OK;
     }
+    /* (These few strings live as long as the program.) */
+    a->opt.submissions = from_user(a->opt.submissions);
+    a->opt.out = from_user(a->opt.out);
+    a->opt.rubric = from_user(a->opt.rubric);
+    a->opt.kits = from_user(a->opt.kits);
+    a->opt.scratch = from_user(a->opt.scratch);
+    a->opt.submission_dir = from_user(a->opt.submission_dir);
+    a->opt.results = from_user(a->opt.results);
 
     char *rubric_path = a->opt.rubric ? grade_strdup(a->opt.rubric) : grade_runfile("rubric.json");
     if (!rubric_path) return cannot_run("%s", "no rubric: give one with --rubric FILE (the built-in grading/rubric.json was not found beside the program)");

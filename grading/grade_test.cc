@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -383,6 +384,42 @@ TEST(Grader, TheKitBuildsTheReferenceExactlyAsBazelDoes) {
     EXPECT_EQ(bazel.exit_code, 0) << bazel.err;
     EXPECT_FALSE(kit.out.empty());
     EXPECT_EQ(kit.out, bazel.out) << "the kit's build and Bazel's differ";
+}
+
+TEST(Grader, ASpeedNearTheTargetIsMeasuredAgain) {
+    // The reference's speedup for a fixed seed, from Bazel's build of it.
+    Outcome ref = RunProgram({Runfile("solutions/03_double_buffer_sim"), "--json", "--seed", "99", "--runs", "2",
+                              "--schedules", "1"},
+                             120);
+    ASSERT_EQ(ref.exit_code, 0) << ref.err;
+    cJSON *j = cJSON_Parse(ref.out.c_str());
+    ASSERT_NE(j, nullptr) << ref.out;
+    double speedup = Num(j, "speedup");
+    cJSON_Delete(j);
+    ASSERT_GT(speedup, 1.0);
+    // A rubric whose target lies 2% above it: inside the 5% noise band.
+    double target = speedup * 1.02;
+    std::ostringstream rubric;
+    rubric.precision(17);
+    rubric << R"({"noise": {"band": 0.05, "max_reruns": 2}, "labs": {"03_double_buffer": {)"
+           << R"("correct": {"points": 40}, "race_free": {"points": 20},)"
+           << R"("speedup": {"points": 40, "unit": "speedup", "floor": "baseline", "target": )" << target << "}}}}";
+    std::string dir = TempDir("noise"), subs = dir + "/subs", out = dir + "/out";
+    Spit(dir + "/rubric.json", rubric.str());
+    Spit(subs + "/ref/" + kLabFile, Reference());
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--seed", "99", "--rubric", dir + "/rubric.json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string report = Slurp(out + "/ref/report.txt");
+    EXPECT_NE(report.find("the lab ran 3 times in all"), std::string::npos) << report;
+    EXPECT_NE(report.find("re-runs   medians of 3 lab runs:"), std::string::npos) << report;
+    j = ParseFile(out + "/ref/results.json");
+    const cJSON *speed = FindTest(j, "03_double_buffer: speed");
+    // The simulator's time is exact: every run gives the same speedup, and the points are
+    // the linear share of it between the baseline and the target.
+    double expected = std::round(40 * (speedup - 1.0) / (target - 1.0) * 100) / 100;
+    EXPECT_DOUBLE_EQ(Num(speed, "score"), expected) << Str(speed, "output");
+    EXPECT_EQ(Str(speed, "status"), "failed");
+    cJSON_Delete(j);
 }
 
 TEST(Grader, GradescopeModeWritesResultsJson) {
