@@ -118,8 +118,9 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
     out->diagnostics = grade_strdup("");
     char err[768];
     char *src_path = grade_path_join(build_dir, kit->student_file);
-    char *src_dir = grade_strdup(src_path);
-    dirname(src_dir);
+    char *src_copy = grade_strdup(src_path);
+    char *src_dir = grade_strdup(dirname(src_copy));
+    free(src_copy);
     char *compile_log = grade_path_join(log_dir, "compile.log");
     char *link_log = grade_path_join(log_dir, "link.log");
     char **argv = NULL;
