@@ -17,13 +17,17 @@ load("//third_party:cuda.bzl", "CUDA_FOUND")
 
 BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
 
+# How the student's file is compiled on top of the workspace's flags (the grader's kits,
+# //grading:kit.bzl, compile submissions with the same).
+STUDENT_COPTS = ["-Wno-error"]
+
 def lab(name, src, spec, copts = [], tags = [], visibility = None):
-    """The targets of one lab; copts are extra flags for the student's file only."""
+    """The targets of one lab; copts are extra flags for the student's file only (tests)."""
     for backend in BACKENDS:
         native.cc_library(
             name = "%s_impl_%s" % (name, backend),
             srcs = [src],
-            copts = ["-Wno-error"] + copts,
+            copts = STUDENT_COPTS + copts,
             deps = ["//labs/harness:lab_api_" + backend],
             alwayslink = True,
             visibility = ["//visibility:private"],
@@ -36,7 +40,8 @@ def lab(name, src, spec, copts = [], tags = [], visibility = None):
                 "//labs/harness:lab_api_" + backend,
             ],
             alwayslink = True,
-            visibility = ["//visibility:private"],
+            # The grader links submissions against the same spec library (//grading:kit.bzl).
+            visibility = ["//grading:__pkg__"],
         )
         native.cc_binary(
             name = "%s_%s" % (name, backend),

@@ -1,0 +1,86 @@
+/* grading/grade_gradebook.c: gradebook.csv (see grade_gradebook.h). */
+#include "grading/grade_gradebook.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "grading/grade_text.h"
+
+char *grade_csv_field(const char *text) {
+    char *s = grade_text_clean(text ? text : "", text ? strlen(text) : 0, 4096);
+    if (!strpbrk(s, ",\"\r\n")) return s;
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_append(&b, "\"", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"') grade_buf_append(&b, "\"", 1);
+        grade_buf_append(&b, p, 1);
+    }
+    grade_buf_append(&b, "\"", 1);
+    free(s);
+    return grade_buf_take(&b);
+}
+
+static void field(grade_buf *b, const char *s, bool first) {
+    char *f = grade_csv_field(s);
+    if (!first) grade_buf_append(b, ",", 1);
+    grade_buf_puts(b, f);
+    free(f);
+}
+
+static void number(grade_buf *b, double v) { grade_buf_printf(b, ",%.2f", v); }
+
+/* What went wrong, in a few words: the submission's problem or each failed lab's reason. */
+static char *note(const grade_student *s) {
+    if (s->problem) return grade_strdup(s->problem);
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_append(&b, "", 0);
+    for (size_t i = 0; i < s->n_labs; i++) {
+        const grade_lab *lab = &s->labs[i];
+        const char *why = NULL;
+        if (!lab->submitted) why = "not submitted";
+        else if (lab->build_error) why = lab->build_error;
+        else if (lab->failure) why = lab->failure;
+        else if (!lab->checks[GRADE_CORRECT].passed) why = "wrong results";
+        else if (!lab->checks[GRADE_RACE_FREE].passed) why = "races";
+        else if (!lab->checks[GRADE_SPEEDUP].passed) why = "below the speed target";
+        if (!why) continue;
+        char *first = grade_text_first_line(why, 160);
+        grade_buf_printf(&b, "%s%s: %s", b.len ? "; " : "", lab->lab, first);
+        free(first);
+    }
+    return grade_buf_take(&b);
+}
+
+char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_puts(&b, "student,score,max_score");
+    const grade_student *first = n ? students[0] : NULL;
+    for (size_t l = 0; first && l < first->n_labs; l++)
+        for (int c = 0; c < GRADE_CHECKS; c++) {
+            char *col = grade_strf("%s %s", first->labs[l].lab, grade_check_names[c]);
+            field(&b, col, false);
+            free(col);
+        }
+    grade_buf_puts(&b, ",note\r\n");
+    for (size_t i = 0; i < n; i++) {
+        const grade_student *s = students[i];
+        field(&b, s->name, true);
+        number(&b, s->score);
+        number(&b, s->max_score);
+        for (size_t l = 0; first && l < first->n_labs; l++)
+            for (int c = 0; c < GRADE_CHECKS; c++) {
+                const grade_lab *lab = NULL;
+                for (size_t k = 0; k < s->n_labs; k++)
+                    if (!strcmp(s->labs[k].lab, first->labs[l].lab)) lab = &s->labs[k];
+                number(&b, lab ? lab->checks[c].points : 0);
+            }
+        char *nt = note(s);
+        field(&b, nt, false);
+        free(nt);
+        grade_buf_puts(&b, "\r\n");
+    }
+    return grade_buf_take(&b);
+}

@@ -1,0 +1,24 @@
+/* grading/grade_gradebook.h: the class's gradebook.csv (RFC 4180): one row per student
+ * with the total, the points of every lab's every check, and a note on what went wrong. */
+#ifndef STREAMLAB_GRADE_GRADEBOOK_H
+#define STREAMLAB_GRADE_GRADEBOOK_H
+
+#include <stddef.h>
+
+#include "grading/grade_result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The CSV text (CRLF line ends, as RFC 4180 has them). The columns follow the first
+ * student's labs; all students are graded on the same labs. */
+char *grade_gradebook_csv(const grade_student *const *students, size_t n);
+/* s as one CSV field (quoted when it needs to be; malloc'd). */
+char *grade_csv_field(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,437 @@
+/* grading/grade_main.c: the grader's main(): options, rubric and kits, the sandbox probe,
+ * a scratch folder with the kits installed, then every student graded in worker processes
+ * (or the one Gradescope submission), and the class's gradebook, JUnit file and summary.
+ * See docs/grading.md. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grading/grade_fs.h"
+#include "grading/grade_gradebook.h"
+#include "grading/grade_grader.h"
+#include "grading/grade_kit.h"
+#include "grading/grade_options.h"
+#include "grading/grade_pool.h"
+#include "grading/grade_progress.h"
+#include "grading/grade_report_gradescope.h"
+#include "grading/grade_report_junit.h"
+#include "grading/grade_report_text.h"
+#include "grading/grade_rubric.h"
+#include "grading/grade_sandbox.h"
+#include "grading/grade_submission.h"
+#include "grading/grade_text.h"
+
+typedef struct app {
+    grade_options opt;
+    grade_sandbox_config sandbox;
+    grade_rubric rubric;
+    grade_kit_set all_kits;
+    grade_kit *kits; /* installed in the scratch folder */
+    const grade_rubric_lab **rules;
+    size_t n_labs;
+    char *scratch;
+    char *gpu_lock;
+    grade_env env;
+    grade_submission_list subs;
+    grade_student *students;
+    grade_progress progress;
+    char *sandbox_desc, *backend_desc, *settings_desc;
+    char when[64];
+} app;
+
+static int cannot_run(const char *fmt, const char *detail) {
+    fprintf(stderr, "grade: ");
+    fprintf(stderr, fmt, detail);
+    fputc('\n', stderr);
+    return GRADE_EXIT_CANNOT_RUN;
+}
+
+static bool gpu_present(void) {
+    return access("/dev/nvidia0", F_OK) == 0 || access("/dev/nvidiactl", F_OK) == 0;
+}
+
+/* The labs to grade (from --labs or the rubric), their rules and their kits. */
+static int choose_labs(app *a, const char **backend, char *err, size_t err_len) {
+    const char *ids[64];
+    char *copy = NULL;
+    size_t n = 0;
+    if (a->opt.labs) {
+        copy = grade_strdup(a->opt.labs);
+        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (!*t) continue;
+            if (n == 64) break;
+            if (!grade_rubric_find(&a->rubric, t)) {
+                grade_buf b;
+                grade_buf_init(&b);
+                for (size_t i = 0; i < a->rubric.n_labs; i++)
+                    grade_buf_printf(&b, "%s%s", i ? ", " : "", a->rubric.labs[i].id);
+                char *list = grade_buf_take(&b);
+                snprintf(err, err_len, "--labs: %s is not in the rubric %s (it has: %s)", t, a->rubric.path, list);
+                free(list);
+                free(copy);
+                return GRADE_EXIT_USAGE;
+            }
+            ids[n++] = t;
+        }
+        if (n == 0) {
+            snprintf(err, err_len, "--labs names no lab");
+            free(copy);
+            return GRADE_EXIT_USAGE;
+        }
+    } else {
+        for (size_t i = 0; i < a->rubric.n_labs && n < 64; i++) ids[n++] = a->rubric.labs[i].id;
+    }
+
+    const char *want = a->opt.backend;
+    if (!strcmp(want, "auto")) {
+        bool all_gpu = true;
+        for (size_t i = 0; i < n; i++) all_gpu &= grade_kit_set_find(&a->all_kits, ids[i], "gpu") != NULL;
+        want = all_gpu && gpu_present() ? "gpu" : "sim";
+    } else if (!strcmp(want, "gpu") && !gpu_present()) {
+        snprintf(err, err_len, "--backend gpu: no NVIDIA GPU on this machine (no /dev/nvidia0)");
+        free(copy);
+        return GRADE_EXIT_CANNOT_RUN;
+    }
+    *backend = want;
+    a->kits = calloc(n, sizeof(grade_kit));
+    a->rules = calloc(n, sizeof(grade_rubric_lab *));
+    for (size_t i = 0; i < n; i++) {
+        const grade_kit *kit = grade_kit_set_find(&a->all_kits, ids[i], want);
+        if (!kit) {
+            snprintf(err, err_len,
+                     "no %s kit for lab %s: the grader was built without it%s (kits are built by //grading:grade)",
+                     want, ids[i], !strcmp(want, "gpu") ? " (no CUDA toolkit when it was built?)" : "");
+            free(copy);
+            return GRADE_EXIT_CANNOT_RUN;
+        }
+        a->rules[i] = grade_rubric_find(&a->rubric, ids[i]);
+        char *dest = grade_strf("%s/kits/%s_%s", a->scratch, kit->lab, kit->backend);
+        int rc = grade_kit_install(kit, dest, &a->kits[a->n_labs], err, err_len);
+        free(dest);
+        if (rc != 0) {
+            free(copy);
+            return GRADE_EXIT_CANNOT_RUN;
+        }
+        a->n_labs++;
+    }
+    free(copy);
+    return 0;
+}
+
+static char *state_path(const app *a, size_t i) { return grade_strf("%s/s%zu.json", a->scratch, i); }
+static char *work_path(const app *a, size_t i) { return grade_strf("%s/s%zu", a->scratch, i); }
+
+/* OUT/<student>/; a student named like a class file gets a prefix, so that nothing a
+ * submission is called can overwrite the gradebook. */
+static char *student_dir(const app *a, const char *name) {
+    if (!strcmp(name, "gradebook.csv") || !strcmp(name, "junit.xml")) {
+        char *prefixed = grade_strf("student_%s", name);
+        char *dir = grade_path_join(a->opt.out, prefixed);
+        free(prefixed);
+        return dir;
+    }
+    return grade_path_join(a->opt.out, name);
+}
+
+static int job(void *ctx, size_t i) {
+    app *a = ctx;
+    grade_student s;
+    char *work = work_path(a, i);
+    char err[768];
+    if (grade_mkdir_p(work, 0711, err, sizeof(err)) != 0) {
+        fprintf(stderr, "grade: %s\n", err);
+        free(work);
+        return 3;
+    }
+    grade_student_grade(&a->env, &a->subs.items[i], work, &s);
+    char *dir = student_dir(a, s.name);
+    int rc = 0;
+    if (grade_student_write(&s, &a->env.report, dir, err, sizeof(err)) != 0) {
+        fprintf(stderr, "grade: %s\n", err);
+        rc = 4;
+    }
+    cJSON *j = grade_student_to_json(&s);
+    char *text = cJSON_PrintUnformatted(j);
+    char *state = state_path(a, i);
+    if (!text || grade_write_file(state, text, strlen(text), err, sizeof(err)) != 0) rc = 5;
+    cJSON_free(text);
+    cJSON_Delete(j);
+    if (!a->opt.keep_scratch) grade_rm_rf(work, err, sizeof(err));
+    free(state);
+    free(dir);
+    free(work);
+    grade_student_free(&s);
+    return rc;
+}
+
+/* A student whose worker died: every check zero, saying so. */
+static void lost_student(app *a, size_t i, int status, grade_student *s) {
+    memset(s, 0, sizeof(*s));
+    s->name = grade_strdup(a->subs.items[i].name);
+    s->source = grade_strdup(a->subs.items[i].path);
+    if (status == -1)
+        s->problem = grade_strdup("grader problem: no worker process could be started for this submission");
+    else if (WIFSIGNALED(status))
+        s->problem = grade_strf("grader problem: grading this submission stopped (the worker was killed by %s); "
+                                "grade it again",
+                                grade_signal_name(WTERMSIG(status)));
+    else
+        s->problem = grade_strf("grader problem: grading this submission stopped (worker exit status %d); grade it "
+                                "again",
+                                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    s->labs = calloc(a->n_labs ? a->n_labs : 1, sizeof(grade_lab));
+    s->n_labs = a->n_labs;
+    for (size_t l = 0; l < a->n_labs; l++) {
+        const grade_rubric_lab *r = a->rules[l];
+        double max[GRADE_CHECKS] = {r->correct_points, r->race_free_points, r->speed.points};
+        grade_lab_init(&s->labs[l], a->kits[l].lab, a->kits[l].student_file, max);
+        for (int c = 0; c < GRADE_CHECKS; c++) grade_check_set(&s->labs[l].checks[c], 0, s->problem);
+    }
+    grade_student_total(s);
+    char *dir = student_dir(a, s->name);
+    char err[512];
+    if (grade_student_write(s, &a->env.report, dir, err, sizeof(err)) != 0) fprintf(stderr, "grade: %s\n", err);
+    free(dir);
+}
+
+static void done(void *ctx, size_t i, int status) {
+    app *a = ctx;
+    char *state = state_path(a, i);
+    char *text = NULL;
+    size_t len = 0;
+    char err[512];
+    bool ok = false;
+    if (status == 0 && grade_read_file(state, 64u << 20, &text, &len, NULL, err, sizeof(err)) == 0) {
+        cJSON *j = cJSON_ParseWithLength(text, len);
+        ok = j && grade_student_from_json(j, &a->students[i]) == 0;
+        cJSON_Delete(j);
+        free(text);
+    }
+    if (!ok) {
+        if (a->students[i].name) grade_student_free(&a->students[i]);
+        lost_student(a, i, status, &a->students[i]);
+    }
+    unlink(state);
+    free(state);
+    grade_progress_step(&a->progress, &a->students[i]);
+}
+
+static int class_mode(app *a) {
+    char err[1024];
+    if (grade_submissions_list(a->opt.submissions, &a->subs, err, sizeof(err)) != 0)
+        return cannot_run("%s", err);
+    if (*a->subs.warnings) fprintf(stderr, "%s", a->subs.warnings);
+    if (grade_mkdir_p(a->opt.out, 0755, err, sizeof(err)) != 0) return cannot_run("--out: %s", err);
+    if (a->subs.n == 0) fprintf(stderr, "grade: %s holds no submissions\n", a->opt.submissions);
+    a->students = calloc(a->subs.n ? a->subs.n : 1, sizeof(grade_student));
+    bool show = a->opt.progress == 1 || (a->opt.progress == -1 && isatty(STDERR_FILENO));
+    grade_progress_start(&a->progress, a->subs.n, show);
+    int jobs = a->opt.jobs;
+    if ((size_t)jobs > a->subs.n && a->subs.n > 0) jobs = (int)a->subs.n;
+    grade_pool_run(a->subs.n, jobs, job, done, a);
+    grade_progress_finish(&a->progress);
+
+    const grade_student **list = calloc(a->subs.n ? a->subs.n : 1, sizeof(grade_student *));
+    for (size_t i = 0; i < a->subs.n; i++) list[i] = &a->students[i];
+    char *csv = grade_gradebook_csv(list, a->subs.n);
+    char *junit = grade_report_junit_class(list, a->subs.n);
+    char *csv_path = grade_path_join(a->opt.out, "gradebook.csv");
+    char *junit_path = grade_path_join(a->opt.out, "junit.xml");
+    int rc = GRADE_EXIT_OK;
+    if (grade_write_file(csv_path, csv, strlen(csv), err, sizeof(err)) != 0 ||
+        grade_write_file(junit_path, junit, strlen(junit), err, sizeof(err)) != 0)
+        rc = cannot_run("%s", err);
+    if (!a->opt.quiet && a->subs.n) {
+        char *table = grade_summary_table(list, a->subs.n);
+        printf("%s", table);
+        printf("reports in %s (gradebook.csv, junit.xml, and a folder per student)\n", a->opt.out);
+        free(table);
+    }
+    free(csv);
+    free(junit);
+    free(csv_path);
+    free(junit_path);
+    free(list);
+    return rc;
+}
+
+static int gradescope_mode(app *a) {
+    grade_submission sub = {.name = "submission", .path = (char *)a->opt.submission_dir, .kind = GRADE_SUB_FOLDER};
+    char *work = grade_path_join(a->scratch, "s0");
+    char err[1024];
+    if (grade_mkdir_p(work, 0711, err, sizeof(err)) != 0) {
+        free(work);
+        return cannot_run("%s", err);
+    }
+    grade_student s;
+    grade_student_grade(&a->env, &sub, work, &s);
+    if (!grade_is_dir(a->opt.submission_dir)) {
+        free(s.problem);
+        s.problem = grade_strf("the submission folder %s does not exist or is not a folder", a->opt.submission_dir);
+    }
+    char *json = grade_report_gradescope(&s, &a->env.report);
+    char *dir = grade_strdup(a->opt.results);
+    char *slash = strrchr(dir, '/');
+    int rc = GRADE_EXIT_OK;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        if (grade_mkdir_p(dir, 0755, err, sizeof(err)) != 0) rc = cannot_run("--results: %s", err);
+    }
+    if (rc == GRADE_EXIT_OK && grade_write_file(a->opt.results, json, strlen(json), err, sizeof(err)) != 0)
+        rc = cannot_run("--results: %s", err);
+    /* Gradescope shows the autograder's stdout to instructors. */
+    char *report = grade_report_text(&s, &a->env.report);
+    printf("%s", report);
+    free(report);
+    free(json);
+    free(dir);
+    free(work);
+    grade_student_free(&s);
+    return rc;
+}
+
+/* Under `bazel run` the program starts in its runfiles: relative paths are the user's,
+ * relative to where they typed the command. */
+static const char *from_user(const char *path) {
+    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+    if (!path || path[0] == '/' || !wd || !*wd) return path;
+    return grade_strf("%s/%s", wd, path);
+}
+
+int main(int argc, char **argv) {
+    static app A;
+    app *a = &A;
+    char err[1024];
+    signal(SIGPIPE, SIG_IGN);
+    umask(022);
+    int rc = grade_parse_options(argc, argv, &a->opt, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, "grade: %s\nTry '%s --help'.\n", err, argv[0]);
+        return rc;
+    }
+    if (a->opt.help) {
+        grade_print_usage(argv[0], stdout);
+        return GRADE_EXIT_OK;
+    }
+    /* (These few strings live as long as the program.) */
+    a->opt.submissions = from_user(a->opt.submissions);
+    a->opt.out = from_user(a->opt.out);
+    a->opt.rubric = from_user(a->opt.rubric);
+    a->opt.kits = from_user(a->opt.kits);
+    a->opt.scratch = from_user(a->opt.scratch);
+    a->opt.submission_dir = from_user(a->opt.submission_dir);
+    a->opt.results = from_user(a->opt.results);
+
+    char *rubric_path = a->opt.rubric ? grade_strdup(a->opt.rubric) : grade_runfile("rubric.json");
+    if (!rubric_path) return cannot_run("%s", "no rubric: give one with --rubric FILE (the built-in grading/rubric.json was not found beside the program)");
+    if (grade_rubric_load(rubric_path, &a->rubric, err, sizeof(err)) != 0) {
+        free(rubric_path);
+        return cannot_run("%s", err);
+    }
+    free(rubric_path);
+    char *kits_dir = a->opt.kits ? grade_strdup(a->opt.kits) : grade_kit_default_dir();
+    if (!kits_dir) return cannot_run("%s", "no lab kits: give their folder with --kits DIR (they are built with //grading:grade)");
+    if (grade_kit_set_load(kits_dir, &a->all_kits, err, sizeof(err)) != 0) {
+        free(kits_dir);
+        return cannot_run("%s", err);
+    }
+    if (a->all_kits.n == 0) {
+        rc = cannot_run("no lab kits in %s", kits_dir);
+        free(kits_dir);
+        return rc;
+    }
+    free(kits_dir);
+
+    grade_sandbox_probe(&a->sandbox);
+    const char *base = a->opt.scratch ? a->opt.scratch : getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    if (grade_mkdir_p(base, 0755, err, sizeof(err)) != 0) return cannot_run("--scratch: %s", err);
+    if (!grade_sandbox_can_reach(&a->sandbox, base)) {
+        if (a->opt.scratch) {
+            fprintf(stderr,
+                    "grade: --scratch %s: the user the submissions run as (uid %u) cannot reach it (a folder on "
+                    "the way is not searchable by others, like /root): choose another, such as /tmp\n",
+                    base, (unsigned)a->sandbox.uid);
+            return GRADE_EXIT_CANNOT_RUN;
+        }
+        base = "/tmp";
+    }
+    a->scratch = grade_strf("%s/streamlab-grade.XXXXXX", base);
+    if (!mkdtemp(a->scratch)) return cannot_run("cannot make a scratch folder in %s", base);
+    /* Searchable by the sandbox user, not listable. */
+    chmod(a->scratch, 0711);
+
+    const char *backend = "sim";
+    rc = choose_labs(a, &backend, err, sizeof(err));
+    if (rc) {
+        fprintf(stderr, "grade: %s\n", err);
+        grade_rm_rf(a->scratch, err, sizeof(err));
+        return rc;
+    }
+    bool gpu = !strcmp(backend, "gpu");
+    if (gpu) a->gpu_lock = grade_path_join(a->scratch, "gpu.lock");
+
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(a->when, sizeof(a->when), "%Y-%m-%d %H:%M:%S %Z", &tm);
+    a->sandbox_desc = grade_sandbox_describe(&a->sandbox);
+    a->backend_desc = gpu ? grade_strdup("a real GPU (timed runs one at a time)")
+                          : grade_strf("the SIMULATED GPU (%s profile; simulated time is exact, so a re-run gives "
+                                       "the same figures)",
+                                       a->opt.profile ? a->opt.profile : "the lab's default");
+    a->settings_desc = grade_strf("%d timed run%s of the baseline and the submission, interleaved, and their medians; "
+                                  "%d perturbed schedule%s; %d s, %ld MiB of memory and %ld MiB of output per lab run",
+                                  a->opt.runs, a->opt.runs == 1 ? "" : "s", a->opt.schedules,
+                                  a->opt.schedules == 1 ? "" : "s", a->opt.timeout_s, a->opt.mem_mb, a->opt.output_mb);
+    a->env = (grade_env){
+        .sandbox = &a->sandbox,
+        .rubric = &a->rubric,
+        .kits = a->kits,
+        .rules = a->rules,
+        .n_labs = a->n_labs,
+        .run =
+            {
+                .runs = a->opt.runs,
+                .schedules = a->opt.schedules,
+                .timeout_s = a->opt.timeout_s,
+                .profile = a->opt.profile,
+                .mem_mb = a->opt.mem_mb,
+                .output_mb = a->opt.output_mb,
+                .width = 100,
+                .gpu_lock = a->gpu_lock,
+            },
+        .loose = a->opt.gradescope && a->n_labs == 1,
+        .fixed_seed = a->opt.seed_given,
+        .seed = a->opt.seed,
+        .report = {.backend = a->backend_desc, .sandbox = a->sandbox_desc, .settings = a->settings_desc, .when = a->when},
+    };
+
+    rc = a->opt.gradescope ? gradescope_mode(a) : class_mode(a);
+
+    if (a->opt.keep_scratch)
+        fprintf(stderr, "grade: scratch folders kept in %s\n", a->scratch);
+    else if (grade_rm_rf(a->scratch, err, sizeof(err)) != 0)
+        fprintf(stderr, "grade: %s\n", err);
+    for (size_t i = 0; i < a->subs.n && a->students; i++) grade_student_free(&a->students[i]);
+    free(a->students);
+    grade_submission_list_free(&a->subs);
+    for (size_t i = 0; i < a->n_labs; i++) grade_kit_free(&a->kits[i]);
+    free(a->kits);
+    free(a->rules);
+    grade_kit_set_free(&a->all_kits);
+    grade_rubric_free(&a->rubric);
+    free(a->scratch);
+    free(a->gpu_lock);
+    free(a->sandbox_desc);
+    free(a->backend_desc);
+    free(a->settings_desc);
+    return rc;
+}

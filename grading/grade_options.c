@@ -1,0 +1,237 @@
+/* grading/grade_options.c: the grader's command line (see grade_options.h). */
+#define _GNU_SOURCE
+#include "grading/grade_options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    OPT_SUBMISSIONS = 1000,
+    OPT_OUT,
+    OPT_LABS,
+    OPT_JOBS,
+    OPT_BACKEND,
+    OPT_RUNS,
+    OPT_SCHEDULES,
+    OPT_TIMEOUT,
+    OPT_RUBRIC,
+    OPT_KITS,
+    OPT_SCRATCH,
+    OPT_KEEP_SCRATCH,
+    OPT_PROFILE,
+    OPT_MEMORY,
+    OPT_OUTPUT,
+    OPT_SEED,
+    OPT_GRADESCOPE,
+    OPT_SUBMISSION_DIR,
+    OPT_RESULTS,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_QUIET,
+    OPT_HELP
+};
+
+static const struct option long_options[] = {
+    {"submissions", required_argument, NULL, OPT_SUBMISSIONS},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"labs", required_argument, NULL, OPT_LABS},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"runs", required_argument, NULL, OPT_RUNS},
+    {"schedules", required_argument, NULL, OPT_SCHEDULES},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"rubric", required_argument, NULL, OPT_RUBRIC},
+    {"kits", required_argument, NULL, OPT_KITS},
+    {"scratch", required_argument, NULL, OPT_SCRATCH},
+    {"keep-scratch", no_argument, NULL, OPT_KEEP_SCRATCH},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"memory-mb", required_argument, NULL, OPT_MEMORY},
+    {"output-mb", required_argument, NULL, OPT_OUTPUT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"gradescope", no_argument, NULL, OPT_GRADESCOPE},
+    {"submission-dir", required_argument, NULL, OPT_SUBMISSION_DIR},
+    {"results", required_argument, NULL, OPT_RESULTS},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static bool whole(const char *text, long long lo, long long hi, long long *out) {
+    if (!text || !*text) return false;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size_t err_len) {
+    memset(o, 0, sizeof(*o));
+    o->jobs = 1;
+    o->backend = "auto";
+    o->runs = 5;
+    o->schedules = 2;
+    o->timeout_s = 60;
+    o->mem_mb = 2048;
+    o->output_mb = 8;
+    o->progress = -1;
+    o->submission_dir = "/autograder/submission";
+    o->results = "/autograder/results/results.json";
+    err[0] = '\0';
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > 0) o->jobs = (int)online;
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    long long v;
+    while ((c = getopt_long(argc, argv, "hj:", long_options, NULL)) != -1) {
+        switch (c) {
+        case OPT_SUBMISSIONS: o->submissions = optarg; break;
+        case OPT_OUT: o->out = optarg; break;
+        case OPT_LABS: o->labs = optarg; break;
+        case 'j':
+        case OPT_JOBS:
+            if (!whole(optarg, 1, 256, &v)) {
+                snprintf(err, err_len, "--jobs must be a whole number from 1 to 256, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->jobs = (int)v;
+            break;
+        case OPT_BACKEND:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "sim") && strcmp(optarg, "gpu")) {
+                snprintf(err, err_len, "--backend must be auto, sim or gpu, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->backend = optarg;
+            break;
+        case OPT_RUNS:
+            if (!whole(optarg, 1, 1000, &v)) {
+                snprintf(err, err_len, "--runs must be a whole number from 1 to 1000, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->runs = (int)v;
+            break;
+        case OPT_SCHEDULES:
+            if (!whole(optarg, 0, 10000, &v)) {
+                snprintf(err, err_len, "--schedules must be a whole number from 0 to 10000, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->schedules = (int)v;
+            break;
+        case OPT_TIMEOUT:
+            if (!whole(optarg, 1, 24 * 3600, &v)) {
+                snprintf(err, err_len, "--timeout must be a number of seconds from 1 to 86400, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->timeout_s = (int)v;
+            break;
+        case OPT_RUBRIC: o->rubric = optarg; break;
+        case OPT_KITS: o->kits = optarg; break;
+        case OPT_SCRATCH: o->scratch = optarg; break;
+        case OPT_KEEP_SCRATCH: o->keep_scratch = true; break;
+        case OPT_PROFILE:
+            if (!*optarg) {
+                snprintf(err, err_len, "--profile needs a simulator profile name (h200, h100, ...)");
+                return GRADE_EXIT_USAGE;
+            }
+            o->profile = optarg;
+            break;
+        case OPT_MEMORY:
+            if (!whole(optarg, 64, 1 << 20, &v)) {
+                snprintf(err, err_len, "--memory-mb must be a whole number from 64 to 1048576, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->mem_mb = (long)v;
+            break;
+        case OPT_OUTPUT:
+            if (!whole(optarg, 1, 1 << 16, &v)) {
+                snprintf(err, err_len, "--output-mb must be a whole number from 1 to 65536, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->output_mb = (long)v;
+            break;
+        case OPT_SEED: {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long s = strtoull(optarg, &end, 0);
+            if (errno || !*optarg || *end || optarg[0] == '-' || s >= (1ull << 53)) {
+                snprintf(err, err_len, "--seed must be a whole number below 2^53, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->seed = s;
+            o->seed_given = true;
+            break;
+        }
+        case OPT_GRADESCOPE: o->gradescope = true; break;
+        case OPT_SUBMISSION_DIR: o->submission_dir = optarg; break;
+        case OPT_RESULTS: o->results = optarg; break;
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = 0; break;
+        case OPT_QUIET: o->quiet = true; break;
+        case 'h':
+        case OPT_HELP: o->help = true; break;
+        default:
+            if (optopt >= OPT_SUBMISSIONS && optopt <= OPT_HELP)
+                snprintf(err, err_len, "option '%s' needs a value", argv[optind - 1]);
+            else if (optopt)
+                snprintf(err, err_len, "unknown option '-%c'", optopt);
+            else
+                snprintf(err, err_len, "unknown option '%s'", argv[optind - 1]);
+            return GRADE_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, err_len, "unexpected argument '%s' (options start with --)", argv[optind]);
+        return GRADE_EXIT_USAGE;
+    }
+    if (o->help) return 0;
+    if (!o->gradescope && (!o->submissions || !o->out)) {
+        snprintf(err, err_len, "--submissions DIR and --out DIR are both needed (or --gradescope)");
+        return GRADE_EXIT_USAGE;
+    }
+    return 0;
+}
+
+void grade_print_usage(const char *prog, FILE *out) {
+    fprintf(out,
+            "usage: %s --submissions DIR --out DIR [options]\n"
+            "       %s --gradescope [--submission-dir DIR] [--results FILE] [options]\n"
+            "Grades streamlab labs: builds each student's lab files against the instructor's\n"
+            "prebuilt lab (only the student's files are taken), runs them sandboxed, and scores\n"
+            "them by the rubric from results on the lab's private event stream.\n\n"
+            "  --submissions DIR    one entry per student: a folder mirroring the repository's\n"
+            "                       paths (alice/labs/03_double_buffer/lab.c) or a .zip/.tar.gz\n"
+            "  --out DIR            per student report.txt, results.json (Gradescope), junit.xml;\n"
+            "                       gradebook.csv and junit.xml for the class\n"
+            "  --labs a,b           grade only these labs (default: every lab in the rubric)\n"
+            "  --jobs N, -j N       students graded at once (default: the number of CPUs)\n"
+            "  --backend B          auto (the GPU when one is usable), sim or gpu\n"
+            "  --runs K             timed runs of baseline and submission, interleaved (5)\n"
+            "  --schedules N        simulator: perturbed schedules that shake out races (2)\n"
+            "  --timeout S          seconds per lab run before it is stopped (60)\n"
+            "  --rubric FILE        points and thresholds (default: grading/rubric.json)\n"
+            "  --profile NAME       simulated device profile (default: the lab's, h200)\n"
+            "  --memory-mb N        memory per lab program (2048)\n"
+            "  --output-mb N        output per lab program (8)\n"
+            "  --seed S             one workload seed for everyone (default: a fresh secret one\n"
+            "                       per student and lab)\n"
+            "  --kits DIR           prebuilt lab kits (default: the ones built with the grader)\n"
+            "  --scratch DIR        where scratch folders go (default: $TMPDIR or /tmp)\n"
+            "  --keep-scratch       keep them, to look at builds and logs\n"
+            "  --progress, --no-progress  the progress display (default: on a terminal)\n"
+            "  --quiet              no summary table\n"
+            "  --gradescope         grade the one submission in --submission-dir\n"
+            "                       (/autograder/submission) into --results\n"
+            "                       (/autograder/results/results.json)\n\n"
+            "Exit status: 0 when every submission that could be graded was graded (a broken\n"
+            "submission is a grade, not an error), 1 when the grader could not run at all,\n"
+            "64 bad usage.\n",
+            prog, prog);
+}

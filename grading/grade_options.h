@@ -1,0 +1,57 @@
+/* grading/grade_options.h: the grader's command line (getopt_long).
+ *
+ *   grade --submissions DIR --out OUT [--labs a,b] [--jobs N] [--backend auto|sim|gpu]
+ *         [--runs K] [--schedules N] [--timeout S] [--rubric FILE] ...
+ *   grade --gradescope [--submission-dir /autograder/submission]
+ *         [--results /autograder/results/results.json] */
+#ifndef STREAMLAB_GRADE_OPTIONS_H
+#define STREAMLAB_GRADE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GRADE_EXIT_OK 0
+#define GRADE_EXIT_CANNOT_RUN 1
+#define GRADE_EXIT_USAGE 64
+
+typedef struct grade_options {
+    const char *submissions;    /* class mode: one entry per student */
+    const char *out;            /* class mode: where reports go */
+    const char *labs;           /* comma-separated lab ids, NULL: every lab of the rubric */
+    int jobs;                   /* students graded at once */
+    const char *backend;        /* "auto", "sim" or "gpu" */
+    int runs;                   /* timed runs per lab run */
+    int schedules;              /* perturbed schedules (simulator) */
+    int timeout_s;              /* per lab run */
+    const char *rubric;         /* NULL: the one built in */
+    const char *kits;           /* NULL: the ones built in */
+    const char *scratch;        /* where scratch folders go, NULL: $TMPDIR or /tmp */
+    bool keep_scratch;
+    const char *profile;        /* simulator profile */
+    long mem_mb;
+    long output_mb;
+    bool seed_given;
+    uint64_t seed;
+    bool gradescope;
+    const char *submission_dir; /* Gradescope mode */
+    const char *results;        /* Gradescope mode */
+    int progress;               /* -1 auto (a terminal), 0 off, 1 on */
+    bool quiet;                 /* no summary table */
+    bool help;
+} grade_options;
+
+/* Returns 0, or GRADE_EXIT_USAGE with what is wrong in err. */
+int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size_t err_len);
+void grade_print_usage(const char *prog, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,27 @@
+/* grading/grade_pool.h: grading students in parallel, each in a worker process of its own
+ * (so that nothing one submission does to a worker can touch another's grade, and a
+ * worker that dies takes only its student with it). */
+#ifndef STREAMLAB_GRADE_POOL_H
+#define STREAMLAB_GRADE_POOL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs in the worker; what it returns is the worker's exit status. */
+typedef int (*grade_job_fn)(void *ctx, size_t index);
+/* Runs in the main process when job `index`'s worker has ended (wait status as waitpid
+ * gives it). */
+typedef void (*grade_done_fn)(void *ctx, size_t index, int wait_status);
+
+/* Runs jobs 0..n-1, at most `parallel` at once. Returns 0, or -1 when no worker could be
+ * started at all. */
+int grade_pool_run(size_t n, int parallel, grade_job_fn job, grade_done_fn done, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

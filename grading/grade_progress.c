@@ -1,0 +1,127 @@
+/* grading/grade_progress.c: progress bar and summary table (see grade_progress.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "grading/grade_progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grading/grade_text.h"
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void grade_progress_start(grade_progress *p, size_t total, bool enabled) {
+    memset(p, 0, sizeof(*p));
+    p->total = total;
+    p->enabled = enabled;
+    p->tty = isatty(STDERR_FILENO);
+    p->start = now_s();
+    if (p->enabled && p->tty) {
+        fprintf(stderr, "\rgrading %zu submission%s...", total, total == 1 ? "" : "s");
+        fflush(stderr);
+    }
+}
+
+static int columns(void) {
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    return 80;
+}
+
+void grade_progress_step(grade_progress *p, const grade_student *s) {
+    p->done++;
+    if (!p->enabled) return;
+    double elapsed = now_s() - p->start;
+    if (!p->tty) {
+        fprintf(stderr, "[%zu/%zu] %s: %.2f / %.2f (%.0f s)\n", p->done, p->total, s->name, s->score, s->max_score,
+                elapsed);
+        return;
+    }
+    int width = columns() - 50;
+    if (width < 10) width = 10;
+    if (width > 40) width = 40;
+    int filled = p->total ? (int)((double)width * (double)p->done / (double)p->total) : width;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
+    bar[width] = '\0';
+    double eta = p->done ? elapsed / (double)p->done * (double)(p->total - p->done) : 0;
+    char *name = grade_text_first_line(s->name, 16);
+    fprintf(stderr, "\r\033[K[%s] %zu/%zu  %2.0f:%02.0f elapsed, ~%.0f s left  %s", bar, p->done, p->total,
+            (double)((long)elapsed / 60), (double)((long)elapsed % 60), eta, name);
+    free(name);
+    fflush(stderr);
+}
+
+void grade_progress_finish(grade_progress *p) {
+    if (p->enabled && p->tty) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
+char *grade_lab_outcome(const grade_lab *lab) {
+    if (!lab->submitted) return grade_strdup("not submitted");
+    if (lab->build_error)
+        return grade_strdup(!strncmp(lab->build_error, "does not link", 13) ? "does not link" : "does not compile");
+    double pts = 0, max = 0;
+    bool all = true;
+    for (int c = 0; c < GRADE_CHECKS; c++) {
+        pts += lab->checks[c].points;
+        max += lab->checks[c].max;
+        all &= lab->checks[c].passed;
+    }
+    if (lab->failure) {
+        char *first = grade_text_first_line(lab->failure, 24);
+        char *s = grade_strf("0: %s", first);
+        free(first);
+        return s;
+    }
+    if (all) return grade_strf("%.0f: pass", pts);
+    const char *why = !lab->checks[GRADE_CORRECT].passed     ? "wrong"
+                      : !lab->checks[GRADE_RACE_FREE].passed ? "racy"
+                                                             : "slow";
+    return grade_strf("%.4g/%.4g: %s", grade_round_points(pts), grade_round_points(max), why);
+}
+
+char *grade_summary_table(const grade_student *const *students, size_t n) {
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_append(&b, "", 0);
+    if (n == 0) return grade_buf_take(&b);
+    const grade_student *first = students[0];
+    int name_w = 7;
+    for (size_t i = 0; i < n; i++) {
+        int w = (int)strlen(students[i]->name);
+        if (w > name_w) name_w = w > 24 ? 24 : w;
+    }
+    grade_buf_printf(&b, "%-*s  %15s", name_w, "student", "score");
+    for (size_t l = 0; l < first->n_labs; l++) grade_buf_printf(&b, "  %-28s", first->labs[l].lab);
+    grade_buf_puts(&b, "\n");
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const grade_student *s = students[i];
+        char *name = grade_text_first_line(s->name, (size_t)name_w);
+        char score[40];
+        snprintf(score, sizeof(score), "%.2f / %.2f", s->score, s->max_score);
+        grade_buf_printf(&b, "%-*s  %15s", name_w, name, score);
+        free(name);
+        if (s->problem && s->n_labs == 0) grade_buf_printf(&b, "  %s", s->problem);
+        for (size_t l = 0; l < s->n_labs; l++) {
+            char *o = grade_lab_outcome(&s->labs[l]);
+            grade_buf_printf(&b, "  %-28s", o);
+            free(o);
+        }
+        grade_buf_puts(&b, "\n");
+        sum += s->score;
+    }
+    grade_buf_printf(&b, "%zu student%s, mean score %.2f / %.2f\n", n, n == 1 ? "" : "s", sum / (double)n,
+                     first->max_score);
+    return grade_buf_take(&b);
+}

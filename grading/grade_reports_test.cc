@@ -1,0 +1,197 @@
+// grading/grade_reports_test.cc: what the reports are made of: cleaning untrusted text,
+// XML and CSV quoting, and the four writers (report.txt, results.json, junit.xml,
+// gradebook.csv) on students whose names and messages hold anything a submission can put
+// there.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cjson/cJSON.h>
+
+extern "C" {
+#include "grading/grade_gradebook.h"
+#include "grading/grade_report_gradescope.h"
+#include "grading/grade_report_junit.h"
+#include "grading/grade_report_text.h"
+#include "grading/grade_result.h"
+#include "grading/grade_text.h"
+}
+
+namespace {
+
+std::string Take(char *s) {
+    std::string r = s ? s : "";
+    free(s);
+    return r;
+}
+
+std::string Clean(const std::string &s, size_t max = 1 << 20) { return Take(grade_text_clean(s.data(), s.size(), max)); }
+
+TEST(Text, CleanKeepsValidUtf8AndLayout) {
+    EXPECT_EQ(Clean("plain\ttext\nline two\n"), "plain\ttext\nline two\n");
+    EXPECT_EQ(Clean("bl\xc3\xa9 \xe2\x96\x88 \xf0\x9f\x98\x80"), "bl\xc3\xa9 \xe2\x96\x88 \xf0\x9f\x98\x80");
+}
+
+TEST(Text, CleanReplacesWhatCannotBeShown) {
+    EXPECT_EQ(Clean("a\x1b[2Jb"), "a?[2Jb");                   // escape sequences
+    EXPECT_EQ(Clean("crlf\r\n"), "crlf\n");                     // carriage returns
+    EXPECT_EQ(Clean(std::string("nul\0byte", 8)), "nul?byte");  // NUL
+    EXPECT_EQ(Clean("\xff\xfe"), "\xef\xbf\xbd\xef\xbf\xbd");   // not UTF-8
+    EXPECT_EQ(Clean("\xc0\x80"), "\xef\xbf\xbd\xef\xbf\xbd");   // overlong NUL
+    EXPECT_EQ(Clean("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+    EXPECT_EQ(Clean("\xc2\x9b"), "\xef\xbf\xbd\xef\xbf\xbd");  // C1 control (CSI)
+    EXPECT_EQ(Clean("\xe2\x96"), "\xef\xbf\xbd\xef\xbf\xbd");  // cut sequence
+}
+
+TEST(Text, CleanCutsLongTextAndSaysHowMuch) {
+    std::string s(1000, 'x');
+    EXPECT_EQ(Clean(s, 10), "xxxxxxxxxx\n[... 990 more bytes not shown]\n");
+}
+
+TEST(Text, FirstLineAndReplace) {
+    EXPECT_EQ(Take(grade_text_first_line("one\ntwo", 100)), "one");
+    // Never cut inside a UTF-8 sequence.
+    EXPECT_EQ(Take(grade_text_first_line("ab\xc3\xa9", 3)), "ab");
+    EXPECT_EQ(Take(grade_text_replace("/s/x/a.c and /s/x/b.c", "/s/x/", "")), "a.c and b.c");
+}
+
+TEST(Xml, EscapesMarkupAndControls) {
+    EXPECT_EQ(Take(grade_xml_escape("<a href=\"x\">&'</a>")), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+    EXPECT_EQ(Take(grade_xml_escape("line\nnext\x01\x07")), "line&#10;next??");
+    EXPECT_EQ(Take(grade_xml_escape("\xff")), "\xef\xbf\xbd");
+}
+
+TEST(Csv, QuotesOnlyWhatNeedsIt) {
+    EXPECT_EQ(Take(grade_csv_field("alice")), "alice");
+    EXPECT_EQ(Take(grade_csv_field("smith, alice")), "\"smith, alice\"");
+    EXPECT_EQ(Take(grade_csv_field("say \"hi\"")), "\"say \"\"hi\"\"\"");
+    EXPECT_EQ(Take(grade_csv_field("two\nlines")), "\"two\nlines\"");
+    EXPECT_EQ(Take(grade_csv_field("")), "");
+}
+
+// A student with one lab: correct full, race-free partial... as given.
+struct Student {
+    grade_student s;
+    explicit Student(const std::string &name, const std::string &reason, double correct = 40) {
+        memset(&s, 0, sizeof(s));
+        s.name = grade_strdup(name.c_str());
+        s.source = grade_strdup("alice/ (a folder)");
+        s.labs = static_cast<grade_lab *>(calloc(1, sizeof(grade_lab)));
+        s.n_labs = 1;
+        double max[GRADE_CHECKS] = {40, 20, 40};
+        grade_lab_init(&s.labs[0], "03_double_buffer", "labs/03_double_buffer/lab.c", max);
+        s.labs[0].submitted = true;
+        grade_check_set(&s.labs[0].checks[GRADE_CORRECT], correct, reason.c_str());
+        grade_check_set(&s.labs[0].checks[GRADE_RACE_FREE], 20, "no races");
+        grade_check_set(&s.labs[0].checks[GRADE_SPEEDUP], 13.333, "part of the way");
+        grade_student_total(&s);
+    }
+    ~Student() { grade_student_free(&s); }
+};
+
+const grade_report_context kCtx = {"the SIMULATED GPU", "sandboxed", "2 runs", "today"};
+
+TEST(Reports, ChecksArePointsRoundedAndTotalled) {
+    Student st("alice", "fine");
+    EXPECT_EQ(st.s.labs[0].checks[GRADE_SPEEDUP].points, 13.33);
+    EXPECT_FALSE(st.s.labs[0].checks[GRADE_SPEEDUP].passed);
+    EXPECT_TRUE(st.s.labs[0].checks[GRADE_CORRECT].passed);
+    EXPECT_EQ(st.s.score, 73.33);
+    EXPECT_EQ(st.s.max_score, 100);
+    // Points never leave 0..max.
+    grade_check_set(&st.s.labs[0].checks[GRADE_CORRECT], 99, "too many");
+    EXPECT_EQ(st.s.labs[0].checks[GRADE_CORRECT].points, 40);
+    grade_check_set(&st.s.labs[0].checks[GRADE_CORRECT], -1, "too few");
+    EXPECT_EQ(st.s.labs[0].checks[GRADE_CORRECT].points, 0);
+}
+
+TEST(Reports, GradescopeJsonHasTheFormatAndSurvivesAnyText) {
+    Student st("alice", "wrong: got \"\xff\x1b[31m\" </failure>", 0);
+    std::string text = Take(grade_report_gradescope(&st.s, &kCtx));
+    cJSON *j = cJSON_Parse(text.c_str());
+    ASSERT_NE(j, nullptr) << text;
+    EXPECT_EQ(cJSON_GetObjectItem(j, "score")->valuedouble, st.s.score);
+    cJSON *tests = cJSON_GetObjectItem(j, "tests");
+    ASSERT_EQ(cJSON_GetArraySize(tests), 3);
+    cJSON *first = cJSON_GetArrayItem(tests, 0);
+    EXPECT_STREQ(cJSON_GetObjectItem(first, "name")->valuestring, "03_double_buffer: correct");
+    EXPECT_EQ(cJSON_GetObjectItem(first, "score")->valuedouble, 0);
+    EXPECT_EQ(cJSON_GetObjectItem(first, "max_score")->valuedouble, 40);
+    EXPECT_STREQ(cJSON_GetObjectItem(first, "status")->valuestring, "failed");
+    EXPECT_STREQ(cJSON_GetObjectItem(first, "visibility")->valuestring, "visible");
+    // Every string is valid UTF-8 without control characters: cleaning changes nothing.
+    std::string out = cJSON_GetObjectItem(first, "output")->valuestring;
+    EXPECT_EQ(Clean(out), out);
+    EXPECT_EQ(out.find('\x1b'), std::string::npos);
+    cJSON_Delete(j);
+}
+
+TEST(Reports, JunitEscapesEverything) {
+    Student st("a<b>&\"c\"", "x < y && \"z\"\x01", 0);
+    std::string xml = Take(grade_report_junit_student(&st.s));
+    EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0), 0u);
+    EXPECT_NE(xml.find("name=\"a&lt;b&gt;&amp;&quot;c&quot;: 03_double_buffer\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<failure message=\"x &lt; y &amp;&amp; &quot;z&quot;?\" type=\"failed\">"), std::string::npos)
+        << xml;
+    // The speed check got part of its points: a failure of type partial.
+    EXPECT_NE(xml.find("type=\"partial\">13.33 of 40.00 points"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<system-out>20.00 of 20.00 points: no races</system-out>"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("tests=\"3\" failures=\"2\""), std::string::npos) << xml;
+    const grade_student *list[] = {&st.s};
+    std::string cls = Take(grade_report_junit_class(list, 1));
+    EXPECT_NE(cls.find("<testsuite name=\"a&lt;b&gt;&amp;&quot;c&quot;\" tests=\"3\" failures=\"2\""), std::string::npos)
+        << cls;
+}
+
+TEST(Reports, GradebookIsRfc4180) {
+    Student a("smith, alice", "fine"), b("bob \"the builder\"", "wrong\nresults", 0);
+    const grade_student *list[] = {&a.s, &b.s};
+    std::string csv = Take(grade_gradebook_csv(list, 2));
+    EXPECT_EQ(csv,
+              "student,score,max_score,03_double_buffer correct,03_double_buffer race_free,03_double_buffer "
+              "speedup,note\r\n"
+              "\"smith, alice\",73.33,100.00,40.00,20.00,13.33,03_double_buffer: below the speed target\r\n"
+              "\"bob \"\"the builder\"\"\",33.33,100.00,0.00,20.00,13.33,03_double_buffer: wrong results\r\n");
+}
+
+TEST(Reports, TextReportShowsEveryCheckAndTheContext) {
+    Student st("alice", "every output bit matched");
+    std::string text = Take(grade_report_text(&st.s, &kCtx));
+    EXPECT_NE(text.find("streamlab grade report: alice\nscore 73.33 / 100.00\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("on          the SIMULATED GPU"), std::string::npos) << text;
+    EXPECT_NE(text.find("sandbox     sandboxed"), std::string::npos) << text;
+    EXPECT_NE(text.find("[PASS] correct    40.00 / 40.00  every output bit matched"), std::string::npos) << text;
+    EXPECT_NE(text.find("[PART] speed      13.33 / 40.00  part of the way"), std::string::npos) << text;
+}
+
+TEST(Reports, StudentsSurviveTheTripThroughJson) {
+    Student st("alice", "fine");
+    st.s.labs[0].seed = (1ull << 53) - 1;
+    st.s.labs[0].attempts = 2;
+    st.s.labs[0].speedups[0] = 1.5;
+    st.s.labs[0].speedups[1] = 1.7;
+    st.s.labs[0].result = cJSON_Parse("{\"status\":\"pass\",\"races\":0}");
+    cJSON *j = grade_student_to_json(&st.s);
+    grade_student back;
+    ASSERT_EQ(grade_student_from_json(j, &back), 0);
+    EXPECT_STREQ(back.name, "alice");
+    EXPECT_EQ(back.score, st.s.score);
+    ASSERT_EQ(back.n_labs, 1u);
+    EXPECT_EQ(back.labs[0].seed, (1ull << 53) - 1);
+    EXPECT_EQ(back.labs[0].attempts, 2);
+    EXPECT_EQ(back.labs[0].speedups[1], 1.7);
+    EXPECT_STREQ(back.labs[0].checks[GRADE_SPEEDUP].reason, "part of the way");
+    EXPECT_EQ(back.labs[0].checks[GRADE_SPEEDUP].points, 13.33);
+    EXPECT_STREQ(cJSON_GetObjectItem(back.labs[0].result, "status")->valuestring, "pass");
+    grade_student_free(&back);
+    cJSON_Delete(j);
+    grade_student junk;
+    cJSON *bad = cJSON_Parse("[1]");
+    EXPECT_EQ(grade_student_from_json(bad, &junk), -1);
+    cJSON_Delete(bad);
+}
+
+}  // namespace

@@ -1,0 +1,93 @@
+/* grading/grade_result.h: what grading found, per student and per lab: the three checks
+ * of the rubric (points, whether full marks, the reason in words), the build's
+ * diagnostics, the speed figures of every attempt, the lab's own result object, the text
+ * timeline and the program's output. Every report is written from these structs, and a
+ * worker process hands a student's to the main process as JSON (to_json / from_json). */
+#ifndef STREAMLAB_GRADE_RESULT_H
+#define STREAMLAB_GRADE_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum grade_check_id {
+    GRADE_CORRECT = 0,
+    GRADE_RACE_FREE,
+    GRADE_SPEEDUP,
+    GRADE_CHECKS
+} grade_check_id;
+
+/* "correct", "race_free", "speedup": the rubric's names. */
+extern const char *const grade_check_names[GRADE_CHECKS];
+
+typedef struct grade_check {
+    double points;
+    double max;
+    bool passed; /* full marks */
+    char *reason;
+} grade_check;
+
+#define GRADE_MAX_ATTEMPTS 11
+
+typedef struct grade_lab {
+    char *lab;            /* "03_double_buffer" */
+    char *student_file;   /* "labs/03_double_buffer/lab.c" */
+    bool submitted;
+    char *missing;        /* not submitted: why (with hints), else NULL */
+    char *diagnostics;    /* the compiler's and linker's output about the file ("" when none) */
+    char *build_error;    /* does not compile / link: the first error, else NULL */
+    uint64_t seed;        /* the workload seed it ran with */
+    int attempts;         /* lab runs made (1 + re-runs) */
+    double speedups[GRADE_MAX_ATTEMPTS];       /* each attempt's median speedup */
+    double bound_fractions[GRADE_MAX_ATTEMPTS];
+    double speedup;       /* the median of the attempts' medians */
+    double bound_fraction;
+    double pipeline_bound;
+    double lab_target;    /* the lab's own pass target (a speedup) */
+    double floor_speedup, target_speedup; /* the rubric's, as speedups, for this run */
+    char *failure;        /* why no usable result came (crash, limit, ...), else NULL */
+    cJSON *result;        /* the lab's result object (from the event stream), or NULL */
+    char *timeline;       /* text timeline of the submission's last run, or NULL */
+    char *output;         /* the first part of the program's stdout and stderr */
+    char *notes;          /* re-runs, ignored event lines, ... ("" when none) */
+    double seconds;       /* time spent on this lab */
+    grade_check checks[GRADE_CHECKS];
+} grade_lab;
+
+typedef struct grade_student {
+    char *name;
+    char *source;         /* the folder or archive it came from */
+    char *problem;        /* a problem with the whole submission, else NULL */
+    grade_lab *labs;
+    size_t n_labs;
+    double score, max_score;
+    double seconds;
+} grade_student;
+
+/* A lab with its checks' maxima set and nothing found yet. */
+void grade_lab_init(grade_lab *lab, const char *id, const char *student_file, const double max[GRADE_CHECKS]);
+void grade_lab_free(grade_lab *lab);
+/* Sets a check (reason is copied). */
+void grade_check_set(grade_check *c, double points, const char *reason);
+/* Sums the labs' points into score and max_score. */
+void grade_student_total(grade_student *s);
+void grade_student_free(grade_student *s);
+
+cJSON *grade_student_to_json(const grade_student *s);
+/* Returns 0, or -1 when j is not a student object. */
+int grade_student_from_json(const cJSON *j, grade_student *s);
+
+/* Points rounded to 2 decimals, as reports print them. */
+double grade_round_points(double p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

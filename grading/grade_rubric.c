@@ -1,0 +1,321 @@
+/* grading/grade_rubric.c: loading and validating the rubric (see grade_rubric.h). */
+#include "grading/grade_rubric.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "grading/grade_fs.h"
+
+#define RUBRIC_MAX_BYTES (1u << 20)
+
+typedef struct ctx {
+    const char *name;
+    char *err;
+    size_t err_len;
+} ctx;
+
+static int fail(ctx *c, const char *where, const char *fmt, const char *detail) {
+    char what[256];
+    snprintf(what, sizeof(what), fmt, detail ? detail : "");
+    if (where && *where)
+        snprintf(c->err, c->err_len, "%s: %s: %s", c->name, where, what);
+    else
+        snprintf(c->err, c->err_len, "%s: %s", c->name, what);
+    return -1;
+}
+
+/* Every key of obj must be in `allowed` (NULL-terminated) or be "comment" (a string). */
+static int check_keys(ctx *c, const cJSON *obj, const char *where, const char *const *allowed) {
+    const cJSON *item;
+    cJSON_ArrayForEach(item, obj) {
+        const char *k = item->string;
+        bool ok = false;
+        if (!strcmp(k, "comment")) {
+            if (!cJSON_IsString(item)) {
+                char w[400];
+                snprintf(w, sizeof(w), "%.300s%scomment", where, *where ? "." : "");
+                return fail(c, w, "must be a string%s", NULL);
+            }
+            continue;
+        }
+        for (const char *const *a = allowed; *a; a++) ok |= !strcmp(k, *a);
+        if (!ok) {
+            char list[256] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                size_t n = strlen(list);
+                snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", *a);
+            }
+            char w[512];
+            snprintf(w, sizeof(w), "%s%s%s", where, *where ? "." : "", k);
+            char msg[320];
+            snprintf(msg, sizeof(msg), "unknown key (expected %s, or comment)", list);
+            return fail(c, w, "%s", msg);
+        }
+    }
+    return 0;
+}
+
+static const cJSON *need_object(ctx *c, const cJSON *parent, const char *key, const char *where) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
+    char w[400];
+    snprintf(w, sizeof(w), "%.200s%s%.100s", where, *where ? "." : "", key);
+    if (!o) {
+        fail(c, w, "missing%s", NULL);
+        return NULL;
+    }
+    if (!cJSON_IsObject(o)) {
+        fail(c, w, "must be an object {...}%s", NULL);
+        return NULL;
+    }
+    return o;
+}
+
+static int need_points(ctx *c, const cJSON *obj, const char *where, double *out) {
+    char w[400];
+    snprintf(w, sizeof(w), "%.300s.points", where);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(obj, "points");
+    if (!p) return fail(c, w, "missing%s", NULL);
+    if (!cJSON_IsNumber(p) || !isfinite(p->valuedouble)) return fail(c, w, "must be a number%s", NULL);
+    if (p->valuedouble < 0) {
+        char v[64];
+        snprintf(v, sizeof(v), "%g", p->valuedouble);
+        return fail(c, w, "must not be negative (it is %s)", v);
+    }
+    if (p->valuedouble > 1e6) return fail(c, w, "is implausibly large (over a million points)%s", NULL);
+    *out = p->valuedouble;
+    return 0;
+}
+
+/* A number, or one keyword. */
+static int number_or_word(ctx *c, const cJSON *obj, const char *key, const char *where, const char *word,
+                          bool *is_word, double *value) {
+    char w[400];
+    snprintf(w, sizeof(w), "%.200s.%.100s", where, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return fail(c, w, "missing%s", NULL);
+    if (cJSON_IsString(v) && !strcmp(v->valuestring, word)) {
+        *is_word = true;
+        *value = 0;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "must be a number or \"%s\"", word);
+        return fail(c, w, "%s", msg);
+    }
+    if (v->valuedouble < 0) return fail(c, w, "must not be negative%s", NULL);
+    *is_word = false;
+    *value = v->valuedouble;
+    return 0;
+}
+
+static int parse_speed(ctx *c, const cJSON *o, const char *where, grade_speed_rule *s) {
+    static const char *const keys[] = {"points", "unit", "floor", "target", NULL};
+    if (check_keys(c, o, where, keys)) return -1;
+    if (need_points(c, o, where, &s->points)) return -1;
+    char w[400];
+    snprintf(w, sizeof(w), "%.300s.unit", where);
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "unit");
+    if (!u) return fail(c, w, "missing (\"bound_fraction\" or \"speedup\")%s", NULL);
+    if (cJSON_IsString(u) && !strcmp(u->valuestring, "bound_fraction"))
+        s->unit = GRADE_UNIT_BOUND_FRACTION;
+    else if (cJSON_IsString(u) && !strcmp(u->valuestring, "speedup"))
+        s->unit = GRADE_UNIT_SPEEDUP;
+    else
+        return fail(c, w, "must be \"bound_fraction\" or \"speedup\"%s", NULL);
+    if (number_or_word(c, o, "floor", where, "baseline", &s->floor_is_baseline, &s->floor)) return -1;
+    if (number_or_word(c, o, "target", where, "lab", &s->target_is_lab, &s->target)) return -1;
+    if (!s->floor_is_baseline && !s->target_is_lab && s->floor >= s->target) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "floor (%g) must be below target (%g)", s->floor, s->target);
+        return fail(c, where, "%s", msg);
+    }
+    if (s->floor_is_baseline && !s->target_is_lab && s->unit == GRADE_UNIT_SPEEDUP && s->target <= 1.0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "target (%g) must be above the baseline's speedup 1 when floor is \"baseline\"",
+                 s->target);
+        return fail(c, where, "%s", msg);
+    }
+    if (s->unit == GRADE_UNIT_BOUND_FRACTION && !s->target_is_lab && s->target > 1.0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "target (%g) is a fraction of the pipeline bound, which no run exceeds: use 1 or less",
+                 s->target);
+        return fail(c, where, "%s", msg);
+    }
+    return 0;
+}
+
+static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
+    char where[160];
+    snprintf(where, sizeof(where), "labs.%.100s", lab->string);
+    if (!cJSON_IsObject(lab)) return fail(c, where, "must be an object {...}%s", NULL);
+    if (strlen(lab->string) >= sizeof(out->id) || !*lab->string)
+        return fail(c, where, "is not a lab id (like 03_double_buffer)%s", NULL);
+    for (const char *p = lab->string; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return fail(c, where, "is not a lab id (lower-case letters, digits and _, like 03_double_buffer)%s", NULL);
+    snprintf(out->id, sizeof(out->id), "%s", lab->string);
+    static const char *const keys[] = {"correct", "race_free", "speedup", NULL};
+    if (check_keys(c, lab, where, keys)) return -1;
+    static const char *const point_keys[] = {"points", NULL};
+    const cJSON *o;
+    char w[400];
+    if (!(o = need_object(c, lab, "correct", where))) return -1;
+    snprintf(w, sizeof(w), "%.300s.correct", where);
+    if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->correct_points)) return -1;
+    if (!(o = need_object(c, lab, "race_free", where))) return -1;
+    snprintf(w, sizeof(w), "%.300s.race_free", where);
+    if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->race_free_points)) return -1;
+    if (!(o = need_object(c, lab, "speedup", where))) return -1;
+    snprintf(w, sizeof(w), "%.300s.speedup", where);
+    return parse_speed(c, o, w, &out->speed);
+}
+
+static void line_col(const char *text, size_t len, const char *at, int *line, int *col) {
+    *line = 1;
+    *col = 1;
+    for (const char *p = text; p < at && p < text + len; p++) {
+        if (*p == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+int grade_rubric_parse(const char *text, size_t len, const char *name, grade_rubric *out, char *err, size_t err_len) {
+    memset(out, 0, sizeof(*out));
+    snprintf(out->path, sizeof(out->path), "%s", name);
+    ctx c = {name, err, err_len};
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        if (!at || at < text || at > text + len) at = text + len;
+        int line, col;
+        line_col(text, len, at, &line, &col);
+        snprintf(err, err_len, "%s: line %d, column %d: not valid JSON", name, line, col);
+        return -1;
+    }
+    int rc = -1;
+    if (!cJSON_IsObject(root)) {
+        fail(&c, "", "must hold one JSON object {...}%s", NULL);
+        goto out;
+    }
+    static const char *const keys[] = {"labs", "noise", NULL};
+    if (check_keys(&c, root, "", keys)) goto out;
+
+    out->noise_band = 0.05;
+    out->max_reruns = 2;
+    const cJSON *noise = cJSON_GetObjectItemCaseSensitive(root, "noise");
+    if (noise) {
+        if (!cJSON_IsObject(noise)) {
+            fail(&c, "noise", "must be an object {...}%s", NULL);
+            goto out;
+        }
+        static const char *const nkeys[] = {"band", "max_reruns", NULL};
+        if (check_keys(&c, noise, "noise", nkeys)) goto out;
+        const cJSON *band = cJSON_GetObjectItemCaseSensitive(noise, "band");
+        if (band) {
+            if (!cJSON_IsNumber(band) || !(band->valuedouble >= 0 && band->valuedouble < 0.5)) {
+                fail(&c, "noise.band", "must be a fraction from 0 to below 0.5 (0.05 is 5%%)%s", NULL);
+                goto out;
+            }
+            out->noise_band = band->valuedouble;
+        }
+        const cJSON *reruns = cJSON_GetObjectItemCaseSensitive(noise, "max_reruns");
+        if (reruns) {
+            if (!cJSON_IsNumber(reruns) || reruns->valuedouble != floor(reruns->valuedouble) ||
+                reruns->valuedouble < 0 || reruns->valuedouble > 10) {
+                fail(&c, "noise.max_reruns", "must be a whole number from 0 to 10%s", NULL);
+                goto out;
+            }
+            out->max_reruns = (int)reruns->valuedouble;
+        }
+    }
+
+    const cJSON *labs = cJSON_GetObjectItemCaseSensitive(root, "labs");
+    if (!labs) {
+        fail(&c, "labs", "missing (the labs to grade and their points)%s", NULL);
+        goto out;
+    }
+    if (!cJSON_IsObject(labs) || cJSON_GetArraySize(labs) == 0) {
+        fail(&c, "labs", "must be an object with at least one lab%s", NULL);
+        goto out;
+    }
+    int n = cJSON_GetArraySize(labs);
+    out->labs = calloc((size_t)n, sizeof(grade_rubric_lab));
+    if (!out->labs) {
+        fail(&c, "", "out of memory%s", NULL);
+        goto out;
+    }
+    const cJSON *lab;
+    cJSON_ArrayForEach(lab, labs) {
+        if (!strcmp(lab->string, "comment")) {
+            if (!cJSON_IsString(lab)) {
+                fail(&c, "labs.comment", "must be a string%s", NULL);
+                goto out;
+            }
+            continue;
+        }
+        for (size_t i = 0; i < out->n_labs; i++)
+            if (!strcmp(out->labs[i].id, lab->string)) {
+                char w[160];
+                snprintf(w, sizeof(w), "labs.%s", lab->string);
+                fail(&c, w, "appears twice%s", NULL);
+                goto out;
+            }
+        if (parse_lab(&c, lab, &out->labs[out->n_labs])) goto out;
+        out->n_labs++;
+    }
+    if (out->n_labs == 0) {
+        fail(&c, "labs", "must name at least one lab%s", NULL);
+        goto out;
+    }
+    rc = 0;
+out:
+    cJSON_Delete(root);
+    if (rc) grade_rubric_free(out);
+    return rc;
+}
+
+int grade_rubric_load(const char *path, grade_rubric *out, char *err, size_t err_len) {
+    memset(out, 0, sizeof(*out));
+    char *text = NULL;
+    size_t len = 0;
+    bool truncated = false;
+    char why[512];
+    if (grade_read_file(path, RUBRIC_MAX_BYTES, &text, &len, &truncated, why, sizeof(why)) != 0) {
+        snprintf(err, err_len, "rubric %s", why);
+        return -1;
+    }
+    if (truncated) {
+        snprintf(err, err_len, "%s: larger than %u bytes: not a rubric", path, RUBRIC_MAX_BYTES);
+        free(text);
+        return -1;
+    }
+    int rc = grade_rubric_parse(text, len, path, out, err, err_len);
+    free(text);
+    return rc;
+}
+
+void grade_rubric_free(grade_rubric *r) {
+    free(r->labs);
+    r->labs = NULL;
+    r->n_labs = 0;
+}
+
+const grade_rubric_lab *grade_rubric_find(const grade_rubric *r, const char *lab) {
+    for (size_t i = 0; i < r->n_labs; i++)
+        if (!strcmp(r->labs[i].id, lab)) return &r->labs[i];
+    return NULL;
+}
+
+double grade_rubric_lab_points(const grade_rubric_lab *lab) {
+    return lab->correct_points + lab->race_free_points + lab->speed.points;
+}

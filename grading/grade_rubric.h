@@ -1,0 +1,76 @@
+/* grading/grade_rubric.h: the instructor's rubric (grading/rubric.json): points per lab
+ * for a correct result, for race-freedom and for speed, and how re-runs near a threshold
+ * are made. Loaded and validated in one go: unknown keys, missing fields, wrong types,
+ * negative points, a floor at or above its target are each reported with the file and
+ * the field.
+ *
+ *   {
+ *     "comment": "any object may carry a comment string",
+ *     "noise": {"band": 0.05, "max_reruns": 2},
+ *     "labs": {
+ *       "03_double_buffer": {
+ *         "correct":   {"points": 40},
+ *         "race_free": {"points": 20},
+ *         "speedup":   {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"}
+ *       }
+ *     }
+ *   }
+ *
+ * Speed points scale linearly between floor (none) and target (all). unit says what the
+ * numbers measure: "bound_fraction", the submission's speedup as a fraction of the lab's
+ * pipeline bound (the best speedup a perfect pipeline of the measured phases reaches, so
+ * the same rubric fits any GPU), or "speedup", the speedup over the lab's baseline. floor
+ * may be "baseline" (no faster than the baseline: speedup 1) and target may be "lab" (the
+ * pass target the lab's spec sets). */
+#ifndef STREAMLAB_GRADE_RUBRIC_H
+#define STREAMLAB_GRADE_RUBRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum grade_speed_unit {
+    GRADE_UNIT_BOUND_FRACTION = 0,
+    GRADE_UNIT_SPEEDUP
+} grade_speed_unit;
+
+typedef struct grade_speed_rule {
+    double points;
+    grade_speed_unit unit;
+    bool floor_is_baseline; /* floor "baseline": speedup 1 */
+    double floor;           /* in unit, when not floor_is_baseline */
+    bool target_is_lab;     /* target "lab": the lab's own pass target */
+    double target;          /* in unit, when not target_is_lab */
+} grade_speed_rule;
+
+typedef struct grade_rubric_lab {
+    char id[64];
+    double correct_points;
+    double race_free_points;
+    grade_speed_rule speed;
+} grade_rubric_lab;
+
+typedef struct grade_rubric {
+    char path[512];
+    grade_rubric_lab *labs;
+    size_t n_labs;
+    double noise_band; /* re-run when the speed is within this fraction of the target */
+    int max_reruns;    /* at most this many re-runs per lab */
+} grade_rubric;
+
+/* Reads and validates a rubric file. Returns 0, or -1 with "FILE: what is wrong" in err. */
+int grade_rubric_load(const char *path, grade_rubric *out, char *err, size_t err_len);
+/* The same from text; `name` stands for the file in messages. */
+int grade_rubric_parse(const char *text, size_t len, const char *name, grade_rubric *out, char *err, size_t err_len);
+void grade_rubric_free(grade_rubric *r);
+const grade_rubric_lab *grade_rubric_find(const grade_rubric *r, const char *lab);
+double grade_rubric_lab_points(const grade_rubric_lab *lab);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,153 @@
+// grading/grade_rubric_test.cc: the rubric loader: the shipped rubric loads; every kind of
+// mistake an instructor can make is reported with the file, the field and the problem.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+extern "C" {
+#include "grading/grade_rubric.h"
+}
+
+namespace {
+
+std::string Runfile(const std::string &rel) {
+    const char *dir = std::getenv("TEST_SRCDIR");
+    return std::string(dir ? dir : ".") + "/streamlab/" + rel;
+}
+
+// Parses text as "r.json"; returns "" on success, else the message.
+std::string Error(const std::string &text) {
+    grade_rubric r;
+    char err[1024];
+    int rc = grade_rubric_parse(text.data(), text.size(), "r.json", &r, err, sizeof(err));
+    if (rc == 0) {
+        grade_rubric_free(&r);
+        return "";
+    }
+    return err;
+}
+
+// A valid lab entry with one part replaced.
+std::string Lab(const std::string &correct = R"({"points": 40})", const std::string &race = R"({"points": 20})",
+                const std::string &speed = R"({"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})",
+                const std::string &extra = "") {
+    return R"({"labs": {"03_double_buffer": {"correct": )" + correct + R"(, "race_free": )" + race +
+           R"(, "speedup": )" + speed + extra + "}}}";
+}
+
+TEST(Rubric, TheShippedRubricLoads) {
+    grade_rubric r;
+    char err[1024];
+    ASSERT_EQ(grade_rubric_load(Runfile("grading/rubric.json").c_str(), &r, err, sizeof(err)), 0) << err;
+    const grade_rubric_lab *lab = grade_rubric_find(&r, "03_double_buffer");
+    ASSERT_NE(lab, nullptr);
+    EXPECT_GT(grade_rubric_lab_points(lab), 0);
+    EXPECT_GT(r.noise_band, 0);
+    EXPECT_EQ(grade_rubric_find(&r, "99_nothing"), nullptr);
+    grade_rubric_free(&r);
+}
+
+TEST(Rubric, ValuesAreReadAsWritten) {
+    grade_rubric r;
+    char err[1024];
+    std::string text = R"({"noise": {"band": 0.1, "max_reruns": 3}, "labs": {"03_double_buffer": {
+        "correct": {"points": 5}, "race_free": {"points": 0.5},
+        "speedup": {"points": 7, "unit": "speedup", "floor": 1.2, "target": 2.5}}}})";
+    ASSERT_EQ(grade_rubric_parse(text.data(), text.size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    ASSERT_EQ(r.n_labs, 1u);
+    const grade_rubric_lab &l = r.labs[0];
+    EXPECT_EQ(l.correct_points, 5);
+    EXPECT_EQ(l.race_free_points, 0.5);
+    EXPECT_EQ(l.speed.points, 7);
+    EXPECT_EQ(l.speed.unit, GRADE_UNIT_SPEEDUP);
+    EXPECT_FALSE(l.speed.floor_is_baseline);
+    EXPECT_EQ(l.speed.floor, 1.2);
+    EXPECT_FALSE(l.speed.target_is_lab);
+    EXPECT_EQ(l.speed.target, 2.5);
+    EXPECT_EQ(r.noise_band, 0.1);
+    EXPECT_EQ(r.max_reruns, 3);
+    EXPECT_EQ(grade_rubric_lab_points(&l), 12.5);
+    grade_rubric_free(&r);
+}
+
+TEST(Rubric, CommentsAreAllowedAnywhere) {
+    EXPECT_EQ(Error(R"({"comment": "x", "labs": {"comment": "y", "03_double_buffer": {"comment": "z",
+        "correct": {"points": 1, "comment": "w"}, "race_free": {"points": 1},
+        "speedup": {"points": 1, "unit": "speedup", "floor": "baseline", "target": 2}}}})"),
+              "");
+}
+
+TEST(Rubric, BrokenJsonSaysWhere) {
+    EXPECT_EQ(Error("{\n  \"labs\": {,\n}"), "r.json: line 2, column 13: not valid JSON");
+    EXPECT_EQ(Error("[1, 2]"), "r.json: must hold one JSON object {...}");
+}
+
+TEST(Rubric, UnknownKeysAreNamed) {
+    EXPECT_EQ(Error(R"({"labs": {}, "bonus": 1})"), "r.json: bonus: unknown key (expected labs, noise, or comment)");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "speedup", "floor": 1, "target": 2, "stretch": 3})")),
+              "r.json: labs.03_double_buffer.speedup.stretch: unknown key (expected points, unit, floor, target, or "
+              "comment)");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "speedup", "floor": 1, "target": 2})", R"(, "style": {"points": 1})")),
+              "r.json: labs.03_double_buffer.style: unknown key (expected correct, race_free, speedup, or comment)");
+}
+
+TEST(Rubric, MissingFieldsAreNamed) {
+    EXPECT_EQ(Error(R"({"noise": {"band": 0.05}})"), "r.json: labs: missing (the labs to grade and their points)");
+    EXPECT_EQ(Error(R"({"labs": {}})"), "r.json: labs: must be an object with at least one lab");
+    EXPECT_EQ(Error(R"({"labs": {"03_double_buffer": {"correct": {"points": 1}, "race_free": {"points": 1}}}})"),
+              "r.json: labs.03_double_buffer.speedup: missing");
+    EXPECT_EQ(Error(Lab("{}")), "r.json: labs.03_double_buffer.correct.points: missing");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})", R"({"points": 40, "floor": 1, "target": 2})")),
+              "r.json: labs.03_double_buffer.speedup.unit: missing (\"bound_fraction\" or \"speedup\")");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})", R"({"points": 40, "unit": "speedup", "floor": 1})")),
+              "r.json: labs.03_double_buffer.speedup.target: missing");
+}
+
+TEST(Rubric, WrongValuesAreNamed) {
+    EXPECT_EQ(Error(Lab(R"({"points": -5})")), "r.json: labs.03_double_buffer.correct.points: must not be negative (it is -5)");
+    EXPECT_EQ(Error(Lab(R"({"points": "40"})")), "r.json: labs.03_double_buffer.correct.points: must be a number");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "percent", "floor": 1, "target": 2})")),
+              "r.json: labs.03_double_buffer.speedup.unit: must be \"bound_fraction\" or \"speedup\"");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "bound_fraction", "floor": 0.9, "target": 0.65})")),
+              "r.json: labs.03_double_buffer.speedup: floor (0.9) must be below target (0.65)");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "bound_fraction", "floor": 0.5, "target": 0.5})")),
+              "r.json: labs.03_double_buffer.speedup: floor (0.5) must be below target (0.5)");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": 1.5})")),
+              "r.json: labs.03_double_buffer.speedup: target (1.5) is a fraction of the pipeline bound, which no run "
+              "exceeds: use 1 or less");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "speedup", "floor": "baseline", "target": 0.8})")),
+              "r.json: labs.03_double_buffer.speedup: target (0.8) must be above the baseline's speedup 1 when floor is "
+              "\"baseline\"");
+    EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "speedup", "floor": "fast", "target": 2})")),
+              "r.json: labs.03_double_buffer.speedup.floor: must be a number or \"baseline\"");
+    EXPECT_EQ(Error(R"({"noise": {"band": 0.7}, "labs": {}})"),
+              "r.json: noise.band: must be a fraction from 0 to below 0.5 (0.05 is 5%)");
+    EXPECT_EQ(Error(R"({"noise": {"max_reruns": 1.5}, "labs": {}})"),
+              "r.json: noise.max_reruns: must be a whole number from 0 to 10");
+    EXPECT_EQ(Error(R"({"labs": {"Lab 3": {}}})"),
+              "r.json: labs.Lab 3: is not a lab id (lower-case letters, digits and _, like 03_double_buffer)");
+}
+
+TEST(Rubric, ALabTwiceIsAnError) {
+    std::string lab = R"("03_double_buffer": {"correct": {"points": 1}, "race_free": {"points": 1},
+        "speedup": {"points": 1, "unit": "speedup", "floor": 1, "target": 2}})";
+    EXPECT_EQ(Error("{\"labs\": {" + lab + ", " + lab + "}}"), "r.json: labs.03_double_buffer: appears twice");
+}
+
+TEST(Rubric, AMissingFileIsNamed) {
+    grade_rubric r;
+    char err[1024];
+    EXPECT_EQ(grade_rubric_load("/nonexistent/rubric.json", &r, err, sizeof(err)), -1);
+    EXPECT_EQ(std::string(err), "rubric /nonexistent/rubric.json: No such file or directory");
+}
+
+}  // namespace

@@ -1,0 +1,355 @@
+/* grading/grade_runner.c: running a lab binary and reading its private event stream (see
+ * grade_runner.h). */
+#define _GNU_SOURCE
+#include "grading/grade_runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grading/grade_fs.h"
+#include "grading/grade_text.h"
+#include "trace/events_reader.h"
+#include "trace/export_text.h"
+#include "trace/timeline.h"
+
+#define EVENTS_CAP ((size_t)256 << 20)
+#define OUTPUT_SHOWN (8u << 10)
+#define GRACE_S 10
+
+uint64_t grade_random_u64(void) {
+    uint64_t v = 0;
+    while (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
+    }
+    return v;
+}
+
+void grade_random_hex(char *out, size_t nbytes) {
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < nbytes; i++) {
+        unsigned char b = (unsigned char)grade_random_u64();
+        out[2 * i] = digits[b >> 4];
+        out[2 * i + 1] = digits[b & 15];
+    }
+    out[2 * nbytes] = '\0';
+}
+
+/* What the event stream has told so far. */
+typedef struct stream_state {
+    trace_events_reader *reader;
+    trace_timeline *timeline;
+    int32_t last_yours_run;
+    grade_attempt *a;
+} stream_state;
+
+static bool ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcmp(s + n - m, tail);
+}
+
+static void take_records(stream_state *st) {
+    trace_event ev;
+    char err[512];
+    int rc;
+    while ((rc = trace_events_reader_next(st->reader, &ev, err, sizeof(err))) != 0) {
+        if (rc < 0) {
+            if (strstr(err, "nonce")) {
+                if (st->a->foreign_lines++ == 0) snprintf(st->a->first_foreign, sizeof(st->a->first_foreign), "%.150s", err);
+            } else {
+                st->a->bad_lines++;
+            }
+            continue;
+        }
+        switch (ev.type) {
+        case TRACE_EVENT_STREAM: trace_timeline_add_stream(st->timeline, &ev.u.stream); break;
+        case TRACE_EVENT_OP: trace_timeline_add_op(st->timeline, &ev.u.op); break;
+        case TRACE_EVENT_PROGRESS:
+            /* The harness announces run r as "... (yours)" with done = r - 1. */
+            if (ends_with(ev.u.progress.text, "(yours)") && ev.u.progress.done >= 0 && ev.u.progress.done < INT32_MAX)
+                st->last_yours_run = (int32_t)ev.u.progress.done + 1;
+            break;
+        case TRACE_EVENT_RESULT:
+            cJSON_Delete(st->a->result);
+            st->a->result = trace_events_reader_take_result(st->reader);
+            break;
+        case TRACE_EVENT_BYE:
+            st->a->have_bye = true;
+            st->a->bye_status = ev.u.bye.status;
+            snprintf(st->a->bye_reason, sizeof(st->a->bye_reason), "%s", ev.u.bye.reason);
+            break;
+        default: break;
+        }
+    }
+}
+
+static void on_events(void *ctx, const char *bytes, size_t n) {
+    stream_state *st = ctx;
+    trace_events_reader_feed(st->reader, bytes, n);
+    take_records(st);
+}
+
+/* "crash: SIGSEGV in run (yours)" -> words. */
+static char *bye_words(const char *reason, int timeout_s) {
+    char what[32] = "", detail[64] = "", phase[64] = "", who[32] = "";
+    if (sscanf(reason, "%31[^:]: %63s in %63[^(] (%31[^)])", what, detail, phase, who) < 3)
+        return grade_strf("the lab stopped: %s", reason);
+    size_t n = strlen(phase);
+    while (n > 0 && phase[n - 1] == ' ') phase[--n] = '\0';
+    const char *whose = !strcmp(who, "yours") ? "your lab" : !strcmp(who, "baseline") ? "the baseline" : "the harness";
+    /* The baseline and the harness work with every other submission: when they fail
+     * here, the submission broke something they rely on. */
+    const char *blame = strcmp(who, "yours") != 0
+                            ? ", most likely because of something your code did before (cudaDeviceReset, freeing "
+                              "memory it did not allocate, writing past the end of a buffer)"
+                            : "";
+    if (!strcmp(what, "crash"))
+        return grade_strf("crashed with %s in %s() of %s%s", detail, phase, whose, blame);
+    if (!strcmp(what, "timeout"))
+        return grade_strf("timed out: still running after %d s, in %s() of %s (an endless loop, or a wait for "
+                          "something that never happens)",
+                          timeout_s, phase, whose);
+    if (!strcmp(what, "exit"))
+        return grade_strf("called exit() in %s() of %s, before the harness had checked anything%s", phase, whose,
+                          blame);
+    return grade_strf("the lab stopped: %s", reason);
+}
+
+static char *failure_words(const grade_attempt *a, const grade_run_settings *s) {
+    const grade_outcome *o = &a->outcome;
+    switch (o->end) {
+    case GRADE_END_WALL:
+        return grade_strf("did not finish: still running after %d s of wall-clock time, so it was stopped (an "
+                          "endless loop or a wait that never ends, with the harness's own timer disabled)",
+                          s->timeout_s + GRACE_S);
+    case GRADE_END_MEMORY:
+        return grade_strf("used more than %ld MiB of memory, so it was stopped (allocating without bound?)", s->mem_mb);
+    case GRADE_END_FLOOD:
+        return grade_strf("wrote more than %zu MiB to the event stream, so it was stopped", EVENTS_CAP >> 20);
+    case GRADE_END_NOT_STARTED: return grade_strf("grader problem: %s", o->error);
+    default: break;
+    }
+    if (a->have_bye && a->bye_reason[0]) return bye_words(a->bye_reason, s->timeout_s);
+    if (o->end == GRADE_END_SIGNAL) {
+        switch (o->code) {
+        case SIGXCPU: return grade_strf("used more than its %d s of CPU time (killed by SIGXCPU)", s->timeout_s + 5);
+        case SIGXFSZ:
+            return grade_strf("wrote more than %ld MiB of output or to a file (killed by SIGXFSZ: the size limit)",
+                              s->output_mb);
+        case SIGSYS:
+            return grade_strdup("tried to start a new process (fork, vfork or clone), which a lab may not do; it was "
+                                "killed (SIGSYS)");
+        case SIGKILL:
+            return grade_strdup("was killed (SIGKILL), probably by the system for using too much memory");
+        default: return grade_strf("crashed with %s (with the harness's crash reporting turned off)", grade_signal_name(o->code));
+        }
+    }
+    if (o->code == 64) return grade_strdup("grader problem: the lab binary rejected the grader's options (exit status 64)");
+    return grade_strf("ended (exit status %d) without a result from the harness: did the code call _exit() or "
+                      "exec(), or close the event stream?",
+                      o->code);
+}
+
+static char *read_head(const char *path, size_t max, bool *cut, off_t *size) {
+    char *data = NULL;
+    size_t len = 0;
+    char err[256];
+    struct stat st;
+    *size = stat(path, &st) == 0 ? st.st_size : 0;
+    if (grade_read_file(path, max, &data, &len, cut, err, sizeof(err)) != 0) return grade_strdup("");
+    char *clean = grade_text_clean(data, len, max);
+    free(data);
+    if (*cut && *size > (off_t)len) {
+        char *more = grade_strf("%s%s[... %lld more bytes not shown]\n", clean, ends_with(clean, "\n") ? "" : "\n",
+                                (long long)(*size - (off_t)len));
+        free(clean);
+        clean = more;
+    }
+    return clean;
+}
+
+int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const char *binary, const char *build_dir,
+                  const char *run_dir, const char *log_dir, const grade_run_settings *settings, uint64_t seed,
+                  grade_attempt *out) {
+    memset(out, 0, sizeof(*out));
+    out->seed = seed;
+    char err[600];
+    char *out_path = grade_path_join(log_dir, "stdout.txt");
+    char *err_path = grade_path_join(log_dir, "stderr.txt");
+    int out_fd = -1, err_fd = -1, lock_fd = -1;
+    int pipefd[2] = {-1, -1};
+    stream_state st = {.a = out, .last_yours_run = -1};
+
+    if (grade_rm_rf(run_dir, err, sizeof(err)) || grade_mkdir_p(run_dir, 0700, err, sizeof(err)) ||
+        grade_sandbox_give(cfg, run_dir, err, sizeof(err)) || grade_mkdir_p(log_dir, 0700, err, sizeof(err))) {
+        out->failure = grade_strf("grader problem: %s", err);
+        out->grader_fault = true;
+        goto done;
+    }
+    out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (out_fd < 0 || err_fd < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+        out->failure = grade_strf("grader problem: cannot create the output files in %s: %s", log_dir, strerror(errno));
+        out->grader_fault = true;
+        goto done;
+    }
+
+    char nonce[33];
+    grade_random_hex(nonce, 16);
+    char *env_home = grade_strf("HOME=%s", run_dir);
+    char *env_nonce = grade_strf("STREAMLAB_EVENTS_NONCE=%s", nonce);
+    char *envp[8] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, NULL};
+    if (kit->sanitized) {
+        /* Sanitizer builds: no leak check at exit (the lab's end is the harness's), no
+         * symbolizer process (lab programs may not start processes), and an error ends
+         * the program with abort(), which the harness's guard reports with its phase. */
+        envp[4] = "ASAN_OPTIONS=detect_leaks=0:symbolize=0:protect_shadow_gap=0:abort_on_error=1";
+        envp[5] = "UBSAN_OPTIONS=print_stacktrace=0:abort_on_error=1";
+        envp[6] = NULL;
+    }
+    char seed_s[32], runs_s[16], sched_s[16], timeout_s[16], width_s[16];
+    snprintf(seed_s, sizeof(seed_s), "%llu", (unsigned long long)seed);
+    snprintf(runs_s, sizeof(runs_s), "%d", settings->runs);
+    snprintf(sched_s, sizeof(sched_s), "%d", settings->schedules);
+    snprintf(timeout_s, sizeof(timeout_s), "%d", settings->timeout_s);
+    snprintf(width_s, sizeof(width_s), "%d", settings->width > 0 ? settings->width : 100);
+    char *argv[20];
+    int n = 0;
+    argv[n++] = (char *)binary;
+    argv[n++] = "--json";
+    argv[n++] = "--events-fd";
+    argv[n++] = "3";
+    argv[n++] = "--seed";
+    argv[n++] = seed_s;
+    argv[n++] = "--runs";
+    argv[n++] = runs_s;
+    argv[n++] = "--schedules";
+    argv[n++] = sched_s;
+    argv[n++] = "--timeout";
+    argv[n++] = timeout_s;
+    argv[n++] = "--width";
+    argv[n++] = width_s;
+    char *profile = NULL;
+    if (settings->profile && *settings->profile && !strcmp(kit->backend, "sim")) {
+        profile = grade_strf("--profile=%s", settings->profile);
+        argv[n++] = profile;
+    }
+    argv[n] = NULL;
+
+    bool gpu = !strcmp(kit->backend, "gpu");
+    static const char *const system_read[] = {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc",
+                                              "/dev/null", "/dev/urandom", "/dev/zero"};
+    const char *read_dirs[16];
+    size_t nr = 0;
+    for (size_t i = 0; i < sizeof(system_read) / sizeof(system_read[0]); i++) read_dirs[nr++] = system_read[i];
+    read_dirs[nr++] = build_dir;
+    read_dirs[nr++] = run_dir;
+    read_dirs[nr] = NULL;
+    const char *write_dirs[] = {run_dir, NULL};
+    grade_spawn s = {
+        .argv = argv,
+        .envp = envp,
+        .cwd = run_dir,
+        .stdout_fd = out_fd,
+        .stderr_fd = err_fd,
+        .events_fd = pipefd[1],
+        .events_read_fd = pipefd[0],
+        .events_cap = EVENTS_CAP,
+        .on_events = on_events,
+        .ctx = &st,
+        .limits =
+            {
+                .wall_s = settings->timeout_s + GRACE_S,
+                .cpu_s = settings->timeout_s + 5,
+                .mem_mb = settings->mem_mb,
+                /* Sanitizers and the CUDA driver reserve far more address space than they use. */
+                .as_mb = (kit->sanitized || gpu) ? 0 : 2 * settings->mem_mb + 1024,
+                .fsize_mb = settings->output_mb,
+                .nproc = 256,
+                .nofile = 1024,
+            },
+        .write_dirs = write_dirs,
+        /* Reads are confined where nothing needs /proc or the GPU's files. */
+        .read_dirs = (kit->sanitized || gpu) ? NULL : read_dirs,
+        .gpu = gpu,
+        .processes = gpu ? GRADE_PROCESSES_REFUSE : GRADE_PROCESSES_KILL,
+    };
+    st.reader = trace_events_reader_create(nonce);
+    st.timeline = trace_timeline_create();
+
+    if (settings->gpu_lock) {
+        /* One timed program on the GPU at a time. */
+        lock_fd = open(settings->gpu_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lock_fd >= 0)
+            while (flock(lock_fd, LOCK_EX) != 0 && errno == EINTR) {
+            }
+    }
+    grade_sandbox_run(cfg, &s, &out->outcome);
+    if (lock_fd >= 0) {
+        flock(lock_fd, LOCK_UN);
+        close(lock_fd);
+        lock_fd = -1;
+    }
+    close(pipefd[1]);
+    pipefd[1] = -1;
+    trace_events_reader_end(st.reader);
+    take_records(&st);
+    free(env_home);
+    free(env_nonce);
+    free(profile);
+
+    if (!out->result) {
+        out->failure = failure_words(out, settings);
+        out->grader_fault = out->outcome.end == GRADE_END_NOT_STARTED || !strncmp(out->failure, "grader problem", 14);
+    }
+    if (st.last_yours_run > 0 && trace_timeline_count(st.timeline) > 0) {
+        trace_text_options to = {
+            .width = settings->width > 0 ? settings->width : 100,
+            .utf8 = true,
+            .run = st.last_yours_run,
+            .legend = true,
+        };
+        out->timeline = trace_export_text(st.timeline, &to);
+    }
+
+    bool cut_out = false, cut_err = false;
+    off_t out_size = 0, err_size = 0;
+    close(out_fd);
+    close(err_fd);
+    out_fd = err_fd = -1;
+    char *so = read_head(out_path, OUTPUT_SHOWN, &cut_out, &out_size);
+    char *se = read_head(err_path, OUTPUT_SHOWN, &cut_err, &err_size);
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_append(&b, "", 0);
+    if (*se) grade_buf_printf(&b, "--- stderr (%lld bytes) ---\n%s%s", (long long)err_size, se, ends_with(se, "\n") ? "" : "\n");
+    if (*so) grade_buf_printf(&b, "--- stdout (%lld bytes) ---\n%s%s", (long long)out_size, so, ends_with(so, "\n") ? "" : "\n");
+    out->output = grade_buf_take(&b);
+    free(so);
+    free(se);
+done:
+    if (out_fd >= 0) close(out_fd);
+    if (err_fd >= 0) close(err_fd);
+    if (pipefd[0] >= 0) close(pipefd[0]);
+    if (pipefd[1] >= 0) close(pipefd[1]);
+    trace_events_reader_destroy(st.reader);
+    trace_timeline_destroy(st.timeline);
+    free(out_path);
+    free(err_path);
+    if (!out->output) out->output = grade_strdup("");
+    return out->failure && out->grader_fault ? -1 : 0;
+}
+
+void grade_attempt_free(grade_attempt *a) {
+    cJSON_Delete(a->result);
+    free(a->timeline);
+    free(a->output);
+    free(a->failure);
+    memset(a, 0, sizeof(*a));
+}

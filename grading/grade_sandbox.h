@@ -1,0 +1,111 @@
+/* grading/grade_sandbox.h: running an untrusted program (a compiler on a student's file,
+ * or a lab binary) as a child with limits, and ending it whatever it does.
+ *
+ * The child gets its own process group (killed whole), a clean environment and working
+ * folder, stdin from /dev/null, stdout and stderr into files the caller opened (their
+ * size capped by RLIMIT_FSIZE), optionally the write end of the event-stream pipe as fd 3,
+ * and no other descriptor. Limits: RLIMIT_CPU, RLIMIT_AS (optional), RLIMIT_FSIZE,
+ * RLIMIT_NPROC, RLIMIT_NOFILE, no core files; a wall-clock timeout and a resident-memory
+ * watchdog kept by the parent. When the grader is root it switches the child to an
+ * unprivileged user (nobody) first; Landlock confines its writes (and, when asked, its
+ * reads) to named folders; a seccomp filter can forbid new processes. What could not be
+ * applied on this machine is found once by grade_sandbox_probe and said in reports. */
+#ifndef STREAMLAB_GRADE_SANDBOX_H
+#define STREAMLAB_GRADE_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct grade_sandbox_config {
+    bool drop_user;      /* switch children to uid/gid */
+    uid_t uid;
+    gid_t gid;
+    long nproc_base;     /* processes this user already has (not root): RLIMIT_NPROC counts them */
+    int landlock_abi;    /* -1: none */
+    bool seccomp;        /* the no-new-processes filter works here */
+    char user_note[256];
+    char landlock_note[256];
+    char seccomp_note[256];
+} grade_sandbox_config;
+
+/* Finds out what this machine allows (forks short-lived children to try). */
+void grade_sandbox_probe(grade_sandbox_config *cfg);
+/* One paragraph for a report header: what protects the grader from the programs it runs. */
+char *grade_sandbox_describe(const grade_sandbox_config *cfg);
+
+typedef struct grade_limits {
+    double wall_s;  /* killed after this many seconds; 0: no limit */
+    int cpu_s;      /* RLIMIT_CPU (SIGXCPU); 0: no limit */
+    long mem_mb;    /* resident memory watchdog; 0: none */
+    long as_mb;     /* RLIMIT_AS; 0: none */
+    long fsize_mb;  /* RLIMIT_FSIZE (SIGXFSZ) */
+    long nproc;     /* RLIMIT_NPROC */
+    long nofile;    /* RLIMIT_NOFILE */
+} grade_limits;
+
+typedef enum grade_processes {
+    GRADE_PROCESSES_ALLOWED = 0, /* a compiler runs its passes as processes */
+    GRADE_PROCESSES_KILL,        /* trying to start one kills the program (SIGSYS) */
+    GRADE_PROCESSES_REFUSE       /* trying fails with EPERM */
+} grade_processes;
+
+typedef struct grade_spawn {
+    char *const *argv;             /* argv[0] is an absolute path */
+    char *const *envp;             /* the whole environment */
+    const char *cwd;
+    int stdout_fd, stderr_fd;      /* open for writing */
+    int events_fd;                 /* becomes fd 3 in the child; -1: none */
+    int events_read_fd;            /* the parent's end, read while the child runs; -1: none */
+    size_t events_cap;             /* more than this on the stream ends the child (flood) */
+    void (*on_events)(void *ctx, const char *bytes, size_t n);
+    void *ctx;
+    grade_limits limits;
+    const char *const *write_dirs; /* Landlock: writable folders (NULL-terminated) */
+    const char *const *read_dirs;  /* Landlock: readable folders; NULL: reads not confined */
+    bool gpu;                      /* keep what a GPU driver needs (devices, abstract sockets) */
+    grade_processes processes;
+} grade_spawn;
+
+typedef enum grade_end {
+    GRADE_END_EXIT = 0,     /* exited: code is its status */
+    GRADE_END_SIGNAL,       /* killed by signal `code` (not by the grader) */
+    GRADE_END_WALL,         /* the grader ended it: wall-clock limit */
+    GRADE_END_MEMORY,       /* the grader ended it: resident memory over the limit */
+    GRADE_END_FLOOD,        /* the grader ended it: too much on the event stream */
+    GRADE_END_NOT_STARTED   /* it could not be started: error says why */
+} grade_end;
+
+typedef struct grade_outcome {
+    grade_end end;
+    int code;
+    double wall_s;
+    double cpu_s;
+    long max_rss_kb;
+    char error[512];
+} grade_outcome;
+
+/* Runs one child to its end. Returns 0 when it ran (whatever its outcome), -1 when it
+ * could not be started (out->end GRADE_END_NOT_STARTED, out->error says why). */
+int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *spawn, grade_outcome *out);
+
+/* Gives path to the children's user (when the grader switches users), so that they may
+ * write there. Returns 0 or -1 with err. */
+int grade_sandbox_give(const grade_sandbox_config *cfg, const char *path, char *err, size_t err_len);
+
+/* Whether the children's user can reach path (search every folder on the way: a scratch
+ * folder under /root, mode 0700, is out of reach of nobody). */
+bool grade_sandbox_can_reach(const grade_sandbox_config *cfg, const char *path);
+
+/* "SIGSEGV", "SIGXCPU", ...: the signal's name. */
+const char *grade_signal_name(int sig);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

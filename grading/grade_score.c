@@ -1,0 +1,172 @@
+/* grading/grade_score.c: points by the rubric (see grade_score.h). */
+#include "grading/grade_score.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grading/grade_text.h"
+
+int grade_speed_thresholds(const grade_speed_rule *rule, double pipeline_bound, double lab_target, double *floor_s,
+                           double *target_s, char *why, size_t why_len) {
+    bool need_bound = rule->unit == GRADE_UNIT_BOUND_FRACTION &&
+                      (!rule->floor_is_baseline || !rule->target_is_lab);
+    if (need_bound && !(pipeline_bound > 0)) {
+        snprintf(why, why_len, "the lab could not measure its pipeline bound, which the rubric's figures are fractions of");
+        return -1;
+    }
+    if (rule->target_is_lab && !(lab_target > 0)) {
+        snprintf(why, why_len, "the lab reported no target speedup");
+        return -1;
+    }
+    double scale = rule->unit == GRADE_UNIT_BOUND_FRACTION ? pipeline_bound : 1.0;
+    *floor_s = rule->floor_is_baseline ? 1.0 : rule->floor * scale;
+    *target_s = rule->target_is_lab ? lab_target : rule->target * scale;
+    return 0;
+}
+
+double grade_speed_fraction(double speedup, double floor_s, double target_s) {
+    if (!(speedup == speedup)) return 0; /* NaN */
+    if (speedup >= target_s) return 1.0;
+    if (speedup <= floor_s || target_s <= floor_s) return 0.0;
+    return (speedup - floor_s) / (target_s - floor_s);
+}
+
+bool grade_speed_near_target(double speedup, double target_s, double band) {
+    return band > 0 && fabs(speedup - target_s) <= band * target_s;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double grade_median(const double *v, int n) {
+    if (n <= 0) return 0;
+    double c[GRADE_MAX_ATTEMPTS * 4];
+    if (n > (int)(sizeof(c) / sizeof(c[0]))) n = (int)(sizeof(c) / sizeof(c[0]));
+    memcpy(c, v, (size_t)n * sizeof(double));
+    qsort(c, (size_t)n, sizeof(double), compare_double);
+    return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+}
+
+static const char *str(const cJSON *o, const char *k) {
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+    return v ? v : "";
+}
+
+static double num(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void all_zero(grade_lab *lab, const char *correct, const char *race, const char *speed) {
+    grade_check_set(&lab->checks[GRADE_CORRECT], 0, correct);
+    grade_check_set(&lab->checks[GRADE_RACE_FREE], 0, race);
+    grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, speed);
+}
+
+static char *correct_reason(const grade_lab *lab, const cJSON *r) {
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "correct"))) {
+        int runs = (int)num(r, "runs"), schedules = (int)num(r, "schedules");
+        grade_buf b;
+        grade_buf_init(&b);
+        grade_buf_printf(&b, "every output bit matched the CPU oracle in %d timed run%s", runs, runs == 1 ? "" : "s");
+        if (schedules > 0) grade_buf_printf(&b, " and %d perturbed schedule%s", schedules, schedules == 1 ? "" : "s");
+        if (lab->attempts > 1) grade_buf_printf(&b, " (in each of %d lab runs)", lab->attempts);
+        return grade_buf_take(&b);
+    }
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "first_mismatch");
+    if (!m) return grade_strdup("wrong results");
+    return grade_strf("wrong results in %s: batch %d, element %.0f: got 0x%08x, expected 0x%08x (%d wrong batch%s); %s",
+                      *str(m, "run") ? str(m, "run") : "a run", (int)num(m, "batch"), num(m, "index"),
+                      (unsigned)num(m, "got"), (unsigned)num(m, "expected"), (int)num(m, "wrong_batches"),
+                      (int)num(m, "wrong_batches") == 1 ? "" : "es", str(m, "why"));
+}
+
+static char *race_reason(const cJSON *r) {
+    double races = num(r, "races");
+    if (races <= 0) return grade_strdup("the happens-before race checker found no unordered conflicting accesses");
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "race_reports"), 0);
+    if (!first) return grade_strf("%.0f race%s found", races, races == 1 ? "" : "s");
+    return grade_strf("%.0f race%s found; the first: %s between %s on \"%s\" and %s on \"%s\" (%.0f bytes); fix: %s",
+                      races, races == 1 ? "" : "s", str(first, "kind"), str(first, "first"), str(first, "first_stream"),
+                      str(first, "second"), str(first, "second_stream"), num(first, "bytes"), str(first, "fix"));
+}
+
+void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
+    if (!lab->submitted) {
+        char *why = grade_strf("not submitted: %s", lab->missing ? lab->missing : "no file");
+        all_zero(lab, why, why, why);
+        free(why);
+        return;
+    }
+    if (lab->build_error) {
+        char *not = grade_strf("not checked: %s", lab->build_error);
+        all_zero(lab, lab->build_error, not, not);
+        free(not);
+        return;
+    }
+    if (lab->failure || !lab->result) {
+        const char *f = lab->failure ? lab->failure : "the lab ended without a result";
+        char *race = grade_strf("not checked: the lab did not run to the end (%s)", f);
+        char *speed = grade_strf("not measured: the lab did not run to the end (%s)", f);
+        all_zero(lab, f, race, speed);
+        free(race);
+        free(speed);
+        return;
+    }
+    const cJSON *r = lab->result;
+    if (!strcmp(str(r, "status"), "error")) {
+        char *err = grade_strf("error: %s", str(r, "error"));
+        char *race = grade_strf("not checked: the lab stopped with an error (%s)", str(r, "error"));
+        all_zero(lab, err, race, "not measured: the lab stopped with an error");
+        free(err);
+        free(race);
+        return;
+    }
+    bool correct = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "correct"));
+    bool race_free = num(r, "races") <= 0;
+    char *why = correct_reason(lab, r);
+    grade_check_set(&lab->checks[GRADE_CORRECT], correct ? rule->correct_points : 0, why);
+    free(why);
+    why = race_reason(r);
+    grade_check_set(&lab->checks[GRADE_RACE_FREE], race_free ? rule->race_free_points : 0, why);
+    free(why);
+
+    if (!correct || !race_free) {
+        grade_check_set(&lab->checks[GRADE_SPEEDUP], 0,
+                        !correct ? "not scored: speed counts only for correct results"
+                                 : "not scored: speed counts only for a race-free lab (a race can make a pipeline "
+                                   "look faster than it may be)");
+        return;
+    }
+    char msg[256];
+    if (grade_speed_thresholds(&rule->speed, lab->pipeline_bound, lab->lab_target, &lab->floor_speedup,
+                               &lab->target_speedup, msg, sizeof(msg)) != 0) {
+        char *w = grade_strf("not scored: %s", msg);
+        grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, w);
+        free(w);
+        return;
+    }
+    double frac = grade_speed_fraction(lab->speedup, lab->floor_speedup, lab->target_speedup);
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_printf(&b, "%.2fx over the baseline", lab->speedup);
+    if (lab->pipeline_bound > 0)
+        grade_buf_printf(&b, " (%.0f%% of the pipeline bound %.2fx)", 100.0 * lab->bound_fraction, lab->pipeline_bound);
+    int runs = (int)num(r, "runs");
+    if (runs == 1)
+        grade_buf_printf(&b, ", in 1 timed run");
+    else
+        grade_buf_printf(&b, ", the median of %d timed runs", runs);
+    if (lab->attempts > 1) grade_buf_printf(&b, " (median of %d lab runs' medians)", lab->attempts);
+    grade_buf_printf(&b, "; no points at or below %.2fx%s, all at %.2fx%s", lab->floor_speedup,
+                     rule->speed.floor_is_baseline ? " (the baseline)" : "", lab->target_speedup,
+                     rule->speed.target_is_lab ? " (the lab's target)" : "");
+    if (frac > 0 && frac < 1) grade_buf_printf(&b, ": %.0f%% of the way", 100.0 * frac);
+    char *reason = grade_buf_take(&b);
+    grade_check_set(&lab->checks[GRADE_SPEEDUP], frac * rule->speed.points, reason);
+    free(reason);
+}

@@ -1,0 +1,42 @@
+/* grading/grade_score.h: from what a lab run found to points, by the rubric.
+ *
+ *   correct    full points when every output bit matched the oracle in every run;
+ *   race_free  full points when the happens-before checker found no race (and the lab
+ *              ran to the end, so that it could look);
+ *   speedup    linear between the rubric's floor (none) and target (all), on the median
+ *              speedup over the baseline; only for a correct, race-free lab.
+ *
+ * A lab not submitted, not built or not finished gets none, each check saying why. */
+#ifndef STREAMLAB_GRADE_SCORE_H
+#define STREAMLAB_GRADE_SCORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grading/grade_result.h"
+#include "grading/grade_rubric.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The rule's floor and target as speedups over the baseline, for a run whose pipeline
+ * bound and lab target (both speedups) are given. Returns 0, or -1 with why (a figure the
+ * rule needs is unknown: 0). */
+int grade_speed_thresholds(const grade_speed_rule *rule, double pipeline_bound, double lab_target, double *floor_s,
+                           double *target_s, char *why, size_t why_len);
+/* Share of the speed points, 0..1: linear from floor_s to target_s. */
+double grade_speed_fraction(double speedup, double floor_s, double target_s);
+/* Whether speedup lies within band (a fraction, 0.05 = 5%) of the target, where timing noise
+ * could decide between full and partial points. */
+bool grade_speed_near_target(double speedup, double target_s, double band);
+/* The median of n values (0 when n is 0). */
+double grade_median(const double *v, int n);
+/* Sets lab->checks from what lab holds (see grade_result.h) and the rule. */
+void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

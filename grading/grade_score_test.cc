@@ -1,0 +1,187 @@
+// grading/grade_score_test.cc: scoring by the rubric: thresholds in both units, the linear
+// scale between floor and target, the noise band, and each check's points and reason for
+// every way a lab run can end.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <cjson/cJSON.h>
+
+extern "C" {
+#include "grading/grade_score.h"
+#include "grading/grade_text.h"
+}
+
+namespace {
+
+grade_rubric_lab Rule(grade_speed_unit unit, bool floor_baseline, double floor, bool target_lab, double target) {
+    grade_rubric_lab r = {};
+    snprintf(r.id, sizeof(r.id), "03_double_buffer");
+    r.correct_points = 40;
+    r.race_free_points = 20;
+    r.speed = {40, unit, floor_baseline, floor, target_lab, target};
+    return r;
+}
+
+TEST(Score, ThresholdsInBothUnits) {
+    double f = 0, t = 0;
+    char why[256];
+    // Fractions of the pipeline bound scale with the bound.
+    grade_rubric_lab r = Rule(GRADE_UNIT_BOUND_FRACTION, false, 0.4, false, 0.8);
+    ASSERT_EQ(grade_speed_thresholds(&r.speed, 2.5, 1.7, &f, &t, why, sizeof(why)), 0);
+    EXPECT_DOUBLE_EQ(f, 0.4 * 2.5);
+    EXPECT_DOUBLE_EQ(t, 0.8 * 2.5);
+    // "baseline" is speedup 1, "lab" the lab's own target, whatever the unit.
+    r = Rule(GRADE_UNIT_BOUND_FRACTION, true, 0, true, 0);
+    ASSERT_EQ(grade_speed_thresholds(&r.speed, 2.5, 1.7, &f, &t, why, sizeof(why)), 0);
+    EXPECT_EQ(f, 1.0);
+    EXPECT_EQ(t, 1.7);
+    // Absolute speedups ignore the bound, and need none.
+    r = Rule(GRADE_UNIT_SPEEDUP, false, 1.2, false, 2.0);
+    ASSERT_EQ(grade_speed_thresholds(&r.speed, 0, 0, &f, &t, why, sizeof(why)), 0);
+    EXPECT_EQ(f, 1.2);
+    EXPECT_EQ(t, 2.0);
+    // A figure that is needed but unknown.
+    r = Rule(GRADE_UNIT_BOUND_FRACTION, false, 0.4, true, 0);
+    EXPECT_EQ(grade_speed_thresholds(&r.speed, 0, 1.7, &f, &t, why, sizeof(why)), -1);
+    EXPECT_NE(std::string(why).find("pipeline bound"), std::string::npos);
+    r = Rule(GRADE_UNIT_SPEEDUP, true, 0, true, 0);
+    EXPECT_EQ(grade_speed_thresholds(&r.speed, 2.5, 0, &f, &t, why, sizeof(why)), -1);
+    EXPECT_NE(std::string(why).find("no target"), std::string::npos);
+}
+
+TEST(Score, SpeedPointsAreLinearBetweenFloorAndTarget) {
+    const double floor_s = 1.0, target_s = 2.0;
+    EXPECT_EQ(grade_speed_fraction(0.5, floor_s, target_s), 0);
+    EXPECT_EQ(grade_speed_fraction(floor_s, floor_s, target_s), 0);
+    EXPECT_DOUBLE_EQ(grade_speed_fraction(1.25, floor_s, target_s), 0.25);
+    EXPECT_DOUBLE_EQ(grade_speed_fraction(1.5, floor_s, target_s), 0.5);
+    EXPECT_EQ(grade_speed_fraction(target_s, floor_s, target_s), 1);
+    EXPECT_EQ(grade_speed_fraction(9.0, floor_s, target_s), 1);
+    // A target at or below the floor is a step.
+    EXPECT_EQ(grade_speed_fraction(1.1, 1.2, 1.2), 0);
+    EXPECT_EQ(grade_speed_fraction(1.3, 1.2, 1.2), 1);
+}
+
+TEST(Score, TheNoiseBandIsAroundTheTarget) {
+    EXPECT_TRUE(grade_speed_near_target(1.95, 2.0, 0.05));
+    EXPECT_TRUE(grade_speed_near_target(2.09, 2.0, 0.05));
+    EXPECT_FALSE(grade_speed_near_target(1.89, 2.0, 0.05));
+    EXPECT_FALSE(grade_speed_near_target(2.0, 2.0, 0));
+}
+
+TEST(Score, MedianOfAttempts) {
+    const double v[] = {3, 1, 2};
+    EXPECT_EQ(grade_median(v, 3), 2);
+    EXPECT_EQ(grade_median(v, 2), 2);
+    EXPECT_EQ(grade_median(v, 0), 0);
+}
+
+// A lab with a result object as the harness writes it.
+struct Lab {
+    grade_lab lab;
+    explicit Lab(const std::string &result_json) {
+        double max[GRADE_CHECKS] = {40, 20, 40};
+        grade_lab_init(&lab, "03_double_buffer", "labs/03_double_buffer/lab.c", max);
+        lab.submitted = true;
+        if (!result_json.empty()) {
+            lab.result = cJSON_Parse(result_json.c_str());
+            lab.attempts = 1;
+            const cJSON *s = cJSON_GetObjectItem(lab.result, "speedup");
+            const cJSON *b = cJSON_GetObjectItem(lab.result, "pipeline_bound");
+            const cJSON *t = cJSON_GetObjectItem(lab.result, "target");
+            lab.speedup = s ? s->valuedouble : 0;
+            lab.pipeline_bound = b ? b->valuedouble : 0;
+            lab.lab_target = t ? t->valuedouble : 0;
+            lab.bound_fraction = lab.pipeline_bound > 0 ? lab.speedup / lab.pipeline_bound : 0;
+        }
+    }
+    ~Lab() { grade_lab_free(&lab); }
+    double Points(grade_check_id c) const { return lab.checks[c].points; }
+    std::string Reason(grade_check_id c) const { return lab.checks[c].reason; }
+};
+
+const grade_rubric_lab kRule = Rule(GRADE_UNIT_BOUND_FRACTION, true, 0, true, 0);
+
+TEST(Score, AFastCorrectRaceFreeLabGetsEverything) {
+    Lab l(R"({"status":"pass","correct":true,"races":0,"speedup":2.5,"pipeline_bound":2.6,"target":1.7,"runs":5})");
+    grade_score_lab(&kRule, &l.lab);
+    EXPECT_EQ(l.Points(GRADE_CORRECT), 40);
+    EXPECT_EQ(l.Points(GRADE_RACE_FREE), 20);
+    EXPECT_EQ(l.Points(GRADE_SPEEDUP), 40);
+    EXPECT_NE(l.Reason(GRADE_SPEEDUP).find("2.50x over the baseline"), std::string::npos) << l.Reason(GRADE_SPEEDUP);
+}
+
+TEST(Score, PartOfTheWayGetsPartOfThePoints) {
+    Lab l(R"({"status":"below_target","correct":true,"races":0,"speedup":1.35,"pipeline_bound":2.6,"target":1.7})");
+    grade_score_lab(&kRule, &l.lab);
+    EXPECT_DOUBLE_EQ(l.Points(GRADE_SPEEDUP), grade_round_points(40 * (1.35 - 1.0) / (1.7 - 1.0)));
+    EXPECT_FALSE(l.lab.checks[GRADE_SPEEDUP].passed);
+    EXPECT_NE(l.Reason(GRADE_SPEEDUP).find("50% of the way"), std::string::npos) << l.Reason(GRADE_SPEEDUP);
+}
+
+TEST(Score, WrongResultsGetNoCorrectOrSpeedPoints) {
+    Lab l(R"({"status":"incorrect","correct":false,"races":0,"speedup":2.5,"pipeline_bound":2.6,"target":1.7,
+              "first_mismatch":{"run":"run 2","batch":3,"index":17,"got":1,"expected":2,"wrong_batches":1,
+                                "why":"it equals the batch's input"}})");
+    grade_score_lab(&kRule, &l.lab);
+    EXPECT_EQ(l.Points(GRADE_CORRECT), 0);
+    EXPECT_EQ(l.Points(GRADE_RACE_FREE), 20);
+    EXPECT_EQ(l.Points(GRADE_SPEEDUP), 0);
+    EXPECT_NE(l.Reason(GRADE_CORRECT).find("wrong results in run 2: batch 3, element 17: got 0x00000001, expected "
+                                           "0x00000002 (1 wrong batch); it equals the batch's input"),
+              std::string::npos)
+        << l.Reason(GRADE_CORRECT);
+}
+
+TEST(Score, ARaceCostsRaceAndSpeedPoints) {
+    Lab l(R"({"status":"racy","correct":true,"races":3,"speedup":2.5,"pipeline_bound":2.6,"target":1.7,
+              "race_reports":[{"kind":"WAR","first":"kernel batch 0","first_stream":"s1","second":"H2D batch 2",
+                               "second_stream":"s2","bytes":4096,"fix":"record an event"}]})");
+    grade_score_lab(&kRule, &l.lab);
+    EXPECT_EQ(l.Points(GRADE_CORRECT), 40);
+    EXPECT_EQ(l.Points(GRADE_RACE_FREE), 0);
+    EXPECT_EQ(l.Points(GRADE_SPEEDUP), 0);
+    EXPECT_EQ(l.Reason(GRADE_RACE_FREE),
+              "3 races found; the first: WAR between kernel batch 0 on \"s1\" and H2D batch 2 on \"s2\" (4096 bytes); "
+              "fix: record an event");
+}
+
+TEST(Score, AnErrorInTheLabGetsNothing) {
+    Lab l(R"({"status":"error","error":"your setup() returned 1","correct":true,"races":0})");
+    grade_score_lab(&kRule, &l.lab);
+    for (int c = 0; c < GRADE_CHECKS; c++) EXPECT_EQ(l.lab.checks[c].points, 0);
+    EXPECT_EQ(l.Reason(GRADE_CORRECT), "error: your setup() returned 1");
+}
+
+TEST(Score, NotSubmittedNotBuiltNotFinished) {
+    Lab missing("");
+    missing.lab.submitted = false;
+    missing.lab.missing = grade_strdup("no labs/03_double_buffer/lab.c");
+    grade_score_lab(&kRule, &missing.lab);
+    EXPECT_EQ(missing.Reason(GRADE_SPEEDUP), "not submitted: no labs/03_double_buffer/lab.c");
+
+    Lab broken("");
+    broken.lab.build_error = grade_strdup("does not compile: lab.c:1:1: error: x");
+    grade_score_lab(&kRule, &broken.lab);
+    EXPECT_EQ(broken.Reason(GRADE_CORRECT), "does not compile: lab.c:1:1: error: x");
+    EXPECT_EQ(broken.Reason(GRADE_RACE_FREE), "not checked: does not compile: lab.c:1:1: error: x");
+
+    Lab crashed("");
+    crashed.lab.failure = grade_strdup("crashed with SIGSEGV in run() of your lab");
+    grade_score_lab(&kRule, &crashed.lab);
+    EXPECT_EQ(crashed.Reason(GRADE_CORRECT), "crashed with SIGSEGV in run() of your lab");
+    for (const Lab *l : {&missing, &broken, &crashed})
+        for (int c = 0; c < GRADE_CHECKS; c++) EXPECT_EQ(l->lab.checks[c].points, 0);
+}
+
+TEST(Score, AnUnknownBoundMeansNoSpeedPointsAndSaysWhy) {
+    Lab l(R"({"status":"below_target","correct":true,"races":0,"speedup":2.0,"pipeline_bound":0,"target":0})");
+    grade_rubric_lab r = Rule(GRADE_UNIT_BOUND_FRACTION, false, 0.4, false, 0.65);
+    grade_score_lab(&r, &l.lab);
+    EXPECT_EQ(l.Points(GRADE_SPEEDUP), 0);
+    EXPECT_NE(l.Reason(GRADE_SPEEDUP).find("could not measure its pipeline bound"), std::string::npos);
+}
+
+}  // namespace

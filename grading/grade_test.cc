@@ -1,0 +1,488 @@
+// grading/grade_test.cc: the grader end to end on the simulator, run as instructors run it
+// (the real //grading:grade binary, as a child):
+//  - every submission of the corpus in grading/testdata/ gets the points and the reason
+//    its expected.json names, in one class run, and the grader exits 0;
+//  - a bad submission graded beside a good one does not change the good one's grade or
+//    figures;
+//  - the kit builds the reference exactly as Bazel does (same figures for the same seed);
+//  - Gradescope mode writes results.json in Gradescope's format;
+//  - a broken rubric, a missing submissions folder and bad options stop the grader with a
+//    message naming the problem.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <cjson/cJSON.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Runfile(const std::string &rel) {
+    const char *dir = std::getenv("TEST_SRCDIR");
+    return std::string(dir ? dir : ".") + "/streamlab/" + rel;
+}
+
+std::string TempDir(const std::string &name) {
+    const char *t = std::getenv("TEST_TMPDIR");
+    fs::path p = fs::path(t ? t : "/tmp") / name;
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p.string();
+}
+
+// A scratch folder for the grader: under /tmp, which the sandbox user can reach (TEST_TMPDIR
+// may lie under /root). Removed when the test ends.
+std::string scratch_base;
+struct RemoveScratch {
+    ~RemoveScratch() {
+        std::error_code ec;
+        if (!scratch_base.empty()) fs::remove_all(scratch_base, ec);
+    }
+} remove_scratch;
+
+std::string ScratchDir(const std::string &name) {
+    if (scratch_base.empty()) {
+        char tmpl[] = "/tmp/grade_test.XXXXXX";
+        scratch_base = mkdtemp(tmpl);
+        fs::permissions(scratch_base, fs::perms::all);
+    }
+    fs::path p = fs::path(scratch_base) / name;
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p.string();
+}
+
+std::string Slurp(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void Spit(const std::string &path, const std::string &text) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+}
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+// Runs a program with a time limit, collecting stdout and stderr.
+Outcome RunProgram(std::vector<std::string> argv, int limit_s = 600) {
+    int out_p[2], err_p[2];
+    EXPECT_EQ(pipe(out_p), 0);
+    EXPECT_EQ(pipe(err_p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out_p[1], 1);
+        dup2(err_p[1], 2);
+        for (int fd : {out_p[0], out_p[1], err_p[0], err_p[1]})
+            if (fd > 2) close(fd);
+        std::vector<char *> args;
+        for (auto &a : argv) args.push_back(a.data());
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    close(out_p[1]);
+    close(err_p[1]);
+    Outcome r;
+    struct pollfd fds[2] = {{out_p[0], POLLIN, 0}, {err_p[0], POLLIN, 0}};
+    std::string *bufs[2] = {&r.out, &r.err};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(fds, 2, limit_s * 1000) <= 0) {
+            kill(pid, SIGKILL);
+            ADD_FAILURE() << argv[0] << " ran for over " << limit_s << " s";
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+            char buf[65536];
+            ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+            if (n > 0) {
+                bufs[i]->append(buf, static_cast<size_t>(n));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+// The grader with the test's usual settings: fast runs, short limits, the built-in rubric.
+Outcome Grade(std::vector<std::string> args) {
+    std::vector<std::string> argv = {Runfile("grading/grade"), "--runs", "2", "--schedules", "1", "--timeout", "120",
+                                     "--memory-mb", "1024", "--no-progress"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunProgram(argv);
+}
+
+// Writes an archive holding files (path in archive -> bytes); format "zip" or "tar.gz".
+void WriteArchive(const std::string &path, const std::string &format,
+                  const std::map<std::string, std::string> &files) {
+    struct archive *a = archive_write_new();
+    if (format == "zip") {
+        archive_write_set_format_zip(a);
+    } else {
+        archive_write_set_format_pax_restricted(a);
+        archive_write_add_filter_gzip(a);
+    }
+    ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK) << archive_error_string(a);
+    for (const auto &[name, data] : files) {
+        struct archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname(e, name.c_str());
+        archive_entry_set_size(e, static_cast<la_int64_t>(data.size()));
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        ASSERT_EQ(archive_write_header(a, e), ARCHIVE_OK) << archive_error_string(a);
+        ASSERT_EQ(archive_write_data(a, data.data(), data.size()), static_cast<la_ssize_t>(data.size()));
+        archive_entry_free(e);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+}
+
+const char kLabFile[] = "labs/03_double_buffer/lab.c";
+
+std::string Skeleton() { return Slurp(Runfile("labs/03_double_buffer/lab.c")); }
+std::string Reference() { return Slurp(Runfile("solutions/03_double_buffer.c")); }
+
+// Puts corpus case `name` (as its expected.json's "build" says) into subs. Returns the
+// student's name the grader will use.
+std::string AddCase(const std::string &subs, const std::string &name, const cJSON *expected) {
+    const char *build = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(expected, "build"));
+    std::string how = build ? build : "folder";
+    fs::path dst = fs::path(subs) / name;
+    if (how == "skeleton") {
+        Spit((dst / kLabFile).string(), Skeleton());
+    } else if (how == "reference") {
+        Spit((dst / kLabFile).string(), Reference());
+    } else if (how == "zip") {
+        WriteArchive(subs + "/" + name + ".zip", "zip", {{kLabFile, Reference()}, {"README.txt", "my lab\n"}});
+    } else if (how == "tar.gz") {
+        WriteArchive(subs + "/" + name + ".tar.gz", "tar.gz", {{name + "/" + kLabFile, Reference()}});
+    } else if (how == "garbage.zip") {
+        const char garbage[] = "PK\x03\x04 this is not really a zip archive\n";
+        Spit(subs + "/" + name + ".zip", std::string(garbage, sizeof(garbage) - 1));
+    } else if (how == "empty") {
+        fs::create_directories(dst);
+    } else {
+        fs::path src = fs::path(Runfile("grading/testdata")) / name;
+        for (const auto &entry : fs::recursive_directory_iterator(src, fs::directory_options::follow_directory_symlink)) {
+            if (!entry.is_regular_file() || entry.path().filename() == "expected.json") continue;
+            fs::path rel = entry.path().lexically_relative(src);
+            Spit((dst / rel).string(), Slurp(entry.path().string()));
+        }
+    }
+    return name;
+}
+
+cJSON *ParseFile(const std::string &path) {
+    std::string text = Slurp(path);
+    cJSON *j = cJSON_Parse(text.c_str());
+    EXPECT_NE(j, nullptr) << path << " is not JSON:\n" << text.substr(0, 2000);
+    return j;
+}
+
+std::string Str(const cJSON *o, const char *k) {
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+    return s ? s : "";
+}
+
+double Num(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+const cJSON *FindTest(const cJSON *results, const std::string &name) {
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(results, "tests")) if (Str(t, "name") == name) return t;
+    return nullptr;
+}
+
+const std::map<std::string, std::string> kTestNames = {
+    {"correct", "03_double_buffer: correct"},
+    {"race_free", "03_double_buffer: race-free"},
+    {"speedup", "03_double_buffer: speed"},
+};
+
+std::vector<std::string> CorpusCases() {
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(Runfile("grading/testdata")))
+        if (fs::exists(e.path() / "expected.json")) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// Grades the corpus cases in `cases` in one class run with the given per-lab timeout, and
+// checks each against its expected.json.
+void GradeCorpus(const std::vector<std::string> &cases, const std::map<std::string, cJSON *> &expected,
+                 const std::string &timeout, const std::string &tag) {
+    std::string subs = TempDir(tag + "_subs"), out = TempDir(tag + "_out"), scratch = ScratchDir(tag + "_scratch");
+    for (const auto &c : cases) AddCase(subs, c, expected.at(c));
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--jobs", "2", "--timeout", timeout, "--scratch", scratch,
+                       "--keep-scratch"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    for (const auto &c : cases) {
+        SCOPED_TRACE("case " + c);
+        cJSON *results = ParseFile(out + "/" + c + "/results.json");
+        ASSERT_NE(results, nullptr);
+        std::string report = Slurp(out + "/" + c + "/report.txt");
+        const cJSON *checks = cJSON_GetObjectItemCaseSensitive(expected.at(c), "checks");
+        ASSERT_NE(checks, nullptr);
+        for (const auto &[check, test_name] : kTestNames) {
+            const cJSON *want = cJSON_GetObjectItemCaseSensitive(checks, check.c_str());
+            const cJSON *got = FindTest(results, test_name);
+            ASSERT_NE(want, nullptr) << check;
+            ASSERT_NE(got, nullptr) << test_name;
+            double score = Num(got, "score"), max = Num(got, "max_score");
+            std::string points = Str(want, "points"), output = Str(got, "output");
+            EXPECT_GT(max, 0);
+            if (points == "full") {
+                EXPECT_EQ(score, max) << test_name << ": " << output;
+                EXPECT_EQ(Str(got, "status"), "passed");
+            } else if (points == "none") {
+                EXPECT_EQ(score, 0) << test_name << ": " << output;
+                EXPECT_EQ(Str(got, "status"), "failed");
+            } else {
+                ADD_FAILURE() << "expected.json: points must be full or none, not " << points;
+            }
+            EXPECT_NE(output.find(Str(want, "reason")), std::string::npos)
+                << test_name << ": expected the reason to contain \"" << Str(want, "reason") << "\", got:\n"
+                << output.substr(0, 600);
+        }
+        const cJSON *contains;
+        cJSON_ArrayForEach(contains, cJSON_GetObjectItemCaseSensitive(expected.at(c), "report_contains")) {
+            EXPECT_NE(report.find(contains->valuestring), std::string::npos)
+                << "report.txt should contain \"" << contains->valuestring << "\":\n"
+                << report.substr(0, 3000);
+        }
+        cJSON_Delete(results);
+    }
+
+    // The class files: a gradebook row per student, a JUnit testsuite per student.
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(cases.size() + 1)) << csv;
+    EXPECT_EQ(csv.rfind("student,score,max_score,", 0), 0u) << csv;
+    std::string junit = Slurp(out + "/junit.xml");
+    for (const auto &c : cases) EXPECT_NE(junit.find("<testsuite name=\"" + c + "\""), std::string::npos) << c;
+    // The summary table names every student.
+    for (const auto &c : cases) EXPECT_NE(r.out.find(c), std::string::npos) << r.out;
+    // Nothing a submission tried to write outside its scratch folder exists.
+    for (const auto &e : fs::recursive_directory_iterator(scratch))
+        EXPECT_EQ(e.path().filename().string().find("streamlab_escape"), std::string::npos) << e.path();
+    if (std::find(cases.begin(), cases.end(), "reference") != cases.end()) {
+        EXPECT_NE(csv.find("\r\nreference,100.00,100.00,40.00,20.00,40.00,\r\n"), std::string::npos) << csv;
+    }
+}
+
+TEST(Grader, EveryCorpusSubmissionGetsItsExpectedGradeAndReason) {
+    std::vector<std::string> cases = CorpusCases();
+    ASSERT_GE(cases.size(), 24u);
+    std::map<std::string, cJSON *> expected;
+    // Cases that hang get a short time limit of their own (expected.json "timeout": long
+    // enough for a sanitizer build to reach run()); the others a generous one, so that a
+    // busy machine does not make a sound lab time out.
+    std::vector<std::string> hanging, others;
+    for (const auto &c : cases) {
+        expected[c] = ParseFile(Runfile("grading/testdata/" + c + "/expected.json"));
+        (cJSON_GetObjectItemCaseSensitive(expected[c], "timeout") ? hanging : others).push_back(c);
+    }
+    ::unlink("/tmp/streamlab_escape_tmp");
+    GradeCorpus(others, expected, "120", "corpus");
+    GradeCorpus(hanging, expected, "10", "hanging");
+    EXPECT_FALSE(fs::exists("/tmp/streamlab_escape_tmp"));
+    for (auto &[c, j] : expected) cJSON_Delete(j);
+}
+
+// The tests of one student's results.json, without the timing of the grading itself.
+std::string Tests(const std::string &results_path) {
+    cJSON *j = ParseFile(results_path);
+    if (!j) return "";
+    char *s = cJSON_Print(cJSON_GetObjectItemCaseSensitive(j, "tests"));
+    std::string text = s ? s : "";
+    cJSON_free(s);
+    cJSON_Delete(j);
+    return text;
+}
+
+TEST(Grader, ABadSubmissionDoesNotChangeAnothersGrade) {
+    // The reference alone, then beside submissions that signal every process near them,
+    // fork without end, eat memory and flood their output, with the same workload seed.
+    std::string alone = TempDir("iso_alone"), alone_out = TempDir("iso_alone_out");
+    Spit(alone + "/a_good/" + kLabFile, Reference());
+    Outcome r = Grade({"--submissions", alone, "--out", alone_out, "--jobs", "1", "--seed", "4242"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    std::string mixed = TempDir("iso_mixed"), mixed_out = TempDir("iso_mixed_out");
+    Spit(mixed + "/a_good/" + kLabFile, Reference());
+    const std::map<std::string, std::string> bad = {
+        {"b_killer", "kills_neighbours"},
+        {"c_fork", "fork_bomb"},
+        {"d_memory", "memory_hog"},
+        {"e_flood", "floods_stdout"},
+    };
+    for (const auto &[student, c] : bad)
+        Spit(mixed + "/" + student + "/" + kLabFile, Slurp(Runfile("grading/testdata/" + c + "/" + kLabFile)));
+    r = Grade({"--submissions", mixed, "--out", mixed_out, "--jobs", "2", "--seed", "4242"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    std::string a = Tests(alone_out + "/a_good/results.json"), b = Tests(mixed_out + "/a_good/results.json");
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(a, b) << "the reference's grade changed when graded beside bad submissions";
+    cJSON *j = ParseFile(mixed_out + "/a_good/results.json");
+    EXPECT_EQ(Num(j, "score"), 100);
+    cJSON_Delete(j);
+    // And the killer itself was graded as the sequential pipeline it is.
+    j = ParseFile(mixed_out + "/b_killer/results.json");
+    EXPECT_EQ(Str(FindTest(j, "03_double_buffer: correct"), "status"), "passed");
+    cJSON_Delete(j);
+}
+
+TEST(Grader, TheKitBuildsTheReferenceExactlyAsBazelDoes) {
+    std::string subs = TempDir("kit_subs"), out = TempDir("kit_out"), scratch = ScratchDir("kit_scratch");
+    Spit(subs + "/ref/" + kLabFile, Reference());
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--scratch", scratch, "--keep-scratch"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string built;
+    for (const auto &e : fs::recursive_directory_iterator(scratch))
+        if (e.path().filename() == "lab" && e.path().parent_path().filename() == "build") built = e.path().string();
+    ASSERT_FALSE(built.empty()) << "no lab binary under " << scratch;
+    std::vector<std::string> args = {"--json", "--seed", "7", "--runs", "3", "--schedules", "1"};
+    std::vector<std::string> kit_argv = {built}, bazel_argv = {Runfile("solutions/03_double_buffer_sim")};
+    kit_argv.insert(kit_argv.end(), args.begin(), args.end());
+    bazel_argv.insert(bazel_argv.end(), args.begin(), args.end());
+    Outcome kit = RunProgram(kit_argv, 120), bazel = RunProgram(bazel_argv, 120);
+    EXPECT_EQ(kit.exit_code, 0) << kit.err;
+    EXPECT_EQ(bazel.exit_code, 0) << bazel.err;
+    EXPECT_FALSE(kit.out.empty());
+    EXPECT_EQ(kit.out, bazel.out) << "the kit's build and Bazel's differ";
+}
+
+TEST(Grader, ASpeedNearTheTargetIsMeasuredAgain) {
+    // The reference's speedup for a fixed seed, from Bazel's build of it.
+    Outcome ref = RunProgram({Runfile("solutions/03_double_buffer_sim"), "--json", "--seed", "99", "--runs", "2",
+                              "--schedules", "1"},
+                             120);
+    ASSERT_EQ(ref.exit_code, 0) << ref.err;
+    cJSON *j = cJSON_Parse(ref.out.c_str());
+    ASSERT_NE(j, nullptr) << ref.out;
+    double speedup = Num(j, "speedup");
+    cJSON_Delete(j);
+    ASSERT_GT(speedup, 1.0);
+    // A rubric whose target lies 2% above it: inside the 5% noise band.
+    double target = speedup * 1.02;
+    std::ostringstream rubric;
+    rubric.precision(17);
+    rubric << R"({"noise": {"band": 0.05, "max_reruns": 2}, "labs": {"03_double_buffer": {)"
+           << R"("correct": {"points": 40}, "race_free": {"points": 20},)"
+           << R"("speedup": {"points": 40, "unit": "speedup", "floor": "baseline", "target": )" << target << "}}}}";
+    std::string dir = TempDir("noise"), subs = dir + "/subs", out = dir + "/out";
+    Spit(dir + "/rubric.json", rubric.str());
+    Spit(subs + "/ref/" + kLabFile, Reference());
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--seed", "99", "--rubric", dir + "/rubric.json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string report = Slurp(out + "/ref/report.txt");
+    EXPECT_NE(report.find("the lab ran 3 times in all"), std::string::npos) << report;
+    EXPECT_NE(report.find("re-runs   medians of 3 lab runs:"), std::string::npos) << report;
+    j = ParseFile(out + "/ref/results.json");
+    const cJSON *speed = FindTest(j, "03_double_buffer: speed");
+    // The simulator's time is exact: every run gives the same speedup, and the points are
+    // the linear share of it between the baseline and the target.
+    double expected = std::round(40 * (speedup - 1.0) / (target - 1.0) * 100) / 100;
+    EXPECT_DOUBLE_EQ(Num(speed, "score"), expected) << Str(speed, "output");
+    EXPECT_EQ(Str(speed, "status"), "failed");
+    cJSON_Delete(j);
+}
+
+TEST(Grader, GradescopeModeWritesResultsJson) {
+    // Gradescope puts a student's uploaded files at the top of the submission folder.
+    std::string sub = TempDir("gs_submission"), results = TempDir("gs_results") + "/results.json";
+    Spit(sub + "/lab.c", Reference());
+    Outcome r = Grade({"--gradescope", "--submission-dir", sub, "--results", results});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    cJSON *j = ParseFile(results);
+    ASSERT_NE(j, nullptr);
+    EXPECT_EQ(Num(j, "score"), 100);
+    EXPECT_TRUE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "output")));
+    const cJSON *tests = cJSON_GetObjectItemCaseSensitive(j, "tests");
+    EXPECT_EQ(cJSON_GetArraySize(tests), 3);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tests) {
+        EXPECT_FALSE(Str(t, "name").empty());
+        EXPECT_GE(Num(t, "score"), 0);
+        EXPECT_GT(Num(t, "max_score"), 0);
+        EXPECT_TRUE(Str(t, "status") == "passed" || Str(t, "status") == "failed");
+        EXPECT_TRUE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(t, "output")));
+        EXPECT_EQ(Str(t, "visibility"), "visible");
+    }
+    EXPECT_NE(Str(FindTest(j, "03_double_buffer: correct"), "output").find("taken from lab.c"), std::string::npos);
+    EXPECT_NE(r.out.find("streamlab grade report"), std::string::npos) << r.out;
+    cJSON_Delete(j);
+
+    // No submission at all: still a results.json that says so, and exit status 0.
+    std::string missing = TempDir("gs_missing") + "/nothing_here";
+    r = Grade({"--gradescope", "--submission-dir", missing, "--results", results});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    j = ParseFile(results);
+    EXPECT_EQ(Num(j, "score"), 0);
+    EXPECT_NE(Str(j, "output").find("nothing_here"), std::string::npos) << Str(j, "output");
+    cJSON_Delete(j);
+}
+
+TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {
+    std::string subs = TempDir("rubric_subs"), out = TempDir("rubric_out");
+    Spit(subs + "/ref/" + kLabFile, Reference());
+    std::string rubric = Runfile("grading/testdata/rubrics/floor_above_target.json");
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--rubric", rubric});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("floor_above_target.json: labs.03_double_buffer.speedup: floor (0.9) must be below target (0.65)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out + "/ref"));
+}
+
+TEST(Grader, BadUsageAndMissingInputsSayWhat) {
+    std::string out = TempDir("usage_out");
+    Outcome r = Grade({"--submissions", out, "--out", out, "--labs", "99_nothing"});
+    EXPECT_EQ(r.exit_code, 64);
+    EXPECT_NE(r.err.find("--labs: 99_nothing is not in the rubric"), std::string::npos) << r.err;
+    r = Grade({"--submissions", out});
+    EXPECT_EQ(r.exit_code, 64);
+    EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+    r = Grade({"--submissions", out + "/no_such_folder", "--out", out});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("no_such_folder"), std::string::npos) << r.err;
+    r = Grade({"--submissions", out, "--out", out, "--jobs", "zero"});
+    EXPECT_EQ(r.exit_code, 64);
+    EXPECT_NE(r.err.find("--jobs must be a whole number"), std::string::npos) << r.err;
+}
+
+}  // namespace

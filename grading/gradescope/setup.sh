@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# grading/gradescope/setup.sh: Gradescope runs this once, as root, when it builds the
+# autograder's image: it installs what the streamlab grader needs at grading time. The
+# grader itself and the prebuilt lab kits come in the zip (see docs/gradescope.md).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson-dev libarchive13
