@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
     char *sources[4] = {
         load("labs/03_double_buffer/lab.c"),
         load("solutions/03_double_buffer.c"),
-        load("labs/03_double_buffer/testdata/racy.c"),
+        load("grading/testdata/racy_but_lucky/labs/03_double_buffer/lab.c"),
         NULL,
     };
     /* Broken: the skeleton with its first statement's semicolon gone. */
