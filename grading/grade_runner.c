@@ -75,10 +75,15 @@ static void take_records(stream_state *st) {
             if (ends_with(ev.u.progress.text, "(yours)") && ev.u.progress.done >= 0 && ev.u.progress.done < INT32_MAX)
                 st->last_yours_run = (int32_t)ev.u.progress.done + 1;
             break;
-        case TRACE_EVENT_RESULT:
+        case TRACE_EVENT_RESULT: {
             cJSON_Delete(st->a->result);
             st->a->result = trace_events_reader_take_result(st->reader);
+            /* The run the lab's own report describes: its last timed run, not a schedule. */
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(st->a->result, "timeline_run");
+            if (cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble < INT32_MAX)
+                st->last_yours_run = (int32_t)n->valuedouble;
             break;
+        }
         case TRACE_EVENT_BYE:
             st->a->have_bye = true;
             st->a->bye_status = ev.u.bye.status;

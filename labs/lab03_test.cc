@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -120,6 +121,7 @@ struct Events {
     int bye_status = -1;
     std::string bye_reason;
     int ops = 0;
+    std::map<int64_t, std::string> run_labels;  // recorder run number -> progress label
 };
 
 Events ReadEvents(const std::string &text, const char *nonce = nullptr) {
@@ -137,6 +139,7 @@ Events ReadEvents(const std::string &text, const char *nonce = nullptr) {
         }
         e.types.push_back(ev.type);
         if (ev.type == TRACE_EVENT_OP) e.ops++;
+        if (ev.type == TRACE_EVENT_PROGRESS) e.run_labels[ev.u.progress.done + 1] = ev.u.progress.text;
         if (ev.type == TRACE_EVENT_BYE) {
             e.bye_status = ev.u.bye.status;
             e.bye_reason = ev.u.bye.reason;
@@ -165,8 +168,12 @@ TEST(Lab03, TheSkeletonIsCorrectButMissesTheTarget) {
     EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
     EXPECT_EQ(Str(j, "backend"), "sim");
     EXPECT_EQ(Str(j, "profile"), "h200");
+    int64_t timeline_run = static_cast<int64_t>(Num(j, "timeline_run"));
     cJSON_Delete(j);
     Events e = ReadEvents(o.events);
+    // The report's timeline and metrics describe the last timed run of yours, not a
+    // perturbed schedule that came after it.
+    EXPECT_EQ(e.run_labels[timeline_run], "run 3/3 (yours)");
     EXPECT_TRUE(e.errors.empty()) << e.errors.size() << " bad lines, the first: " << (e.errors.empty() ? "" : e.errors[0]);
     ASSERT_FALSE(e.types.empty());
     EXPECT_EQ(e.types.front(), TRACE_EVENT_HELLO);

@@ -248,6 +248,13 @@ void tui_session_event(tui_session *s, const trace_event *ev, double now_ms) {
 }
 
 tui_run *tui_session_latest(const tui_session *s, tui_role role) {
+    /* Once the lab has reported, yours is the run its report describes (its last timed run,
+     * not a perturbed schedule after it). */
+    if (role == TUI_ROLE_YOURS && s->result) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(s->result, "timeline_run");
+        tui_run *r = cJSON_IsNumber(n) ? tui_session_run(s, (int32_t)n->valuedouble) : NULL;
+        if (r && r->any) return r;
+    }
     for (int32_t i = s->n_runs - 1; i >= 0; i--) {
         tui_run *r = s->runs[i];
         if (r && r->any && (role == TUI_ROLE_OTHER || r->role == role)) return r;

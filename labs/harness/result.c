@@ -214,5 +214,7 @@ cJSON *lab_result_json(const lab_result *r) {
         cJSON_AddNumberToObject(m, "util_d2h", r->util_d2h);
     }
     cJSON_AddStringToObject(o, "timing_source", r->backend.timing);
+    /* The run (the "run" of its ops on the event stream) the metrics and timeline describe. */
+    if (r->timeline_run > 0) cJSON_AddNumberToObject(o, "timeline_run", r->timeline_run);
     return o;
 }

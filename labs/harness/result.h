@@ -68,6 +68,7 @@ typedef struct lab_result {
     lab_status status;
     int exit_code;
     char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
+    int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run */
 } lab_result;
 
 /* Derives status and exit code from the fields. */

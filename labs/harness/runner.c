@@ -215,6 +215,7 @@ static void collect_races(harness *h) {
 
 static void compute_metrics(harness *h) {
     lab_result *r = h->res;
+    r->timeline_run = h->last_yours_run;
     trace_metrics m;
     if (h->last_yours_run > 0 && trace_metrics_compute(h->timeline, h->last_yours_run, &m) == 0) {
         r->have_metrics = true;
