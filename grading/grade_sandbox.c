@@ -251,14 +251,17 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, int dev
             .scope_abstract_sockets = !s->gpu,
             .deny_tcp = true,
         };
-        static const char *const gpu_write[] = {"/dev", NULL};
+        /* A GPU is opened read-write under /dev, and the CUDA driver writes to its own
+         * /proc entries while it starts (measured on an H200: without /proc/self it fails
+         * with cudaErrorOperatingSystem). /proc/self is this process, which the lab program
+         * becomes: the rule names its /proc/<pid> and nothing of any other process. */
+        static const char *const gpu_write[] = {"/dev", "/proc/self", NULL};
         char msg[512];
         if (s->gpu) {
-            /* A GPU is opened read-write under /dev. */
-            const char *dirs[18];
+            const char *dirs[20];
             size_t n = 0;
             for (const char *const *p = s->write_dirs; p && *p && n < 16; p++) dirs[n++] = *p;
-            dirs[n++] = gpu_write[0];
+            for (const char *const *p = gpu_write; *p; p++) dirs[n++] = *p;
             dirs[n] = NULL;
             rules.write_dirs = dirs;
             if (grade_landlock_restrict(cfg->landlock_abi, &rules, msg, sizeof(msg)) != 0) child_fail_msg(errfd, msg);
