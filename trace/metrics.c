@@ -101,20 +101,6 @@ static uint64_t overlap_of(const lane_acc *const *lanes, size_t n_lanes) {
     return result;
 }
 
-static bool stream_kind(trace_op_kind kind) {
-    switch (kind) {
-    case TRACE_OP_COPY:
-    case TRACE_OP_MEMSET:
-    case TRACE_OP_KERNEL:
-    case TRACE_OP_HOST_FN:
-    case TRACE_OP_EVENT_RECORD:
-    case TRACE_OP_EVENT_WAIT:
-        return true;
-    default:
-        return false;
-    }
-}
-
 int trace_metrics_compute(trace_timeline *tl, int32_t run, trace_metrics *out) {
     memset(out, 0, sizeof(*out));
     out->run = run;
@@ -141,7 +127,8 @@ int trace_metrics_compute(trace_timeline *tl, int32_t run, trace_metrics *out) {
         uint64_t end = op->end_ns > op->start_ns ? op->end_ns : op->start_ns;
         if ((unsigned)op->engine <= TRACE_ENGINE_HOST && op->engine != TRACE_ENGINE_NONE)
             lane_add(&engines[op->engine], op->start_ns, end);
-        if (stream_kind(op->kind) && op->stream >= 0 && op->stream < ns) lane_add(&streams[op->stream], op->start_ns, end);
+        if (trace_op_kind_is_stream_work(op->kind) && op->stream >= 0 && op->stream < ns)
+            lane_add(&streams[op->stream], op->start_ns, end);
     }
     for (int e = TRACE_ENGINE_H2D; e <= TRACE_ENGINE_HOST; e++) lane_finish(&engines[e], t0, t1, &out->engine[e]);
     for (int32_t s = 0; s < ns; s++) lane_finish(&streams[s], t0, t1, &out->stream[s]);

@@ -40,6 +40,20 @@ const char *trace_engine_name(trace_engine engine) {
     return "";
 }
 
+bool trace_op_kind_is_stream_work(trace_op_kind kind) {
+    switch (kind) {
+    case TRACE_OP_COPY:
+    case TRACE_OP_MEMSET:
+    case TRACE_OP_KERNEL:
+    case TRACE_OP_HOST_FN:
+    case TRACE_OP_EVENT_RECORD:
+    case TRACE_OP_EVENT_WAIT:
+        return true;
+    default:
+        return false;
+    }
+}
+
 void trace_op_add_range(trace_op *op, const void *addr, uint64_t bytes, uint32_t flags) {
     if (bytes == 0 || op->n_ranges >= TRACE_MAX_RANGES) return;
     trace_range *r = &op->ranges[op->n_ranges++];

@@ -124,6 +124,10 @@ const char *trace_op_kind_name(trace_op_kind kind);
 const char *trace_copy_dir_name(trace_copy_dir dir);
 const char *trace_engine_name(trace_engine engine);
 
+/* Whether ops of this kind are work enqueued on a stream (copies, memsets, kernels, host
+ * functions, event records and waits): what a stream's lane shows. */
+bool trace_op_kind_is_stream_work(trace_op_kind kind);
+
 /* Adds a memory range to op (ignored past TRACE_MAX_RANGES or when bytes is 0). */
 void trace_op_add_range(trace_op *op, const void *addr, uint64_t bytes, uint32_t flags);
 

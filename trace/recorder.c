@@ -360,20 +360,10 @@ int32_t trace_current_run(void) {
 
 /* ---- program order ------------------------------------------------------------------ */
 
+/* Ops that belong to a stream: its work, and a host wait on it. */
 static bool on_stream_kind(const trace_op *op) {
-    switch (op->kind) {
-    case TRACE_OP_COPY:
-    case TRACE_OP_MEMSET:
-    case TRACE_OP_KERNEL:
-    case TRACE_OP_HOST_FN:
-    case TRACE_OP_EVENT_RECORD:
-    case TRACE_OP_EVENT_WAIT:
-        return true;
-    case TRACE_OP_SYNC:
-        return op->sync == TRACE_SYNC_STREAM;
-    default:
-        return false;
-    }
+    return trace_op_kind_is_stream_work(op->kind) ||
+           (op->kind == TRACE_OP_SYNC && op->sync == TRACE_SYNC_STREAM);
 }
 
 static void emit(const trace_op *op, bool timed) {

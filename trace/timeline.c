@@ -164,23 +164,9 @@ bool trace_timeline_span(trace_timeline *tl, int32_t run, uint64_t *t0, uint64_t
     return any;
 }
 
-static bool stream_kind(trace_op_kind kind) {
-    switch (kind) {
-    case TRACE_OP_COPY:
-    case TRACE_OP_MEMSET:
-    case TRACE_OP_KERNEL:
-    case TRACE_OP_HOST_FN:
-    case TRACE_OP_EVENT_RECORD:
-    case TRACE_OP_EVENT_WAIT:
-        return true;
-    default:
-        return false;
-    }
-}
-
 bool trace_lane_has(const trace_lane *lane, const trace_op *op) {
     if (op->kind == TRACE_OP_PHASE) return false;
-    if (lane->is_stream) return op->stream == lane->stream && stream_kind(op->kind);
+    if (lane->is_stream) return op->stream == lane->stream && trace_op_kind_is_stream_work(op->kind);
     return op->engine == lane->engine && op->engine != TRACE_ENGINE_NONE;
 }
 
@@ -196,7 +182,7 @@ size_t trace_timeline_lanes(trace_timeline *tl, int32_t run, trace_lane *out, si
         const trace_op *op = &tl->ops[i];
         if (op->kind == TRACE_OP_PHASE || !trace_timeline_in_run(op, run)) continue;
         if ((unsigned)op->engine <= TRACE_ENGINE_HOST) engine_used[op->engine] = true;
-        if (stream_kind(op->kind) && op->stream >= 0 && op->stream < ns) stream_used[op->stream] = true;
+        if (trace_op_kind_is_stream_work(op->kind) && op->stream >= 0 && op->stream < ns) stream_used[op->stream] = true;
     }
     size_t n = 0;
     for (size_t e = 0; e < sizeof(ENGINE_ORDER) / sizeof(ENGINE_ORDER[0]); e++) {
