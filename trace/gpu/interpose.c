@@ -277,32 +277,37 @@ cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
     return err;
 }
 
+/* The host waited in `api` from t0 to t1 for target: when the call succeeded that orders
+ * what it waited for before what the host does next (a SYNC record) and, for the
+ * synchronising calls (not the queries), is a point where device times may be delivered;
+ * when it failed it is only an API span. Returns err. */
+typedef enum wait_kind { WAIT_QUERY, WAIT_SYNC, WAIT_SYNC_DEVICE } wait_kind;
+
+static cudaError_t host_waited(cudaError_t err, wait_kind kind, trace_sync_target target, const void *handle,
+                               const char *api, uint64_t t0, uint64_t t1) {
+    if (err != cudaSuccess) {
+        trace_record_api(api, t0, t1);
+        return err;
+    }
+    trace_record_sync(target, handle, api, t0, t1);
+    if (kind != WAIT_QUERY) trace_gpu_sync_point(kind == WAIT_SYNC_DEVICE);
+    return err;
+}
+
 cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
     if (!tracing()) return __real_cudaStreamSynchronize(stream);
     uint64_t t0 = now();
     cudaError_t err = __real_cudaStreamSynchronize(stream);
-    uint64_t t1 = now();
-    if (err != cudaSuccess) {
-        trace_record_api("cudaStreamSynchronize", t0, t1);
-        return err;
-    }
-    trace_record_sync(TRACE_SYNC_STREAM, stream, "cudaStreamSynchronize", t0, t1);
-    trace_gpu_sync_point(false);
-    return err;
+    return host_waited(err, WAIT_SYNC, TRACE_SYNC_STREAM, stream, "cudaStreamSynchronize", t0, now());
 }
 
 cudaError_t __wrap_cudaStreamQuery(cudaStream_t stream) {
     if (!tracing()) return __real_cudaStreamQuery(stream);
     uint64_t t0 = now();
     cudaError_t err = __real_cudaStreamQuery(stream);
-    uint64_t t1 = now();
     /* cudaSuccess: everything enqueued on the stream has finished, which orders it before
      * what the host does next, as a synchronize would. */
-    if (err == cudaSuccess)
-        trace_record_sync(TRACE_SYNC_STREAM, stream, "cudaStreamQuery", t0, t1);
-    else
-        trace_record_api("cudaStreamQuery", t0, t1);
-    return err;
+    return host_waited(err, WAIT_QUERY, TRACE_SYNC_STREAM, stream, "cudaStreamQuery", t0, now());
 }
 
 cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
@@ -396,28 +401,16 @@ cudaError_t __wrap_cudaEventQuery(cudaEvent_t event) {
     if (!tracing()) return __real_cudaEventQuery(event);
     uint64_t t0 = now();
     cudaError_t err = __real_cudaEventQuery(event);
-    uint64_t t1 = now();
     /* cudaSuccess: the event's last record has completed, which orders it before what the
      * host does next, as cudaEventSynchronize would. */
-    if (err == cudaSuccess)
-        trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventQuery", t0, t1);
-    else
-        trace_record_api("cudaEventQuery", t0, t1);
-    return err;
+    return host_waited(err, WAIT_QUERY, TRACE_SYNC_EVENT, event, "cudaEventQuery", t0, now());
 }
 
 cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
     if (!tracing()) return __real_cudaEventSynchronize(event);
     uint64_t t0 = now();
     cudaError_t err = __real_cudaEventSynchronize(event);
-    uint64_t t1 = now();
-    if (err != cudaSuccess) {
-        trace_record_api("cudaEventSynchronize", t0, t1);
-        return err;
-    }
-    trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventSynchronize", t0, t1);
-    trace_gpu_sync_point(false);
-    return err;
+    return host_waited(err, WAIT_SYNC, TRACE_SYNC_EVENT, event, "cudaEventSynchronize", t0, now());
 }
 
 /* ---- the device --------------------------------------------------------------------------- */
@@ -426,14 +419,7 @@ cudaError_t __wrap_cudaDeviceSynchronize(void) {
     if (!tracing()) return __real_cudaDeviceSynchronize();
     uint64_t t0 = now();
     cudaError_t err = __real_cudaDeviceSynchronize();
-    uint64_t t1 = now();
-    if (err != cudaSuccess) {
-        trace_record_api("cudaDeviceSynchronize", t0, t1);
-        return err;
-    }
-    trace_record_sync(TRACE_SYNC_DEVICE, NULL, "cudaDeviceSynchronize", t0, t1);
-    trace_gpu_sync_point(true);
-    return err;
+    return host_waited(err, WAIT_SYNC_DEVICE, TRACE_SYNC_DEVICE, NULL, "cudaDeviceSynchronize", t0, now());
 }
 
 cudaError_t __wrap_cudaDeviceReset(void) {
