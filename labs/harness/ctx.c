@@ -39,9 +39,28 @@ void lab_report_cuda_error(const char *call, const char *file, int line, cudaErr
             cudaGetErrorString(err));
 }
 
-int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, char *err, size_t err_len) {
+static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where) {
+    if (where == LAB_MEMORY_PAGEABLE) {
+        *p = malloc(bytes);
+        return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+    }
+    return cudaMallocHost((void **)p, bytes);
+}
+
+static void host_free(uint32_t *p, lab_memory where) {
+    if (!p) return;
+    if (where == LAB_MEMORY_PAGEABLE)
+        free(p);
+    else
+        cudaFreeHost(p);
+}
+
+int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, lab_memory inputs, lab_memory outputs, char *err,
+                      size_t err_len) {
     memset(b, 0, sizeof(*b));
     b->workload = *w;
+    b->input_memory = inputs;
+    b->output_memory = outputs;
     size_t n = (size_t)w->batches;
     b->inputs = calloc(n, sizeof(uint32_t *));
     b->outputs = calloc(n, sizeof(uint32_t *));
@@ -51,10 +70,10 @@ int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, char *err, size_t e
         return cudaErrorMemoryAllocation;
     }
     for (size_t i = 0; i < n; i++) {
-        cudaError_t e = cudaMallocHost((void **)&b->inputs[i], w->batch_bytes);
-        if (e == cudaSuccess) e = cudaMallocHost((void **)&b->outputs[i], w->batch_bytes);
+        cudaError_t e = host_alloc(&b->inputs[i], w->batch_bytes, inputs);
+        if (e == cudaSuccess) e = host_alloc(&b->outputs[i], w->batch_bytes, outputs);
         if (e != cudaSuccess) {
-            snprintf(err, err_len, "cudaMallocHost of %zu bytes for batch %zu failed: %s", w->batch_bytes, i,
+            snprintf(err, err_len, "allocating %zu bytes of host memory for batch %zu failed: %s", w->batch_bytes, i,
                      cudaGetErrorString(e));
             return e;
         }
@@ -69,8 +88,8 @@ int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, char *err, size_t e
 
 void lab_buffers_free(lab_buffers *b) {
     for (int i = 0; i < b->workload.batches; i++) {
-        if (b->inputs && b->inputs[i]) cudaFreeHost(b->inputs[i]);
-        if (b->outputs && b->outputs[i]) cudaFreeHost(b->outputs[i]);
+        if (b->inputs) host_free(b->inputs[i], b->input_memory);
+        if (b->outputs) host_free(b->outputs[i], b->output_memory);
         if (b->expected) free(b->expected[i]);
     }
     free(b->inputs);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "labs/harness/lab.h"
+#include "labs/harness/spec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,8 +16,9 @@ extern "C" {
 
 typedef struct lab_buffers {
     lab_workload workload;
-    uint32_t **inputs;   /* [batches] pinned host buffers */
-    uint32_t **outputs;  /* [batches] pinned host buffers */
+    lab_memory input_memory, output_memory;
+    uint32_t **inputs;   /* [batches] host buffers (pinned or pageable, as the spec says) */
+    uint32_t **outputs;  /* [batches] host buffers (pinned or pageable, as the spec says) */
     uint32_t **expected; /* [batches] what the oracle says, for the current run */
 } lab_buffers;
 
@@ -26,9 +28,11 @@ struct lab_ctx {
     const char *who; /* "baseline" or "yours", for messages */
 };
 
-/* Allocates the pinned buffers (cudaMallocHost) and the oracle's. Returns 0, or the CUDA
- * error code with err filled. */
-int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, char *err, size_t err_len);
+/* Allocates the input and output buffers where the spec wants them (cudaMallocHost for
+ * pinned, malloc for pageable) and the oracle's. Returns 0, or a CUDA error code with err
+ * filled. */
+int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, lab_memory inputs, lab_memory outputs, char *err,
+                      size_t err_len);
 void lab_buffers_free(lab_buffers *b);
 
 /* Names a stream on the timeline (and in Nsight Systems on a GPU). */

@@ -11,8 +11,8 @@
  * once, run several times (interleaved with the baseline, to time both fairly), then
  * teardown. Between runs it changes the input data, so a run must really recompute.
  *
- * Data: batch i's input is already in page-locked (pinned) host memory at lab_input(ctx, i);
- * its result must be in lab_output(ctx, i) when run returns. Kernels are launched through
+ * Data: batch i's input is already in host memory at lab_input(ctx, i) (page-locked unless
+ * the lab says otherwise); its result must be in lab_output(ctx, i) when run returns. Kernels are launched through
  * kernels/kernels.h. Everything is checked: results bit for bit against the CPU oracle,
  * every pair of accesses for a missing order (the race checker), and the time against the
  * baseline and the pipeline bound. */
@@ -44,17 +44,21 @@ extern const lab_impl LAB_STUDENT;
 
 /* The workload of this lab run, fixed for the whole process. */
 typedef struct lab_workload {
-    int batches;                    /* how many batches run() must process */
+    int batches;                    /* how many batches (or tasks) run() must process */
     size_t batch_elems;             /* uint32 elements per batch */
     size_t batch_bytes;             /* batch_elems * sizeof(uint32_t) */
     kernels_process_params process; /* the parameters to give kernels_process */
+    int steps;                      /* how many times each batch goes through kernels_process
+                                       (one after the other, in place or not); 0 means 1 */
 } lab_workload;
 
 const lab_workload *lab_get_workload(const lab_ctx *ctx);
 
-/* Batch i's input (batch_elems uint32 values), in pinned host memory. Read-only. */
+/* Batch i's input (batch_elems uint32 values), in host memory (pinned unless the lab's
+ * lesson says otherwise). Read-only. */
 const uint32_t *lab_input(const lab_ctx *ctx, int batch);
-/* Where batch i's result must be when run() returns, in pinned host memory. */
+/* Where batch i's result must be when run() returns, in host memory (pinned unless the
+ * lab's lesson says otherwise). */
 uint32_t *lab_output(lab_ctx *ctx, int batch);
 
 /* Gives a stream a name for the timeline, the race reports and Nsight Systems. */

@@ -1,6 +1,7 @@
 /* labs/harness/result.c: the verdict, the student's report and the --json object. */
 #include "labs/harness/result.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *lab_status_name(lab_status status) {
@@ -14,6 +15,33 @@ const char *lab_status_name(lab_status status) {
     return "error";
 }
 
+const char *lab_metric_name(lab_metric_kind kind) {
+    switch (kind) {
+    case LAB_METRIC_SPEEDUP: return "speedup";
+    case LAB_METRIC_BANDWIDTH: return "bandwidth";
+    }
+    return "speedup";
+}
+
+void lab_metric_format(lab_metric_kind kind, double value, char *buf, size_t len) {
+    if (kind == LAB_METRIC_BANDWIDTH)
+        snprintf(buf, len, "%.1f GB/s", value);
+    else
+        snprintf(buf, len, "%.2fx", value);
+}
+
+const char *lab_item(const lab_spec *spec) { return spec->item && *spec->item ? spec->item : "batch"; }
+
+const char *lab_items(const lab_spec *spec) {
+    static char plural[40];
+    const char *one = lab_item(spec);
+    size_t n = strlen(one);
+    bool es = (n >= 2 && (!strcmp(one + n - 2, "ch") || !strcmp(one + n - 2, "sh"))) ||
+              (n >= 1 && (one[n - 1] == 's' || one[n - 1] == 'x'));
+    snprintf(plural, sizeof(plural), "%.32s%s", one, es ? "es" : "s");
+    return plural;
+}
+
 void lab_result_decide(lab_result *r) {
     if (r->error[0]) {
         r->status = LAB_STATUS_ERROR;
@@ -24,7 +52,7 @@ void lab_result_decide(lab_result *r) {
     } else if (r->races > 0) {
         r->status = LAB_STATUS_RACY;
         r->exit_code = LAB_EXIT_FAIL;
-    } else if (r->pipeline_bound <= 0 || r->speedup < r->target_speedup) {
+    } else if (r->speedup_bound <= 0 || r->speedup < r->target_speedup) {
         r->status = LAB_STATUS_BELOW_TARGET;
         r->exit_code = LAB_EXIT_BELOW_TARGET;
     } else {
@@ -59,17 +87,18 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
 
     /* correct */
     if (r->correct) {
-        fprintf(out, "  correct    yes: %d batches x ", r->workload.batches);
+        fprintf(out, "  correct    yes: %d %s x ", r->workload.batches, r->workload.batches == 1 ? lab_item(s) : lab_items(s));
         print_mib((double)r->workload.batch_bytes, out);
         fprintf(out, ", every bit matches the CPU oracle");
         if (r->schedules > 0) fprintf(out, " (also under %d perturbed schedules)", r->schedules);
         fputc('\n', out);
     } else {
         const lab_mismatch *m = &r->mismatch;
-        fprintf(out, "  correct    NO (%s): batch %d, element %zu: got 0x%08x, expected 0x%08x\n",
-                r->mismatch_run ? r->mismatch_run : "a run", m->first_batch, m->first_index, m->got, m->expected);
-        fprintf(out, "             %zu wrong values in that batch, %d wrong batches of %d;\n", m->wrong_in_first,
-                m->wrong_batches, r->workload.batches);
+        fprintf(out, "  correct    NO (%s): %s %d, element %zu: got 0x%08x, expected 0x%08x\n",
+                r->mismatch_run ? r->mismatch_run : "a run", lab_item(s), m->first_batch, m->first_index, m->got,
+                m->expected);
+        fprintf(out, "             %zu wrong values in that %s, %d wrong %s of %d;\n", m->wrong_in_first, lab_item(s),
+                m->wrong_batches, lab_items(s), r->workload.batches);
         fprintf(out, "             %s\n", m->why);
     }
 
@@ -83,18 +112,22 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
     }
 
     /* speed */
-    if (r->pipeline_bound > 0) {
-        fprintf(out, "  speedup    %.2fx (median of %d; best %.2fx)   target %.2fx   %s\n", r->speedup, r->runs,
-                r->speedup_best, r->target_speedup, r->speedup >= r->target_speedup ? "reached" : "NOT reached");
-        fprintf(out, "  pipeline   %.0f%% of the pipeline bound %.2fx: a perfect pipeline takes %.3f ms (per batch "
-                     "on its own: H2D %.0f us, kernel %.0f us, D2H %.0f us)\n",
-                100.0 * r->bound_fraction, r->pipeline_bound, r->pipeline_ms, r->phases.h2d_ns / 1e3,
-                r->phases.kernel_ns / 1e3, r->phases.d2h_ns / 1e3);
+    char value[32], best[32], target[32], at_bound[32];
+    lab_metric_format(s->metric, r->value, value, sizeof(value));
+    lab_metric_format(s->metric, r->value_best, best, sizeof(best));
+    lab_metric_format(s->metric, r->value_target, target, sizeof(target));
+    lab_metric_format(s->metric, r->value_bound, at_bound, sizeof(at_bound));
+    if (r->speedup_bound > 0) {
+        fprintf(out, "  %-10s %s (median of %d; best %s)   target %s   %s\n", lab_metric_name(s->metric), value, r->runs,
+                best, target, r->speedup >= r->target_speedup ? "reached" : "NOT reached");
+        fprintf(out, "  %-10s %.0f%% of the %s %s: %s\n", s->bound_label ? s->bound_label : "bound",
+                100.0 * r->bound_fraction, s->bound_name ? s->bound_name : "bound", at_bound, r->bound.detail);
     } else {
-        fprintf(out, "  speedup    %.2fx (median of %d); the pipeline bound could not be measured\n", r->speedup,
-                r->runs);
+        fprintf(out, "  %-10s %s (median of %d); the %s could not be measured\n", lab_metric_name(s->metric), value,
+                r->runs, s->bound_name ? s->bound_name : "bound");
     }
     fprintf(out, "  time       baseline %.3f ms, yours %.3f ms (medians)", r->baseline_median_ms, r->yours_median_ms);
+    if (s->metric != LAB_METRIC_SPEEDUP) fprintf(out, ", a speedup of %.2fx", r->speedup);
     if (r->have_metrics)
         fprintf(out, "; engines busy: H2D %.0f%%, compute %.0f%%, D2H %.0f%%; overlap %.0f%%", 100 * r->util_h2d,
                 100 * r->util_compute, 100 * r->util_d2h, 100 * r->overlap);
@@ -116,12 +149,11 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
     fputc('\n', out);
     switch (r->status) {
     case LAB_STATUS_PASS:
-        fprintf(out, "PASS: correct, race-free, and %.2fx is at or above the %.2fx target.\n", r->speedup,
-                r->target_speedup);
+        fprintf(out, "PASS: correct, race-free, and %s is at or above the %s target.\n", value, target);
         break;
     case LAB_STATUS_BELOW_TARGET:
-        fprintf(out, "BELOW TARGET: correct and race-free, but %.2fx is below the %.2fx target. The lesson: %s\n",
-                r->speedup, r->target_speedup, s->lesson);
+        fprintf(out, "BELOW TARGET: correct and race-free, but %s is below the %s target. The lesson: %s\n", value,
+                target, s->lesson);
         break;
     case LAB_STATUS_INCORRECT:
         fprintf(out, "FAIL: some results are wrong (see \"correct\" above).\n");
@@ -185,9 +217,23 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(o, "speedup_best", r->speedup_best);
     cJSON_AddNumberToObject(o, "target", r->target_speedup);
     cJSON_AddNumberToObject(o, "target_bound_fraction", r->spec->target_bound_fraction);
-    cJSON_AddNumberToObject(o, "pipeline_bound", r->pipeline_bound);
-    cJSON_AddNumberToObject(o, "pipeline_ms", r->pipeline_ms);
+    /* "pipeline_bound" and "pipeline_ms" are the speedup at the bound and the bound's time
+     * under their first names (lab 03's), which readers of older results know. */
+    cJSON_AddNumberToObject(o, "pipeline_bound", r->speedup_bound);
+    cJSON_AddNumberToObject(o, "pipeline_ms", r->ideal_ms);
     cJSON_AddNumberToObject(o, "bound_fraction", r->bound_fraction);
+    cJSON *metric = cJSON_AddObjectToObject(o, "metric");
+    cJSON_AddStringToObject(metric, "name", lab_metric_name(r->spec->metric));
+    cJSON_AddStringToObject(metric, "unit", r->spec->metric == LAB_METRIC_BANDWIDTH ? "GB/s" : "x");
+    cJSON_AddNumberToObject(metric, "value", r->value);
+    cJSON_AddNumberToObject(metric, "best", r->value_best);
+    cJSON_AddNumberToObject(metric, "bound", r->value_bound);
+    cJSON_AddNumberToObject(metric, "target", r->value_target);
+    cJSON *bound = cJSON_AddObjectToObject(o, "bound");
+    cJSON_AddStringToObject(bound, "name", r->spec->bound_name ? r->spec->bound_name : "bound");
+    cJSON_AddNumberToObject(bound, "speedup", r->speedup_bound);
+    cJSON_AddNumberToObject(bound, "ideal_ms", r->ideal_ms);
+    cJSON_AddStringToObject(bound, "detail", r->bound.detail);
     cJSON_AddNumberToObject(o, "runs", r->runs);
     cJSON_AddNumberToObject(o, "schedules", r->schedules);
     if (r->schedule_failed) cJSON_AddNumberToObject(o, "schedule_failed", r->schedule_failed);
@@ -198,12 +244,10 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(t, "yours_median_ms", r->yours_median_ms);
     cJSON_AddNumberToObject(t, "baseline_best_ms", r->baseline_best_ms);
     cJSON_AddNumberToObject(t, "yours_best_ms", r->yours_best_ms);
-    if (r->phases_ok) {
-        cJSON *p = cJSON_AddObjectToObject(o, "phases_us");
-        cJSON_AddNumberToObject(p, "h2d", r->phases.h2d_ns / 1e3);
-        cJSON_AddNumberToObject(p, "kernel", r->phases.kernel_ns / 1e3);
-        cJSON_AddNumberToObject(p, "d2h", r->phases.d2h_ns / 1e3);
-        cJSON_AddNumberToObject(p, "bidir_factor", r->phases.bidir_factor);
+    if (r->bound_ok && r->bound.n_figures > 0) {
+        cJSON *p = cJSON_AddObjectToObject(o, r->bound.figures_key ? r->bound.figures_key : "bound_figures");
+        for (size_t i = 0; i < r->bound.n_figures; i++)
+            cJSON_AddNumberToObject(p, r->bound.figures[i].key, r->bound.figures[i].value);
     }
     if (r->have_metrics) {
         cJSON *m = cJSON_AddObjectToObject(o, "metrics");

@@ -42,14 +42,17 @@ typedef struct lab_result {
     double baseline_median_ms, yours_median_ms;
     double baseline_best_ms, yours_best_ms;
 
-    lab_phases phases;
-    bool phases_ok;
-    double pipeline_ms;     /* the shortest time a perfect pipeline of the phases takes */
-    double pipeline_bound;  /* best speedup a pipeline can reach, 0 when unknown */
+    lab_bound bound;        /* what the spec's measure_bound found */
+    bool bound_ok;
+    double ideal_ms;        /* the bound: the shortest time a run of the workload can take */
     double speedup;         /* median baseline / median yours */
     double speedup_best;    /* best baseline / best yours */
-    double bound_fraction;  /* speedup / pipeline_bound */
-    double target_speedup;  /* spec->target_bound_fraction * pipeline_bound */
+    double speedup_bound;   /* median baseline / ideal: the speedup at the bound, 0 when unknown */
+    double target_speedup;  /* the speedup at which the metric reaches its target */
+    double bound_fraction;  /* ideal / median yours: the fraction of the bound reached */
+    /* The graded metric (spec->metric) in its own unit: yours (median and best), at the
+     * bound, and the target (spec->target_bound_fraction of the bound). */
+    double value, value_best, value_bound, value_target;
 
     bool correct;
     lab_mismatch mismatch;  /* the first wrong run's first difference */
@@ -79,6 +82,13 @@ const char *lab_status_name(lab_status status);
 void lab_result_print_text(const lab_result *r, bool quiet, FILE *out);
 /* The --json object (the caller frees it with cJSON_Delete). */
 cJSON *lab_result_json(const lab_result *r);
+
+/* The metric's name ("speedup", "bandwidth") and a value in its unit ("2.50x", "52.1 GB/s"). */
+const char *lab_metric_name(lab_metric_kind kind);
+void lab_metric_format(lab_metric_kind kind, double value, char *buf, size_t len);
+/* The word for one batch in reports ("batch", "task"), and its plural. */
+const char *lab_item(const lab_spec *spec);
+const char *lab_items(const lab_spec *spec);
 
 #ifdef __cplusplus
 }

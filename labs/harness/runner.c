@@ -2,7 +2,7 @@
  *
  *   start the backend, the race checker and the timeline store;
  *   set up the baseline and yours (untimed);
- *   measure one batch's phases alone (the pipeline bound);
+ *   measure the bound (the spec's measure_bound: the shortest time the workload can take);
  *   one warm-up run of each, then --runs timed runs of each, interleaved, on fresh inputs
  *   every time, every output checked bit for bit as soon as run() returns;
  *   on the simulator, --schedules more runs of yours under perturbed timing;
@@ -119,7 +119,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
         trace_record_host_access(h->buf.outputs[b], wl->batch_bytes, false, "harness reads result", b, t1);
     /* What follows is the harness's, not part of the run's timeline. */
     trace_set_run(-1);
-    o.check = lab_verify(&h->buf);
+    o.check = lab_verify(&h->buf, lab_item(h->res->spec), lab_items(h->res->spec));
     o.cuda = cudaGetLastError();
     cudaError_t sync = cudaDeviceSynchronize();
     if (o.cuda == cudaSuccess) o.cuda = sync;
@@ -147,9 +147,9 @@ static bool run_failed(harness *h, who w, const char *label, const run_outcome *
     }
     if (w == WHO_BASELINE && !o->check.correct) {
         snprintf(h->res->error, sizeof(h->res->error),
-                 "%s: the baseline's results are wrong (batch %d): the harness or the spec is broken, not your "
+                 "%s: the baseline's results are wrong (%s %d): the harness or the spec is broken, not your "
                  "code; please report it",
-                 label, o->check.first_batch);
+                 label, lab_item(h->res->spec), o->check.first_batch);
         return true;
     }
     return false;
@@ -284,14 +284,21 @@ static bool run_all(harness *h) {
     return true;
 }
 
-/* The pipeline bound is the baseline's time over the shortest time a perfect pipeline of
- * the measured phases could take (trace/metrics.h: the slowest phase once per batch, the
- * other two once to fill and drain). So speedup / bound is simply that shortest time over
- * yours. Both copy directions share the PCIe link, which the bidirectional factor measures;
- * the bound does not charge it, because a pipeline whose copies overlap only in part loses
- * less than the factor says and the bound would then be beaten by a wide margin. It can
- * still be beaten by a little: kernels of different streams fill each other's last wave,
- * which back-to-back kernels in one stream (how the phase is measured) cannot. */
+/* The metric of a run that took t ms (see spec.h: every metric is a rate from a time). */
+static double metric_of(const lab_result *r, double t_ms) {
+    if (!(t_ms > 0)) return 0;
+    switch (r->spec->metric) {
+    case LAB_METRIC_BANDWIDTH: {
+        double bytes = 2.0 * (double)r->workload.batches * (double)r->workload.batch_bytes;
+        return bytes / (t_ms * 1e6); /* bytes per ns = GB/s */
+    }
+    case LAB_METRIC_SPEEDUP: break;
+    }
+    return r->baseline_median_ms / t_ms;
+}
+
+/* Speedups, the metric, and where they stand against the bound the spec measured. The
+ * fraction of the bound is the ideal time over yours, whatever the metric. */
 static void finish_speed(lab_result *r) {
     r->baseline_median_ms = median(r->baseline_ms, r->runs);
     r->yours_median_ms = median(r->yours_ms, r->runs);
@@ -299,20 +306,15 @@ static void finish_speed(lab_result *r) {
     r->yours_best_ms = minimum(r->yours_ms, r->runs);
     r->speedup = r->yours_median_ms > 0 ? r->baseline_median_ms / r->yours_median_ms : 0;
     r->speedup_best = r->yours_best_ms > 0 ? r->baseline_best_ms / r->yours_best_ms : 0;
-    if (r->phases_ok) {
-        trace_pipeline p = {
-            .h2d_ns = r->phases.h2d_ns,
-            .kernel_ns = r->phases.kernel_ns,
-            .d2h_ns = r->phases.d2h_ns,
-            .batches = r->workload.batches,
-        };
-        double best_ms = trace_pipeline_time_ns(&p, 1.0) / 1e6;
-        if (best_ms > 0) {
-            r->pipeline_ms = best_ms;
-            r->pipeline_bound = r->baseline_median_ms / best_ms;
-            r->target_speedup = r->spec->target_bound_fraction * r->pipeline_bound;
-            r->bound_fraction = r->speedup / r->pipeline_bound;
-        }
+    r->value = metric_of(r, r->yours_median_ms);
+    r->value_best = r->spec->metric == LAB_METRIC_SPEEDUP ? r->speedup_best : metric_of(r, r->yours_best_ms);
+    if (r->bound_ok && r->bound.ideal_ns > 0) {
+        r->ideal_ms = r->bound.ideal_ns / 1e6;
+        r->speedup_bound = r->baseline_median_ms / r->ideal_ms;
+        r->target_speedup = r->spec->target_bound_fraction * r->speedup_bound;
+        r->bound_fraction = r->speedup / r->speedup_bound;
+        r->value_bound = metric_of(r, r->ideal_ms);
+        r->value_target = r->spec->target_bound_fraction * r->value_bound;
     }
 }
 
@@ -396,7 +398,7 @@ int main(int argc, char **argv) {
     lab_guard_install(spec->id, h->opt.timeout_s, h->opt.events_fd, lab_events_fatal_line, h->events);
 
     lab_guard_phase("start", "harness");
-    if (lab_buffers_alloc(&h->buf, &R.workload, err, sizeof(err)) != 0) {
+    if (lab_buffers_alloc(&h->buf, &R.workload, spec->inputs, spec->outputs, err, sizeof(err)) != 0) {
         snprintf(R.error, sizeof(R.error), "could not allocate the lab's buffers: %.400s", err);
         goto report;
     }
@@ -426,9 +428,9 @@ int main(int argc, char **argv) {
         goto teardown;
     }
 
-    lab_guard_phase("measure phases", "harness");
-    lab_events_progress(h->events, "measuring one batch's phases", 0, h->total_runs);
-    R.phases_ok = spec->measure_phases(&h->ctx[WHO_BASELINE], &R.phases) == 0;
+    lab_guard_phase("measure the bound", "harness");
+    lab_events_progress(h->events, "measuring the bound", 0, h->total_runs);
+    R.bound_ok = spec->measure_bound(&h->ctx[WHO_BASELINE], &R.bound) == 0;
 
     if (run_all(h)) finish_speed(&R);
 

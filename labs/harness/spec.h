@@ -1,13 +1,28 @@
 /* labs/harness/spec.h: the lab contract, as the instructor writes it (labs/NN_topic/spec.c).
  *
- * A spec names the lab, sizes its workload, supplies the baseline the student is timed
- * against and the CPU oracle the results are checked with, measures the phase times the
- * pipeline bound is computed from, and sets the pass threshold. The harness
- * (labs/harness/runner.c) does the rest. */
+ * A spec declares everything that makes one lab different from another; the harness
+ * (labs/harness/runner.c) does the rest the same way for every lab:
+ *
+ *   who it is     id, title, lesson, and the word for one unit of the workload ("batch",
+ *                 "task") that reports use;
+ *   the workload  batches of uint32 values, the process kernel's parameters and how many
+ *                 times each batch goes through it; where inputs and outputs live;
+ *   the oracle    a batch's expected output from its input (checked bit for bit);
+ *   the baseline  the implementation the student's is timed against;
+ *   the bound     measure_bound: the shortest time a run of this workload can take on
+ *                 this device, measured there (a perfect pipeline, every task at once...);
+ *   the metric    what is graded, computed from run times: the speedup over the baseline,
+ *                 or the bandwidth the run reaches;
+ *   the threshold the fraction of the bound the metric must reach to pass.
+ *
+ * Every metric is a rate (higher is better) computed from a run's time, so "fraction of
+ * the bound" is always the ideal time over the student's, on any GPU or the simulator.
+ * docs/labs.md explains the contract and has the recipe for adding a lab. */
 #ifndef STREAMLAB_LAB_SPEC_H
 #define STREAMLAB_LAB_SPEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "labs/harness/lab.h"
 
@@ -15,33 +30,75 @@
 extern "C" {
 #endif
 
-/* Phase times per batch, each phase measured on its own (back to back, as in a pipeline),
- * in ns; and how much slower each copy direction runs when both run at once (rate
- * both-at-once / rate alone, <= 1). */
-typedef struct lab_phases {
-    double h2d_ns;
-    double kernel_ns;
-    double d2h_ns;
-    double bidir_factor;
-} lab_phases;
+/* Where the harness puts a batch's input (lab_input) or output (lab_output). */
+typedef enum lab_memory {
+    LAB_MEMORY_PINNED = 0, /* page-locked (cudaMallocHost): copies can be asynchronous */
+    LAB_MEMORY_PAGEABLE    /* plain malloc: the driver stages copies from it */
+} lab_memory;
+
+/* What the lab grades. Each is a rate computed from a run's time t:
+ *   LAB_METRIC_SPEEDUP    baseline time / t, shown as "2.50x";
+ *   LAB_METRIC_BANDWIDTH  the bytes a run moves (inputs and outputs) / t, as "52.1 GB/s". */
+typedef enum lab_metric_kind {
+    LAB_METRIC_SPEEDUP = 0,
+    LAB_METRIC_BANDWIDTH
+} lab_metric_kind;
+
+/* One measurement behind the bound, for --json and the report. */
+typedef struct lab_figure {
+    const char *key;  /* "h2d", "one_task" (a JSON key) */
+    double value;
+} lab_figure;
+
+#define LAB_BOUND_FIGURES 8
+
+/* What measure_bound found. */
+typedef struct lab_bound {
+    double ideal_ns;    /* the shortest time a run of the workload can take */
+    char detail[256];   /* how that time comes about, for the report: "a perfect pipeline
+                           takes 2.433 ms (per batch on its own: H2D 90 us, ...)" */
+    const char *figures_key; /* the JSON object the figures go in ("phases_us") */
+    size_t n_figures;
+    lab_figure figures[LAB_BOUND_FIGURES];
+} lab_bound;
+
+/* Adds a figure to a bound (ignored past LAB_BOUND_FIGURES). */
+void lab_bound_add(lab_bound *b, const char *key, double value);
 
 typedef struct lab_spec {
-    const char *id;    /* "03_double_buffer" */
-    const char *title; /* "Double buffering: overlap copies and compute" */
+    const char *id;     /* "03_double_buffer" */
+    const char *title;  /* "Double buffering: overlap copies and compute" */
     const char *lesson; /* path of the lesson, for the report */
+    const char *item;   /* what one batch is called in reports: "batch", "task" (NULL: "batch") */
+
     lab_workload workload; /* the default workload */
-    const lab_impl *baseline; /* what the student's speedup is measured against */
+    lab_memory inputs;     /* where lab_input() data lives (default pinned) */
+    lab_memory outputs;    /* where lab_output() data lives (default pinned) */
+
+    const lab_impl *baseline; /* what the student is timed against */
     /* Writes the expected output of one batch (batch_elems values) from its input. */
     void (*oracle)(const lab_workload *w, const uint32_t *in, uint32_t *expected);
-    /* Measures the phases per batch, on the current backend. Returns 0 on success. */
-    int (*measure_phases)(lab_ctx *ctx, lab_phases *out);
-    /* The pass threshold: the student's speedup over the baseline must reach this fraction
-     * of the pipeline bound (see trace/metrics.h). */
+
+    /* Measures the bound on the current backend (before any timed run, with the baseline's
+     * context). Returns 0 on success. */
+    int (*measure_bound)(lab_ctx *ctx, lab_bound *out);
+    const char *bound_name;  /* "pipeline bound", "concurrency bound" */
+    const char *bound_label; /* the report row it is shown in: "pipeline", "bound" */
+
+    lab_metric_kind metric;
+    /* The pass threshold: the metric must reach this fraction of its value at the bound. */
     double target_bound_fraction;
 } lab_spec;
 
 /* The lab's spec (defined in labs/NN_topic/spec.c). */
 extern const lab_spec LAB_SPEC;
+
+/* ---- helpers specs share ------------------------------------------------------------- */
+
+/* (b - a) in ns between two recorded events, after waiting for b; < 0 on error. */
+double lab_spec_elapsed_ns(cudaEvent_t a, cudaEvent_t b);
+/* The median of n values (sorts v). */
+double lab_spec_median(double *v, int n);
 
 #ifdef __cplusplus
 }

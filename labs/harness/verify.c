@@ -9,29 +9,30 @@
 
 #include "labs/harness/workload.h"
 
-static void diagnose(const lab_buffers *b, lab_mismatch *m) {
+static void diagnose(const lab_buffers *b, const char *item, const char *items, lab_mismatch *m) {
     int batch = m->first_batch;
     size_t i = m->first_index;
     uint32_t got = m->got;
     if (got == LAB_POISON) {
         snprintf(m->why, sizeof(m->why),
-                 "it was never written: the copy back of batch %d had not finished when run() "
+                 "it was never written: the copy back of %s %d had not finished when run() "
                  "returned (or was never issued)",
-                 batch);
+                 item, batch);
         return;
     }
     if (got == b->inputs[batch][i]) {
         snprintf(m->why, sizeof(m->why),
-                 "it equals the batch's input: the kernel's result never reached it (was the "
-                 "kernel run on this batch, and copied back from its output buffer?)");
+                 "it equals the %s's input: the kernel's result never reached it (was the "
+                 "kernel run on this %s, and copied back from its output buffer?)",
+                 item, item);
         return;
     }
     for (int other = 0; other < b->workload.batches; other++) {
         if (other != batch && b->expected[other][i] == got) {
             snprintf(m->why, sizeof(m->why),
-                     "it is batch %d's result: two batches shared a buffer without an order "
+                     "it is %s %d's result: two %s shared a buffer without an order "
                      "between them",
-                     other);
+                     item, other, items);
             return;
         }
     }
@@ -40,7 +41,7 @@ static void diagnose(const lab_buffers *b, lab_mismatch *m) {
              "still being read, or the kernel was given the wrong input");
 }
 
-lab_mismatch lab_verify(const lab_buffers *b) {
+lab_mismatch lab_verify(const lab_buffers *b, const char *item, const char *items) {
     lab_mismatch m;
     memset(&m, 0, sizeof(m));
     m.correct = true;
@@ -63,6 +64,6 @@ lab_mismatch lab_verify(const lab_buffers *b) {
             }
         }
     }
-    if (!m.correct) diagnose(b, &m);
+    if (!m.correct) diagnose(b, item, items, &m);
     return m;
 }

@@ -23,8 +23,9 @@ typedef struct lab_mismatch {
     char why[256];           /* what the wrong value looks like (never written, input, ...) */
 } lab_mismatch;
 
-/* Compares every output with the expected values. */
-lab_mismatch lab_verify(const lab_buffers *b);
+/* Compares every output with the expected values. item and items are what the lab calls
+ * a batch ("batch"/"batches", "task"/"tasks"), for the diagnosis. */
+lab_mismatch lab_verify(const lab_buffers *b, const char *item, const char *items);
 
 #ifdef __cplusplus
 }

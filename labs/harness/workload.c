@@ -15,6 +15,7 @@ uint64_t lab_mix64(uint64_t x) {
 lab_workload lab_make_workload(const lab_workload *spec_default, uint64_t seed) {
     lab_workload w = *spec_default;
     w.batch_bytes = w.batch_elems * sizeof(uint32_t);
+    if (w.steps <= 0) w.steps = 1;
     if (w.process.mul == 0) w.process.mul = (uint32_t)lab_mix64(seed ^ 0x6D756C) | 1u;
     if (w.process.add == 0) w.process.add = (uint32_t)lab_mix64(seed ^ 0x616464);
     return w;
