@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grading/grade_score.h"
 #include "grading/grade_text.h"
 
 static const char *const check_titles[GRADE_CHECKS] = {"correct", "race-free", "speed"};
@@ -60,8 +61,9 @@ static void speed(grade_buf *b, const grade_lab *lab, const cJSON *r) {
         cJSON_ArrayForEach(x, v) grade_buf_printf(b, " %.3f", x->valuedouble);
         grade_buf_printf(b, " ms (interleaved runs)\n");
     }
-    grade_buf_printf(b, "    speedup   %.2fx median, %.2fx best; pipeline bound %.2fx; the lab's target %.2fx\n",
-                     num(r, "speedup"), num(r, "speedup_best"), num(r, "pipeline_bound"), num(r, "target"));
+    grade_buf_printf(b, "    speedup   %.2fx median, %.2fx best; %s %.2fx; the lab's target %.2fx\n",
+                     num(r, "speedup"), num(r, "speedup_best"), grade_bound_name(r), num(r, "pipeline_bound"),
+                     num(r, "target"));
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
     if (m)
         grade_buf_printf(b, "    engines   H2D %.0f%%, compute %.0f%%, D2H %.0f%% busy; overlap %.0f%%\n",

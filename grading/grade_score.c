@@ -13,7 +13,7 @@ int grade_speed_thresholds(const grade_speed_rule *rule, double pipeline_bound, 
     bool need_bound = rule->unit == GRADE_UNIT_BOUND_FRACTION &&
                       (!rule->floor_is_baseline || !rule->target_is_lab);
     if (need_bound && !(pipeline_bound > 0)) {
-        snprintf(why, why_len, "the lab could not measure its pipeline bound, which the rubric's figures are fractions of");
+        snprintf(why, why_len, "the lab could not measure its bound, which the rubric's figures are fractions of");
         return -1;
     }
     if (rule->target_is_lab && !(lab_target > 0)) {
@@ -35,6 +35,12 @@ double grade_speed_fraction(double speedup, double floor_s, double target_s) {
 
 bool grade_speed_near_target(double speedup, double target_s, double band) {
     return band > 0 && fabs(speedup - target_s) <= band * target_s;
+}
+
+const char *grade_bound_name(const cJSON *result) {
+    const char *name = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "bound"), "name"));
+    return name && *name ? name : "pipeline bound";
 }
 
 static int compare_double(const void *a, const void *b) {
@@ -155,7 +161,8 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     grade_buf_init(&b);
     grade_buf_printf(&b, "%.2fx over the baseline", lab->speedup);
     if (lab->pipeline_bound > 0)
-        grade_buf_printf(&b, " (%.0f%% of the pipeline bound %.2fx)", 100.0 * lab->bound_fraction, lab->pipeline_bound);
+        grade_buf_printf(&b, " (%.0f%% of the %s %.2fx)", 100.0 * lab->bound_fraction, grade_bound_name(r),
+                         lab->pipeline_bound);
     int runs = (int)num(r, "runs");
     if (runs == 1)
         grade_buf_printf(&b, ", in 1 timed run");

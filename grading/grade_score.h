@@ -31,6 +31,9 @@ double grade_speed_fraction(double speedup, double floor_s, double target_s);
  * could decide between full and partial points. */
 bool grade_speed_near_target(double speedup, double target_s, double band);
 /* The median of n values (0 when n is 0). */
+/* What the lab calls its bound ("pipeline bound", "concurrency bound"), from its result;
+ * "pipeline bound" for results that do not say (lab 03's older ones). */
+const char *grade_bound_name(const cJSON *result);
 double grade_median(const double *v, int n);
 /* Sets lab->checks from what lab holds (see grade_result.h) and the rule. */
 void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab);

@@ -246,8 +246,8 @@ void GradeCorpus(const std::vector<std::string> &cases, const std::map<std::stri
                  const std::string &timeout, const std::string &tag) {
     std::string subs = TempDir(tag + "_subs"), out = TempDir(tag + "_out"), scratch = ScratchDir(tag + "_scratch");
     for (const auto &c : cases) AddCase(subs, c, expected.at(c));
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--jobs", "2", "--timeout", timeout, "--scratch", scratch,
-                       "--keep-scratch"});
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "03_double_buffer", "--jobs", "2", "--timeout",
+                       timeout, "--scratch", scratch, "--keep-scratch"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
 
     for (const auto &c : cases) {
@@ -426,7 +426,7 @@ TEST(Grader, GradescopeModeWritesResultsJson) {
     // Gradescope puts a student's uploaded files at the top of the submission folder.
     std::string sub = TempDir("gs_submission"), results = TempDir("gs_results") + "/results.json";
     Spit(sub + "/lab.c", Reference());
-    Outcome r = Grade({"--gradescope", "--submission-dir", sub, "--results", results});
+    Outcome r = Grade({"--gradescope", "--labs", "03_double_buffer", "--submission-dir", sub, "--results", results});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     cJSON *j = ParseFile(results);
     ASSERT_NE(j, nullptr);
@@ -449,11 +449,55 @@ TEST(Grader, GradescopeModeWritesResultsJson) {
 
     // No submission at all: still a results.json that says so, and exit status 0.
     std::string missing = TempDir("gs_missing") + "/nothing_here";
-    r = Grade({"--gradescope", "--submission-dir", missing, "--results", results});
+    r = Grade({"--gradescope", "--labs", "03_double_buffer", "--submission-dir", missing, "--results", results});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     j = ParseFile(results);
     EXPECT_EQ(Num(j, "score"), 0);
     EXPECT_NE(Str(j, "output").find("nothing_here"), std::string::npos) << Str(j, "output");
+    cJSON_Delete(j);
+}
+
+// A class whose students hand in lab 00, lab 03 or both: one run of the grader grades
+// every lab each student handed in, with a gradebook column per lab and check.
+TEST(Grader, AClassWithLab00AndLab03IsGradedTogether) {
+    const char lab00[] = "labs/00_default_stream/lab.c";
+    std::string subs = TempDir("two_labs_subs"), out = TempDir("two_labs_out");
+    Spit(subs + "/alice/" + lab00, Slurp(Runfile("solutions/00_default_stream.c")));
+    Spit(subs + "/alice/" + kLabFile, Reference());
+    // bob's lab 00 stops at TODO 1: a stream per task, still serialised by stream 0.
+    Spit(subs + "/bob/" + lab00,
+         "#define LAB_VARIANT_BLOCKING_STREAMS\n" + Slurp(Runfile("labs/00_default_stream/testdata/variants.c")));
+    Spit(subs + "/bob/" + kLabFile, Skeleton());
+    // carol handed in lab 00 only, with non-blocking streams but no wait for them.
+    Spit(subs + "/carol/" + lab00,
+         "#define LAB_VARIANT_NO_WAIT\n" + Slurp(Runfile("labs/00_default_stream/testdata/variants.c")));
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "00_default_stream,03_double_buffer", "--jobs",
+                       "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(csv.rfind("student,score,max_score,00_default_stream correct,00_default_stream race_free,"
+                        "00_default_stream speedup,03_double_buffer correct,03_double_buffer race_free,"
+                        "03_double_buffer speedup,note\r\n",
+                        0),
+              0u)
+        << csv;
+    EXPECT_NE(csv.find("\r\nalice,200.00,200.00,40.00,20.00,40.00,40.00,20.00,40.00,"), std::string::npos) << csv;
+    // bob: both labs correct and race-free, neither fast: no speed points.
+    EXPECT_NE(csv.find("\r\nbob,120.00,200.00,40.00,20.00,0.00,40.00,20.00,0.00,"), std::string::npos) << csv;
+    // carol: lab 00 read its results before they were written; lab 03 not handed in.
+    EXPECT_NE(csv.find("\r\ncarol,0.00,200.00,0.00,0.00,0.00,0.00,0.00,0.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("03_double_buffer: not submitted"), std::string::npos) << csv;
+
+    cJSON *j = ParseFile(out + "/bob/results.json");
+    EXPECT_EQ(Str(FindTest(j, "00_default_stream: correct"), "status"), "passed");
+    EXPECT_EQ(Str(FindTest(j, "00_default_stream: speed"), "status"), "failed");
+    EXPECT_NE(Str(FindTest(j, "00_default_stream: speed"), "output").find("concurrency bound"), std::string::npos)
+        << Str(FindTest(j, "00_default_stream: speed"), "output");
+    cJSON_Delete(j);
+    j = ParseFile(out + "/carol/results.json");
+    EXPECT_NE(Str(FindTest(j, "00_default_stream: correct"), "output").find("never written"), std::string::npos)
+        << Str(FindTest(j, "00_default_stream: correct"), "output");
     cJSON_Delete(j);
 }
 

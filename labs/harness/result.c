@@ -117,7 +117,10 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
     lab_metric_format(s->metric, r->value_best, best, sizeof(best));
     lab_metric_format(s->metric, r->value_target, target, sizeof(target));
     lab_metric_format(s->metric, r->value_bound, at_bound, sizeof(at_bound));
-    if (r->speedup_bound > 0) {
+    if (!r->correct) {
+        fprintf(out, "  %-10s %s (median of %d), not counted: the results are wrong\n", lab_metric_name(s->metric),
+                value, r->runs);
+    } else if (r->speedup_bound > 0) {
         fprintf(out, "  %-10s %s (median of %d; best %s)   target %s   %s\n", lab_metric_name(s->metric), value, r->runs,
                 best, target, r->speedup >= r->target_speedup ? "reached" : "NOT reached");
         fprintf(out, "  %-10s %.0f%% of the %s %s: %s\n", s->bound_label ? s->bound_label : "bound",

@@ -1,0 +1,184 @@
+/* labs/00_default_stream/spec.c: lab 00's workload, baseline, oracle, bound and pass
+ * threshold. Instructor-owned: students edit lab.c, never this file.
+ *
+ * Workload: 4 independent tasks. Each copies 2048 uint32 values (8 KiB) in, runs them
+ * through the process kernel 4 times in place (8 blocks of 256 threads each, 250,000
+ * iterations per element: about 0.5 ms per kernel on an H200 and on the simulated one),
+ * and copies them out. A kernel of 8 blocks leaves 124 of an H200's 132 SMs idle, so the
+ * four tasks fit on the device at once: one task takes about 2.0 ms, all four at once
+ * about the same, and one after the other about 8.1 ms. Between tasks the program clears
+ * a small statistics block on the legacy default stream (a memset with stream 0, as real
+ * code does); on streams made with cudaStreamCreate that one memset makes every task wait
+ * for the one before.
+ *
+ * The bound is the time of all four tasks at once, each on its own non-blocking stream,
+ * measured on this device; it is about 3.9x the sequential baseline. The target, 60% of
+ * it, fails streams that still synchronise with stream 0 (about 1.0x), and two streams
+ * shared by the four tasks (about 2x, 51%); a stream per task that stream 0 does not hold
+ * back passes (about 97%). */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/cpu/cpu.h"
+#include "labs/harness/spec.h"
+
+#define MAX_TASKS 64
+/* The statistics block the bookkeeping memset clears (bytes). */
+#define STATS_BYTES 4096
+
+/* ---- baseline: everything on the legacy default stream, as the skeleton is ---------- */
+
+static uint32_t *base_data[MAX_TASKS];
+static uint32_t *base_stats;
+
+static int base_setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int t = 0; t < w->batches; t++) LAB_CHECK(cudaMalloc((void **)&base_data[t], w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&base_stats, STATS_BYTES));
+    return 0;
+}
+
+static int base_run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int t = 0; t < w->batches; t++) {
+        LAB_CHECK(cudaMemcpyAsync(base_data[t], lab_input(ctx, t), w->batch_bytes, cudaMemcpyHostToDevice, 0));
+        for (int k = 0; k < w->steps; k++)
+            LAB_CHECK(kernels_process(base_data[t], base_data[t], w->batch_elems, w->process, 0));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, t), base_data[t], w->batch_bytes, cudaMemcpyDeviceToHost, 0));
+        LAB_CHECK(cudaMemsetAsync(base_stats, 0, STATS_BYTES, 0));
+    }
+    LAB_CHECK(cudaStreamSynchronize(0));
+    return 0;
+}
+
+static void base_teardown(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int t = 0; t < w->batches; t++) cudaFree(base_data[t]);
+    cudaFree(base_stats);
+}
+
+static const lab_impl baseline = {base_setup, base_run, base_teardown};
+
+/* ---- oracle: the process kernel applied steps times ------------------------------------ */
+
+static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
+    kernels_process_params all = w->process;
+    all.iters = w->process.iters * (uint32_t)w->steps; /* f^a after f^b is f^(a+b) */
+    kernels_oracle_process(expected, in, w->batch_elems, all);
+}
+
+/* ---- the bound: every task at once, each on its own non-blocking stream --------------- */
+
+typedef struct bound_bufs {
+    int tasks;
+    cudaStream_t s[MAX_TASKS];
+    cudaEvent_t done[MAX_TASKS];
+    cudaEvent_t start, end;
+    uint32_t *d[MAX_TASKS];
+} bound_bufs;
+
+static int enqueue_task(lab_ctx *ctx, uint32_t *d, int t, cudaStream_t s) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaMemcpyAsync(d, lab_input(ctx, t), w->batch_bytes, cudaMemcpyHostToDevice, s));
+    for (int k = 0; k < w->steps; k++) LAB_CHECK(kernels_process(d, d, w->batch_elems, w->process, s));
+    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, t), d, w->batch_bytes, cudaMemcpyDeviceToHost, s));
+    return 0;
+}
+
+/* One task alone (on the first stream), in ns; < 0 on error. */
+static double time_one(lab_ctx *ctx, bound_bufs *b) {
+    if (cudaEventRecord(b->start, b->s[0]) != cudaSuccess) return -1;
+    if (enqueue_task(ctx, b->d[0], 0, b->s[0]) != 0) return -1;
+    if (cudaEventRecord(b->end, b->s[0]) != cudaSuccess) return -1;
+    return lab_spec_elapsed_ns(b->start, b->end);
+}
+
+/* Every task at once: each stream starts after the first stream's start marker, and the
+ * first stream's end marker waits for every stream. */
+static double time_all(lab_ctx *ctx, bound_bufs *b) {
+    if (cudaEventRecord(b->start, b->s[0]) != cudaSuccess) return -1;
+    for (int t = 1; t < b->tasks; t++)
+        if (cudaStreamWaitEvent(b->s[t], b->start, 0) != cudaSuccess) return -1;
+    for (int t = 0; t < b->tasks; t++) {
+        if (enqueue_task(ctx, b->d[t], t, b->s[t]) != 0) return -1;
+        if (cudaEventRecord(b->done[t], b->s[t]) != cudaSuccess) return -1;
+    }
+    for (int t = 1; t < b->tasks; t++)
+        if (cudaStreamWaitEvent(b->s[0], b->done[t], 0) != cudaSuccess) return -1;
+    if (cudaEventRecord(b->end, b->s[0]) != cudaSuccess) return -1;
+    return lab_spec_elapsed_ns(b->start, b->end);
+}
+
+static int measure_bound(lab_ctx *ctx, lab_bound *out) {
+    const lab_workload *w = lab_get_workload(ctx);
+    enum { SAMPLES = 3 };
+    bound_bufs b;
+    memset(&b, 0, sizeof(b));
+    b.tasks = w->batches < MAX_TASKS ? w->batches : MAX_TASKS;
+    double one[SAMPLES], all[SAMPLES];
+    int rc = 1;
+    if (cudaEventCreate(&b.start) != cudaSuccess || cudaEventCreate(&b.end) != cudaSuccess) goto out;
+    for (int t = 0; t < b.tasks; t++) {
+        char name[32];
+        if (cudaStreamCreateWithFlags(&b.s[t], cudaStreamNonBlocking) != cudaSuccess ||
+            cudaEventCreateWithFlags(&b.done[t], cudaEventDisableTiming) != cudaSuccess ||
+            cudaMalloc((void **)&b.d[t], w->batch_bytes) != cudaSuccess)
+            goto out;
+        snprintf(name, sizeof(name), "bound %d", t);
+        lab_name_stream(ctx, b.s[t], name);
+    }
+    for (int k = 0; k < SAMPLES; k++) {
+        one[k] = time_one(ctx, &b);
+        all[k] = time_all(ctx, &b);
+        if (one[k] <= 0 || all[k] <= 0) goto out;
+    }
+    double t_one = lab_spec_median(one, SAMPLES), t_all = lab_spec_median(all, SAMPLES);
+    /* How many tasks the device ran at once, as the two times say. */
+    double at_once = t_all > 0 ? (double)b.tasks * t_one / t_all : 0;
+    out->ideal_ns = t_all;
+    if (at_once >= 0.9 * b.tasks)
+        snprintf(out->detail, sizeof(out->detail),
+                 "all %d tasks at once take %.2f ms, one alone %.2f ms: the device has room for all %d at once",
+                 b.tasks, t_all / 1e6, t_one / 1e6, b.tasks);
+    else
+        snprintf(out->detail, sizeof(out->detail),
+                 "all %d tasks at once take %.2f ms, one alone %.2f ms: the device has room for about %.1f at once",
+                 b.tasks, t_all / 1e6, t_one / 1e6, at_once);
+    out->figures_key = "tasks_us";
+    lab_bound_add(out, "one_task", t_one / 1e3);
+    lab_bound_add(out, "all_tasks", t_all / 1e3);
+    lab_bound_add(out, "tasks_at_once", at_once);
+    rc = 0;
+out:
+    cudaDeviceSynchronize();
+    for (int t = 0; t < b.tasks; t++) {
+        cudaFree(b.d[t]);
+        if (b.done[t]) cudaEventDestroy(b.done[t]);
+        if (b.s[t]) cudaStreamDestroy(b.s[t]);
+    }
+    if (b.start) cudaEventDestroy(b.start);
+    if (b.end) cudaEventDestroy(b.end);
+    return rc;
+}
+
+const lab_spec LAB_SPEC = {
+    .id = "00_default_stream",
+    .title = "The default stream: independent work that stream 0 serialises",
+    .lesson = "labs/00_default_stream/README.md",
+    .item = "task",
+    .workload =
+        {
+            .batches = 4,
+            .batch_elems = 2048,
+            .batch_bytes = 2048 * sizeof(uint32_t),
+            .process = {.mul = 0, .add = 0, .iters = 250000},
+            .steps = 4,
+        },
+    .baseline = &baseline,
+    .oracle = oracle,
+    .measure_bound = measure_bound,
+    .bound_name = "concurrency bound",
+    .bound_label = "bound",
+    .metric = LAB_METRIC_SPEEDUP,
+    .target_bound_fraction = 0.60,
+};

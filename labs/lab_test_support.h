@@ -1,0 +1,163 @@
+// labs/lab_test_support.h: what the labs' end-to-end tests share: run a lab binary as
+// the grader does (the live event stream on descriptor 3, a 120 s limit), read its --json
+// object and its event stream.
+#ifndef STREAMLAB_LABS_LAB_TEST_SUPPORT_H
+#define STREAMLAB_LABS_LAB_TEST_SUPPORT_H
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <cjson/cJSON.h>
+
+extern "C" {
+#include "trace/events_reader.h"
+}
+
+namespace labtest {
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out, err, events;
+    double seconds = 0;
+};
+
+inline std::string Binary(const std::string &rel) {
+    const char *dir = std::getenv("TEST_SRCDIR");
+    return std::string(dir ? dir : ".") + "/streamlab/" + rel;
+}
+
+// Runs a lab binary with the live event stream on descriptor 3; kills it after 120 s.
+inline Outcome RunLab(const std::string &rel, std::vector<std::string> args, const char *nonce = nullptr) {
+    int out_p[2], err_p[2], ev_p[2];
+    EXPECT_EQ(pipe(out_p), 0);
+    EXPECT_EQ(pipe(err_p), 0);
+    EXPECT_EQ(pipe(ev_p), 0);
+    std::string path = Binary(rel);
+    args.insert(args.begin(), path);
+    timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out_p[1], 1);
+        dup2(err_p[1], 2);
+        dup2(ev_p[1], 3);
+        for (int fd : {out_p[0], out_p[1], err_p[0], err_p[1], ev_p[0], ev_p[1]})
+            if (fd > 3) close(fd);
+        if (nonce) setenv("STREAMLAB_EVENTS_NONCE", nonce, 1);
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(path.c_str(), argv.data());
+        _exit(127);
+    }
+    close(out_p[1]);
+    close(err_p[1]);
+    close(ev_p[1]);
+    Outcome o;
+    struct pollfd fds[3] = {{out_p[0], POLLIN, 0}, {err_p[0], POLLIN, 0}, {ev_p[0], POLLIN, 0}};
+    std::string *bufs[3] = {&o.out, &o.err, &o.events};
+    int open_fds = 3;
+    while (open_fds > 0) {
+        if (poll(fds, 3, 120000) <= 0) {
+            kill(pid, SIGKILL);
+            ADD_FAILURE() << rel << " ran for over 120 s";
+            break;
+        }
+        for (int i = 0; i < 3; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+            char buf[65536];
+            ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+            if (n > 0) {
+                bufs[i]->append(buf, static_cast<size_t>(n));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    o.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    return o;
+}
+
+// The --json object on stdout: exactly one line.
+inline cJSON *Json(const Outcome &o) {
+    EXPECT_FALSE(o.out.empty());
+    EXPECT_EQ(o.out.find('\n'), o.out.size() - 1) << "stdout must be one line:\n" << o.out;
+    cJSON *j = cJSON_Parse(o.out.c_str());
+    EXPECT_NE(j, nullptr) << o.out;
+    return j;
+}
+
+inline std::string Str(const cJSON *j, const char *key) {
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, key));
+    return s ? s : "";
+}
+
+inline double Num(const cJSON *j, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, key)); }
+
+inline bool Bool(const cJSON *j, const char *key) { return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, key)); }
+
+struct Events {
+    std::vector<trace_event_type> types;
+    std::vector<std::string> errors;
+    int bye_status = -1;
+    std::string bye_reason;
+    int ops = 0;
+    std::map<int64_t, std::string> run_labels;  // recorder run number -> progress label
+};
+
+inline Events ReadEvents(const std::string &text, const char *nonce = nullptr) {
+    Events e;
+    trace_events_reader *r = trace_events_reader_create(nonce);
+    trace_events_reader_feed(r, text.data(), text.size());
+    trace_events_reader_end(r);
+    trace_event ev;
+    char err[512];
+    int rc;
+    while ((rc = trace_events_reader_next(r, &ev, err, sizeof(err))) != 0) {
+        if (rc < 0) {
+            e.errors.push_back(err);
+            continue;
+        }
+        e.types.push_back(ev.type);
+        if (ev.type == TRACE_EVENT_OP) e.ops++;
+        if (ev.type == TRACE_EVENT_PROGRESS) e.run_labels[ev.u.progress.done + 1] = ev.u.progress.text;
+        if (ev.type == TRACE_EVENT_BYE) {
+            e.bye_status = ev.u.bye.status;
+            e.bye_reason = ev.u.bye.reason;
+        }
+    }
+    trace_events_reader_destroy(r);
+    return e;
+}
+
+inline const std::vector<std::string> kFast = {"--seed", "7", "--runs", "3", "--schedules", "1", "--json", "--events-fd", "3"};
+
+inline std::vector<std::string> Args(std::vector<std::string> extra = {}) {
+    std::vector<std::string> a = kFast;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+}  // namespace labtest
+
+#endif
