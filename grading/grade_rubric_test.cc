@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
+
+#include <cjson/cJSON.h>
 
 extern "C" {
 #include "grading/grade_rubric.h"
@@ -46,6 +50,31 @@ TEST(Rubric, TheShippedRubricLoads) {
     EXPECT_GT(r.noise_band, 0);
     EXPECT_EQ(grade_rubric_find(&r, "99_nothing"), nullptr);
     grade_rubric_free(&r);
+}
+
+// The grader builds a kit for every lab in labs/catalog.json; the shipped rubric must
+// give each of them its points, or a new lab could not be graded without editing it.
+TEST(Rubric, TheShippedRubricScoresEveryLabInTheCatalog) {
+    std::ifstream in(Runfile("labs/catalog.json"));
+    std::stringstream text;
+    text << in.rdbuf();
+    cJSON *catalog = cJSON_Parse(text.str().c_str());
+    ASSERT_NE(catalog, nullptr);
+    grade_rubric r;
+    char err[1024];
+    ASSERT_EQ(grade_rubric_load(Runfile("grading/rubric.json").c_str(), &r, err, sizeof(err)), 0) << err;
+    int labs = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(catalog, "labs")) {
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "id"));
+        ASSERT_NE(id, nullptr);
+        EXPECT_NE(grade_rubric_find(&r, id), nullptr) << "grading/rubric.json has no entry for " << id;
+        labs++;
+    }
+    EXPECT_GE(labs, 2);
+    EXPECT_EQ(r.n_labs, static_cast<size_t>(labs)) << "the rubric scores labs the catalog does not list";
+    grade_rubric_free(&r);
+    cJSON_Delete(catalog);
 }
 
 TEST(Rubric, ValuesAreReadAsWritten) {

@@ -35,7 +35,9 @@ cd "${root}"
 
 # label -> what run_all.sh does with it: "test" (GoogleTest), "check" (exit 0 ok, 77 no
 # device), "measure" (prints figures), "lab" (a lab binary, run under each GPU timing to
-# measure what tracing costs its timed runs; installed as PACKAGE_NAME).
+# measure what tracing costs its timed runs; installed as PACKAGE_NAME), "verdict N" (a
+# lab binary whose exit status must be N, as on the simulator, for every seed; installed
+# as PACKAGE_NAME).
 targets=(
   "//kernels:smoke check"
   "//kernels:smoke_test test"
@@ -45,6 +47,15 @@ targets=(
   "//kernels:kernel_probe measure"
   "//trace/gpu:overhead_bench measure"
   "//solutions:03_double_buffer_gpu lab"
+  "//labs:00_default_stream_gpu verdict 1"
+  "//solutions:00_default_stream_gpu verdict 0"
+  "//labs:00_default_stream_blocking_streams_gpu verdict 1"
+  "//labs:00_default_stream_no_wait_gpu verdict 2"
+  "//labs:00_default_stream_memset_on_task_streams_gpu verdict 2"
+  "//labs:00_default_stream_two_streams_gpu verdict 1"
+  "//labs:03_double_buffer_gpu verdict 1"
+  "//labs:03_double_buffer_two_streams_gpu verdict 0"
+  "//labs:03_double_buffer_racy_gpu verdict 2"
 )
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done
@@ -77,16 +88,15 @@ copy_lib() {
 manifest="${out}/bin/MANIFEST"
 : >"${manifest}"
 for t in "${targets[@]}"; do
-  label="${t%% *}"
-  kind="${t##* }"
+  read -r label kind expect <<<"${t}"
   pkg="${label#//}"
   pkg="${pkg%%:*}"
   name="${label##*:}"
   src="${bin_dir}/${pkg}/${name}"
   [[ -x "${src}" ]] || { echo "gpu_bundle: ${src} is missing (build ${label} first)" >&2; exit 1; }
-  [[ "${kind}" == lab ]] && name="${pkg//\//_}_${name}"
+  [[ "${kind}" == lab || "${kind}" == verdict ]] && name="${pkg//\//_}_${name}"
   install -m 0755 "${src}" "${out}/bin/${name}"
-  echo "${name} ${kind}" >>"${manifest}"
+  echo "${name} ${kind} ${expect:-}" >>"${manifest}"
   # Shared libraries the binary needs, outside the C/C++ runtime.
   while read -r lib_name arrow lib_path _; do
     [[ "${arrow}" == "=>" && -f "${lib_path}" ]] || continue
@@ -116,6 +126,8 @@ cat >"${out}/run_all.sh" <<'RUN'
 # run_all.sh: runs streamlab's GPU tests and measurements on this machine and prints a
 # summary. Logs go to logs/. Exit status 0 when no test failed.
 #   ./run_all.sh              everything
+#   ONLY=verdict ./run_all.sh only the binaries of these kinds (test, check, measure, lab,
+#                             verdict; a comma-separated list)
 #   T=900 ./run_all.sh        a longer time limit per binary (default 600 s)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -148,7 +160,10 @@ run() {
   echo $?
 }
 
-while read -r name kind; do
+while read -r name kind expect; do
+  if [[ -n "${ONLY:-}" && ",${ONLY}," != *",${kind},"* ]]; then
+    continue
+  fi
   case "${kind}" in
     test | check)
       rc="$(run "${name}" "")"
@@ -247,6 +262,34 @@ while read -r name kind; do
         failed=$((failed + 1))
       else
         summary+=("${name}: measured")
+      fi
+      ;;
+    verdict)
+      # The lab's verdict on this GPU, seed by seed: its exit status must be the one the
+      # simulator gives (the manifest's third field), and the figures behind it are shown.
+      if ! "${here}/bin/${name}" --probe-device >"${logs}/${name}-probe.log" 2>&1; then
+        echo "== ${name}: SKIP ($(head -c 200 "${logs}/${name}-probe.log"))"
+        summary+=("${name}: SKIP (no device)")
+        skipped=$((skipped + 1))
+        continue
+      fi
+      bad=0
+      for seed in 21 22 23; do
+        rc="$(run "${name}" "-verdict-${seed}" --json --runs 9 --seed "${seed}")"
+        log="${logs}/${name}-verdict-${seed}.log"
+        line="$(grep -E '^\{' "${log}" | tail -1)"
+        field() { grep -o "\"$1\":[^,}]*" <<<"${line}" | head -1 | cut -d: -f2 | tr -d '"'; }
+        printf '== %s seed %s: exit %s (want %s) %s, speedup %s, %s of the bound, baseline %s ms, yours %s ms, races %s\n' \
+          "${name}" "${seed}" "${rc}" "${expect}" "$(field status)" "$(field speedup)" "$(field bound_fraction)" \
+          "$(field baseline_median_ms)" "$(field yours_median_ms)" "$(field races)"
+        [[ "${rc}" == "${expect}" ]] || bad=$((bad + 1))
+      done
+      if ((bad)); then
+        summary+=("${name}: FAIL (exit status other than ${expect} for ${bad} seed(s); logs/${name}-verdict-*.log)")
+        failed=$((failed + 1))
+      else
+        summary+=("${name}: verdict ${expect} on every seed, as on the simulator")
+        passed=$((passed + 1))
       fi
       ;;
   esac
