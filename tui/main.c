@@ -35,7 +35,9 @@ static void usage(const char *prog, FILE *out) {
             "  --no-color             glyphs instead of colours (as with NO_COLOR=1 or TERM=dumb)\n"
             "  --help                 this text\n\n"
             "Keys: r rerun, s yours/reference, c compare, b baseline run, +/- zoom, arrows pan, f fit,\n"
-            "Tab and Enter a bar's details, t Chrome trace, o the lab's output, ? help, q quit.\n",
+            "Tab and Enter a bar's details, t Chrome trace, o the lab's output, ? help, q quit.\n\n"
+            "Exit status: 0 after q, 64 bad usage, an unknown lab or no terminal to draw on,\n"
+            "128+N when stopped by signal N.\n",
             prog);
 }
 
@@ -150,16 +152,19 @@ int main(int argc, char **argv) {
 
     static tui_app app;
     char err[4096];
+    /* A lab that does not exist, a broken catalog or no terminal to draw on: usage and
+     * environment errors, 64, as for the labs (never 1, which a lab uses for "below
+     * target"). */
     if (tui_app_init(&app, &o, argv[0], 80, 24, err, sizeof(err)) != 0) {
         fprintf(stderr, "tui: %s\n", err);
         tui_app_free(&app);
-        return 1;
+        return EXIT_USAGE;
     }
     tui_term *term = tui_term_open(o.no_color, err, sizeof(err));
     if (!term) {
         fprintf(stderr, "tui: %s\n", err);
         tui_app_free(&app);
-        return 1;
+        return EXIT_USAGE;
     }
     tui_app_attach(&app, term);
     tui_app_run(&app, &stop_signal);

@@ -20,6 +20,13 @@ sim="$(find_variant sim)" || {
 }
 gpu="$(find_variant gpu)" || gpu=""
 
+# Under `bazel run`, messages name the command the student typed, not the binary's path
+# in Bazel's cache.
+if [[ -n "${BUILD_WORKSPACE_DIRECTORY:-}" && -z "${STREAMLAB_USAGE_NAME:-}" ]]; then
+  pkg="$(basename "$(dirname "${lab_path}")")"
+  export STREAMLAB_USAGE_NAME="bazel run //${pkg}:$(basename "${lab_path}") --"
+fi
+
 # --tui: show this lab in the live timeline instead (the timeline runs the lab itself,
 # passing on the options it knows).
 for arg in "$@"; do
@@ -56,7 +63,7 @@ if [[ "${choice}" != sim ]]; then
     if [[ -z "${gpu}" ]]; then
       echo "streamlab: --backend=gpu, but the GPU build was not made: no CUDA toolkit was found when building (run ./setup.sh to see why)." >&2
     else
-      echo "streamlab: --backend=gpu, but no usable CUDA device: $("${gpu}" --probe-device 2>&1 >/dev/null | head -n 1)" >&2
+      echo "streamlab: --backend=gpu, but $("${gpu}" --probe-device 2>&1 >/dev/null | head -n 1)" >&2
     fi
     exit 64
   fi

@@ -173,6 +173,13 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
     return 0;
 }
 
+const char *lab_usage_name(const char *argv0) {
+    const char *name = getenv("STREAMLAB_USAGE_NAME");
+    if (name && *name) return name;
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    return slash ? slash + 1 : (argv0 ? argv0 : "lab");
+}
+
 void lab_print_usage(const char *prog, const char *lab_id, void *stream) {
     FILE *f = stream;
     fprintf(f,
@@ -193,6 +200,6 @@ void lab_print_usage(const char *prog, const char *lab_id, void *stream) {
             "  --width N               timeline width in columns (default: the terminal's)\n"
             "  --help                  this text\n\n"
             "Exit status: 0 all checks pass, 1 correct and race-free but below target,\n"
-            "2 incorrect, racy, crashed or timed out, 64 bad usage.\n",
+            "2 incorrect, racy, crashed or timed out, 64 bad usage or no device to run on.\n",
             prog, lab_id);
 }

@@ -43,6 +43,10 @@ typedef struct lab_options {
 /* Parses argv. Returns 0, or LAB_EXIT_USAGE after writing what is wrong into err. */
 int lab_parse_options(int argc, char **argv, lab_options *out, char *err, size_t err_len);
 
+/* How the student runs this binary, for messages: STREAMLAB_USAGE_NAME when the launcher
+ * set it ("bazel run //labs:03_double_buffer --"), else argv0's last component. */
+const char *lab_usage_name(const char *argv0);
+
 /* Writes the usage text for program `prog` (a lab binary) to stream. */
 void lab_print_usage(const char *prog, const char *lab_id, void *stream);
 

@@ -68,8 +68,50 @@ static void print_mib(double bytes, FILE *out) {
         fprintf(out, "%.1f KiB", bytes / 1024.0);
 }
 
-void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
+/* The last line: the verdict in words. */
+static void print_verdict(const lab_result *r, const char *value, const char *target, FILE *out) {
     const lab_spec *s = r->spec;
+    switch (r->status) {
+    case LAB_STATUS_PASS:
+        fprintf(out, "PASS: correct, race-free, and %s is at or above the %s target.\n", value, target);
+        break;
+    case LAB_STATUS_BELOW_TARGET:
+        fprintf(out, "BELOW TARGET: correct and race-free, but %s is below the %s target. The lesson: %s\n", value,
+                target, s->lesson);
+        break;
+    case LAB_STATUS_INCORRECT:
+        fprintf(out, "FAIL: some results are wrong (see \"correct\" above).\n");
+        break;
+    case LAB_STATUS_RACY:
+        fprintf(out, "FAIL: the results were right this time, but nothing guarantees it: fix the races above.\n");
+        break;
+    case LAB_STATUS_ERROR:
+        fprintf(out, "FAIL: the lab could not be checked (see the error above).\n");
+        break;
+    }
+}
+
+void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *out) {
+    const lab_spec *s = r->spec;
+    bool quiet = level != LAB_REPORT_FULL;
+    char value[32], target[32];
+    lab_metric_format(s->metric, r->value, value, sizeof(value));
+    lab_metric_format(s->metric, r->value_target, target, sizeof(target));
+    if (level == LAB_REPORT_VERDICT) {
+        fprintf(out, "streamlab · %s · ", s->id);
+        if (r->status == LAB_STATUS_ERROR) {
+            fprintf(out, "FAIL: %s\n", r->error);
+            return;
+        }
+        if (r->status == LAB_STATUS_INCORRECT)
+            fprintf(out, "FAIL: some results are wrong (run without --quiet to see which).\n");
+        else if (r->status == LAB_STATUS_RACY)
+            fprintf(out, "FAIL: %llu races (run without --quiet to see them and their fixes).\n",
+                    (unsigned long long)r->races);
+        else
+            print_verdict(r, value, target, out);
+        return;
+    }
     fprintf(out, "streamlab · %s · %s\n", s->id, s->title);
     if (r->backend.simulated)
         fprintf(out, "yours on the SIMULATED GPU (%s profile: %s) · seed %llu · %d run%s\n", r->backend.profile,
@@ -81,7 +123,7 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
 
     if (r->status == LAB_STATUS_ERROR) {
         fprintf(out, "  error      %s\n\n", r->error);
-        fprintf(out, "FAIL: the lab could not be checked (see the error above).\n");
+        print_verdict(r, value, target, out);
         return;
     }
 
@@ -107,15 +149,13 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
         fprintf(out, "  races      none\n");
     } else {
         fprintf(out, "  races      %llu found%s\n", (unsigned long long)r->races,
-                quiet ? " (run without --quiet to see them and their fixes)"
+                level == LAB_REPORT_SUMMARY ? " (the JSON result has them and their fixes)"
                       : r->races > r->races_shown ? " (the first ones below)" : " (below)");
     }
 
     /* speed */
-    char value[32], best[32], target[32], at_bound[32];
-    lab_metric_format(s->metric, r->value, value, sizeof(value));
+    char best[32], at_bound[32];
     lab_metric_format(s->metric, r->value_best, best, sizeof(best));
-    lab_metric_format(s->metric, r->value_target, target, sizeof(target));
     lab_metric_format(s->metric, r->value_bound, at_bound, sizeof(at_bound));
     if (!r->correct) {
         fprintf(out, "  %-10s %s (median of %d), not counted: the results are wrong\n", lab_metric_name(s->metric),
@@ -150,23 +190,7 @@ void lab_result_print_text(const lab_result *r, bool quiet, FILE *out) {
         if (r->timeline) fprintf(out, "\nyour last run:\n%s", r->timeline);
     }
     fputc('\n', out);
-    switch (r->status) {
-    case LAB_STATUS_PASS:
-        fprintf(out, "PASS: correct, race-free, and %s is at or above the %s target.\n", value, target);
-        break;
-    case LAB_STATUS_BELOW_TARGET:
-        fprintf(out, "BELOW TARGET: correct and race-free, but %s is below the %s target. The lesson: %s\n", value,
-                target, s->lesson);
-        break;
-    case LAB_STATUS_INCORRECT:
-        fprintf(out, "FAIL: some results are wrong (see \"correct\" above).\n");
-        break;
-    case LAB_STATUS_RACY:
-        fprintf(out, "FAIL: the results were right this time, but nothing guarantees it: fix the races above.\n");
-        break;
-    case LAB_STATUS_ERROR:
-        break;
-    }
+    print_verdict(r, value, target, out);
 }
 
 static cJSON *ms_array(const double *v, int n) {

@@ -78,8 +78,16 @@ typedef struct lab_result {
 void lab_result_decide(lab_result *r);
 /* "pass", "below_target", "incorrect", "racy", "error". */
 const char *lab_status_name(lab_status status);
+/* How much of the report to print: all of it; the summary without the races' details and
+ * the timeline (what --json puts on stderr); or the verdict line alone (--quiet). */
+typedef enum lab_report_level {
+    LAB_REPORT_FULL = 0,
+    LAB_REPORT_SUMMARY,
+    LAB_REPORT_VERDICT
+} lab_report_level;
+
 /* The student's report. */
-void lab_result_print_text(const lab_result *r, bool quiet, FILE *out);
+void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *out);
 /* The --json object (the caller frees it with cJSON_Delete). */
 cJSON *lab_result_json(const lab_result *r);
 

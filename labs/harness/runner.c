@@ -330,7 +330,7 @@ static void emit(harness *h) {
     lab_result_decide(r);
     lab_events_result(h->events, r);
     if (h->opt.json) {
-        lab_result_print_text(r, true, stderr);
+        lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_SUMMARY, stderr);
         cJSON *j = lab_result_json(r);
         char *s = cJSON_PrintUnformatted(j);
         if (s) printf("%s\n", s);
@@ -338,7 +338,7 @@ static void emit(harness *h) {
         cJSON_free(s);
         cJSON_Delete(j);
     } else {
-        lab_result_print_text(r, h->opt.quiet, h->out);
+        lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_FULL, h->out);
     }
 }
 
@@ -351,11 +351,11 @@ int main(int argc, char **argv) {
 
     int rc = lab_parse_options(argc, argv, &h->opt, err, sizeof(err));
     if (rc) {
-        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", spec->id, err, argv[0]);
+        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", spec->id, err, lab_usage_name(argv[0]));
         return LAB_EXIT_USAGE;
     }
     if (h->opt.help) {
-        lab_print_usage(argv[0], spec->id, stdout);
+        lab_print_usage(lab_usage_name(argv[0]), spec->id, stdout);
         return 0;
     }
     if (h->opt.probe_device) {
