@@ -52,20 +52,24 @@ int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size) {
     return snprintf(buf, size, "%s", what);
 }
 
-/* How the fix names a stream: s1, s1 "buf A" (a named stream), the default stream. */
+/* How a report names a stream: as the program named it ("buf A", with lab_name_stream or
+ * NVTX), else by its creation order (s2); the legacy default stream is stream 0. The
+ * student recognises the name they gave; the timeline's lanes show both. */
 static void stream_label(const trace_race_op *op, char *buf, size_t size) {
     char plain[16];
     snprintf(plain, sizeof(plain), "s%d", (int)op->stream);
     if (op->stream == TRACE_STREAM_LEGACY)
-        snprintf(buf, size, "the default stream");
+        snprintf(buf, size, "stream 0");
     else if (op->stream > 0 && op->stream_name[0] && strcmp(op->stream_name, plain) != 0)
-        snprintf(buf, size, "%s \"%.31s\"", plain, op->stream_name);
+        snprintf(buf, size, "\"%.31s\"", op->stream_name);
     else if (op->stream > 0)
         snprintf(buf, size, "%s", plain);
     else
         snprintf(buf, size, "%.31s", op->stream_name[0] ? op->stream_name : "its stream");
 }
 
+/* The fix that keeps the program fast comes first; a fix that is correct but costs the
+ * overlap is named as such. */
 void trace_race_make_fix(trace_race *race) {
     char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], sa[64], sb[64];
     trace_race_op_describe(&race->first, a, sizeof(a));
@@ -74,17 +78,20 @@ void trace_race_make_fix(trace_race *race) {
     stream_label(f, sa, sizeof(sa));
     stream_label(s, sb, sizeof(sb));
     char fix[1024]; /* room for every part; cut to race->fix at the end */
+    bool reuse = race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW;
     if (!f->on_host && s->on_host) {
         const char *verb = race->kind == TRACE_RACE_HOST_READ || race->kind == TRACE_RACE_RAW ? "reads" : "writes";
-        char call[32];
-        if (f->stream > 0)
-            snprintf(call, sizeof(call), "s%d", (int)f->stream);
-        else
-            snprintf(call, sizeof(call), "0");
         snprintf(fix, sizeof(fix),
-                 "cudaStreamSynchronize(%s) (or cudaEventSynchronize on an event recorded after %s) "
-                 "before the host %s it (%s)",
-                 call, a, verb, b);
+                 "wait for %s before the host %s it (%s): cudaStreamSynchronize on that stream, or "
+                 "cudaEventSynchronize on an event recorded after %s",
+                 sa, verb, b, a);
+    } else if (!f->on_host && !s->on_host && reuse && f->stream != s->stream) {
+        /* Two streams reuse one buffer: what was meant to overlap shares memory. */
+        snprintf(fix, sizeof(fix),
+                 "give %s and %s buffers of their own, so that they share nothing and still overlap. Correct but "
+                 "slower: record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s; "
+                 "the two streams then take turns with that buffer",
+                 sa, sb, sa, a, sb, b);
     } else if (!f->on_host && !s->on_host) {
         snprintf(fix, sizeof(fix),
                  "record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s", sa, a, sb,
@@ -96,12 +103,16 @@ void trace_race_make_fix(trace_race *race) {
 }
 
 static void where(const trace_race_op *op, char *buf, size_t size) {
+    char label[64];
+    stream_label(op, label, sizeof(label));
     if (op->on_host && op->stream == TRACE_STREAM_NONE)
         snprintf(buf, size, "on the host");
     else if (op->on_host)
-        snprintf(buf, size, "on the host, enqueued on stream %s", op->stream_name);
+        snprintf(buf, size, "on the host, enqueued on %s", label);
+    else if (op->stream == TRACE_STREAM_LEGACY)
+        snprintf(buf, size, "on %s", label);
     else
-        snprintf(buf, size, "on stream %s", op->stream_name);
+        snprintf(buf, size, "on stream %s", label);
 }
 
 int trace_race_format(const trace_race *race, char *buf, size_t size) {

@@ -375,8 +375,8 @@ TEST_F(RaceCheck, HostReadFixNamesTheStreamToSynchronise) {
     EXPECT_TRUE(r->second.on_host);
     EXPECT_EQ(r->second.stream, TRACE_STREAM_NONE);
     EXPECT_STREQ(r->fix,
-                 "cudaStreamSynchronize(s2) (or cudaEventSynchronize on an event recorded after D2H batch 3) "
-                 "before the host reads it (host access lab_store_batch batch 3)");
+                 "wait for s2 before the host reads it (host access lab_store_batch batch 3): cudaStreamSynchronize "
+                 "on that stream, or cudaEventSynchronize on an event recorded after D2H batch 3");
 }
 
 TEST_F(RaceCheck, FixNamesNamedStreamsAndTheDefaultStream) {
@@ -386,11 +386,27 @@ TEST_F(RaceCheck, FixNamesNamedStreamsAndTheDefaultStream) {
     // loader's H2D races n1's kernel; n1's kernel races the default stream's kernel.
     ASSERT_EQ(trace_racecheck_kept(rc), 2u);
     EXPECT_STREQ(trace_racecheck_report(rc, 0)->fix,
-                 "record an event on s4 \"loader\" after H2D and make s5 \"n1\" wait on it (cudaStreamWaitEvent) "
+                 "record an event on \"loader\" after H2D and make \"n1\" wait on it (cudaStreamWaitEvent) "
                  "before kernel k");
     EXPECT_STREQ(trace_racecheck_report(rc, 1)->fix,
-                 "record an event on s5 \"n1\" after kernel k and make the default stream wait on it "
+                 "record an event on \"n1\" after kernel k and make stream 0 wait on it "
                  "(cudaStreamWaitEvent) before kernel z");
+}
+
+// Two streams that reuse one buffer: the fix that keeps them overlapping (a buffer each)
+// comes first, and the event, correct but slower, is named as such.
+TEST_F(RaceCheck, BufferReuseAcrossStreamsNamesOwnBuffersFirst) {
+    program->Run(kDecls);
+    program->Run("stream bufA; stream bufB; bufA: kernel k reads A writes B; bufB: h2d A <- hA");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    std::string fix = r.fix;
+    EXPECT_EQ(fix.rfind("give \"bufA\" and \"bufB\" buffers of their own", 0), 0u) << fix;
+    EXPECT_NE(fix.find("Correct but slower: record an event on \"bufA\" after kernel k"), std::string::npos) << fix;
+    EXPECT_NE(fix.find("take turns"), std::string::npos) << fix;
+    char text[2048];
+    trace_race_format(&r, text, sizeof(text));
+    EXPECT_NE(std::string(text).find("on stream \"bufB\""), std::string::npos) << text;
 }
 
 TEST_F(RaceCheck, OverlapIsExactlyTheSharedBytesAndPairsAreReportedOnce) {
