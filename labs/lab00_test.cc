@@ -8,7 +8,9 @@
 // passes (exit 0).
 #include "labs/lab_test_support.h"
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -49,13 +51,45 @@ TEST(Lab00, TheReferencePasses) {
     cJSON_Delete(j);
 }
 
-TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZero) {
+// The step a result is at: how many of the lab's steps are done, and the next one.
+std::string NextStep(const cJSON *j) {
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "steps");
+    return std::to_string(static_cast<int>(Num(st, "done"))) + "/" + std::to_string(static_cast<int>(Num(st, "of"))) +
+           " " + Str(st, "next");
+}
+
+TEST(Lab00, TheSkeletonStandsAtTheFirstStep) {
+    Outcome o = RunLab("labs/00_default_stream_sim", Args());
+    cJSON *j = Json(o);
+    EXPECT_EQ(NextStep(j), "0/3 TODO 1 (a stream per task)");
+    // Everything is on stream 0 and nothing else runs: no stream-0 stall to report.
+    EXPECT_EQ(Num(cJSON_GetObjectItemCaseSensitive(j, "stream0_stalls"), "count"), 0);
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("Next: TODO 1 (a stream per task)"), std::string::npos) << o.err;
+}
+
+TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZeroAndTheReportSaysSo) {
     Outcome o = RunLab("labs/00_default_stream_blocking_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
     EXPECT_LT(Num(j, "speedup"), 1.1);
+    EXPECT_EQ(NextStep(j), "1/3 TODO 2 (streams that stream 0 cannot hold back)");
+    // Each memset between tasks waited for one task's stream and held back the next one's,
+    // named as the student named the streams.
+    cJSON *stalls = cJSON_GetObjectItemCaseSensitive(j, "stream0_stalls");
+    EXPECT_GE(Num(stalls, "count"), 3);
+    const char *first = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(stalls, "first"), 0));
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(std::string(first).rfind("stream 0 memset after task 0 waited 2.0 ms for \"task 0\", and held back "
+                                       "\"task 1\" for ",
+                                       0),
+              0u)
+        << first;
     cJSON_Delete(j);
+    EXPECT_NE(o.err.find("  stream 0   4 operations on the legacy default stream held your streams back:"),
+              std::string::npos)
+        << o.err;
 }
 
 TEST(Lab00, NonBlockingStreamsWithoutWaitingForThemAreWrong) {
@@ -66,9 +100,51 @@ TEST(Lab00, NonBlockingStreamsWithoutWaitingForThemAreWrong) {
     cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "first_mismatch");
     EXPECT_NE(Str(m, "why").find("never written"), std::string::npos) << Str(m, "why");
     EXPECT_GT(Num(j, "races"), 0);
+    EXPECT_EQ(NextStep(j), "2/3 TODO 3 (wait for every stream)");
+    EXPECT_EQ(Str(j, "busy_at_return"), "\"task 0\", \"task 1\", \"task 2\", \"task 3\"");
     cJSON_Delete(j);
-    // The speed of wrong results is not held up as an achievement.
+    // The speed of wrong results is not held up as an achievement, and the report says
+    // which streams run() left running, and that this is the step after TODO 2.
     EXPECT_NE(o.err.find("not counted: the results are wrong"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("run() returned while \"task 0\", \"task 1\", \"task 2\", \"task 3\" still had work"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("This is the expected state after TODO 2."), std::string::npos) << o.err;
+}
+
+TEST(Lab00, TheReferenceHasDoneEveryStep) {
+    Outcome o = RunLab("solutions/00_default_stream_sim", Args());
+    cJSON *j = Json(o);
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    cJSON_Delete(j);
+    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+}
+
+// --hint gives the step's hints one tier at a time, remembered between runs, and starts
+// again at the first tier when the student moves on to another step.
+TEST(Lab00, HintsComeInTiers) {
+    std::string state = std::string(std::getenv("TEST_TMPDIR")) + "/hint_state";
+    setenv("XDG_STATE_HOME", state.c_str(), 1);
+    std::vector<std::string> hint = {"--seed", "7", "--runs", "1", "--schedules", "0", "--hint"};
+    Outcome a = RunLab("labs/00_default_stream_blocking_streams_sim", hint);
+    Outcome b = RunLab("labs/00_default_stream_blocking_streams_sim", hint);
+    Outcome c = RunLab("labs/00_default_stream_blocking_streams_sim", hint);
+    Outcome d = RunLab("labs/00_default_stream_blocking_streams_sim", hint);
+    Outcome e = RunLab("labs/00_default_stream_no_wait_sim", hint);
+    unsetenv("XDG_STATE_HOME");
+    EXPECT_EQ(a.exit_code, 1) << a.err;
+    EXPECT_NE(a.out.find("BELOW TARGET"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("You are at TODO 2 (streams that stream 0 cannot hold back)."), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("Hint 1 of 3 (a question):"), std::string::npos) << a.out;
+    EXPECT_NE(b.out.find("Hint 2 of 3 (the idea):"), std::string::npos) << b.out;
+    EXPECT_NE(c.out.find("Hint 3 of 3 (the shape of the code):"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("cudaStreamNonBlocking"), std::string::npos) << c.out;
+    EXPECT_NE(d.out.find("Hint 3 of 3"), std::string::npos) << "the last tier stays:\n" << d.out;
+    EXPECT_EQ(e.exit_code, 2);
+    EXPECT_NE(e.out.find("You are at TODO 3 (wait for every stream)."), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("Hint 1 of 3 (a question):"), std::string::npos) << e.out;
+    // The hint replaces the report: no timeline, no race details.
+    EXPECT_EQ(e.out.find("race 1:"), std::string::npos) << e.out;
 }
 
 TEST(Lab00, ClearingOneSharedBlockFromEveryTaskStreamRaces) {

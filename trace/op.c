@@ -1,6 +1,9 @@
 /* trace/op.c: names for op kinds, copy directions and engines, and range building. */
 #include "trace/op.h"
 
+#include <stdio.h>
+#include <string.h>
+
 const char *trace_op_kind_name(trace_op_kind kind) {
     switch (kind) {
     case TRACE_OP_COPY: return "copy";
@@ -60,4 +63,17 @@ void trace_op_add_range(trace_op *op, const void *addr, uint64_t bytes, uint32_t
     r->addr = (uint64_t)(uintptr_t)addr;
     r->bytes = bytes;
     r->flags = flags;
+}
+
+void trace_stream_label(int32_t id, const char *name, char *buf, size_t len) {
+    char plain[16];
+    snprintf(plain, sizeof(plain), "s%d", (int)id);
+    if (id == TRACE_STREAM_LEGACY)
+        snprintf(buf, len, "stream 0");
+    else if (id > 0 && name && name[0] && strcmp(name, plain) != 0)
+        snprintf(buf, len, "\"%.31s\"", name);
+    else if (id > 0)
+        snprintf(buf, len, "%s", plain);
+    else
+        snprintf(buf, len, "%.31s", name && name[0] ? name : "its stream");
 }

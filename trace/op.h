@@ -128,6 +128,12 @@ const char *trace_engine_name(trace_engine engine);
  * functions, event records and waits): what a stream's lane shows. */
 bool trace_op_kind_is_stream_work(trace_op_kind kind);
 
+/* How reports name a stream for a student: as the program named it ("\"buf A\"", with
+ * lab_name_stream or NVTX), else by creation order ("s2"); the legacy default stream is
+ * "stream 0". name may be NULL or empty, or the default "sN". The timeline's lanes show
+ * both the id and the name. */
+void trace_stream_label(int32_t id, const char *name, char *buf, size_t len);
+
 /* Adds a memory range to op (ignored past TRACE_MAX_RANGES or when bytes is 0). */
 void trace_op_add_range(trace_op *op, const void *addr, uint64_t bytes, uint32_t flags);
 

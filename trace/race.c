@@ -52,20 +52,8 @@ int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size) {
     return snprintf(buf, size, "%s", what);
 }
 
-/* How a report names a stream: as the program named it ("buf A", with lab_name_stream or
- * NVTX), else by its creation order (s2); the legacy default stream is stream 0. The
- * student recognises the name they gave; the timeline's lanes show both. */
 static void stream_label(const trace_race_op *op, char *buf, size_t size) {
-    char plain[16];
-    snprintf(plain, sizeof(plain), "s%d", (int)op->stream);
-    if (op->stream == TRACE_STREAM_LEGACY)
-        snprintf(buf, size, "stream 0");
-    else if (op->stream > 0 && op->stream_name[0] && strcmp(op->stream_name, plain) != 0)
-        snprintf(buf, size, "\"%.31s\"", op->stream_name);
-    else if (op->stream > 0)
-        snprintf(buf, size, "%s", plain);
-    else
-        snprintf(buf, size, "%.31s", op->stream_name[0] ? op->stream_name : "its stream");
+    trace_stream_label(op->stream, op->stream_name, buf, size);
 }
 
 /* The fix that keeps the program fast comes first; a fix that is correct but costs the

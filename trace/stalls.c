@@ -203,15 +203,12 @@ static void put_op(text *t, const trace_op *op) {
     }
 }
 
-/* s2 "task 1" for a named stream, s2 otherwise (race.c names streams the same way). */
+/* "task 1" for a named stream, s2 otherwise (trace_stream_label, as race reports). */
 static void put_stream(text *t, const trace_timeline *tl, int32_t id) {
-    char plain[16];
-    snprintf(plain, sizeof(plain), "s%d", (int)id);
     const trace_stream *s = tl ? trace_timeline_stream(tl, id) : NULL;
-    if (s && s->name[0] && strcmp(s->name, plain) != 0)
-        put(t, "%s \"%.31s\"", plain, s->name);
-    else
-        put(t, "%s", plain);
+    char label[64];
+    trace_stream_label(id, s ? s->name : NULL, label, sizeof(label));
+    put(t, "%s", label);
 }
 
 /* "A", "A and B", "A, B and C"; "A, B and 3 other streams" past the listed ones. */

@@ -80,11 +80,11 @@ typedef struct trace_stall {
 size_t trace_stalls_find(trace_timeline *tl, int32_t run, trace_stall *out, size_t max);
 
 /* One line, no newline, for a student:
- *   stream 0 memset after task 1 waited 2.0 ms for s2 "task 1", and held back s3 "task 2"
- *   and s4 "task 3" for 2.1 ms
+ *   stream 0 memset after task 1 waited 2.0 ms for "task 1", and held back "task 2"
+ *   and "task 3" for 2.1 ms
  * The op is "memset", "kernel NAME", "H2D", "host function", "event record", ... (with its
  * name when it has one); "after ITEM N" is left out when after_batch is -1. Streams are
- * named as race reports name them: s2 "task 1" when named, s2 otherwise. Times are "1.9 ms"
+ * named as race reports name them: "task 1" when named, s2 otherwise. Times are "1.9 ms"
  * from a millisecond up, "450 us" below. `item` is the lab's word for a batch ("task");
  * NULL means "batch". tl gives the stream names and may be NULL. Returns what snprintf
  * returns. */

@@ -221,7 +221,7 @@ TEST(Stalls, ThePerThreadStreamIsBlockingAndOnlyBlockingStreamsCount) {
     EXPECT_EQ(stalls[0].held_ns, 2 * kMs + 500 * kUs - 2 * kMs) << "ready when its kernel before ended";
     EXPECT_EQ(stalls[0].after_batch, 1);
     EXPECT_EQ(t.Format(stalls[0], "task"),
-              "stream 0 memset after task 1 waited 2.0 ms for s1 \"per-thread\", and held back s1 \"per-thread\" "
+              "stream 0 memset after task 1 waited 2.0 ms for \"per-thread\", and held back \"per-thread\" "
               "for 500 us");
 }
 
@@ -359,9 +359,9 @@ TEST(StallFormat, TwoStreamsExactly) {
     std::vector<trace_stall> stalls = t.Stalls();
     ASSERT_EQ(stalls.size(), 1u);
     EXPECT_EQ(t.Format(stalls[0], "task"),
-              "stream 0 memset after task 0 waited 2.0 ms for s1 \"task 0\", and held back s2 \"task 1\" for 2.1 ms");
+              "stream 0 memset after task 0 waited 2.0 ms for \"task 0\", and held back \"task 1\" for 2.1 ms");
     EXPECT_EQ(t.Format(stalls[0], nullptr),
-              "stream 0 memset after batch 0 waited 2.0 ms for s1 \"task 0\", and held back s2 \"task 1\" for 2.1 ms");
+              "stream 0 memset after batch 0 waited 2.0 ms for \"task 0\", and held back \"task 1\" for 2.1 ms");
 
     // Unnamed streams, a named kernel, several streams, only a hold, no batch before it.
     trace_stall s = {};
@@ -373,7 +373,7 @@ TEST(StallFormat, TwoStreamsExactly) {
     s.held[1] = 3;
     s.held[2] = 4;
     s.held_ns = 450 * kUs;
-    EXPECT_EQ(t.Format(s, "task"), "stream 0 kernel reset held back s2 \"task 1\", s3 and s4 for 450 us");
+    EXPECT_EQ(t.Format(s, "task"), "stream 0 kernel reset held back \"task 1\", s3 and s4 for 450 us");
     s.op.kind = TRACE_OP_COPY;
     s.op.dir = TRACE_COPY_H2D;
     s.op.name[0] = '\0';
@@ -381,7 +381,7 @@ TEST(StallFormat, TwoStreamsExactly) {
     s.n_waited = 1;
     s.waited[0] = 1;
     s.waited_ns = 12345678;
-    EXPECT_EQ(t.Format(s, "task"), "stream 0 H2D waited 12.3 ms for s1 \"task 0\"");
+    EXPECT_EQ(t.Format(s, "task"), "stream 0 H2D waited 12.3 ms for \"task 0\"");
     // Without a timeline streams are plain ids.
     char buf[128];
     trace_stall_format(&s, nullptr, "task", buf, sizeof buf);

@@ -16,6 +16,7 @@
  * it, fails streams that still synchronise with stream 0 (about 1.0x), and two streams
  * shared by the four tasks (about 2x, 51%); a stream per task that stream 0 does not hold
  * back passes (about 97%). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -161,6 +162,72 @@ out:
     return rc;
 }
 
+/* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
+
+static bool own_streams(const lab_findings *f, const lab_workload *w) { return f->streams_used >= w->batches; }
+static bool not_held_back(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return f->stalls == 0;
+}
+static bool waits_for_all(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return f->correct && f->busy_at_return == 0;
+}
+
+static const lab_step steps[] = {
+    {
+        .todo = "TODO 1 (a stream per task)",
+        .next = "the tasks do not each have a stream of their own yet, so they queue one behind another. Give "
+                "task t its own stream, made in setup(), and queue all of its work on it.",
+        .hints =
+            {
+                "The four tasks share no data. What keeps the GPU from running them at the same time, and what "
+                "would a task need so that it does not queue behind the others?",
+                "Work in one stream runs in order; work in different streams may overlap. Each task needs its own "
+                "stream: made once in setup(), used for all of that task's copies and kernels. docs/concepts.md, "
+                "\"Streams are in-order queues\".",
+                "In setup(), for each task t: cudaStreamCreate(&streams[t]) and lab_name_stream(ctx, streams[t], "
+                "\"task t\"). In run(), the stream s that task t's copies and kernels are queued on is streams[t], "
+                "not 0.",
+            },
+        .done = own_streams,
+    },
+    {
+        .todo = "TODO 2 (streams that stream 0 cannot hold back)",
+        .next = "each task has its own stream now, and they still run one after another: the memset on stream 0 "
+                "between tasks waits for one task and holds back the next (the report's \"stream 0\" lines). Make "
+                "your streams independent of stream 0; leave the memset where it is.",
+        .hints =
+            {
+                "Look at the stream 0 lane and at the report's \"stream 0\" line. What does the memset on stream "
+                "0 wait for, and what waits for it?",
+                "The legacy default stream synchronises with every blocking stream: it waits for their earlier work "
+                "and their later work waits for it. Streams from cudaStreamCreate are blocking; streams created "
+                "with the cudaStreamNonBlocking flag are not. docs/concepts.md, \"The legacy default stream\".",
+                "Create each task's stream with cudaStreamCreateWithFlags, passing cudaStreamNonBlocking as the "
+                "flags, instead of cudaStreamCreate.",
+            },
+        .done = not_held_back,
+    },
+    {
+        .todo = "TODO 3 (wait for every stream)",
+        .next = "your streams no longer wait for stream 0, so cudaStreamSynchronize(0) no longer waits for them: "
+                "run() returned while they still had work, and the results were read before they were written. "
+                "This is the expected state after TODO 2. Wait for each of your streams before run() returns.",
+        .hints =
+            {
+                "cudaStreamSynchronize(0) waits for stream 0. Which of your streams does it still wait for now "
+                "that they are non-blocking?",
+                "A non-blocking stream does not synchronise with stream 0, in either direction: waiting for stream "
+                "0 no longer waits for it. Wait for each stream that has work, before run() returns. "
+                "docs/concepts.md, \"What makes the host wait\".",
+                "At the end of run(), a loop over the tasks that calls cudaStreamSynchronize on each task's stream, "
+                "instead of (or after) cudaStreamSynchronize(0).",
+            },
+        .done = waits_for_all,
+    },
+};
+
 const lab_spec LAB_SPEC = {
     .id = "00_default_stream",
     .title = "The default stream: independent work that stream 0 serialises",
@@ -181,4 +248,6 @@ const lab_spec LAB_SPEC = {
     .bound_label = "bound",
     .metric = LAB_METRIC_SPEEDUP,
     .target_bound_fraction = 0.60,
+    .steps = steps,
+    .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
 };

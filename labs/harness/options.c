@@ -22,6 +22,7 @@ enum {
     OPT_TIMEOUT,
     OPT_WIDTH,
     OPT_HELP,
+    OPT_HINT,
     OPT_PROBE
 };
 
@@ -39,6 +40,7 @@ static const struct option long_options[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"width", required_argument, NULL, OPT_WIDTH},
     {"help", no_argument, NULL, OPT_HELP},
+    {"hint", no_argument, NULL, OPT_HINT},
     {"probe-device", no_argument, NULL, OPT_PROBE},
     {NULL, 0, NULL, 0},
 };
@@ -152,6 +154,10 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
         case OPT_HELP:
             o->help = true;
             break;
+        case OPT_HINT:
+            o->hint = true;
+            o->quiet = true; /* the verdict, then the hint */
+            break;
         case OPT_PROBE:
             o->probe_device = true;
             break;
@@ -195,6 +201,8 @@ void lab_print_usage(const char *prog, const char *lab_id, void *stream) {
             "  --events-fd N           write the live event stream (JSON lines) to descriptor N\n"
             "  --schedules N           simulator: N more runs under perturbed timing (default 2)\n"
             "  --quiet                 print the verdict only\n"
+            "  --hint                  print the verdict and a hint for your next step (a little more\n"
+            "                          each time you ask)\n"
             "  --tui                   show the run in the live timeline\n"
             "  --timeout S             give up after S seconds (default 60)\n"
             "  --width N               timeline width in columns (default: the terminal's)\n"

@@ -32,6 +32,7 @@ typedef struct lab_options {
     int timeout_s;          /* wall-clock limit for the whole lab */
     int width;              /* timeline width in columns, 0: the terminal's */
     bool help;
+    bool hint;              /* --hint: run, then give the next hint for the step the student is at */
     bool probe_device;      /* --probe-device: say whether this build can run, and exit */
 } lab_options;
 

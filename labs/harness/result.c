@@ -1,6 +1,8 @@
 /* labs/harness/result.c: the verdict, the student's report and the --json object. */
 #include "labs/harness/result.h"
 
+#include "labs/harness/steps.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -153,6 +155,18 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
                       : r->races > r->races_shown ? " (the first ones below)" : " (below)");
     }
 
+    /* what stream 0 did to your streams, and streams still busy when run() returned */
+    if (r->stalls > 0) {
+        fprintf(out, "  stream 0   %zu operation%s on the legacy default stream held your streams back:\n", r->stalls,
+                r->stalls == 1 ? "" : "s");
+        for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
+            fprintf(out, "             %s\n", r->stall_text[i]);
+        if (r->stalls > LAB_MAX_STALLS_SHOWN)
+            fprintf(out, "             (and %zu more like them)\n", r->stalls - LAB_MAX_STALLS_SHOWN);
+    }
+    if (r->busy_text[0] && (!r->correct || r->races > 0))
+        fprintf(out, "  returned   run() returned while %s still had work that nothing had waited for\n", r->busy_text);
+
     /* speed */
     char best[32], at_bound[32];
     lab_metric_format(s->metric, r->value_best, best, sizeof(best));
@@ -191,6 +205,8 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     }
     fputc('\n', out);
     print_verdict(r, value, target, out);
+    if (r->step >= 0 && r->status != LAB_STATUS_ERROR)
+        lab_steps_print_next(s, &r->findings, r->status == LAB_STATUS_PASS, out);
 }
 
 static cJSON *ms_array(const double *v, int n) {
@@ -285,6 +301,21 @@ cJSON *lab_result_json(const lab_result *r) {
         cJSON_AddNumberToObject(m, "util_d2h", r->util_d2h);
     }
     cJSON_AddStringToObject(o, "timing_source", r->backend.timing);
+    cJSON *stalls = cJSON_AddObjectToObject(o, "stream0_stalls");
+    cJSON_AddNumberToObject(stalls, "count", (double)r->stalls);
+    cJSON *lines = cJSON_AddArrayToObject(stalls, "first");
+    for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
+        cJSON_AddItemToArray(lines, cJSON_CreateString(r->stall_text[i]));
+    if (r->busy_text[0]) cJSON_AddStringToObject(o, "busy_at_return", r->busy_text);
+    if (r->spec->n_steps > 0) {
+        cJSON *st = cJSON_AddObjectToObject(o, "steps");
+        cJSON_AddNumberToObject(st, "of", r->spec->n_steps);
+        cJSON_AddNumberToObject(st, "done", r->step < 0 ? r->spec->n_steps : r->step);
+        if (r->step >= 0) {
+            cJSON_AddStringToObject(st, "next", r->spec->steps[r->step].todo);
+            cJSON_AddStringToObject(st, "what_to_do", r->spec->steps[r->step].next);
+        }
+    }
     /* The run (the "run" of its ops on the event stream) the metrics and timeline describe. */
     if (r->timeline_run > 0) cJSON_AddNumberToObject(o, "timeline_run", r->timeline_run);
     return o;

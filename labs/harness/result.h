@@ -29,6 +29,7 @@ typedef enum lab_status {
 } lab_status;
 
 #define LAB_MAX_RACES_SHOWN 3
+#define LAB_MAX_STALLS_SHOWN 3
 
 typedef struct lab_result {
     const lab_spec *spec;
@@ -70,6 +71,15 @@ typedef struct lab_result {
     char error[512];        /* LAB_STATUS_ERROR: what failed */
     lab_status status;
     int exit_code;
+    lab_findings findings;  /* what your last timed run shows of your code */
+    /* Stream-0 operations of that run that waited for or held back your streams
+     * (trace/stalls.h): how many, and the first few in words. */
+    size_t stalls;
+    char stall_text[LAB_MAX_STALLS_SHOWN][320];
+    /* The streams (other than stream 0) still busy when run() returned, in words ("" when
+     * none). */
+    char busy_text[320];
+    int step;               /* the first of spec->steps not done, -1 when none */
     char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
     int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run */
 } lab_result;

@@ -22,6 +22,7 @@
 #include "labs/harness/options.h"
 #include "labs/harness/result.h"
 #include "labs/harness/spec.h"
+#include "labs/harness/steps.h"
 #include "labs/harness/verify.h"
 #include "labs/harness/workload.h"
 #include "trace/export_chrome.h"
@@ -29,6 +30,7 @@
 #include "trace/metrics.h"
 #include "trace/racecheck.h"
 #include "trace/recorder.h"
+#include "trace/stalls.h"
 #include "trace/timeline.h"
 
 #define MAX_RUNS 4096
@@ -50,6 +52,8 @@ typedef struct harness {
     int32_t next_run;  /* recorder run numbers, from 1 */
     bool yours_run[MAX_RUNS];
     int32_t last_yours_run;  /* your last timed run: its timeline and metrics are reported */
+    uint64_t last_yours_returned_ns; /* when run() returned in it */
+    lab_findings findings;   /* what that run shows of your code (steps.h) */
     int total_runs;    /* warm-ups, timed runs and schedules, for progress */
 } harness;
 
@@ -95,6 +99,7 @@ typedef struct run_outcome {
     int rc;              /* what run() returned */
     cudaError_t cuda;    /* the first CUDA error seen when it had returned */
     double ms;
+    uint64_t returned_ns; /* when run() returned */
     lab_mismatch check;
 } run_outcome;
 
@@ -127,6 +132,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     lab_backend_phase(label, false);
     trace_record_phase(label, t0, t1);
     o.ms = (double)(t1 - t0) / 1e6;
+    o.returned_ns = t1;
     return o;
 }
 
@@ -213,6 +219,30 @@ static void collect_races(harness *h) {
     }
 }
 
+/* What the legacy default stream did to your streams in your last timed run, and which of
+ * your streams were still busy when run() returned: in words, for the report. */
+static void describe_streams(harness *h) {
+    lab_result *r = h->res;
+    trace_stall stalls[LAB_MAX_STALLS_SHOWN];
+    r->stalls = trace_stalls_find(h->timeline, h->last_yours_run, stalls, LAB_MAX_STALLS_SHOWN);
+    for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
+        trace_stall_format(&stalls[i], h->timeline, lab_item(r->spec), r->stall_text[i], sizeof(r->stall_text[i]));
+    int32_t busy[16];
+    size_t nb = trace_streams_busy_at(h->timeline, h->last_yours_run, h->last_yours_returned_ns, busy, 16);
+    size_t at = 0, named = 0;
+    for (size_t i = 0; i < nb && i < 16; i++) {
+        if (busy[i] == TRACE_STREAM_LEGACY) continue;
+        const trace_stream *st = trace_timeline_stream(h->timeline, busy[i]);
+        char label[64];
+        trace_stream_label(busy[i], st ? st->name : NULL, label, sizeof(label));
+        if (at < sizeof(r->busy_text))
+            at += (size_t)snprintf(r->busy_text + at, sizeof(r->busy_text) - at, "%s%s", named ? ", " : "", label);
+        named++;
+    }
+    if (named && nb > 16 && at < sizeof(r->busy_text))
+        snprintf(r->busy_text + at, sizeof(r->busy_text) - at, " and more");
+}
+
 static void compute_metrics(harness *h) {
     lab_result *r = h->res;
     r->timeline_run = h->last_yours_run;
@@ -226,6 +256,11 @@ static void compute_metrics(harness *h) {
         r->util_d2h = m.engine[TRACE_ENGINE_D2H].utilisation;
         trace_metrics_free(&m);
     }
+    if (h->last_yours_run > 0) describe_streams(h);
+    lab_result_decide(r);
+    lab_findings_compute(&h->findings, r, h->timeline, h->last_yours_run, h->last_yours_returned_ns);
+    r->findings = h->findings;
+    r->step = r->spec->n_steps > 0 ? lab_steps_first_open(r->spec, &h->findings) : -1;
     if (!h->opt.quiet && h->last_yours_run > 0) {
         trace_text_options to = {
             .width = h->opt.width ? h->opt.width : terminal_width(),
@@ -261,6 +296,7 @@ static bool run_all(harness *h) {
             if (w == WHO_YOURS) {
                 r->yours_ms[k] = o.ms;
                 h->last_yours_run = h->next_run - 1;
+                h->last_yours_returned_ns = o.returned_ns;
                 note_result(h, &o, label);
             } else {
                 r->baseline_ms[k] = o.ms;
@@ -329,7 +365,18 @@ static void emit(harness *h) {
     lab_result *r = h->res;
     lab_result_decide(r);
     lab_events_result(h->events, r);
-    if (h->opt.json) {
+    if (h->opt.hint) {
+        lab_result_print_text(r, LAB_REPORT_VERDICT, h->out);
+        fputc('\n', h->out);
+        char path[4096];
+        bool keep = lab_hints_path(path, sizeof(path));
+        if (r->status == LAB_STATUS_ERROR)
+            fprintf(h->out, "Fix the error first: run without --hint to see it.\n");
+        else if (r->spec->n_steps == 0)
+            fprintf(h->out, "This lab has no hints yet; the lesson: %s\n", r->spec->lesson);
+        else
+            lab_hints_print_next(r->spec, &h->findings, keep ? path : NULL, h->out);
+    } else if (h->opt.json) {
         lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_SUMMARY, stderr);
         cJSON *j = lab_result_json(r);
         char *s = cJSON_PrintUnformatted(j);
@@ -367,6 +414,7 @@ int main(int argc, char **argv) {
     h->res = &R;
     R.spec = spec;
     R.correct = true;
+    R.step = -1;
     R.runs = h->opt.runs;
     R.seed = h->opt.seed_given ? h->opt.seed : lab_fresh_seed();
     R.workload = lab_make_workload(&spec->workload, R.seed);

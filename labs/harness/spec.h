@@ -65,6 +65,36 @@ typedef struct lab_bound {
 /* Adds a figure to a bound (ignored past LAB_BOUND_FIGURES). */
 void lab_bound_add(lab_bound *b, const char *key, double value);
 
+/* What the harness saw of the student's code in their last timed run: the facts a lab's
+ * steps are judged by (steps.h). */
+typedef struct lab_findings {
+    bool correct;         /* every output right, in every run */
+    bool race_free;       /* no unordered pair of accesses */
+    bool reached;         /* correct, race-free and at or above the target */
+    double bound_fraction;
+    int streams_used;     /* streams other than stream 0 that carried the student's work */
+    bool stream0_work;    /* the student put work on the legacy default stream */
+    int stalls;           /* stream-0 operations that waited for or held back other streams */
+    int busy_at_return;   /* streams that still had work when run() returned */
+} lab_findings;
+
+#define LAB_HINT_TIERS 3
+
+/* One TODO of the skeleton, as a step on the student's path (docs/labs.md, "The
+ * student's path"). */
+typedef struct lab_step {
+    const char *todo;     /* "TODO 1: a stream per task" */
+    /* What the student sees while this is the step they stand at, and what to do. */
+    const char *next;
+    /* A question; the idea, with where to read more; the shape of the code, never the
+     * exact line. The lesson carries the same texts. */
+    const char *hints[LAB_HINT_TIERS];
+    /* Whether the student's code has done this step. */
+    bool (*done)(const lab_findings *f, const lab_workload *w);
+    /* The step goes beyond the pass target (the report offers it after a pass). */
+    bool beyond_target;
+} lab_step;
+
 typedef struct lab_spec {
     const char *id;     /* "03_double_buffer" */
     const char *title;  /* "Double buffering: overlap copies and compute" */
@@ -88,6 +118,10 @@ typedef struct lab_spec {
     lab_metric_kind metric;
     /* The pass threshold: the metric must reach this fraction of its value at the bound. */
     double target_bound_fraction;
+
+    /* The skeleton's TODOs, in order (may be NULL). */
+    const lab_step *steps;
+    int n_steps;
 } lab_spec;
 
 /* The lab's spec (defined in labs/NN_topic/spec.c). */

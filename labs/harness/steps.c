@@ -1,0 +1,151 @@
+/* labs/harness/steps.c: findings, the student's next step and tiered hints (see steps.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "labs/harness/steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "trace/stalls.h"
+
+#define MAX_STREAMS 1024
+
+void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns) {
+    memset(f, 0, sizeof(*f));
+    f->correct = r->correct && r->status != LAB_STATUS_ERROR;
+    f->race_free = r->races == 0;
+    f->reached = r->status == LAB_STATUS_PASS;
+    f->bound_fraction = r->bound_fraction;
+    if (!tl || run <= 0) return;
+    static bool used[MAX_STREAMS];
+    memset(used, 0, sizeof(used));
+    size_t n = trace_timeline_count(tl);
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run) || !trace_op_kind_is_stream_work(op->kind)) continue;
+        if (op->stream == TRACE_STREAM_LEGACY)
+            f->stream0_work = true;
+        else if (op->stream > 0 && op->stream < MAX_STREAMS && !used[op->stream]) {
+            used[op->stream] = true;
+            f->streams_used++;
+        }
+    }
+    trace_stall stall;
+    f->stalls = (int)trace_stalls_find(tl, run, &stall, 1);
+    int32_t busy[64];
+    size_t nb = trace_streams_busy_at(tl, run, returned_ns, busy, sizeof(busy) / sizeof(busy[0]));
+    for (size_t i = 0; i < nb && i < sizeof(busy) / sizeof(busy[0]); i++)
+        if (busy[i] != TRACE_STREAM_LEGACY) f->busy_at_return++;
+}
+
+int lab_steps_first_open(const lab_spec *spec, const lab_findings *f) {
+    for (int i = 0; i < spec->n_steps; i++)
+        if (!spec->steps[i].done(f, &spec->workload)) return i;
+    return -1;
+}
+
+void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool passed, FILE *out) {
+    int i = lab_steps_first_open(spec, f);
+    if (i < 0) return;
+    const lab_step *st = &spec->steps[i];
+    if (passed && !st->beyond_target) return;
+    fprintf(out, "%s %s: %s\n", passed ? "Further:" : "Next:", st->todo, st->next);
+    fprintf(out, "      Stuck? --hint gives a hint, a little more each time.\n");
+}
+
+bool lab_hints_path(char *buf, size_t len) {
+    const char *state = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (state && *state)
+        n = snprintf(buf, len, "%s/streamlab/hints.json", state);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/.local/state/streamlab/hints.json", home);
+    else
+        return false;
+    return n > 0 && (size_t)n < len;
+}
+
+static cJSON *load_state(const char *path) {
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f) return cJSON_CreateObject();
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cJSON *j = cJSON_Parse(buf);
+    if (!cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return cJSON_CreateObject(); /* a broken file starts afresh */
+    }
+    return j;
+}
+
+/* mkdir -p of the folder that holds path. */
+static void make_parent(const char *path) {
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        mkdir(dir, 0755);
+        *p = '/';
+    }
+    mkdir(dir, 0755);
+}
+
+static void save_state(const char *path, cJSON *state) {
+    if (!path) return;
+    make_parent(path);
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    char *text = cJSON_Print(state);
+    FILE *f = text ? fopen(tmp, "w") : NULL;
+    if (f) {
+        fputs(text, f);
+        if (fclose(f) == 0) rename(tmp, path);
+    }
+    cJSON_free(text);
+}
+
+static const char *const tier_name[LAB_HINT_TIERS] = {"a question", "the idea", "the shape of the code"};
+
+void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const char *path, FILE *out) {
+    int i = lab_steps_first_open(spec, f);
+    if (i < 0) {
+        fprintf(out, "No hint needed: every step of this lab is done%s.\n",
+                f->reached ? "" : ", and what is left is in the report above");
+        return;
+    }
+    const lab_step *st = &spec->steps[i];
+    cJSON *state = load_state(path);
+    cJSON *lab = cJSON_GetObjectItemCaseSensitive(state, spec->id);
+    if (!cJSON_IsObject(lab)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(state, spec->id);
+        lab = cJSON_AddObjectToObject(state, spec->id);
+    }
+    const cJSON *last_step = cJSON_GetObjectItemCaseSensitive(lab, "step");
+    const cJSON *last_tier = cJSON_GetObjectItemCaseSensitive(lab, "tier");
+    int tier = 0;
+    if (cJSON_IsNumber(last_step) && last_step->valueint == i && cJSON_IsNumber(last_tier))
+        tier = last_tier->valueint + 1;
+    if (tier >= LAB_HINT_TIERS) tier = LAB_HINT_TIERS - 1;
+    if (tier < 0) tier = 0;
+    fprintf(out, "You are at %s.\n%s\n\nHint %d of %d (%s):\n  %s\n", st->todo, st->next, tier + 1, LAB_HINT_TIERS,
+            tier_name[tier], st->hints[tier]);
+    if (tier + 1 < LAB_HINT_TIERS)
+        fprintf(out, "\nAsk again (--hint) for %s. The lesson has every hint: %s\n", tier_name[tier + 1], spec->lesson);
+    else
+        fprintf(out, "\nThat was the last hint for this step. The lesson: %s\n", spec->lesson);
+    cJSON_DeleteItemFromObjectCaseSensitive(lab, "step");
+    cJSON_DeleteItemFromObjectCaseSensitive(lab, "tier");
+    cJSON_AddNumberToObject(lab, "step", i);
+    cJSON_AddNumberToObject(lab, "tier", tier);
+    save_state(path, state);
+    cJSON_Delete(state);
+}

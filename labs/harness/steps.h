@@ -1,0 +1,54 @@
+/* labs/harness/steps.h: where a student stands on a lab's path, and the hint for the
+ * next step.
+ *
+ * A spec lists its TODOs as steps (spec.h, lab_step), each with a test of whether the
+ * student's code has done it, judged from what the harness saw of their last timed run
+ * (lab_findings). The first step not done is where the student stands: the report names
+ * it, with what they should expect to see ("each task has its own stream, but stream 0
+ * still serialises them: TODO 2"), and --hint gives its hints one tier at a time: a
+ * question, then the idea with where to read more, then the shape of the code.
+ *
+ * Which tier a student has seen is kept per lab and step in a small JSON file,
+ * $XDG_STATE_HOME/streamlab/hints.json (~/.local/state/streamlab/hints.json without it),
+ * so each --hint shows one more. */
+#ifndef STREAMLAB_LAB_STEPS_H
+#define STREAMLAB_LAB_STEPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "labs/harness/result.h"
+#include "labs/harness/spec.h"
+#include "trace/timeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills f from the result and the timeline of the student's last timed run, which
+ * run() returned from at returned_ns. */
+void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns);
+
+/* The index of the first step of spec not done, or -1 when every step is done (or the spec
+ * has none). */
+int lab_steps_first_open(const lab_spec *spec, const lab_findings *f);
+
+/* The report's "next" paragraph: the step the student stands at and what to do. Writes
+ * nothing when every step is done. */
+void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool passed, FILE *out);
+
+/* Where hints are remembered (see above); false when there is no home to keep them in. */
+bool lab_hints_path(char *buf, size_t len);
+
+/* --hint: prints the next tier of hints for the first open step of spec (the first tier
+ * when the step differs from the one hinted last), remembering it in the file at path
+ * (NULL: nothing remembered, always the first tier). */
+void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const char *path, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
