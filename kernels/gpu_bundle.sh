@@ -279,9 +279,9 @@ while read -r name kind expect; do
         log="${logs}/${name}-verdict-${seed}.log"
         line="$(grep -E '^\{' "${log}" | tail -1)"
         field() { grep -o "\"$1\":[^,}]*" <<<"${line}" | head -1 | cut -d: -f2 | tr -d '"'; }
-        printf '== %s seed %s: exit %s (want %s) %s, speedup %s, %s of the bound, baseline %s ms, yours %s ms, races %s\n' \
+        printf '== %s seed %s: exit %s (want %s) %s, speedup %s, %s of the bound, baseline %s ms, yours %s ms, races %s, stream-0 stalls %s, next %s\n' \
           "${name}" "${seed}" "${rc}" "${expect}" "$(field status)" "$(field speedup)" "$(field bound_fraction)" \
-          "$(field baseline_median_ms)" "$(field yours_median_ms)" "$(field races)"
+          "$(field baseline_median_ms)" "$(field yours_median_ms)" "$(field races)" "$(field count)" "$(field next)"
         [[ "${rc}" == "${expect}" ]] || bad=$((bad + 1))
       done
       if ((bad)); then

@@ -6,6 +6,7 @@
  *   process at n = 1M and 4M elements and iters 0, 16, 250, 500, 1000, 2000, with the
  *     integer rate it implies (iters * n IMADs over the kernel time, per SM);
  *   process with one block per SM (latency-bound): ns per dependent iteration;
+ *   process with 8 blocks and long chains (lab 00's kernel): ns per dependent iteration;
  *   spin: requested vs measured duration;
  *   checksum at 1M and 4M: time and the bandwidth it reads at.
  * Exit status: 0 done, 1 a CUDA error, 77 no CUDA device. */
@@ -125,6 +126,19 @@ int main(void) {
         l.params.iters = iters;
         double ms = time_ms(&l);
         printf("| process | %zu | %u | %.4f | %.3f |\n", l.n, iters, ms, ms * 1e6 / iters);
+    }
+
+    /* Lab 00's kernel: 8 blocks, long dependent chains (the SMs' sustained clock shows). */
+    printf("\n| kernel | n (8 blocks) | iters | kernel ms | ns per dependent iteration |\n"
+           "| --- | --- | --- | --- | --- |\n");
+    const uint32_t long_iters[] = {25000, 250000, 1000000};
+    for (size_t i = 0; i < sizeof(long_iters) / sizeof(long_iters[0]); i++) {
+        launch l = {.kind = PROCESS, .a = a, .b = b, .n = 8 * KERNELS_PROCESS_THREADS};
+        l.params.mul = 0x2545f491u;
+        l.params.add = 0x9e3779b9u;
+        l.params.iters = long_iters[i];
+        double ms = time_ms(&l);
+        printf("| process | %zu | %u | %.4f | %.3f |\n", l.n, long_iters[i], ms, ms * 1e6 / long_iters[i]);
     }
 
     printf("\n| kernel | blocks x threads | requested ms | measured ms |\n| --- | --- | --- | --- |\n");
