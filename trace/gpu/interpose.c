@@ -175,8 +175,9 @@ static cudaError_t real_memset_ptds(void *ptr, int value, size_t count, cudaStre
     return __real_cudaMemset_ptds(ptr, value, count);
 }
 
-/* A copy made by real on stream (the stream it works on, never NULL for a _ptds/_ptsz
- * call), as the program's call api. */
+/* A copy through the runtime entry point real, on stream: the stream it works on, so
+ * cudaStreamPerThread and never NULL for a _ptds/_ptsz call. api names the call as the
+ * program wrote it. */
 static cudaError_t traced_copy(const char *api, copy_fn real, void *dst, const void *src, size_t count,
                                enum cudaMemcpyKind kind, cudaStream_t stream, bool async) {
     /* Only the sides the classification reads: the host side of an H2D or D2H copy, both of
