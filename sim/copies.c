@@ -3,11 +3,13 @@
  * inside their allocations), classified (H2D / D2H on a copy engine, pinned or pageable;
  * D2D on the SMs; H2H on the host), and the host blocks as trace/copy_rules.h says the
  * runtime does. Memsets and device-to-device copies run as kernels at device-memory rate,
- * writing each block's bytes when its block group retires. */
+ * writing each block's bytes when its block group retires. cudaMemcpy and cudaMemset use
+ * the legacy stream; copies.h gives them on the per-thread stream too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/copies.h"
 #include "sim/copy_engine.h"
 #include "sim/errors.h"
 #include "sim/host_clock.h"
@@ -185,11 +187,15 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
     return sim_error_sticky_or(cudaSuccess);
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+cudaError_t sim_memcpy_on(cudaStream_t stream, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaMemcpy", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
-    return sim_call_end(&call, do_copy(&call, dst, src, count, kind, NULL, false));
+    return sim_call_end(&call, do_copy(&call, dst, src, count, kind, stream, false));
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    return sim_memcpy_on(NULL, dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
@@ -233,12 +239,14 @@ static cudaError_t do_memset(sim_call *call, void *ptr, int value, size_t count,
     return sim_error_sticky_or(cudaSuccess);
 }
 
-cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+cudaError_t sim_memset_on(cudaStream_t stream, void *devPtr, int value, size_t count) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaMemset", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
-    return sim_call_end(&call, do_memset(&call, devPtr, value, count, NULL, false));
+    return sim_call_end(&call, do_memset(&call, devPtr, value, count, stream, false));
 }
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count) { return sim_memset_on(NULL, devPtr, value, count); }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
     sim_call call;

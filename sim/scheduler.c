@@ -360,3 +360,4 @@ void sim_sched_wait_stream(uint32_t stream) { host_wait(stream_idle, stream, 0);
 void sim_sched_wait_seq(uint32_t stream, uint64_t seq) { host_wait(seq_done, stream, seq); }
 void sim_sched_wait_device(void) { host_wait(device_idle, 0, 0); }
 void sim_sched_wait_blocking_streams(void) { host_wait(blocking_idle, 0, 0); }
+bool sim_sched_blocking_streams_idle(void) { return blocking_idle(0, 0); }

@@ -36,6 +36,8 @@ void sim_sched_wait_seq(uint32_t stream, uint64_t seq); /* stream's op number se
 void sim_sched_wait_device(void);                       /* everything */
 /* Everything in the legacy stream and in the streams that synchronise with it. */
 void sim_sched_wait_blocking_streams(void);
+/* Whether that is all done already (no wait, no time passes). */
+bool sim_sched_blocking_streams_idle(void);
 
 /* The device clock (how far the device has been simulated). */
 uint64_t sim_sched_now(void);

@@ -172,10 +172,14 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     sim_host_charge(sim_prof()->query_ns);
     uint32_t i;
     if (!sim_stream_resolve(stream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
-    /* The answer is about the device as it is when the call returns. */
+    /* The answer is about the device as it is when the call returns. As with
+     * cudaStreamSynchronize, the legacy stream counts the work of the streams that
+     * synchronise with it (measured: an H100 with CUDA 13.0 answers cudaErrorNotReady for
+     * the legacy stream while only a blocking stream or the per-thread stream is busy). */
     sim_sched_advance(sim_host_now());
     const sim_stream *st = &T.items[i];
-    return sim_call_end(&call, st->done_seq == st->enq_seq ? cudaSuccess : cudaErrorNotReady);
+    bool done = i == SIM_STREAM_LEGACY ? sim_sched_blocking_streams_idle() : st->done_seq == st->enq_seq;
+    return sim_call_end(&call, done ? cudaSuccess : cudaErrorNotReady);
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {

@@ -1,7 +1,8 @@
 // sim/streams_test.cc: stream semantics. Work in a stream runs in order; streams run
 // concurrently; the legacy default stream is a barrier against blocking streams and not
 // against cudaStreamNonBlocking ones; cudaStreamPerThread synchronises with the legacy
-// stream; and the stream calls answer as the runtime does.
+// stream; synchronising or querying the legacy stream covers the blocking streams; and the
+// stream calls answer as the runtime does.
 #include <gtest/gtest.h>
 
 #include "sim/test_support.h"
@@ -183,6 +184,22 @@ TEST(Streams, SynchronizingTheLegacyStreamWaitsForBlockingStreamsOnly) {
     EXPECT_GE(sim_now_ns(), cap.Kernel("blocking").end_ns);
     EXPECT_FALSE(cap.Kernel("nonblocking").timed) << "still running";
     EXPECT_EQ(cudaStreamQuery(nb), cudaErrorNotReady);
+}
+
+// As an H100 with CUDA 13.0 answers: querying the legacy stream asks about the work that
+// synchronising it waits for, that of the blocking streams included.
+TEST(Streams, QueryingTheLegacyStreamCoversBlockingStreamsOnly) {
+    Reset();
+    cudaStream_t b, nb;
+    ASSERT_EQ(cudaStreamCreate(&b), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(Spin(nb, 5 * kMs), cudaSuccess);
+    EXPECT_EQ(cudaStreamQuery(0), cudaSuccess) << "a busy non-blocking stream is not waited for";
+    ASSERT_EQ(Spin(b, 5 * kMs), cudaSuccess);
+    EXPECT_EQ(cudaStreamQuery(0), cudaErrorNotReady);
+    EXPECT_EQ(cudaStreamQuery(cudaStreamLegacy), cudaErrorNotReady);
+    ASSERT_EQ(cudaStreamSynchronize(b), cudaSuccess);
+    EXPECT_EQ(cudaStreamQuery(0), cudaSuccess);
 }
 
 TEST(Streams, DestroyedStreamFinishesItsWorkButItsHandleIsDead) {

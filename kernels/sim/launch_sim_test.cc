@@ -1,6 +1,7 @@
 // kernels/sim/launch_sim_test.cc: kernels.h on the simulated GPU gives the CPU oracle's
 // results, takes simulated time that grows with the work described by cost.c, records
-// each launch with its memory ranges, and refuses bad arguments as the GPU build does.
+// each launch with its memory ranges, launches on the legacy stream for stream 0 whatever
+// the caller's default-stream mode, and refuses bad arguments as the GPU build does.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 extern "C" {
 #include "kernels/cpu/cpu.h"
 #include "kernels/kernels.h"
+#include "kernels/sim/per_thread_caller.h"
 #include "trace/recorder.h"
 }
 
@@ -135,6 +137,33 @@ TEST_F(KernelsSim, LaunchesAreRecordedWithTheirRanges) {
     EXPECT_EQ(kernels[0].ranges[0].flags & TRACE_RANGE_WRITE, 0u);
     EXPECT_EQ(kernels[0].ranges[1].addr, reinterpret_cast<uint64_t>(out));
     EXPECT_NE(kernels[0].ranges[1].flags & TRACE_RANGE_WRITE, 0u);
+}
+
+void on_stream_work(void *ctx, const trace_op *op) {
+    if (trace_op_kind_is_stream_work(op->kind)) static_cast<std::vector<trace_op> *>(ctx)->push_back(*op);
+}
+
+// kernels.h's launchers are compiled without CUDA_API_PER_THREAD_DEFAULT_STREAM, as on a
+// GPU, so stream 0 is the legacy stream for them even when the caller was compiled for
+// per-thread default streams; the caller's own runtime calls use the per-thread stream.
+TEST_F(KernelsSim, StreamZeroIsTheLegacyStreamForTheKernelsWhateverTheCallersMode) {
+    std::vector<trace_op> ops;
+    trace_sink sink = {&ops, nullptr, on_stream_work, nullptr, nullptr};
+    ASSERT_EQ(trace_add_sink(&sink), 0);
+    uint32_t *marks = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&marks), 64), cudaSuccess);
+    ASSERT_EQ(kernels_ptds_memset(marks, 64), cudaSuccess);
+    ASSERT_EQ(kernels_ptds_spin(marks, 1000, 7), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(ops.size(), 2u);
+    EXPECT_EQ(ops[0].kind, TRACE_OP_MEMSET);
+    EXPECT_EQ(ops[0].stream, trace_stream_id(cudaStreamPerThread));
+    EXPECT_NE(ops[0].stream, TRACE_STREAM_LEGACY);
+    EXPECT_EQ(ops[1].kind, TRACE_OP_KERNEL);
+    EXPECT_EQ(ops[1].stream, TRACE_STREAM_LEGACY);
+    uint32_t mark = 0;
+    ASSERT_EQ(cudaMemcpy(&mark, marks, sizeof(mark), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(mark, 7u) << "the kernel ran after the memset (the legacy stream waits for the per-thread one)";
 }
 
 TEST_F(KernelsSim, BadArgumentsAreRefusedBeforeAnythingIsEnqueued) {

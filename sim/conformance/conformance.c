@@ -3,7 +3,8 @@
  * against the simulated runtime (//sim:conformance, whose output must equal
  * conformance.expected) and against the real one (//sim:conformance_gpu, to be run on a
  * GPU and compared line by line). Cases that leave the context unusable, and those that
- * may crash the real runtime, come last. */
+ * may crash the real runtime, come last. per_thread.c holds the calls written as a unit
+ * built for per-thread default streams writes them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "sim/conformance/launch.h"
+#include "sim/conformance/per_thread.h"
 
 static void report(const char *name, cudaError_t err) { printf("%s: %s\n", name, cudaGetErrorName(err)); }
 
@@ -187,6 +189,35 @@ static void launch_cases(void) {
     NEED(cudaDeviceSynchronize());
 }
 
+/* Stream 0 in the two default-stream modes (the per-thread calls are written in
+ * per_thread.c, built for per-thread default streams): the per-thread stream answers for
+ * its own work only; the legacy stream for its own and that of the streams that
+ * synchronise with it, the per-thread stream included. */
+static void default_stream_cases(void) {
+    cudaStream_t b, nb;
+    NEED(cudaStreamCreate(&b));
+    NEED(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+    NEED(conformance_launch_spin(50.0, 0));
+    CASE("per-thread cudaStreamQuery(0) while the legacy stream is busy", conformance_ptds_query(0));
+    CASE("per-thread cudaStreamQuery(cudaStreamLegacy) while the legacy stream is busy",
+         conformance_ptds_query(cudaStreamLegacy));
+    CASE("cudaStreamQuery(0) while the legacy stream is busy", cudaStreamQuery(0));
+    NEED(cudaDeviceSynchronize());
+    NEED(conformance_launch_spin(50.0, cudaStreamPerThread));
+    CASE("per-thread cudaStreamQuery(0) while the per-thread stream is busy", conformance_ptds_query(0));
+    CASE("cudaStreamQuery(0) while the per-thread stream is busy", cudaStreamQuery(0));
+    NEED(cudaDeviceSynchronize());
+    NEED(conformance_launch_spin(50.0, b));
+    CASE("per-thread cudaStreamQuery(0) while a blocking stream is busy", conformance_ptds_query(0));
+    CASE("cudaStreamQuery(0) while a blocking stream is busy", cudaStreamQuery(0));
+    NEED(cudaDeviceSynchronize());
+    NEED(conformance_launch_spin(50.0, nb));
+    CASE("cudaStreamQuery(0) while a non-blocking stream is busy", cudaStreamQuery(0));
+    NEED(cudaDeviceSynchronize());
+    NEED(cudaStreamDestroy(b));
+    NEED(cudaStreamDestroy(nb));
+}
+
 /* Handles used after they were destroyed: undefined behaviour in the real runtime; the
  * simulator reports them as invalid handles. */
 static void dead_handle_cases(void) {
@@ -239,6 +270,7 @@ int main(void) {
     event_cases();
     device_cases();
     launch_cases();
+    default_stream_cases();
     illegal_address_cases();
     /* Last: on the real runtime a destroyed handle is undefined behaviour, and its first
      * use may end the process (a CUDA 13.0 runtime on an H200 crashed here). */

@@ -1,7 +1,9 @@
 /* sim/include/cuda_runtime_api.h: the C functions of the CUDA runtime API that the
  * simulated runtime (//sim:cudart) implements, declared with the toolkit's names and
  * signatures (C++ callers get the toolkit's default arguments too). A program that uses
- * only these links against the simulator instead of libcudart without a change. */
+ * only these links against the simulator instead of libcudart without a change, also when
+ * it is compiled for per-thread default streams (CUDA_API_PER_THREAD_DEFAULT_STREAM: see
+ * the end of this file). */
 #ifndef STREAMLAB_SIM_CUDA_RUNTIME_API_H
 #define STREAMLAB_SIM_CUDA_RUNTIME_API_H
 
@@ -74,8 +76,46 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 
+/* ---- the per-thread default stream --------------------------------------------------- */
+/* What code compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM defined (nvcc's
+ * --default-stream per-thread defines it) calls instead: the toolkit renames these calls
+ * (below) to entry points of their own, in which the NULL stream, and the implicit stream of
+ * cudaMemcpy and cudaMemset, is the per-thread default stream cudaStreamPerThread instead of
+ * the legacy default stream. The explicit handles cudaStreamLegacy and cudaStreamPerThread
+ * mean the same in both modes. Of the toolkit's renamed calls these are the ones the
+ * simulator implements (per_thread.c); cudaDeviceSynchronize and the rest are not renamed. */
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                 cudaStream_t stream STREAMLAB_SIM_DEFAULT(0));
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count);
+cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream STREAMLAB_SIM_DEFAULT(0));
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream);
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
+                                     unsigned int flags STREAMLAB_SIM_DEFAULT(0));
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority);
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags);
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream STREAMLAB_SIM_DEFAULT(0));
+
 #if defined(__cplusplus)
 }
+#endif
+
+/* The toolkit's renames (its cuda_runtime_api.h, __CUDART_API_PTDS / __CUDART_API_PTSZ),
+ * for the calls above. */
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cudaMemcpy cudaMemcpy_ptds
+#define cudaMemcpyAsync cudaMemcpyAsync_ptsz
+#define cudaMemset cudaMemset_ptds
+#define cudaMemsetAsync cudaMemsetAsync_ptsz
+#define cudaStreamSynchronize cudaStreamSynchronize_ptsz
+#define cudaStreamQuery cudaStreamQuery_ptsz
+#define cudaStreamWaitEvent cudaStreamWaitEvent_ptsz
+#define cudaStreamGetPriority cudaStreamGetPriority_ptsz
+#define cudaStreamGetFlags cudaStreamGetFlags_ptsz
+#define cudaLaunchHostFunc cudaLaunchHostFunc_ptsz
+#define cudaEventRecord cudaEventRecord_ptsz
 #endif
 
 #endif

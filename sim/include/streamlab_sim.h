@@ -64,6 +64,15 @@ typedef struct sim_kernel_launch {
  * allocation makes the kernel fail as a real one would (cudaErrorIllegalAddress, sticky,
  * reported by the next synchronising call); its body is not run. */
 cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stream);
+/* The same launch for code compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM, where
+ * sim_launch_kernel names this, as the toolkit makes a <<<...>>> launch there reach
+ * cudaLaunchKernel_ptsz: a NULL stream is cudaStreamPerThread. The mode is the launching
+ * unit's: kernels.h's launchers are compiled without the macro, so kernels_process(..., 0)
+ * is a legacy-stream launch whoever calls it, on the simulator as on a GPU. */
+cudaError_t sim_launch_kernel_ptsz(const sim_kernel_launch *launch, cudaStream_t stream);
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define sim_launch_kernel sim_launch_kernel_ptsz
+#endif
 
 /* ---- the virtual host clock --------------------------------------------------------- */
 

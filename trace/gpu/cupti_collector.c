@@ -53,17 +53,22 @@ static int n_enabled;
 
 /* ---- the runtime calls that enqueue work ------------------------------------------------ */
 
-/* The interposer's calls (its copies, memsets and event records; the per-thread-stream
- * variants of these are not interposed) and kernels.h's launches: cudaLaunchKernel in the
- * nvcc-compiled launchers, also as built for per-thread default streams, and <<<>>>, which
- * reaches __cudaLaunchKernel from CUDA 13 on. A callback costs nothing for calls the
- * program never makes. */
+/* The interposer's calls (its copies, memsets and event records, also as code built for
+ * per-thread default streams calls them: the _ptds/_ptsz entry points) and kernels.h's
+ * launches: cudaLaunchKernel in the nvcc-compiled launchers, also as built for per-thread
+ * default streams, and <<<>>>, which reaches __cudaLaunchKernel from CUDA 13 on. A
+ * callback costs nothing for calls the program never makes. */
 static const CUpti_CallbackId enqueue_calls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,

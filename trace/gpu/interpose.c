@@ -15,8 +15,13 @@
  *     API span (trace_record_api).
  * With no sink installed (trace_active() false) a wrapper only registers handles and
  * allocations and calls the runtime. Copies are classified from the allocations seen
- * (mem_cache.h), so that a copy between known buffers costs no driver query. Calls compiled with per-thread default streams (the _ptsz/_ptds names) are
- * not interposed. cudaEventElapsedTime is not wrapped: it orders nothing. */
+ * (mem_cache.h), so that a copy between known buffers costs no driver query.
+ * Code compiled for per-thread default streams (CUDA_API_PER_THREAD_DEFAULT_STREAM, nvcc
+ * --default-stream per-thread) calls the _ptds/_ptsz entry points instead: each of those is
+ * wrapped too, through the same helper as its plain twin, with a NULL stream (and the implicit
+ * stream of cudaMemcpy_ptds and cudaMemset_ptds) recorded, bracketed and synchronised as
+ * cudaStreamPerThread, and the span named as the program wrote the call. cudaEventElapsedTime
+ * is not wrapped: it orders nothing. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +46,9 @@ _Static_assert((int)cudaMemcpyDefault == (int)TRACE_GPU_COPY_DEFAULT, "cudaMemcp
 static bool tracing(void) { return trace_active(); }
 
 static uint64_t now(void) { return trace_gpu_now_ns(); }
+
+/* The stream a _ptsz call works on: its NULL is the per-thread default stream. */
+static cudaStream_t per_thread(cudaStream_t stream) { return stream ? stream : cudaStreamPerThread; }
 
 /* ---- what memory a pointer is ------------------------------------------------------------ */
 
@@ -139,8 +147,39 @@ cudaError_t __wrap_cudaHostUnregister(void *ptr) {
 
 /* ---- copies and memsets ------------------------------------------------------------------ */
 
-static cudaError_t traced_copy(const char *api, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                               cudaStream_t stream, bool async) {
+/* The runtime's copy and memset entry points behind one signature each; the synchronous
+ * ones ignore the stream argument (theirs is implied: legacy, or per-thread for _ptds). */
+typedef cudaError_t (*copy_fn)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                               cudaStream_t stream);
+typedef cudaError_t (*memset_fn)(void *ptr, int value, size_t count, cudaStream_t stream);
+
+static cudaError_t real_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                               cudaStream_t implied) {
+    (void)implied;
+    return __real_cudaMemcpy(dst, src, count, kind);
+}
+
+static cudaError_t real_memcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                    cudaStream_t implied) {
+    (void)implied;
+    return __real_cudaMemcpy_ptds(dst, src, count, kind);
+}
+
+static cudaError_t real_memset(void *ptr, int value, size_t count, cudaStream_t implied) {
+    (void)implied;
+    return __real_cudaMemset(ptr, value, count);
+}
+
+static cudaError_t real_memset_ptds(void *ptr, int value, size_t count, cudaStream_t implied) {
+    (void)implied;
+    return __real_cudaMemset_ptds(ptr, value, count);
+}
+
+/* A copy through the runtime entry point real, on stream: the stream it works on, so
+ * cudaStreamPerThread and never NULL for a _ptds/_ptsz call. api names the call as the
+ * program wrote it. */
+static cudaError_t traced_copy(const char *api, copy_fn real, void *dst, const void *src, size_t count,
+                               enum cudaMemcpyKind kind, cudaStream_t stream, bool async) {
     /* Only the sides the classification reads: the host side of an H2D or D2H copy, both of
      * an H2H or cudaMemcpyDefault copy, neither of a D2D copy. */
     bool need_src = count && kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice;
@@ -152,8 +191,7 @@ static cudaError_t traced_copy(const char *api, void *dst, const void *src, size
     bool on_device = count > 0 && cls.dir != TRACE_COPY_H2H;
     uint64_t t0 = now();
     uint64_t token = on_device ? trace_gpu_op_begin(stream, TRACE_GPU_OP_COPY) : 0;
-    cudaError_t err = async ? __real_cudaMemcpyAsync(dst, src, count, kind, stream)
-                            : __real_cudaMemcpy(dst, src, count, kind);
+    cudaError_t err = real(dst, src, count, kind, stream);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
     if (err != cudaSuccess || count == 0) {
@@ -183,21 +221,33 @@ static cudaError_t traced_copy(const char *api, void *dst, const void *src, size
 
 cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
     if (!tracing()) return __real_cudaMemcpy(dst, src, count, kind);
-    return traced_copy("cudaMemcpy", dst, src, count, kind, NULL, false);
+    return traced_copy("cudaMemcpy", real_memcpy, dst, src, count, kind, NULL, false);
+}
+
+cudaError_t __wrap_cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    if (!tracing()) return __real_cudaMemcpy_ptds(dst, src, count, kind);
+    return traced_copy("cudaMemcpy", real_memcpy_ptds, dst, src, count, kind, cudaStreamPerThread, false);
 }
 
 cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                    cudaStream_t stream) {
     if (!tracing()) return __real_cudaMemcpyAsync(dst, src, count, kind, stream);
-    return traced_copy("cudaMemcpyAsync", dst, src, count, kind, stream, true);
+    return traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync, dst, src, count, kind, stream, true);
 }
 
-static cudaError_t traced_memset(const char *api, void *ptr, int value, size_t count, cudaStream_t stream,
-                                 bool async) {
+cudaError_t __wrap_cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                        cudaStream_t stream) {
+    if (!tracing()) return __real_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+    return traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync_ptsz, dst, src, count, kind, per_thread(stream),
+                       true);
+}
+
+static cudaError_t traced_memset(const char *api, memset_fn real, void *ptr, int value, size_t count,
+                                 cudaStream_t stream, bool async) {
     trace_gpu_mem target = (!async && count) ? mem_of(ptr) : TRACE_GPU_MEM_DEVICE;
     uint64_t t0 = now();
     uint64_t token = count ? trace_gpu_op_begin(stream, TRACE_GPU_OP_MEMSET) : 0;
-    cudaError_t err = async ? __real_cudaMemsetAsync(ptr, value, count, stream) : __real_cudaMemset(ptr, value, count);
+    cudaError_t err = real(ptr, value, count, stream);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
     if (err != cudaSuccess || count == 0) {
@@ -221,12 +271,23 @@ static cudaError_t traced_memset(const char *api, void *ptr, int value, size_t c
 
 cudaError_t __wrap_cudaMemset(void *devPtr, int value, size_t count) {
     if (!tracing()) return __real_cudaMemset(devPtr, value, count);
-    return traced_memset("cudaMemset", devPtr, value, count, NULL, false);
+    return traced_memset("cudaMemset", real_memset, devPtr, value, count, NULL, false);
+}
+
+cudaError_t __wrap_cudaMemset_ptds(void *devPtr, int value, size_t count) {
+    if (!tracing()) return __real_cudaMemset_ptds(devPtr, value, count);
+    return traced_memset("cudaMemset", real_memset_ptds, devPtr, value, count, cudaStreamPerThread, false);
 }
 
 cudaError_t __wrap_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
     if (!tracing()) return __real_cudaMemsetAsync(devPtr, value, count, stream);
-    return traced_memset("cudaMemsetAsync", devPtr, value, count, stream, true);
+    return traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync, devPtr, value, count, stream, true);
+}
+
+cudaError_t __wrap_cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    if (!tracing()) return __real_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
+    return traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync_ptsz, devPtr, value, count, per_thread(stream),
+                         true);
 }
 
 /* ---- streams ------------------------------------------------------------------------------ */
@@ -294,27 +355,42 @@ static cudaError_t host_waited(cudaError_t err, wait_kind kind, trace_sync_targe
     return err;
 }
 
+/* A synchronise (WAIT_SYNC) or query (WAIT_QUERY) of stream by real. A successful query
+ * means everything enqueued on the stream has finished, which orders it before what the
+ * host does next, as a synchronize would. */
+static cudaError_t traced_stream_wait(const char *api, cudaError_t (*real)(cudaStream_t), wait_kind kind,
+                                      cudaStream_t stream) {
+    uint64_t t0 = now();
+    cudaError_t err = real(stream);
+    return host_waited(err, kind, TRACE_SYNC_STREAM, stream, api, t0, now());
+}
+
 cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
     if (!tracing()) return __real_cudaStreamSynchronize(stream);
-    uint64_t t0 = now();
-    cudaError_t err = __real_cudaStreamSynchronize(stream);
-    return host_waited(err, WAIT_SYNC, TRACE_SYNC_STREAM, stream, "cudaStreamSynchronize", t0, now());
+    return traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize, WAIT_SYNC, stream);
+}
+
+cudaError_t __wrap_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+    if (!tracing()) return __real_cudaStreamSynchronize_ptsz(stream);
+    return traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize_ptsz, WAIT_SYNC,
+                              per_thread(stream));
 }
 
 cudaError_t __wrap_cudaStreamQuery(cudaStream_t stream) {
     if (!tracing()) return __real_cudaStreamQuery(stream);
-    uint64_t t0 = now();
-    cudaError_t err = __real_cudaStreamQuery(stream);
-    /* cudaSuccess: everything enqueued on the stream has finished, which orders it before
-     * what the host does next, as a synchronize would. */
-    return host_waited(err, WAIT_QUERY, TRACE_SYNC_STREAM, stream, "cudaStreamQuery", t0, now());
+    return traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery, WAIT_QUERY, stream);
 }
 
-cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-    if (!tracing()) return __real_cudaStreamWaitEvent(stream, event, flags);
+cudaError_t __wrap_cudaStreamQuery_ptsz(cudaStream_t stream) {
+    if (!tracing()) return __real_cudaStreamQuery_ptsz(stream);
+    return traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery_ptsz, WAIT_QUERY, per_thread(stream));
+}
+
+static cudaError_t traced_wait_event(cudaError_t (*real)(cudaStream_t, cudaEvent_t, unsigned int),
+                                     cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
     uint64_t t0 = now();
     uint64_t token = trace_gpu_op_begin(stream, TRACE_GPU_OP_EVENT_WAIT);
-    cudaError_t err = __real_cudaStreamWaitEvent(stream, event, flags);
+    cudaError_t err = real(stream, event, flags);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
     if (err == cudaSuccess) {
@@ -327,12 +403,22 @@ cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, u
     return err;
 }
 
-cudaError_t __wrap_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
-    if (!tracing()) return __real_cudaLaunchHostFunc(stream, fn, userData);
+cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    if (!tracing()) return __real_cudaStreamWaitEvent(stream, event, flags);
+    return traced_wait_event(__real_cudaStreamWaitEvent, stream, event, flags);
+}
+
+cudaError_t __wrap_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    if (!tracing()) return __real_cudaStreamWaitEvent_ptsz(stream, event, flags);
+    return traced_wait_event(__real_cudaStreamWaitEvent_ptsz, per_thread(stream), event, flags);
+}
+
+static cudaError_t traced_host_func(cudaError_t (*real)(cudaStream_t, cudaHostFn_t, void *), cudaStream_t stream,
+                                    cudaHostFn_t fn, void *userData) {
     trace_gpu_host_call *call = fn ? trace_gpu_host_call_new(fn, userData) : NULL;
-    if (!call) return __real_cudaLaunchHostFunc(stream, fn, userData);
+    if (!call) return real(stream, fn, userData);
     uint64_t t0 = now();
-    cudaError_t err = __real_cudaLaunchHostFunc(stream, trace_gpu_host_call_trampoline(), call);
+    cudaError_t err = real(stream, trace_gpu_host_call_trampoline(), call);
     uint64_t t1 = now();
     if (err != cudaSuccess) {
         trace_gpu_host_call_cancel(call);
@@ -349,6 +435,16 @@ cudaError_t __wrap_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void
     trace_gpu_host_call_bind(call, trace_record(&op, stream));
     trace_record_api("cudaLaunchHostFunc", t0, t1);
     return err;
+}
+
+cudaError_t __wrap_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    if (!tracing()) return __real_cudaLaunchHostFunc(stream, fn, userData);
+    return traced_host_func(__real_cudaLaunchHostFunc, stream, fn, userData);
+}
+
+cudaError_t __wrap_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    if (!tracing()) return __real_cudaLaunchHostFunc_ptsz(stream, fn, userData);
+    return traced_host_func(__real_cudaLaunchHostFunc_ptsz, per_thread(stream), fn, userData);
 }
 
 /* ---- events ------------------------------------------------------------------------------- */
@@ -380,11 +476,11 @@ cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event) {
     return err;
 }
 
-cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-    if (!tracing()) return __real_cudaEventRecord(event, stream);
+static cudaError_t traced_event_record(cudaError_t (*real)(cudaEvent_t, cudaStream_t), cudaEvent_t event,
+                                       cudaStream_t stream) {
     uint64_t t0 = now();
     uint64_t token = trace_gpu_op_begin(stream, TRACE_GPU_OP_EVENT_RECORD);
-    cudaError_t err = __real_cudaEventRecord(event, stream);
+    cudaError_t err = real(event, stream);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
     if (err == cudaSuccess) {
@@ -395,6 +491,16 @@ cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     }
     trace_record_api("cudaEventRecord", t0, t1);
     return err;
+}
+
+cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    if (!tracing()) return __real_cudaEventRecord(event, stream);
+    return traced_event_record(__real_cudaEventRecord, event, stream);
+}
+
+cudaError_t __wrap_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+    if (!tracing()) return __real_cudaEventRecord_ptsz(event, stream);
+    return traced_event_record(__real_cudaEventRecord_ptsz, event, per_thread(stream));
 }
 
 cudaError_t __wrap_cudaEventQuery(cudaEvent_t event) {

@@ -1,7 +1,8 @@
 // trace/gpu/interpose_gpu_test.cc: on a real GPU, the program's runtime calls reach the
 // interposer and are recorded as the recorder contract says (streams, events, copies with
-// direction, pinning and ranges, documented host waits, one host-lane span per call), and
-// the collector delivers consistent device times in CUPTI mode and in event mode.
+// direction, pinning and ranges, documented host waits, one host-lane span per call), also
+// when they were compiled for per-thread default streams (per_thread_calls.c), and the
+// collector delivers consistent device times in CUPTI mode and in event mode.
 // Tests that need a device skip themselves where there is none.
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 extern "C" {
 #include "trace/gpu/collector.h"
 #include "trace/gpu/nvtx.h"
+#include "trace/gpu/per_thread_calls.h"
 #include "trace/recorder.h"
 }
 
@@ -428,6 +430,94 @@ TEST_F(Interpose, EndTurnsTimingOff) {
     trace_gpu_end();
     EXPECT_EQ(trace_gpu_status(), TRACE_GPU_OFF);
     trace_gpu_end();  // twice is harmless
+}
+
+// Calls written in a unit built for per-thread default streams reach the _ptds/_ptsz
+// wrappers: their stream 0 is recorded as the per-thread stream, with the host waits and
+// the spans of the plain calls.
+TEST_F(Interpose, PerThreadDefaultStreamCallsAreRecordedOnThePerThreadStream) {
+    const size_t n = 1 << 16;
+    void *d = dev(n);
+    void *h = pinned(n);
+    cudaEvent_t e;
+    CUDA_OK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    host_fn_ran_at = 0;
+    size_t m = mark();
+    CUDA_OK(trace_gpu_ptds_memset_async(d, 1, n));
+    CUDA_OK(trace_gpu_ptds_memcpy_async(h, d, n, cudaMemcpyDeviceToHost));
+    CUDA_OK(trace_gpu_ptds_event_record(e));
+    CUDA_OK(trace_gpu_ptds_wait_event(e));
+    CUDA_OK(trace_gpu_ptds_host_func(host_fn, &host_fn_ran_at));
+    CUDA_OK(trace_gpu_ptds_memset(d, 2, n));
+    CUDA_OK(trace_gpu_ptds_memcpy(h, d, n, cudaMemcpyDeviceToHost));
+    CUDA_OK(trace_gpu_ptds_synchronize());
+    CUDA_OK(trace_gpu_ptds_query());
+    EXPECT_EQ(static_cast<unsigned char *>(h)[n - 1], 2);
+    EXPECT_NE(host_fn_ran_at, 0u);
+
+    const int32_t pt = trace_stream_id(cudaStreamPerThread);
+    ASSERT_GT(pt, TRACE_STREAM_LEGACY);
+    std::vector<trace_op> ops;
+    std::vector<std::string> spans;
+    for (const auto &op : since(m)) {
+        if (op.kind == TRACE_OP_API)
+            spans.push_back(op.name);
+        else
+            ops.push_back(op);
+    }
+    const trace_op_kind want[] = {TRACE_OP_MEMSET,  TRACE_OP_COPY,   TRACE_OP_EVENT_RECORD, TRACE_OP_EVENT_WAIT,
+                                  TRACE_OP_HOST_FN, TRACE_OP_MEMSET, TRACE_OP_COPY,         TRACE_OP_SYNC,
+                                  TRACE_OP_SYNC,    TRACE_OP_SYNC};
+    ASSERT_EQ(ops.size(), sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < ops.size(); ++i) {
+        EXPECT_EQ(ops[i].kind, want[i]) << "op " << i;
+        if (ops[i].kind != TRACE_OP_SYNC || ops[i].sync == TRACE_SYNC_STREAM) {
+            EXPECT_EQ(ops[i].stream, pt) << "op " << i << " (" << trace_op_kind_name(ops[i].kind) << ")";
+        }
+    }
+    EXPECT_EQ(ops[7].sync, TRACE_SYNC_OP);  // the blocking copy's host wait
+    EXPECT_EQ(ops[7].waited_op, ops[6].id);
+    EXPECT_EQ(ops[8].sync, TRACE_SYNC_STREAM);
+    EXPECT_STREQ(ops[8].name, "cudaStreamSynchronize");
+    EXPECT_EQ(ops[9].sync, TRACE_SYNC_STREAM);
+    EXPECT_STREQ(ops[9].name, "cudaStreamQuery");
+    // The spans carry the names the program wrote.
+    for (const char *api : {"cudaMemsetAsync", "cudaMemcpyAsync", "cudaEventRecord", "cudaStreamWaitEvent",
+                            "cudaLaunchHostFunc", "cudaMemset"})
+        EXPECT_NE(std::find(spans.begin(), spans.end(), api), spans.end()) << api;
+    CUDA_OK(cudaEventDestroy(e));
+}
+
+// CUPTI's callback matching hears the _ptds/_ptsz calls too, so their ops get device times.
+TEST_F(Interpose, PerThreadDefaultStreamCallsGetDeviceTimesWithCuptiCallbackMatching) {
+    if (!begin_cupti(TRACE_GPU_MATCH_CALLBACK, TRACE_GPU_API_AUTO, "cupti-callback"))
+        GTEST_SKIP() << "CUPTI callback matching unavailable here: " << trace_gpu_status_message();
+    const size_t n = 1 << 20;
+    void *d = dev(n);
+    void *h = pinned(n);
+    cudaEvent_t e;
+    CUDA_OK(cudaEventCreate(&e));
+    for (int rep = 0; rep < 3; ++rep) {
+        CUDA_OK(trace_gpu_ptds_memset_async(d, rep, n));
+        CUDA_OK(trace_gpu_ptds_memcpy_async(d, h, n, cudaMemcpyHostToDevice));
+        CUDA_OK(trace_gpu_ptds_event_record(e));
+        CUDA_OK(trace_gpu_ptds_memset(d, rep, n));
+        CUDA_OK(trace_gpu_ptds_memcpy(h, d, n, cudaMemcpyDeviceToHost));
+    }
+    CUDA_OK(cudaDeviceSynchronize());
+    trace_gpu_flush();
+    const int32_t pt = trace_stream_id(cudaStreamPerThread);
+    std::lock_guard<std::recursive_mutex> g(seen.mu);
+    int device_ops = 0;
+    for (const trace_op &op : seen.ops) {
+        if (op.kind != TRACE_OP_COPY && op.kind != TRACE_OP_MEMSET) continue;
+        ++device_ops;
+        EXPECT_EQ(op.stream, pt);
+        EXPECT_NE(seen.timed.find(op.id), seen.timed.end()) << trace_op_kind_name(op.kind) << " op " << op.id;
+    }
+    EXPECT_EQ(device_ops, 3 * 4);
+    expect_cupti_stats_clean();
+    CUDA_OK(cudaEventDestroy(e));
 }
 
 TEST(InterposeNoDevice, BeginWithoutADeviceDoesNotCrashAndSaysWhy) {

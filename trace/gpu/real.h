@@ -38,6 +38,20 @@ cudaError_t __real_cudaEventDestroy(cudaEvent_t event);
 cudaError_t __real_cudaDeviceSynchronize(void);
 cudaError_t __real_cudaDeviceReset(void);
 
+/* The entry points that code compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM calls instead
+ * of the plain ones above (the toolkit's header renames them there, and declares them only
+ * there); wrapped the same way. */
+cudaError_t __real_cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t __real_cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                        cudaStream_t stream);
+cudaError_t __real_cudaMemset_ptds(void *devPtr, int value, size_t count);
+cudaError_t __real_cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream);
+cudaError_t __real_cudaStreamSynchronize_ptsz(cudaStream_t stream);
+cudaError_t __real_cudaStreamQuery_ptsz(cudaStream_t stream);
+cudaError_t __real_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t __real_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+cudaError_t __real_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
+
 /* After a call the tracer made on its own behalf: clears the error it left for
  * cudaGetLastError, unless the program already had one pending (which stays for the
  * program to read). pending is cudaPeekAtLastError() from before the call. */

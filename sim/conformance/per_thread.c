@@ -1,0 +1,10 @@
+/* sim/conformance/per_thread.c: see per_thread.h. The only file of the conformance
+ * program built with CUDA_API_PER_THREAD_DEFAULT_STREAM, where stream 0 is the per-thread
+ * default stream. */
+#include "sim/conformance/per_thread.h"
+
+#if !defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#error "per_thread.c must be compiled with -DCUDA_API_PER_THREAD_DEFAULT_STREAM"
+#endif
+
+cudaError_t conformance_ptds_query(cudaStream_t stream) { return cudaStreamQuery(stream); }
