@@ -56,6 +56,8 @@ targets=(
   "//labs:03_double_buffer_gpu verdict 1"
   "//labs:03_double_buffer_two_streams_gpu verdict 0"
   "//labs:03_double_buffer_racy_gpu verdict 2"
+  "//labs:03_double_buffer_shared_buffers_gpu verdict 2"
+  "//labs:03_double_buffer_events_gpu verdict 1"
 )
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done

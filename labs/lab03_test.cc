@@ -82,6 +82,61 @@ TEST(Lab03, ARacyPipelineIsReportedRacyWithFixes) {
     EXPECT_NE(std::find(e.types.begin(), e.types.end(), TRACE_EVENT_RACE), e.types.end());
 }
 
+std::string NextStep(const cJSON *j) {
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "steps");
+    return std::to_string(static_cast<int>(Num(st, "done"))) + "/" + std::to_string(static_cast<int>(Num(st, "of"))) +
+           " " + Str(st, "next");
+}
+
+// Each TODO, done in order, changes what the student sees: the skeleton stands at TODO 1;
+// two streams sharing one buffer pair (TODO 1 done) are fast and racy, and the report
+// says that is the expected state and names a buffer pair per stream as the first fix;
+// double buffering (TODO 2) passes and is offered TODO 3; the reference has done all.
+TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
+    Outcome skeleton = RunLab("labs/03_double_buffer_sim", Args());
+    cJSON *j = Json(skeleton);
+    EXPECT_EQ(NextStep(j), "0/3 TODO 1 (the batches spread over streams)");
+    cJSON_Delete(j);
+
+    Outcome shared = RunLab("labs/03_double_buffer_shared_buffers_sim", Args());
+    EXPECT_EQ(shared.exit_code, 2) << shared.err;
+    j = Json(shared);
+    EXPECT_TRUE(Str(j, "status") == "racy" || Str(j, "status") == "incorrect") << Str(j, "status");
+    EXPECT_EQ(NextStep(j), "1/3 TODO 2 (a buffer pair per stream)");
+    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "race_reports"), 0);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(Str(r, "fix").rfind("give \"buf ", 0), 0u) << Str(r, "fix");
+    EXPECT_NE(Str(r, "fix").find("Correct but slower"), std::string::npos) << Str(r, "fix");
+    cJSON_Delete(j);
+    EXPECT_NE(shared.err.find("This is the expected state after TODO 1."), std::string::npos) << shared.err;
+
+    Outcome two = RunLab("labs/03_double_buffer_two_streams_sim", Args());
+    EXPECT_EQ(two.exit_code, 0) << two.err;
+    j = Json(two);
+    EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a third stream)");
+    cJSON_Delete(j);
+    EXPECT_NE(two.err.find("Further: TODO 3 (a third stream)"), std::string::npos) << two.err;
+
+    Outcome ref = RunLab("solutions/03_double_buffer_sim", Args());
+    j = Json(ref);
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    cJSON_Delete(j);
+}
+
+// The fix an event gives a shared buffer is correct and race-free, and misses the target:
+// why the race report names a buffer per stream first.
+TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
+    Outcome o = RunLab("labs/03_double_buffer_events_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_GT(Num(j, "speedup"), 1.1);
+    EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
+    EXPECT_EQ(NextStep(j), "1/3 TODO 2 (a buffer pair per stream)");
+    cJSON_Delete(j);
+}
+
 TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
     Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args(), "s3cret");
     EXPECT_EQ(o.exit_code, 2);

@@ -206,8 +206,8 @@ size_t trace_timeline_lanes(trace_timeline *tl, int32_t run, trace_lane *out, si
             const trace_stream *info = trace_timeline_stream(tl, s);
             l->priority = info ? info->priority : 0;
             char id[16];
-            snprintf(id, sizeof(id), s == TRACE_STREAM_LEGACY ? "default" : "s%d", (int)s);
-            if (info && info->name[0] && strcmp(info->name, id) != 0)
+            snprintf(id, sizeof(id), s == TRACE_STREAM_LEGACY ? "stream 0" : "s%d", (int)s);
+            if (s != TRACE_STREAM_LEGACY && info && info->name[0] && strcmp(info->name, id) != 0)
                 snprintf(l->label, sizeof(l->label), "%s \"%.24s\"", id, info->name);
             else
                 snprintf(l->label, sizeof(l->label), "%s", id);

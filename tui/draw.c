@@ -732,8 +732,8 @@ size_t tui_details_lines(tui_model *m, char (*lines)[256], size_t max, int width
     if (o.stream >= 0) {
         const trace_stream *st = trace_timeline_stream(run->tl, o.stream);
         char id[16];
-        snprintf(id, sizeof(id), o.stream == 0 ? "default" : "s%d", (int)o.stream);
-        bool named = st && st->name[0] && strcmp(st->name, id) != 0;
+        snprintf(id, sizeof(id), o.stream == 0 ? "stream 0" : "s%d", (int)o.stream);
+        bool named = o.stream != 0 && st && st->name[0] && strcmp(st->name, id) != 0;
         if (n < max)
             snprintf(lines[n++], 256, "stream   %s%s%s%s (priority %d%s%s)", id, named ? " \"" : "",
                      named ? st->name : "", named ? "\"" : "", (int)o.priority,

@@ -129,9 +129,9 @@ void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *
     }
     const trace_stream *info = trace_timeline_stream(run->tl, lane->stream);
     char id[16], prio[16];
-    snprintf(id, sizeof(id), lane->stream == TRACE_STREAM_LEGACY ? "default" : "s%d", (int)lane->stream);
+    snprintf(id, sizeof(id), lane->stream == TRACE_STREAM_LEGACY ? "stream 0" : "s%d", (int)lane->stream);
     snprintf(prio, sizeof(prio), "p%d", info ? (int)info->priority : 0);
-    if (!info || !info->name[0] || strcmp(info->name, id) == 0) {
+    if (lane->stream == TRACE_STREAM_LEGACY || !info || !info->name[0] || strcmp(info->name, id) == 0) {
         snprintf(buf, size, "%s %s", id, prio);
         return;
     }

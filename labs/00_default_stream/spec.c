@@ -177,8 +177,9 @@ static bool waits_for_all(const lab_findings *f, const lab_workload *w) {
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (a stream per task)",
-        .next = "the tasks do not each have a stream of their own yet, so they queue one behind another. Give "
-                "task t its own stream, made in setup(), and queue all of its work on it.",
+        .next = "the tasks share a stream (the skeleton puts every one on stream 0, the legacy default stream: "
+                "one queue), so each waits for the one before, although each leaves most of the GPU idle. Give task "
+                "t its own stream, made in setup(), and queue all of its work on it.",
         .hints =
             {
                 "The four tasks share no data. What keeps the GPU from running them at the same time, and what "

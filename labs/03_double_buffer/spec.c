@@ -7,6 +7,7 @@
  * that overlaps them reaches about 2.6x; the pipeline bound (measure_bound, below) is
  * 2.6x on both, the sequential baseline 6.3 ms. The target, 65% of the bound, passes
  * double buffering with two streams (about 73%) and fails the sequential skeleton (38%). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,75 @@ static int measure_bound(lab_ctx *ctx, lab_bound *out) {
     return out->ideal_ns > 0 ? 0 : 1;
 }
 
+/* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
+
+static bool spread(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return f->streams_used >= 2;
+}
+static bool own_buffers(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return f->shared_buffers == 0 && f->race_free;
+}
+static bool third_stream(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return f->streams_used >= 3 || f->bound_fraction >= 0.9;
+}
+
+static const lab_step steps[] = {
+    {
+        .todo = "TODO 1 (the batches spread over streams)",
+        .next = "every batch is on one stream, a queue: its copies and its kernel take turns, and two of the three "
+                "engines are idle at any moment (the engine lanes of the timeline). Spread the batches over two "
+                "streams, so that one batch's copies can run while another's kernel does.",
+        .hints =
+            {
+                "Look at the three engine lanes: how much of the time is more than one of them busy? What stops "
+                "batch 1's copy in from starting while batch 0 computes?",
+                "Work in one stream runs in order; work in different streams may overlap. With neighbouring batches "
+                "on different streams, one batch's copy can use a copy engine while another's kernel uses the SMs. "
+                "docs/concepts.md, \"Streams are in-order queues\".",
+                "NUM_STREAMS set to 2, and in run() the stream index s of batch i chosen round robin (i modulo "
+                "NUM_STREAMS) instead of 0.",
+            },
+        .done = spread,
+    },
+    {
+        .todo = "TODO 2 (a buffer pair per stream)",
+        .next = "two streams, one pair of buffers: a batch's copy in can overwrite d_in while the batch before, on "
+                "the other stream, still reads it (the races above). This is the expected state after TODO 1. Give "
+                "each stream its own input and output buffers: the races' first fix says the same.",
+        .hints =
+            {
+                "The race reports name two operations on different streams and the same bytes. Which buffer do "
+                "they share, and must they share it?",
+                "A buffer used by two streams needs an order between its users, and that order takes the overlap "
+                "away: an event makes it correct, but the streams then take turns. A buffer per stream needs no "
+                "order at all, because each stream's own order (copy in, kernel, copy out, next copy in) already "
+                "protects it. docs/concepts.md, \"Races\".",
+                "d_in and d_out become arrays of NUM_STREAMS pointers, each allocated in setup() and freed in "
+                "teardown(); batch i uses d_in[s] and d_out[s] of its stream s.",
+            },
+        .done = own_buffers,
+    },
+    {
+        .todo = "TODO 3 (a third stream)",
+        .next = "you pass with two streams, at about three quarters of the pipeline bound. With three, the same "
+                "code gets within a few percent of it: find out why.",
+        .hints =
+            {
+                "With two streams, look at the H2D engine's lane: when batch 2 could be copied in, what is its "
+                "stream still doing?",
+                "Streams are queues: batch 2 shares a stream with batch 0, so its copy in waits behind batch 0's "
+                "copy out, which waits for batch 0's kernel. A third stream gives the copy engine a queue whose "
+                "head is ready. The lesson's \"Why three beat two\".",
+                "NUM_STREAMS set to 3. Nothing else changes: every loop already runs to NUM_STREAMS.",
+            },
+        .done = third_stream,
+        .beyond_target = true,
+    },
+};
+
 const lab_spec LAB_SPEC = {
     .id = "03_double_buffer",
     .title = "Double buffering: overlap copies and compute",
@@ -220,4 +290,6 @@ const lab_spec LAB_SPEC = {
     .bound_label = "pipeline",
     .metric = LAB_METRIC_SPEEDUP,
     .target_bound_fraction = 0.65,
+    .steps = steps,
+    .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
 };

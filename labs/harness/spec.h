@@ -75,7 +75,8 @@ typedef struct lab_findings {
     int streams_used;     /* streams other than stream 0 that carried the student's work */
     bool stream0_work;    /* the student put work on the legacy default stream */
     int stalls;           /* stream-0 operations that waited for or held back other streams */
-    int busy_at_return;   /* streams that still had work when run() returned */
+    int busy_at_return;   /* streams other than stream 0 that still had work when run() returned */
+    int shared_buffers;   /* buffers (by address) that work on more than one stream wrote */
 } lab_findings;
 
 #define LAB_HINT_TIERS 3

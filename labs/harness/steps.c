@@ -12,6 +12,55 @@
 
 #define MAX_STREAMS 1024
 
+typedef struct write_at {
+    uint64_t addr;
+    int32_t stream;
+} write_at;
+
+static int compare_write(const void *a, const void *b) {
+    const write_at *x = a, *y = b;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* Buffers written by stream work of more than one stream in run, counted by start
+ * address: what a pipeline that shares device buffers between its streams does. */
+static int count_shared_buffers(trace_timeline *tl, int32_t run) {
+    size_t n = trace_timeline_count(tl), used = 0, cap = 64;
+    write_at *w = malloc(cap * sizeof(*w));
+    if (!w) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run) || !trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;
+        for (uint32_t k = 0; k < op->n_ranges && k < TRACE_MAX_RANGES; k++) {
+            if (!(op->ranges[k].flags & TRACE_RANGE_WRITE)) continue;
+            if (used == cap) {
+                write_at *more = realloc(w, 2 * cap * sizeof(*w));
+                if (!more) break;
+                w = more;
+                cap *= 2;
+            }
+            w[used].addr = op->ranges[k].addr;
+            w[used].stream = op->stream;
+            used++;
+        }
+    }
+    qsort(w, used, sizeof(*w), compare_write);
+    int shared = 0;
+    for (size_t i = 0; i < used;) {
+        size_t j = i + 1;
+        bool other = false;
+        while (j < used && w[j].addr == w[i].addr) {
+            other |= w[j].stream != w[i].stream;
+            j++;
+        }
+        shared += other;
+        i = j;
+    }
+    free(w);
+    return shared;
+}
+
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns) {
     memset(f, 0, sizeof(*f));
     f->correct = r->correct && r->status != LAB_STATUS_ERROR;
@@ -32,6 +81,7 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
             f->streams_used++;
         }
     }
+    f->shared_buffers = count_shared_buffers(tl, run);
     trace_stall stall;
     f->stalls = (int)trace_stalls_find(tl, run, &stall, 1);
     int32_t busy[64];

@@ -4,6 +4,11 @@
  * difference:
  *
  *   LAB_VARIANT_TWO_STREAMS  double instead of triple buffering: slower, still passes
+ *   LAB_VARIANT_SHARED_BUFFERS  two streams, one buffer pair for both (the skeleton after
+ *                            TODO 1): write-after-read and write-after-write races
+ *   LAB_VARIANT_EVENTS       two streams, one buffer pair, each reuse ordered with events:
+ *                            correct and race-free, but the streams take turns with the
+ *                            buffers and it misses the target
  *   LAB_VARIANT_RACY         three streams share two buffer sets (batch i+2's copy can
  *                            overwrite a buffer batch i's kernel still reads: WAR/WAW), and
  *                            run() waits for the last stream only (the host reads results
@@ -17,7 +22,7 @@
 
 #include "labs/harness/lab.h"
 
-#if defined(LAB_VARIANT_TWO_STREAMS)
+#if defined(LAB_VARIANT_TWO_STREAMS) || defined(LAB_VARIANT_SHARED_BUFFERS) || defined(LAB_VARIANT_EVENTS)
 #define NUM_STREAMS 2
 #else
 #define NUM_STREAMS 3
@@ -25,6 +30,8 @@
 
 #if defined(LAB_VARIANT_RACY)
 #define NUM_BUFFERS 2
+#elif defined(LAB_VARIANT_SHARED_BUFFERS) || defined(LAB_VARIANT_EVENTS)
+#define NUM_BUFFERS 1
 #else
 #define NUM_BUFFERS NUM_STREAMS
 #endif
@@ -38,6 +45,10 @@
 static cudaStream_t streams[NUM_STREAMS];
 static uint32_t *d_in[NUM_BUFFERS];
 static uint32_t *d_out[NUM_BUFFERS];
+#if defined(LAB_VARIANT_EVENTS)
+/* in_free: the kernel that read d_in is done; out_free: the copy that read d_out is done. */
+static cudaEvent_t in_free, out_free;
+#endif
 
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
@@ -51,6 +62,10 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaMalloc((void **)&d_in[b], INPUT_BYTES(w)));
         LAB_CHECK(cudaMalloc((void **)&d_out[b], w->batch_bytes));
     }
+#if defined(LAB_VARIANT_EVENTS)
+    LAB_CHECK(cudaEventCreateWithFlags(&in_free, cudaEventDisableTiming));
+    LAB_CHECK(cudaEventCreateWithFlags(&out_free, cudaEventDisableTiming));
+#endif
     return 0;
 }
 
@@ -62,14 +77,28 @@ static int run(lab_ctx *ctx) {
 #endif
     for (int i = 0; i < w->batches; i++) {
         int s = i % NUM_STREAMS, b = i % NUM_BUFFERS;
+#if defined(LAB_VARIANT_EVENTS)
+        /* The previous batch (on the other stream) must be done reading d_in... */
+        if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], in_free, 0));
+#endif
         LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, streams[s]));
 #if defined(LAB_VARIANT_NO_KERNEL)
         const uint32_t *result = d_in[b];
 #else
+#if defined(LAB_VARIANT_EVENTS)
+        /* ...and copying d_out back. */
+        if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], out_free, 0));
+#endif
         LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, streams[s]));
         const uint32_t *result = d_out[b];
 #endif
+#if defined(LAB_VARIANT_EVENTS)
+        LAB_CHECK(cudaEventRecord(in_free, streams[s]));
+#endif
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), result, w->batch_bytes, cudaMemcpyDeviceToHost, streams[s]));
+#if defined(LAB_VARIANT_EVENTS)
+        LAB_CHECK(cudaEventRecord(out_free, streams[s]));
+#endif
     }
 #if defined(LAB_VARIANT_RACY)
     LAB_CHECK(cudaStreamSynchronize(streams[(w->batches - 1) % NUM_STREAMS]));
@@ -93,6 +122,10 @@ static void teardown(lab_ctx *ctx) {
         cudaFree(d_out[b]);
     }
     for (int s = 0; s < NUM_STREAMS; s++) cudaStreamDestroy(streams[s]);
+#if defined(LAB_VARIANT_EVENTS)
+    cudaEventDestroy(in_free);
+    cudaEventDestroy(out_free);
+#endif
 }
 
 const lab_impl LAB_STUDENT = {setup, run, teardown};
