@@ -58,6 +58,7 @@ targets=(
   "//labs:03_double_buffer_racy_gpu verdict 2"
   "//labs:03_double_buffer_shared_buffers_gpu verdict 2"
   "//labs:03_double_buffer_events_gpu verdict 1"
+  "//labs:03_double_buffer_read_early_gpu verdict 2"
 )
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done

@@ -137,6 +137,19 @@ TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
     cJSON_Delete(j);
 }
 
+// A kernel that reads its input before the copy on another stream has written it gives
+// values the verifier cannot place; the diagnosis names the read-after-write race.
+TEST(Lab03, AValueReadBeforeItWasWrittenIsDiagnosed) {
+    Outcome o = RunLab("labs/03_double_buffer_read_early_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "incorrect");
+    std::string why = Str(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), "why");
+    EXPECT_EQ(why.rfind("it was computed from data read before it was written: kernel process batch", 0), 0u) << why;
+    EXPECT_NE(why.find("may read what H2D batch"), std::string::npos) << why;
+    cJSON_Delete(j);
+}
+
 TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
     Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args(), "s3cret");
     EXPECT_EQ(o.exit_code, 2);

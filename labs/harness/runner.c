@@ -28,6 +28,7 @@
 #include "trace/export_chrome.h"
 #include "trace/export_text.h"
 #include "trace/metrics.h"
+#include "trace/race.h"
 #include "trace/racecheck.h"
 #include "trace/recorder.h"
 #include "trace/stalls.h"
@@ -241,6 +242,33 @@ static void describe_streams(harness *h) {
     }
     if (named && nb > 16 && at < sizeof(r->busy_text))
         snprintf(r->busy_text + at, sizeof(r->busy_text) - at, " and more");
+}
+
+/* A wrong value the verifier cannot place (not poison, not an input, not another batch's
+ * result) often comes from a read that ran before the write it needed: when the race
+ * checker saw a read-after-write race on the wrong batch's data, the diagnosis says so. */
+static void explain_mismatch_by_races(harness *h) {
+    lab_result *r = h->res;
+    if (r->correct || r->races == 0 || r->mismatch.first_batch < 0) return;
+    if (strncmp(r->mismatch.why, "it matches no", 13) != 0) return;
+    size_t kept = trace_racecheck_kept(h->racecheck);
+    const trace_race *best = NULL;
+    for (size_t i = 0; i < kept; i++) {
+        const trace_race *race = trace_racecheck_report(h->racecheck, i);
+        if (race->kind != TRACE_RACE_RAW || race->second.on_host) continue;
+        if (!best || (race->second.batch == r->mismatch.first_batch && best->second.batch != r->mismatch.first_batch))
+            best = race;
+    }
+    if (!best) return;
+    char reader[128], writer[128], rs[64], ws[64];
+    trace_race_op_describe(&best->second, reader, sizeof(reader));
+    trace_race_op_describe(&best->first, writer, sizeof(writer));
+    trace_stream_label(best->second.stream, best->second.stream_name, rs, sizeof(rs));
+    trace_stream_label(best->first.stream, best->first.stream_name, ws, sizeof(ws));
+    snprintf(r->mismatch.why, sizeof(r->mismatch.why),
+             "it was computed from data read before it was written: %.100s on %.40s may read what %.100s on %.40s "
+             "has not written yet (a read-after-write race: see the races)",
+             reader, rs, writer, ws);
 }
 
 static void compute_metrics(harness *h) {
@@ -490,6 +518,7 @@ teardown:
     lab_guard_phase("report", "harness");
     lab_backend_flush();
     collect_races(h);
+    explain_mismatch_by_races(h);
     compute_metrics(h);
 
 report:

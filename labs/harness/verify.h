@@ -20,7 +20,7 @@ typedef struct lab_mismatch {
     size_t first_index;      /* first wrong element in it */
     size_t wrong_in_first;   /* how many values of that batch are wrong */
     uint32_t got, expected;
-    char why[256];           /* what the wrong value looks like (never written, input, ...) */
+    char why[512];           /* what the wrong value looks like (never written, input, ...) */
 } lab_mismatch;
 
 /* Compares every output with the expected values. item and items are what the lab calls

@@ -14,6 +14,9 @@
  *                            run() waits for the last stream only (the host reads results
  *                            other streams may not have written: host read before completion)
  *   LAB_VARIANT_NO_KERNEL    copies each batch in and out without running the kernel
+ *   LAB_VARIANT_READ_EARLY   copies batch i in on the next stream but runs its kernel on its
+ *                            own, with nothing between them: the kernel can read the input
+ *                            buffer before the copy has filled it (read-after-write)
  *   LAB_VARIANT_CRASH        dereferences a bad pointer on the host in run() (SIGSEGV)
  *   LAB_VARIANT_HANG         run() never returns
  *   LAB_VARIANT_EXIT_EARLY   calls exit(0) in run()
@@ -81,7 +84,12 @@ static int run(lab_ctx *ctx) {
         /* The previous batch (on the other stream) must be done reading d_in... */
         if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], in_free, 0));
 #endif
+#if defined(LAB_VARIANT_READ_EARLY)
+        LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice,
+                                  streams[(s + 1) % NUM_STREAMS]));
+#else
         LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, streams[s]));
+#endif
 #if defined(LAB_VARIANT_NO_KERNEL)
         const uint32_t *result = d_in[b];
 #else
