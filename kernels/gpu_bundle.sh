@@ -59,6 +59,8 @@ targets=(
   "//labs:03_double_buffer_shared_buffers_gpu verdict 2"
   "//labs:03_double_buffer_events_gpu verdict 1"
   "//labs:03_double_buffer_read_early_gpu verdict 2"
+  "//labs:03_double_buffer_sync_memcpy_gpu verdict 1"
+  "//labs:03_double_buffer_kernel_on_stream0_gpu verdict 1"
 )
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done

@@ -150,6 +150,31 @@ TEST(Lab03, AValueReadBeforeItWasWrittenIsDiagnosed) {
     cJSON_Delete(j);
 }
 
+// Work on the legacy default stream beside streams from cudaStreamCreate is correct and
+// slow, and the report says which stream-0 operations held which streams back.
+TEST(Lab03, StreamZeroWorkBesideBlockingStreamsIsNamedAsTheCause) {
+    for (const char *variant : {"sync_memcpy", "kernel_on_stream0"}) {
+        SCOPED_TRACE(variant);
+        Outcome o = RunLab(std::string("labs/03_double_buffer_") + variant + "_sim", Args());
+        EXPECT_EQ(o.exit_code, 1) << o.err;
+        cJSON *j = Json(o);
+        EXPECT_EQ(Str(j, "status"), "below_target");
+        cJSON *stalls = cJSON_GetObjectItemCaseSensitive(j, "stream0_stalls");
+        EXPECT_EQ(Num(stalls, "count"), 24);
+        const char *first =
+            cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(stalls, "first"), 0));
+        ASSERT_NE(first, nullptr);
+        EXPECT_EQ(std::string(first).rfind(std::string("stream 0 ") +
+                                               (std::string(variant) == "sync_memcpy" ? "D2H" : "kernel process") +
+                                               " after batch 0 waited ",
+                                           0),
+                  0u)
+            << first;
+        cJSON_Delete(j);
+        EXPECT_NE(o.err.find("Next: your code puts work on stream 0"), std::string::npos) << o.err;
+    }
+}
+
 TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
     Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args(), "s3cret");
     EXPECT_EQ(o.exit_code, 2);

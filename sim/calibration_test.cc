@@ -1,6 +1,6 @@
 // sim/calibration_test.cc: the h200 profile reproduces the measurements of a real H200.
 //
-// Every figure of shared/calibration/h200.md that the simulated subset can express is
+// Every figure of docs/calibration/h200.md that the simulated subset can express is
 // copied into kH200 below, with its row. Each scenario replays what probe1.cu / probe2.cu
 // did (same sizes, same calls, same order, the kernels `work`, `spin`, `empty` and `tiny`
 // written as sim_kernel_cost descriptions), and each simulated figure must be within 10%
@@ -31,7 +31,7 @@
 
 namespace {
 
-// ---- the measured figures, from shared/calibration/h200.md -------------------------------
+// ---- the measured figures, from docs/calibration/h200.md -------------------------------
 
 struct Figure {
     const char *id;

@@ -50,7 +50,7 @@ void trace_metrics_free(trace_metrics *m);
 
 /* ---- the pipeline bound ------------------------------------------------------------------ */
 
-/* Measured on an H200 (shared/calibration/h200.md): each direction's rate when H2D and D2H
+/* Measured on an H200 (docs/calibration/h200.md): each direction's rate when H2D and D2H
  * run at once (50.7 GB/s), over its rate alone (55.5 GB/s). */
 #define TRACE_BIDIR_FACTOR_H200 (50.7 / 55.5)
 

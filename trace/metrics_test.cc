@@ -115,7 +115,7 @@ TEST(Metrics, OneRunOnlyAndEmptySelections) {
     trace_timeline_destroy(tl);
 }
 
-// shared/calibration/h200.md, "Double buffering": nb, phase times measured alone (ms),
+// docs/calibration/h200.md, "Double buffering": nb, phase times measured alone (ms),
 // the measured overlapped speedup, and the table's "pipeline bound" column (which ignores
 // the bidirectional slowdown).
 struct Row {

@@ -205,8 +205,7 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     }
     fputc('\n', out);
     print_verdict(r, value, target, out);
-    if (r->step >= 0 && r->status != LAB_STATUS_ERROR)
-        lab_steps_print_next(s, &r->findings, r->status == LAB_STATUS_PASS, out);
+    if (r->status != LAB_STATUS_ERROR) lab_steps_print_next(s, &r->findings, r->status == LAB_STATUS_PASS, out);
 }
 
 static cJSON *ms_array(const double *v, int n) {

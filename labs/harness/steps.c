@@ -96,9 +96,26 @@ int lab_steps_first_open(const lab_spec *spec, const lab_findings *f) {
     return -1;
 }
 
+/* When every step is done and the lab still fails or misses its target, what the
+ * findings say about it, whatever the lab. NULL when they say nothing. */
+static const char *beyond_the_steps(const lab_findings *f) {
+    if (f->busy_at_return > 0 && !f->correct)
+        return "run() returned while some of your streams still had work (the \"returned\" line above): wait for "
+               "every stream you used before run() returns.";
+    if (f->stalls > 0)
+        return "your code puts work on stream 0, the legacy default stream, and each such operation waits for "
+               "your other streams or holds them back (the \"stream 0\" lines above). Put that work on one of "
+               "your streams, or make your streams non-blocking (lab 00 is about this).";
+    return NULL;
+}
+
 void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool passed, FILE *out) {
     int i = lab_steps_first_open(spec, f);
-    if (i < 0) return;
+    if (i < 0) {
+        const char *why = passed ? NULL : beyond_the_steps(f);
+        if (why) fprintf(out, "Next: %s\n", why);
+        return;
+    }
     const lab_step *st = &spec->steps[i];
     if (passed && !st->beyond_target) return;
     fprintf(out, "%s %s: %s\n", passed ? "Further:" : "Next:", st->todo, st->next);
@@ -168,8 +185,12 @@ static const char *const tier_name[LAB_HINT_TIERS] = {"a question", "the idea", 
 void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const char *path, FILE *out) {
     int i = lab_steps_first_open(spec, f);
     if (i < 0) {
-        fprintf(out, "No hint needed: every step of this lab is done%s.\n",
-                f->reached ? "" : ", and what is left is in the report above");
+        const char *why = f->reached ? NULL : beyond_the_steps(f);
+        if (why)
+            fprintf(out, "Every step of this lab is done, and still: %s\n", why);
+        else
+            fprintf(out, "No hint needed: every step of this lab is done%s.\n",
+                    f->reached ? "" : "; run without --hint for the report");
         return;
     }
     const lab_step *st = &spec->steps[i];

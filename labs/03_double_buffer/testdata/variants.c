@@ -14,6 +14,11 @@
  *                            run() waits for the last stream only (the host reads results
  *                            other streams may not have written: host read before completion)
  *   LAB_VARIANT_NO_KERNEL    copies each batch in and out without running the kernel
+ *   LAB_VARIANT_SYNC_MEMCPY  copies each result back with cudaMemcpy (no stream: the legacy
+ *                            default stream) from streams made with cudaStreamCreate:
+ *                            correct, and every copy back a barrier for every stream
+ *   LAB_VARIANT_KERNEL_ON_STREAM0  launches the kernel with stream 0, the streams made with
+ *                            cudaStreamCreate: correct, and every kernel a barrier
  *   LAB_VARIANT_READ_EARLY   copies batch i in on the next stream but runs its kernel on its
  *                            own, with nothing between them: the kernel can read the input
  *                            buffer before the copy has filled it (read-after-write)
@@ -56,7 +61,11 @@ static cudaEvent_t in_free, out_free;
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int s = 0; s < NUM_STREAMS; s++) {
+#if defined(LAB_VARIANT_SYNC_MEMCPY) || defined(LAB_VARIANT_KERNEL_ON_STREAM0)
+        LAB_CHECK(cudaStreamCreate(&streams[s]));
+#else
         LAB_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+#endif
         char name[16];
         snprintf(name, sizeof(name), "buf %c", 'A' + s);
         lab_name_stream(ctx, streams[s], name);
@@ -97,13 +106,21 @@ static int run(lab_ctx *ctx) {
         /* ...and copying d_out back. */
         if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], out_free, 0));
 #endif
+#if defined(LAB_VARIANT_KERNEL_ON_STREAM0)
+        LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, 0));
+#else
         LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, streams[s]));
+#endif
         const uint32_t *result = d_out[b];
 #endif
 #if defined(LAB_VARIANT_EVENTS)
         LAB_CHECK(cudaEventRecord(in_free, streams[s]));
 #endif
+#if defined(LAB_VARIANT_SYNC_MEMCPY)
+        LAB_CHECK(cudaMemcpy(lab_output(ctx, i), result, w->batch_bytes, cudaMemcpyDeviceToHost));
+#else
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), result, w->batch_bytes, cudaMemcpyDeviceToHost, streams[s]));
+#endif
 #if defined(LAB_VARIANT_EVENTS)
         LAB_CHECK(cudaEventRecord(out_free, streams[s]));
 #endif

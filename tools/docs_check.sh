@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# tools/docs_check.sh: the docs say only what the kit has. Run from anywhere in the
+# repository, after a build (`bazel build //labs/... //solutions/... //grading:grade`):
+#
+#   tools/docs_check.sh            check; exit 0 when all is well, 1 with every problem listed
+#   tools/docs_check.sh --update   regenerate the sample outputs in the docs (then check)
+#
+# It reads README.md, docs/*.md and labs/*/README.md and checks that:
+#   1. every repository path they name (labs/..., docs/..., sim/..., a relative link)
+#      exists;
+#   2. every Bazel target they name (bazel run //labs:00_default_stream, //tui, ...)
+#      exists (bazel query);
+#   3. every sample output marked with a comment line
+#          <!-- sample: labs/03_double_buffer --seed 544461931 --width 100 -->
+#      before a fenced block is what that command prints today (tools/docs_samples.sh).
+# Placeholders (NN_topic, alice/, OUT, ...) and paths outside the repository are not
+# checked. .ci/run runs it.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${root}"
+
+update=0
+case "${1:-}" in
+  --update) update=1 ;;
+  "") ;;
+  -h | --help)
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *)
+    echo "docs_check: unknown option '$1' (try --help)" >&2
+    exit 64
+    ;;
+esac
+
+docs=(README.md docs/*.md labs/*/README.md)
+problems=0
+problem() {
+  echo "docs_check: $*"
+  problems=$((problems + 1))
+}
+
+# Folders and top-level files a path in the docs may start with.
+tops='\.ci|shared|docs|grading|kernels|labs|sim|solutions|third_party|tools|trace|tui'
+top_files='setup\.sh|WORKSPACE|\.bazelrc|\.bazelversion|README\.md'
+
+# ---- 1. paths ----------------------------------------------------------------------------
+for doc in "${docs[@]}"; do
+  dir="$(dirname "${doc}")"
+  # Repository paths written as such (in code spans, links or prose); "x.{h,c}" names
+  # both x.h and x.c.
+  while IFS= read -r path; do
+    path="${path%%[.,;:)]}"
+    path="${path%%\`}"
+    case "${path}" in
+      *NN_topic* | *NN* | *'*'* | *'...'* | *'<'* | *XX*) continue ;;
+    esac
+    if [[ "${path}" =~ ^(.*)\.\{([a-z,]+)\}$ ]]; then
+      stem="${BASH_REMATCH[1]}"
+      IFS=, read -r -a exts <<<"${BASH_REMATCH[2]}"
+      for ext in "${exts[@]}"; do
+        [[ -e "${stem}.${ext}" ]] || problem "${doc}: names ${stem}.${ext}, which is not in the repository"
+      done
+      continue
+    fi
+    [[ -e "${path}" ]] || problem "${doc}: names ${path}, which is not in the repository"
+  done < <(grep -oE "(^|[^A-Za-z0-9_./-])((${tops})/[A-Za-z0-9_./+-]*[A-Za-z0-9_+-](\.\{[a-z,]+\})?|(${top_files}))" "${doc}" |
+    sed -E 's/^[^A-Za-z0-9_.]//' | sort -u)
+  # Relative links: [text](path) and [text](path#anchor), resolved from the document.
+  while IFS= read -r link; do
+    target="${link%%#*}"
+    [[ -z "${target}" ]] && continue
+    case "${target}" in
+      http:* | https:* | mailto:*) continue ;;
+    esac
+    [[ -e "${dir}/${target}" ]] || problem "${doc}: links to ${target}, which does not exist (from ${dir})"
+  done < <(grep -oE '\]\([^)[:space:]]+\)' "${doc}" | sed -E 's/^\]\((.*)\)$/\1/' | sort -u)
+done
+
+# ---- 2. Bazel targets --------------------------------------------------------------------
+labels=()
+while IFS= read -r label; do
+  case "${label}" in
+    *NN_topic* | *NN* | *'...'*) continue ;;
+  esac
+  labels+=("${label%/}")
+done < <(cat "${docs[@]}" | grep -oE '(^|[^:A-Za-z0-9./])//[a-z_][a-z0-9_/]*(:[A-Za-z0-9_.+-]*[A-Za-z0-9_+]|:\.\.\.)?(\.\.\.)?' |
+  sed -E 's|^[^/]||' | sort -u)
+if ((${#labels[@]})); then
+  if ! command -v bazel >/dev/null 2>&1; then
+    problem "bazel is not on PATH, so the ${#labels[@]} targets the docs name were not checked"
+  elif ! bazel query --noshow_progress "set(${labels[*]})" >/dev/null 2>&1; then
+    for label in "${labels[@]}"; do
+      bazel query --noshow_progress "${label}" >/dev/null 2>&1 || problem "the docs name ${label}, which is not a target"
+    done
+  fi
+fi
+
+# ---- 3. sample outputs -------------------------------------------------------------------
+if ((update)); then
+  tools/docs_samples.sh --update "${docs[@]}" || problems=$((problems + 1))
+else
+  tools/docs_samples.sh --check "${docs[@]}" || problems=$((problems + 1))
+fi
+
+if ((problems)); then
+  echo "docs_check: ${problems} problem(s); fix the docs, or run tools/docs_check.sh --update for samples"
+  exit 1
+fi
+echo "docs_check: ${#docs[@]} documents, their paths, ${#labels[@]} targets and their samples are as the kit is"
