@@ -14,11 +14,13 @@
 # The command's first word is a program under bazel-bin (a lab launcher, a solution, the
 # grader), run from the repository root with the rest of the words as its arguments,
 # stdout and stderr together, in a UTF-8 locale, with a fresh hint state. `| lines 1-12,$`
-# after the command keeps only those lines (ranges, `$` for the last line), writing "..."
-# where lines were left out. tools/docs_check.sh runs the check; .ci/run runs that.
+# after the command keeps only those lines (ranges, `$` for the last line, `-2` for the
+# last two), writing "..."
+# where lines were left out. Memory addresses (which change from run to run) are written
+# as 0x.... tools/docs_check.sh runs the check; .ci/run runs that.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "${root}"
+cd "${DOCS_ROOT:-${root}}"
 
 mode="${1:-}"
 shift || true
@@ -27,7 +29,12 @@ shift || true
   exit 64
 }
 
-bin="$(bazel info bazel-bin 2>/dev/null)" || bin="${root}/bazel-bin"
+# Where the programs are: DOCS_SAMPLES_BIN (the tests), else Bazel's output folder.
+if [[ -n "${DOCS_SAMPLES_BIN:-}" ]]; then
+  bin="${DOCS_SAMPLES_BIN}"
+else
+  bin="$(bazel info bazel-bin 2>/dev/null)" || bin="${root}/bazel-bin"
+fi
 state="$(mktemp -d)"
 trap 'rm -rf "${state}"' EXIT
 
@@ -41,7 +48,8 @@ select_lines() {
       for (i = 1; i <= n; i++) {
         p = parts[i]
         gsub(/\$/, NR, p)
-        if (split(p, ab, "-") == 2) { a = ab[1] + 0; b = ab[2] + 0 } else { a = p + 0; b = a }
+        if (p ~ /^-/) { a = NR + p + 1; b = NR }
+        else if (split(p, ab, "-") == 2) { a = ab[1] + 0; b = ab[2] + 0 } else { a = p + 0; b = a }
         if (a > last + 1) print "..."
         for (k = a; k <= b && k <= NR; k++) print line[k]
         last = b
@@ -67,7 +75,7 @@ make_sample() {
   fi
   local out
   out="$(env -u BUILD_WORKSPACE_DIRECTORY -u STREAMLAB_USAGE_NAME LANG=C.UTF-8 LC_ALL=C.UTF-8 \
-    XDG_STATE_HOME="${state}" NO_COLOR=1 "${program}" "${words[@]:1}" 2>&1)"
+    XDG_STATE_HOME="${state}" NO_COLOR=1 "${program}" "${words[@]:1}" 2>&1 | sed -E 's/0x[0-9a-f]{9,16}/0x.../g')"
   if [[ -n "${lines}" ]]; then
     printf '%s\n' "${out}" | select_lines "${lines}"
   else
