@@ -1,8 +1,6 @@
 /* labs/harness/result.c: the verdict, the student's report and the --json object. */
 #include "labs/harness/result.h"
 
-#include "labs/harness/steps.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -205,7 +203,6 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     }
     fputc('\n', out);
     print_verdict(r, value, target, out);
-    if (r->status != LAB_STATUS_ERROR) lab_steps_print_next(s, &r->findings, r->status == LAB_STATUS_PASS, out);
 }
 
 static cJSON *ms_array(const double *v, int n) {

@@ -406,6 +406,8 @@ static void emit(harness *h) {
             lab_hints_print_next(r->spec, &h->findings, keep ? path : NULL, h->out);
     } else if (h->opt.json) {
         lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_SUMMARY, stderr);
+        if (!h->opt.quiet && r->status != LAB_STATUS_ERROR)
+            lab_steps_print_next(r->spec, &h->findings, r->status == LAB_STATUS_PASS, stderr);
         cJSON *j = lab_result_json(r);
         char *s = cJSON_PrintUnformatted(j);
         if (s) printf("%s\n", s);
@@ -414,6 +416,8 @@ static void emit(harness *h) {
         cJSON_Delete(j);
     } else {
         lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_FULL, h->out);
+        if (!h->opt.quiet && r->status != LAB_STATUS_ERROR)
+            lab_steps_print_next(r->spec, &h->findings, r->status == LAB_STATUS_PASS, h->out);
     }
 }
 
