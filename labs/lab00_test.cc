@@ -51,12 +51,6 @@ TEST(Lab00, TheReferencePasses) {
     cJSON_Delete(j);
 }
 
-// The step a result is at: how many of the lab's steps are done, and the next one.
-std::string NextStep(const cJSON *j) {
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "steps");
-    return std::to_string(static_cast<int>(Num(st, "done"))) + "/" + std::to_string(static_cast<int>(Num(st, "of"))) +
-           " " + Str(st, "next");
-}
 
 TEST(Lab00, TheSkeletonStandsAtTheFirstStep) {
     Outcome o = RunLab("labs/00_default_stream_sim", Args());

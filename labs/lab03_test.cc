@@ -82,11 +82,6 @@ TEST(Lab03, ARacyPipelineIsReportedRacyWithFixes) {
     EXPECT_NE(std::find(e.types.begin(), e.types.end(), TRACE_EVENT_RACE), e.types.end());
 }
 
-std::string NextStep(const cJSON *j) {
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "steps");
-    return std::to_string(static_cast<int>(Num(st, "done"))) + "/" + std::to_string(static_cast<int>(Num(st, "of"))) +
-           " " + Str(st, "next");
-}
 
 // Each TODO, done in order, changes what the student sees: the skeleton stands at TODO 1;
 // two streams sharing one buffer pair (TODO 1 done) are fast and racy, and the report

@@ -158,6 +158,14 @@ inline std::vector<std::string> Args(std::vector<std::string> extra = {}) {
     return a;
 }
 
+// Where a result stands on the lab's path: "steps done/steps next-step", from its "steps"
+// object ("2/3 TODO 3 (wait for every stream)"; "3/3 " when every step is done).
+inline std::string NextStep(const cJSON *j) {
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "steps");
+    return std::to_string(static_cast<int>(Num(st, "done"))) + "/" + std::to_string(static_cast<int>(Num(st, "of"))) +
+           " " + Str(st, "next");
+}
+
 }  // namespace labtest
 
 #endif
