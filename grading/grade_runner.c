@@ -16,9 +16,9 @@
 
 #include "grading/grade_fs.h"
 #include "grading/grade_text.h"
-#include "trace/events_reader.h"
-#include "trace/export_text.h"
-#include "trace/timeline.h"
+#include "trace/stream/events_reader.h"
+#include "trace/view/export_text.h"
+#include "trace/view/timeline.h"
 
 #define EVENTS_CAP ((size_t)256 << 20)
 #define OUTPUT_SHOWN (8u << 10)

@@ -1,5 +1,5 @@
 /* kernels/access.h: the device memory each kernel launch reads and writes, as trace ranges
- * (trace/op.h), for the race checker and for the simulator's address validation.
+ * (trace/record/op.h), for the race checker and for the simulator's address validation.
  *
  * Each function fills ranges[0..n) and returns n (at most TRACE_MAX_RANGES). A range of 0
  * bytes is left out, as trace_op_add_range does. */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "kernels/params.h"
-#include "trace/op.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {

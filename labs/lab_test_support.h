@@ -23,7 +23,7 @@
 #include <cjson/cJSON.h>
 
 extern "C" {
-#include "trace/events_reader.h"
+#include "trace/stream/events_reader.h"
 }
 
 namespace labtest {

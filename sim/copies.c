@@ -1,7 +1,7 @@
 /* sim/copies.c: cudaMemcpy, cudaMemcpyAsync, cudaMemset and cudaMemsetAsync. A copy is
  * checked against the allocation tables (direction against the pointers, device ranges
  * inside their allocations), classified (H2D / D2H on a copy engine, pinned or pageable;
- * D2D on the SMs; H2H on the host), and the host blocks as trace/copy_rules.h says the
+ * D2D on the SMs; H2H on the host), and the host blocks as trace/record/copy_rules.h says the
  * runtime does. Memsets and device-to-device copies run as kernels at device-memory rate,
  * writing each block's bytes when its block group retires. cudaMemcpy and cudaMemset use
  * the legacy stream; copies.h gives them on the per-thread stream too. */
@@ -17,8 +17,8 @@
 #include "sim/memory.h"
 #include "sim/scheduler.h"
 #include "sim/streams.h"
-#include "trace/copy_rules.h"
-#include "trace/recorder.h"
+#include "trace/record/copy_rules.h"
+#include "trace/record/recorder.h"
 
 #define MIB (1024.0 * 1024.0)
 #define DEVICE_KERNEL_THREADS 256u

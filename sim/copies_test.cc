@@ -1,7 +1,7 @@
 // sim/copies_test.cc: copies and memsets. Pinned copies run on their direction's copy
 // engine at the profile's rate after its set-up time; both directions at once share the
 // bidirectional rate; pageable copies run at the pageable rates and block the host as
-// trace/copy_rules.h says; one shared engine when asyncEngineCount is 1; bytes move when a
+// trace/record/copy_rules.h says; one shared engine when asyncEngineCount is 1; bytes move when a
 // copy completes; misuse gets the runtime's error codes.
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include "sim/eventq.h"
 #include "sim/ops.h"
 #include "sim/profile.h"
-#include "trace/op.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {

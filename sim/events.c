@@ -12,7 +12,7 @@
 #include "sim/ops.h"
 #include "sim/scheduler.h"
 #include "sim/streams.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 #define HANDLE_TAG 0x5e5e000000000000ull
 #define HANDLE_TAG_MASK 0xffff000000000000ull

@@ -9,7 +9,7 @@
 #include "sim/runtime.h"
 #include "sim/scheduler.h"
 #include "streamlab_sim.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 static uint64_t g_host_ns;
 static int g_host_fn_depth;

@@ -9,7 +9,7 @@
 #include "sim/ops.h"
 #include "sim/scheduler.h"
 #include "sim/streams.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
     sim_call call;

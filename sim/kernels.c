@@ -11,7 +11,7 @@
 #include "sim/memory.h"
 #include "sim/scheduler.h"
 #include "sim/streams.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 /* The largest parameter block a launch may pass (CUDA 12.1 and later). */
 #define MAX_ARGS_BYTES 32764u

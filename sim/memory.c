@@ -10,7 +10,7 @@
 #include "sim/errors.h"
 #include "sim/host_clock.h"
 #include "sim/scheduler.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 #define DEVICE_ALIGN 256u
 #define HOST_ALIGN 4096u

@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "streamlab_sim.h"
-#include "trace/op.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-// sim/recording_test.cc: what the simulated runtime tells the recorder (trace/recorder.h).
+// sim/recording_test.cc: what the simulated runtime tells the recorder (trace/record/recorder.h).
 // Every runtime call leaves its host span; streams and events are registered with their
 // flags and priorities and their destruction is reported; every device op is recorded in
 // program order and gets its simulated start and end; host waits are recorded as syncs.

@@ -16,8 +16,8 @@
 #include "sim/scheduler.h"
 #include "sim/streams.h"
 #include "streamlab_sim.h"
-#include "trace/racecheck.h"
-#include "trace/recorder.h"
+#include "trace/check/racecheck.h"
+#include "trace/record/recorder.h"
 
 static struct {
     bool ready;

@@ -14,7 +14,7 @@
 #include "sim/host_clock.h"
 #include "sim/perturb.h"
 #include "sim/streams.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 static struct {
     const sim_profile *prof;

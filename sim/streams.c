@@ -11,7 +11,7 @@
 #include "sim/errors.h"
 #include "sim/host_clock.h"
 #include "sim/scheduler.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 /* Created streams get handles that are not addresses: a tag, the reset generation and
  * the table index. They are never dereferenced, so a stale or made-up handle is caught

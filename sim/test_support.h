@@ -22,7 +22,7 @@
 #include "sim/compute.h"
 #include "sim/profile.h"
 #include "streamlab_sim.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 namespace simtest {
 

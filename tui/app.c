@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace/export_chrome.h"
+#include "trace/view/export_chrome.h"
 #include "tui/draw.h"
 #include "tui/runfiles.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace/op.h"
+#include "trace/record/op.h"
 #include "tui/screen.h"
 
 #ifdef __cplusplus

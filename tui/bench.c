@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace/events_writer.h"
+#include "trace/stream/events_writer.h"
 #include "tui/app.h"
 #include "tui/draw.h"
 #include "tui/layout.h"
@@ -357,7 +357,7 @@ int main(void) {
         if (i == 0) refresh = r;
     }
     printf("  target: every redraw under 30 ms: %s (slowest %.2f ms)\n", worst < 30 ? "met" : "NOT met", worst);
-    printf("  metrics of the %d ops recomputed after new events (trace/metrics.h, between frames, in a\n"
+    printf("  metrics of the %d ops recomputed after new events (trace/view/metrics.h, between frames, in a\n"
            "  turn with no events waiting; while a lab streams at most every %.0f ms or 10x its cost): %.2f ms\n",
            N_OPS, TUI_METRICS_INTERVAL_MS, refresh);
     tui_session_destroy(s);

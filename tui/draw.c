@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/metrics.h"
+#include "trace/view/metrics.h"
 
 /* Status-line messages (an export, a key with nothing to do) show for this long. */
 #define MESSAGE_MS 8000.0

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/timeline.h"
+#include "trace/view/timeline.h"
 
 void tui_lane_init_engine(tui_lane *lane, trace_engine engine) {
     memset(lane, 0, sizeof(*lane));

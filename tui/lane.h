@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/op.h"
+#include "trace/record/op.h"
 #include "tui/bar.h"
 
 #ifdef __cplusplus

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/metrics.h"
-#include "trace/timeline.h"
+#include "trace/view/metrics.h"
+#include "trace/view/timeline.h"
 #include "tui/idset.h"
 #include "tui/lane.h"
 
@@ -83,7 +83,7 @@ void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *
 /* The whole op behind a bar, or NULL. Valid until the next add. */
 const trace_op *tui_run_op(tui_run *run, uint64_t start_ns, uint64_t id);
 
-/* The run's metrics (trace/metrics.h), recomputed when the run changed, but while it
+/* The run's metrics (trace/view/metrics.h), recomputed when the run changed, but while it
  * keeps changing not more often than every min_interval_ms (now_ms is the caller's
  * clock). NULL when the run has no ops. */
 const trace_metrics *tui_run_metrics(tui_run *run, double now_ms, double min_interval_ms);

@@ -12,8 +12,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "trace/events_reader.h"
-#include "trace/race.h"
+#include "trace/stream/events_reader.h"
+#include "trace/check/race.h"
 #include "tui/run.h"
 #include "tui/textlog.h"
 

@@ -1,5 +1,5 @@
 // tui/test_events.h: for the tests, a live event stream written by the real writer
-// (trace/events_writer.h) into a temporary file and read back as text, so that what the
+// (trace/stream/events_writer.h) into a temporary file and read back as text, so that what the
 // tests feed the timeline is exactly what a lab sends.
 #ifndef STREAMLAB_TUI_TEST_EVENTS_H
 #define STREAMLAB_TUI_TEST_EVENTS_H
@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 extern "C" {
-#include "trace/events_writer.h"
-#include "trace/race.h"
+#include "trace/stream/events_writer.h"
+#include "trace/check/race.h"
 }
 
 namespace tui_test {

@@ -15,7 +15,7 @@
 #include "kernels/kernels.h"
 #include "kernels/validate.h"
 #include "trace/gpu/collector.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 static cudaError_t refused(kernels_args why) {
     return why == KERNELS_ARGS_INVALID_CONFIGURATION ? cudaErrorInvalidConfiguration : cudaErrorInvalidValue;

@@ -14,7 +14,7 @@
 extern "C" {
 #include "kernels/kernels.h"
 #include "trace/gpu/collector.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 }
 
 namespace {

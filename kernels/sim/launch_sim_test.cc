@@ -13,7 +13,7 @@ extern "C" {
 #include "kernels/cpu/cpu.h"
 #include "kernels/kernels.h"
 #include "kernels/sim/per_thread_caller.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 }
 
 namespace {

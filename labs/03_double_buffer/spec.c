@@ -14,7 +14,7 @@
 
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/spec.h"
-#include "trace/metrics.h"
+#include "trace/view/metrics.h"
 
 /* ---- baseline: the sequential pipeline, everything on one stream ---------------------- */
 
@@ -173,7 +173,7 @@ out:
 }
 
 /* The pipeline bound: the shortest time a perfect pipeline of the measured phases takes
- * (trace/metrics.h: the slowest phase once per batch, the other two once to fill and
+ * (trace/view/metrics.h: the slowest phase once per batch, the other two once to fill and
  * drain). Both copy directions share the PCIe link, which the bidirectional factor
  * measures; the bound does not charge it, because a pipeline whose copies overlap only in
  * part loses less than the factor says and the bound would then be beaten by a wide

@@ -1,5 +1,5 @@
 /* labs/harness/events.c: the lab's live event stream (see events.h), on top of the trace
- * writer (trace/events_writer.h). */
+ * writer (trace/stream/events_writer.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "labs/harness/events.h"
 
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/events_writer.h"
+#include "trace/stream/events_writer.h"
 
 struct lab_events {
     trace_events_writer *writer;

@@ -14,7 +14,7 @@
 #include "labs/harness/backend.h"
 #include "labs/harness/spec.h"
 #include "labs/harness/verify.h"
-#include "trace/race.h"
+#include "trace/check/race.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,7 +73,7 @@ typedef struct lab_result {
     int exit_code;
     lab_findings findings;  /* what your last timed run shows of your code */
     /* Stream-0 operations of that run that waited for or held back your streams
-     * (trace/stalls.h): how many, and the first few in words. */
+     * (trace/view/stalls.h): how many, and the first few in words. */
     size_t stalls;
     char stall_text[LAB_MAX_STALLS_SHOWN][320];
     /* The streams (other than stream 0) still busy when run() returned, in words ("" when

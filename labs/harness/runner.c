@@ -25,14 +25,14 @@
 #include "labs/harness/steps.h"
 #include "labs/harness/verify.h"
 #include "labs/harness/workload.h"
-#include "trace/export_chrome.h"
-#include "trace/export_text.h"
-#include "trace/metrics.h"
-#include "trace/race.h"
-#include "trace/racecheck.h"
-#include "trace/recorder.h"
-#include "trace/stalls.h"
-#include "trace/timeline.h"
+#include "trace/view/export_chrome.h"
+#include "trace/view/export_text.h"
+#include "trace/view/metrics.h"
+#include "trace/check/race.h"
+#include "trace/check/racecheck.h"
+#include "trace/record/recorder.h"
+#include "trace/view/stalls.h"
+#include "trace/view/timeline.h"
 
 #define MAX_RUNS 4096
 /* How far the simulator may stretch or shrink op times in a perturbed schedule. */

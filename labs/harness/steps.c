@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "trace/stalls.h"
+#include "trace/view/stalls.h"
 
 #define MAX_STREAMS 1024
 

@@ -21,7 +21,7 @@
 
 #include "labs/harness/result.h"
 #include "labs/harness/spec.h"
-#include "trace/timeline.h"
+#include "trace/view/timeline.h"
 
 #ifdef __cplusplus
 extern "C" {

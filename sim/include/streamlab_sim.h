@@ -16,7 +16,7 @@
 
 #include <cuda_runtime.h>
 
-#include "trace/op.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {

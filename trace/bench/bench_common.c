@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 double bench_now(void) {
     struct timespec ts;

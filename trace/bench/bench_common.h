@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "trace/op.h"
+#include "trace/record/op.h"
 
 /* Seconds on the monotonic clock. */
 double bench_now(void);

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "trace/bench/bench_common.h"
-#include "trace/events_reader.h"
-#include "trace/events_writer.h"
-#include "trace/recorder.h"
+#include "trace/stream/events_reader.h"
+#include "trace/stream/events_writer.h"
+#include "trace/record/recorder.h"
 
 int main(int argc, char **argv) {
     uint64_t n = bench_parse_ops(argc, argv, 1000000, "Streams a double-buffered pipeline's ops as JSON lines, then "

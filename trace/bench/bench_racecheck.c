@@ -3,8 +3,8 @@
 #include <stdio.h>
 
 #include "trace/bench/bench_common.h"
-#include "trace/racecheck.h"
-#include "trace/recorder.h"
+#include "trace/check/racecheck.h"
+#include "trace/record/recorder.h"
 
 int main(int argc, char **argv) {
     uint64_t n = bench_parse_ops(argc, argv, 1000000, "Records a double-buffered pipeline's ops through the recorder "

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "trace/bench/bench_common.h"
-#include "trace/export_chrome.h"
-#include "trace/export_text.h"
-#include "trace/metrics.h"
-#include "trace/recorder.h"
-#include "trace/timeline.h"
+#include "trace/view/export_chrome.h"
+#include "trace/view/export_text.h"
+#include "trace/view/metrics.h"
+#include "trace/record/recorder.h"
+#include "trace/view/timeline.h"
 
 int main(int argc, char **argv) {
     uint64_t n = bench_parse_ops(argc, argv, 200000, "Stores a double-buffered pipeline's timed ops, then measures "

@@ -1,7 +1,7 @@
 /* trace/gpu/classify.h: what a CUDA copy or memset is, for the timeline and the race
  * checker: its direction, the engine that runs it, whether its host side is pinned, the
  * op record with its memory ranges, and which host waits the runtime adds
- * (trace/copy_rules.h).
+ * (trace/record/copy_rules.h).
  *
  * Plain C over the interposer's view of the memory involved, with no CUDA header, so the
  * logic is tested on machines without a GPU. The values of trace_gpu_copy_kind are those
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace/copy_rules.h"
-#include "trace/op.h"
+#include "trace/record/copy_rules.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {

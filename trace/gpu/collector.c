@@ -14,7 +14,7 @@
 
 #include "trace/gpu/cupti_collector.h"
 #include "trace/gpu/event_timer.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 /* A token that means "time this op at its enqueue time when it is bound". */
 #define TOKEN_HOST_TIME UINT64_MAX

@@ -18,7 +18,7 @@
 #include "trace/gpu/cupti_api.h"
 #include "trace/gpu/cupti_buffers.h"
 #include "trace/gpu/stream_order.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 /* Ring sizes of the correlation table (see correlation.h). */
 #define LOG2_TOKENS 16

@@ -11,7 +11,7 @@
 #include "trace/gpu/event_chain.h"
 #include "trace/gpu/event_clock.h"
 #include "trace/gpu/real.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 /* Candidate base events recorded at each rebase; the best becomes the base. */
 #define BASE_TRIES 3

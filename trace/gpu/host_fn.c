@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "trace/gpu/collector.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 struct trace_gpu_host_call {
     cudaHostFn_t fn;

@@ -3,13 +3,13 @@
  * Binaries linked with //trace/gpu:gpu are linked with -Wl,--wrap=X for each runtime call
  * X that the labs make (the simulator's subset, real.h), so the program's calls land here.
  * Each wrapper calls the runtime (__real_X) and reports what happened to the recorder
- * (trace/recorder.h) as the simulator does for the same call:
+ * (trace/record/recorder.h) as the simulator does for the same call:
  *   - streams and events are registered when created and forgotten when destroyed, always
  *     (so that handles map to ids even before a sink is installed);
  *   - copies, memsets, event records and waits and host functions become ops on their
  *     stream, recorded only when the call succeeded, with their memory ranges, and are
  *     bracketed for the collector (collector.h) so their device times arrive later;
- *   - the host waits that the runtime documents (trace/copy_rules.h, synchronising calls,
+ *   - the host waits that the runtime documents (trace/record/copy_rules.h, synchronising calls,
  *     successful queries) become sync records;
  *   - each call puts one span on the host lane: its sync record when it has one, else an
  *     API span (trace_record_api).
@@ -35,7 +35,7 @@
 #include "trace/gpu/mem_cache.h"
 #include "trace/gpu/nvtx.h"
 #include "trace/gpu/real.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 _Static_assert((int)cudaMemcpyHostToHost == (int)TRACE_GPU_COPY_H2H, "cudaMemcpyKind");
 _Static_assert((int)cudaMemcpyHostToDevice == (int)TRACE_GPU_COPY_H2D, "cudaMemcpyKind");

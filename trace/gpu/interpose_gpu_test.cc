@@ -20,7 +20,7 @@ extern "C" {
 #include "trace/gpu/collector.h"
 #include "trace/gpu/nvtx.h"
 #include "trace/gpu/per_thread_calls.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 }
 
 namespace {

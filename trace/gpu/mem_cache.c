@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "trace/interval_map.h"
+#include "trace/record/interval_map.h"
 
 /* Each allocation is one segment; its base keeps neighbouring allocations of the same kind
  * from merging, so that freeing one never forgets the other. */

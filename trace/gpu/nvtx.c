@@ -8,7 +8,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
 
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 static pthread_once_t domain_once = PTHREAD_ONCE_INIT;
 static nvtxDomainHandle_t domain;

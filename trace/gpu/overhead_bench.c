@@ -41,7 +41,7 @@
 #include "kernels/kernels.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/time_check.h"
-#include "trace/recorder.h"
+#include "trace/record/recorder.h"
 
 #define CHECK(expr)                                                                                          \
     do {                                                                                                     \

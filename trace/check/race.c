@@ -1,0 +1,129 @@
+/* trace/check/race.c: names, descriptions and fixes for race reports (see race.h). */
+#include "trace/check/race.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const KIND_NAMES[TRACE_RACE_KIND_COUNT] = {"RAW", "WAR", "WAW", "host_read"};
+static const char *const KIND_TEXT[TRACE_RACE_KIND_COUNT] = {
+    "read-after-write", "write-after-read", "write-after-write", "host read before completion"};
+
+const char *trace_race_kind_name(trace_race_kind kind) {
+    return (unsigned)kind < TRACE_RACE_KIND_COUNT ? KIND_NAMES[kind] : NULL;
+}
+
+const char *trace_race_kind_text(trace_race_kind kind) {
+    return (unsigned)kind < TRACE_RACE_KIND_COUNT ? KIND_TEXT[kind] : "unknown race";
+}
+
+int trace_race_kind_from_name(const char *name) {
+    if (!name) return -1;
+    for (int k = 0; k < TRACE_RACE_KIND_COUNT; k++)
+        if (strcmp(name, KIND_NAMES[k]) == 0) return k;
+    return -1;
+}
+
+int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size) {
+    char what[TRACE_NAME_MAX + 32];
+    switch (op->kind) {
+    case TRACE_OP_COPY:
+        snprintf(what, sizeof(what), "%s%s%s", trace_copy_dir_name(op->dir)[0] ? trace_copy_dir_name(op->dir) : "copy",
+                 op->name[0] ? " " : "", op->name);
+        break;
+    case TRACE_OP_MEMSET:
+        snprintf(what, sizeof(what), "memset%s%s", op->name[0] ? " " : "", op->name);
+        break;
+    case TRACE_OP_KERNEL:
+        snprintf(what, sizeof(what), "kernel %s", op->name[0] ? op->name : "(unnamed)");
+        break;
+    case TRACE_OP_HOST_FN:
+        snprintf(what, sizeof(what), "host function%s%s", op->name[0] ? " " : "", op->name);
+        break;
+    case TRACE_OP_HOST_ACCESS:
+        snprintf(what, sizeof(what), "host access%s%s", op->name[0] ? " " : "", op->name);
+        break;
+    default:
+        snprintf(what, sizeof(what), "%s%s%s", trace_op_kind_name(op->kind), op->name[0] ? " " : "",
+                 op->name);
+        break;
+    }
+    if (op->batch >= 0) return snprintf(buf, size, "%s batch %" PRId32, what, op->batch);
+    return snprintf(buf, size, "%s", what);
+}
+
+static void stream_label(const trace_race_op *op, char *buf, size_t size) {
+    trace_stream_label(op->stream, op->stream_name, buf, size);
+}
+
+/* The fix that keeps the program fast comes first; a fix that is correct but costs the
+ * overlap is named as such. */
+void trace_race_make_fix(trace_race *race) {
+    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], sa[64], sb[64];
+    trace_race_op_describe(&race->first, a, sizeof(a));
+    trace_race_op_describe(&race->second, b, sizeof(b));
+    const trace_race_op *f = &race->first, *s = &race->second;
+    stream_label(f, sa, sizeof(sa));
+    stream_label(s, sb, sizeof(sb));
+    char fix[1024]; /* room for every part; cut to race->fix at the end */
+    bool reuse = race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW;
+    if (!f->on_host && s->on_host) {
+        const char *verb = race->kind == TRACE_RACE_HOST_READ || race->kind == TRACE_RACE_RAW ? "reads" : "writes";
+        snprintf(fix, sizeof(fix),
+                 "wait for %s before the host %s it (%s): cudaStreamSynchronize on that stream, or "
+                 "cudaEventSynchronize on an event recorded after %s",
+                 sa, verb, b, a);
+    } else if (!f->on_host && !s->on_host && reuse && f->stream != s->stream) {
+        /* Two streams reuse one buffer: what was meant to overlap shares memory. */
+        snprintf(fix, sizeof(fix),
+                 "give %s and %s buffers of their own, so that they share nothing and still overlap. Correct but "
+                 "slower: record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s; "
+                 "the two streams then take turns with that buffer",
+                 sa, sb, sa, a, sb, b);
+    } else if (!f->on_host && !s->on_host) {
+        snprintf(fix, sizeof(fix),
+                 "record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s", sa, a, sb,
+                 b);
+    } else {
+        snprintf(fix, sizeof(fix), "order %s before %s", a, b);
+    }
+    snprintf(race->fix, sizeof(race->fix), "%.*s", (int)sizeof(race->fix) - 1, fix);
+}
+
+static void where(const trace_race_op *op, char *buf, size_t size) {
+    char label[64];
+    stream_label(op, label, sizeof(label));
+    if (op->on_host && op->stream == TRACE_STREAM_NONE)
+        snprintf(buf, size, "on the host");
+    else if (op->on_host)
+        snprintf(buf, size, "on the host, enqueued on %s", label);
+    else if (op->stream == TRACE_STREAM_LEGACY)
+        snprintf(buf, size, "on %s", label);
+    else
+        snprintf(buf, size, "on stream %s", label);
+}
+
+int trace_race_format(const trace_race *race, char *buf, size_t size) {
+    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], wa[96], wb[96];
+    trace_race_op_describe(&race->first, a, sizeof(a));
+    trace_race_op_describe(&race->second, b, sizeof(b));
+    where(&race->first, wa, sizeof(wa));
+    where(&race->second, wb, sizeof(wb));
+    const char *relation;
+    switch (race->kind) {
+    case TRACE_RACE_RAW: relation = "reads bytes that may not yet be written by"; break;
+    case TRACE_RACE_WAR: relation = "overwrites bytes that may still be read by"; break;
+    case TRACE_RACE_WAW: relation = "writes, in no fixed order, the bytes also written by"; break;
+    case TRACE_RACE_HOST_READ: relation = "reads on the host, before it completes, what is written by"; break;
+    default: relation = "conflicts with"; break;
+    }
+    return snprintf(buf, size,
+                    "race %" PRIu64 ": %s on %" PRIu64 " bytes at 0x%" PRIx64 "\n"
+                    "  %s (op %" PRIu64 ", %s)\n"
+                    "    %s\n"
+                    "  %s (op %" PRIu64 ", %s);\n"
+                    "  nothing orders them.\n"
+                    "  fix: %s.\n",
+                    race->seq, trace_race_kind_text(race->kind), race->bytes, race->addr, b, race->second.id, wb,
+                    relation, a, race->first.id, wa, race->fix);
+}

@@ -1,0 +1,78 @@
+/* trace/check/race.h: one race report: two operations that touch the same bytes, at least one
+ * writing, with nothing (stream order, event, synchronisation, default-stream barrier)
+ * ordering them.
+ *
+ * The race checker (racecheck.h) makes them; the live event stream carries them
+ * (events_writer.h, events_reader.h); the lab report and the grader print them. */
+#ifndef STREAMLAB_TRACE_RACE_H
+#define STREAMLAB_TRACE_RACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/record/op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum trace_race_kind {
+    TRACE_RACE_RAW = 0,   /* read-after-write: reads bytes an unordered earlier op writes */
+    TRACE_RACE_WAR,       /* write-after-read: overwrites bytes an unordered earlier op reads */
+    TRACE_RACE_WAW,       /* write-after-write: both write, in no fixed order */
+    TRACE_RACE_HOST_READ, /* host read before completion: the host reads bytes a stream op
+                             writes, without waiting for it */
+    TRACE_RACE_KIND_COUNT
+} trace_race_kind;
+
+/* One side of a race. */
+typedef struct trace_race_op {
+    uint64_t id;           /* the op's id (recorder.h) */
+    trace_op_kind kind;
+    trace_copy_dir dir;    /* COPY only */
+    int32_t stream;        /* the op's stream, TRACE_STREAM_NONE for host-only ops */
+    bool on_host;          /* the access was the host thread's: a host access, or a copy's
+                              host-ordered (staged) source */
+    int32_t batch;         /* harness batch, -1 when none */
+    int32_t run;           /* harness run, -1 outside */
+    char name[TRACE_NAME_MAX];
+    char stream_name[32];  /* the stream's display name ("s1", "buf A"); "host" for host-only ops */
+} trace_race_op;
+
+#define TRACE_RACE_FIX_MAX 384
+
+typedef struct trace_race {
+    uint64_t seq;           /* 1, 2, ... in the order races were found */
+    trace_race_kind kind;
+    trace_race_op first;    /* the earlier op in host program order */
+    trace_race_op second;   /* the later op, whose access found the race */
+    uint64_t addr;          /* the overlapping bytes: [addr, addr + bytes) spans every */
+    uint64_t bytes;         /* byte the two ops both touch in conflicting ways */
+    char fix[TRACE_RACE_FIX_MAX]; /* the edge that would order them, in words */
+} trace_race;
+
+/* "RAW", "WAR", "WAW", "host_read" (the event stream's names); NULL for a bad kind. */
+const char *trace_race_kind_name(trace_race_kind kind);
+/* "read-after-write", ..., "host read before completion". */
+const char *trace_race_kind_text(trace_race_kind kind);
+/* The kind with this trace_race_kind_name, or -1. */
+int trace_race_kind_from_name(const char *name);
+
+/* Describes one side for people: "H2D batch 3", "kernel process batch 3",
+ * "host write lab_load_batch batch 2". Returns what snprintf returns. */
+int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size);
+
+/* Writes race->fix: which event to record where and which stream should wait on it, or
+ * which synchronisation the host needs. */
+void trace_race_make_fix(trace_race *race);
+
+/* The report for a student, several lines ending in a newline: kind, both ops and their
+ * streams, the bytes, the fix. Returns what snprintf returns. */
+int trace_race_format(const trace_race *race, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

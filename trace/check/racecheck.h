@@ -1,0 +1,91 @@
+/* trace/check/racecheck.h: the happens-before race checker, a recorder sink.
+ *
+ * Vector clocks over the host thread and every stream. Edges, taken from ops in host
+ * program order (recorder.h on_op):
+ *   - an op enqueued on stream S happens after everything the host did before the
+ *     enqueue, and after the earlier ops in S;
+ *   - EVENT_RECORD snapshots S's clock into the event; EVENT_WAIT joins the event's last
+ *     snapshot into S (a wait on a never-recorded event orders nothing, as in CUDA);
+ *   - SYNC on a stream, an event, an op or the device joins what it waited for into the
+ *     host;
+ *   - the legacy default stream (id 0): an op on it waits for every blocking stream (one
+ *     created without cudaStreamNonBlocking), and later ops on blocking streams wait for
+ *     it;
+ *   - HOST_FN runs in its stream's order (its accesses are the stream's); HOST_ACCESS is a
+ *     host access; ranges flagged TRACE_RANGE_HOST_ORDERED are host accesses made at the
+ *     enqueue point.
+ * Accesses are checked when ops are enqueued, not when they ran: a race is a missing
+ * order, found even when the hardware happened to run the ops in a safe order. Shadow
+ * memory is an interval map over byte ranges holding, FastTrack-style, the last writer's
+ * epoch and the readers since.
+ *
+ * Each race is reported once per pair of ops, handed to trace_report_race (so the event
+ * stream sees it), kept (up to a cap) and counted.
+ *
+ * When the recorder is reset (trace_reset: op ids start over), the checker forgets its
+ * clocks and shadow memory, since the streams, events and buffers they describe are gone,
+ * and keeps its reports and count. */
+#ifndef STREAMLAB_TRACE_RACECHECK_H
+#define STREAMLAB_TRACE_RACECHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/record/op.h"
+#include "trace/check/race.h"
+#include "trace/record/recorder.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct trace_racecheck trace_racecheck;
+
+#define TRACE_RACECHECK_DEFAULT_KEEP 1000
+
+/* A checker that keeps at most max_kept reports (0: TRACE_RACECHECK_DEFAULT_KEEP); all
+ * are counted. */
+trace_racecheck *trace_racecheck_create(size_t max_kept);
+/* Uninstalls (if installed) and frees. */
+void trace_racecheck_destroy(trace_racecheck *rc);
+
+/* The checker as a sink (on_stream, on_op). */
+trace_sink trace_racecheck_sink(trace_racecheck *rc);
+/* Installs the sink in the recorder; 0, or -1 when the recorder has no free slot. A
+ * checker already installed is not installed twice. */
+int trace_racecheck_install(trace_racecheck *rc);
+void trace_racecheck_uninstall(trace_racecheck *rc);
+
+/* Prints each race to out (NULL: silent, the default) as it is found. */
+void trace_racecheck_print_to(trace_racecheck *rc, FILE *out);
+
+/* Forgets every clock, shadow byte and report: a fresh program. */
+void trace_racecheck_clear(trace_racecheck *rc);
+
+/* Races found (distinct op pairs), including those past the cap. */
+uint64_t trace_racecheck_count(const trace_racecheck *rc);
+/* Reports kept, in the order found; trace_racecheck_report(rc, i) for i < kept. */
+size_t trace_racecheck_kept(const trace_racecheck *rc);
+const trace_race *trace_racecheck_report(const trace_racecheck *rc, size_t i);
+/* Ops the checker has seen. */
+uint64_t trace_racecheck_ops_seen(const trace_racecheck *rc);
+
+/* Standalone mode. When the environment has STREAMLAB_RACECHECK=1: installs a
+ * process-wide checker (once; again after trace_reset removed it), prints each race on
+ * stderr as it is found and a summary at exit, and makes the exit status 66 when any race
+ * was found. Returns whether the checker is on. The simulated runtime calls this at
+ * start-up; any program may. */
+bool trace_racecheck_install_from_env(void);
+/* The process-wide checker of the standalone mode, or NULL when it is off. */
+trace_racecheck *trace_racecheck_global(void);
+
+/* The exit status standalone mode gives a program in which races were found. */
+#define TRACE_RACECHECK_EXIT_STATUS 66
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

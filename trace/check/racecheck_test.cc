@@ -1,0 +1,529 @@
+// trace/racecheck_test.cc: the race checker over a corpus of small stream programs.
+//
+// Each program is written in a tiny language that drives the recorder the way the
+// simulated runtime and the GPU interposer do:
+//   stream s1 [nonblocking] [prio N]     cudaStreamCreateWithPriority
+//   event e1                             cudaEventCreate
+//   buffer A 4096                        a buffer (host and device share one address space)
+//   s1: h2d A <- hA [pageable] [batch N] cudaMemcpyAsync (pageable: source staged by the host)
+//   s1: d2h hA <- A | d2d B <- A         cudaMemcpyAsync
+//   s1: kernel NAME reads A writes B     a kernel launch with its declared ranges
+//   s1: memset A | s1: hostfn NAME reads A writes B
+//   s1: record e1 | s1: wait e1          cudaEventRecord / cudaStreamWaitEvent
+//   default: ...                         the legacy default stream (stream 0)
+//   host: write hA [batch N] | host: read hA    harness-declared host accesses
+//   sync s1 | sync default | sync event e1 | sync device | sync last (the last op recorded)
+// A buffer name may take a byte window: A[512:1024] is 1024 bytes from offset 512.
+// Every racy program must report exactly the listed race kinds; every correctly ordered
+// one must report none.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "trace/check/racecheck.h"
+#include "trace/record/recorder.h"
+}
+
+namespace {
+
+struct Range {
+    uint64_t addr;
+    uint64_t bytes;
+};
+
+class Program {
+  public:
+    explicit Program(trace_racecheck *rc) : rc_(rc) {}
+
+    void Run(const std::string &text) {
+        std::string line;
+        std::stringstream all(text);
+        while (std::getline(all, line, ';')) {
+            std::stringstream ls(line);
+            std::string first;
+            if (!(ls >> first)) continue;
+            Statement(first, ls, line);
+        }
+    }
+
+    uint64_t AddressOf(const std::string &buffer) { return buffers_.at(buffer).addr; }
+
+  private:
+    void Statement(const std::string &first, std::stringstream &ls, const std::string &line) {
+        if (first == "stream") {
+            std::string name, word;
+            ls >> name;
+            unsigned flags = 0;
+            int prio = 0;
+            while (ls >> word) {
+                if (word == "nonblocking") flags = 1;
+                if (word == "prio") ls >> prio;
+            }
+            void *handle = Handle();
+            trace_stream_created(handle, flags, prio);
+            trace_stream_set_name(handle, name.c_str());
+            streams_[name] = handle;
+        } else if (first == "event") {
+            std::string name;
+            ls >> name;
+            void *handle = Handle();
+            trace_event_created(handle, 0);
+            events_[name] = handle;
+        } else if (first == "buffer") {
+            std::string name;
+            uint64_t bytes;
+            ls >> name >> bytes;
+            buffers_[name] = Range{next_addr_, bytes};
+            next_addr_ += (bytes + 0xFFFFF) & ~0xFFFFFull;
+        } else if (first == "sync") {
+            std::string what, name;
+            ls >> what;
+            if (what == "device") {
+                trace_record_sync(TRACE_SYNC_DEVICE, nullptr, "cudaDeviceSynchronize", Now(), Now());
+            } else if (what == "event") {
+                ls >> name;
+                trace_record_sync(TRACE_SYNC_EVENT, events_.at(name), "cudaEventSynchronize", Now(), Now());
+            } else if (what == "last") {
+                trace_record_sync_op(last_op_, "cudaMemcpy", Now(), Now());
+            } else {
+                trace_record_sync(TRACE_SYNC_STREAM, StreamHandle(what), "cudaStreamSynchronize", Now(), Now());
+            }
+        } else if (first == "host:") {
+            std::string rw, buf, word;
+            ls >> rw >> buf;
+            int32_t batch = -1;
+            while (ls >> word)
+                if (word == "batch") ls >> batch;
+            Range r = Window(buf);
+            last_op_ = trace_record_host_access(reinterpret_cast<void *>(r.addr), r.bytes, rw == "write",
+                                                rw == "write" ? "lab_load_batch" : "lab_store_batch", batch, Now());
+        } else if (first.back() == ':') {
+            StreamOp(StreamHandle(first.substr(0, first.size() - 1)), ls);
+        } else {
+            ADD_FAILURE() << "bad statement: " << line;
+        }
+    }
+
+    void StreamOp(const void *stream, std::stringstream &ls) {
+        std::string verb;
+        ls >> verb;
+        trace_op op = {};
+        op.batch = -1;
+        op.enqueue_ns = Now();
+        if (verb == "record" || verb == "wait") {
+            std::string ev;
+            ls >> ev;
+            last_op_ = verb == "record" ? trace_record_event_record(events_.at(ev), stream, Now())
+                                        : trace_record_stream_wait(stream, events_.at(ev), Now());
+            return;
+        }
+        if (verb == "h2d" || verb == "d2h" || verb == "d2d") {
+            std::string dst, arrow, src, word;
+            ls >> dst >> arrow >> src;
+            bool pageable = false;
+            while (ls >> word) {
+                if (word == "pageable") pageable = true;
+                if (word == "batch") ls >> op.batch;
+            }
+            op.kind = TRACE_OP_COPY;
+            op.dir = verb == "h2d" ? TRACE_COPY_H2D : verb == "d2h" ? TRACE_COPY_D2H : TRACE_COPY_D2D;
+            op.engine = verb == "h2d" ? TRACE_ENGINE_H2D : verb == "d2h" ? TRACE_ENGINE_D2H : TRACE_ENGINE_COMPUTE;
+            op.pinned = !pageable;
+            Range s = Window(src), d = Window(dst);
+            op.bytes = s.bytes;
+            trace_op_add_range(&op, reinterpret_cast<void *>(s.addr), s.bytes,
+                               TRACE_RANGE_READ | (pageable ? TRACE_RANGE_HOST_ORDERED : 0u));
+            trace_op_add_range(&op, reinterpret_cast<void *>(d.addr), d.bytes, TRACE_RANGE_WRITE);
+        } else if (verb == "kernel" || verb == "hostfn") {
+            std::string name;
+            ls >> name;
+            op.kind = verb == "kernel" ? TRACE_OP_KERNEL : TRACE_OP_HOST_FN;
+            op.engine = verb == "kernel" ? TRACE_ENGINE_COMPUTE : TRACE_ENGINE_HOST;
+            snprintf(op.name, sizeof(op.name), "%s", name.c_str());
+            std::string word, buf;
+            while (ls >> word) {
+                if (word == "batch") {
+                    ls >> op.batch;
+                    continue;
+                }
+                ls >> buf;
+                Range r = Window(buf);
+                trace_op_add_range(&op, reinterpret_cast<void *>(r.addr), r.bytes,
+                                   word == "writes" ? TRACE_RANGE_WRITE : TRACE_RANGE_READ);
+            }
+        } else if (verb == "memset") {
+            std::string buf;
+            ls >> buf;
+            op.kind = TRACE_OP_MEMSET;
+            op.engine = TRACE_ENGINE_COMPUTE;
+            Range r = Window(buf);
+            op.bytes = r.bytes;
+            trace_op_add_range(&op, reinterpret_cast<void *>(r.addr), r.bytes, TRACE_RANGE_WRITE);
+        } else {
+            ADD_FAILURE() << "bad stream op: " << verb;
+            return;
+        }
+        last_op_ = trace_record(&op, stream);
+    }
+
+    const void *StreamHandle(const std::string &name) {
+        if (name == "default") return nullptr;
+        return streams_.at(name);
+    }
+
+    Range Window(const std::string &spec) {
+        size_t open = spec.find('[');
+        if (open == std::string::npos) return buffers_.at(spec);
+        Range whole = buffers_.at(spec.substr(0, open));
+        uint64_t off = std::stoull(spec.substr(open + 1));
+        uint64_t len = std::stoull(spec.substr(spec.find(':') + 1));
+        return Range{whole.addr + off, len};
+    }
+
+    void *Handle() {
+        handles_.push_back(std::make_unique<int>(0));
+        return handles_.back().get();
+    }
+
+    uint64_t Now() { return now_ += 1000; }
+
+    trace_racecheck *rc_;
+    std::map<std::string, void *> streams_, events_;
+    std::map<std::string, Range> buffers_;
+    std::vector<std::unique_ptr<int>> handles_;
+    uint64_t next_addr_ = 0x10000000;
+    uint64_t now_ = 0;
+    uint64_t last_op_ = 0;
+};
+
+std::vector<trace_race> forwarded;
+void CatchRace(void *, const trace_race *race) { forwarded.push_back(*race); }
+
+class RaceCheck : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        trace_reset();
+        forwarded.clear();
+        rc = trace_racecheck_create(0);
+        ASSERT_NE(rc, nullptr);
+        ASSERT_EQ(trace_racecheck_install(rc), 0);
+        trace_sink catcher = {};
+        catcher.ctx = &forwarded;
+        catcher.on_race = CatchRace;
+        ASSERT_EQ(trace_add_sink(&catcher), 0);
+        program = std::make_unique<Program>(rc);
+    }
+    void TearDown() override {
+        trace_racecheck_destroy(rc);
+        trace_reset();
+    }
+
+    std::vector<std::string> Kinds() {
+        std::vector<std::string> kinds;
+        for (size_t i = 0; i < trace_racecheck_kept(rc); i++)
+            kinds.push_back(trace_race_kind_name(trace_racecheck_report(rc, i)->kind));
+        return kinds;
+    }
+    const trace_race &Only() {
+        EXPECT_EQ(trace_racecheck_kept(rc), 1u);
+        static trace_race none = {};
+        return trace_racecheck_kept(rc) ? *trace_racecheck_report(rc, 0) : none;
+    }
+
+    trace_racecheck *rc = nullptr;
+    std::unique_ptr<Program> program;
+};
+
+const char *kDecls =
+    "stream s1; stream s2; stream s3; event e1; event e2;"
+    "buffer hA 4096; buffer hB 4096; buffer hC 4096; buffer A 4096; buffer B 4096; buffer C 4096;";
+
+struct Case {
+    const char *name;
+    const char *program;
+    std::vector<std::string> kinds;  // expected reports, in order found
+};
+
+// Planted races of every kind, and the ordering edges each one is missing.
+const std::vector<Case> kRacy = {
+    {"raw_across_streams", "s1: h2d A <- hA; s2: kernel process reads A writes B", {"RAW"}},
+    {"war_across_streams", "s1: kernel process reads A writes B; s2: h2d A <- hA", {"WAR"}},
+    {"waw_across_streams", "s1: memset A; s2: h2d A <- hA", {"WAW"}},
+    {"host_read_before_d2h_completes", "s1: d2h hB <- B; host: read hB", {"host_read"}},
+    {"host_overwrites_pinned_source_in_flight", "s1: h2d A <- hA; host: write hA", {"WAR"}},
+    {"host_write_races_d2h_write", "s1: d2h hB <- B; host: write hB", {"WAW"}},
+    {"sync_on_the_wrong_stream", "s1: d2h hB <- B; sync s2; host: read hB", {"host_read"}},
+    {"event_recorded_before_the_write", "s1: record e1; s1: h2d A <- hA; s2: wait e1; s2: kernel k reads A",
+     {"RAW"}},
+    {"wait_enqueued_before_the_record", "s2: wait e1; s1: h2d A <- hA; s1: record e1; s2: kernel k reads A",
+     {"RAW"}},
+    {"wait_on_never_recorded_event", "s1: h2d A <- hA; s2: wait e2; s2: kernel k reads A", {"RAW"}},
+    {"nonblocking_streams_skip_the_default_barrier",
+     "stream n1 nonblocking; stream n2 nonblocking; n1: h2d A <- hA; default: kernel noop; n2: kernel k reads A",
+     {"RAW"}},
+    {"default_stream_does_not_wait_for_nonblocking",
+     "stream n1 nonblocking; n1: h2d A <- hA; default: kernel k reads A", {"RAW"}},
+    {"host_function_reads_unordered_d2h", "s1: d2h hB <- B; s2: hostfn consume reads hB", {"RAW"}},
+    {"pageable_staging_reads_unfinished_d2h", "s1: d2h hB <- B; s2: h2d A <- hB pageable", {"host_read"}},
+    {"sync_on_an_earlier_op_only", "s1: d2h hB <- B; sync last; s1: d2h hC <- C; host: read hC", {"host_read"}},
+    {"missing_second_hop", "s1: h2d A <- hA; s1: record e1; s2: wait e1; s2: kernel k reads A writes B;"
+                           "s3: kernel j reads B writes C",
+     {"RAW"}},
+    {"d2d_reads_unordered_kernel_output", "s1: kernel k reads A writes B; s2: d2d C <- B", {"RAW"}},
+    {"two_races_in_one_op", "s1: h2d A <- hA; s2: h2d B <- hB; s3: kernel k reads A reads B writes C",
+     {"RAW", "RAW"}},
+};
+
+// Correctly ordered programs: each ordering edge the checker must honour.
+const std::vector<Case> kOrdered = {
+    {"single_stream_pipeline",
+     "s1: h2d A <- hA; s1: kernel k reads A writes B; s1: d2h hB <- B; s1: h2d A <- hA; sync s1; host: read hB", {}},
+    {"event_orders_streams", "s1: h2d A <- hA; s1: record e1; s2: wait e1; s2: kernel k reads A writes B", {}},
+    {"event_orders_war", "s1: kernel k reads A writes B; s1: record e1; s2: wait e1; s2: h2d A <- hA", {}},
+    {"stream_sync_before_host_read", "s1: d2h hB <- B; sync s1; host: read hB", {}},
+    {"event_sync_before_host_read", "s1: d2h hB <- B; s1: record e1; sync event e1; host: read hB", {}},
+    {"device_sync_before_host_read", "s1: d2h hB <- B; s2: d2h hC <- C; sync device; host: read hB; host: read hC",
+     {}},
+    {"blocking_copy_waits", "s1: d2h hB <- B; sync last; host: read hB", {}},
+    {"default_stream_barrier_orders_blocking_streams",
+     "s1: h2d A <- hA; default: kernel noop; s2: kernel k reads A writes B", {}},
+    {"blocking_streams_wait_for_default_stream", "default: memset A; s1: kernel k reads A writes B", {}},
+    {"default_stream_waits_for_blocking_streams", "s1: h2d A <- hA; default: kernel k reads A writes B", {}},
+    {"host_writes_before_enqueue", "host: write hA batch 0; s1: h2d A <- hA", {}},
+    {"pageable_source_is_staged_before_return", "s1: h2d A <- hA pageable; host: write hA", {}},
+    {"host_function_in_stream_order", "s1: d2h hB <- B; s1: hostfn consume reads hB writes hC", {}},
+    {"transitive_through_two_events",
+     "s1: h2d A <- hA; s1: record e1; s2: wait e1; s2: kernel k reads A writes B; s2: record e2;"
+     "s3: wait e2; s3: kernel j reads A reads B writes C",
+     {}},
+    {"wait_sees_the_latest_record", "s1: record e1; s1: h2d A <- hA; s1: record e1; s2: wait e1; s2: kernel k reads A",
+     {}},
+    {"reads_never_race_with_reads", "s1: kernel k reads A writes B; s2: kernel j reads A writes C", {}},
+    {"disjoint_bytes_do_not_race", "s1: h2d A[0:2048] <- hA[0:2048]; s2: h2d A[2048:2048] <- hB[0:2048]", {}},
+    {"host_waits_then_reuses_staging",
+     "s1: h2d A <- hA; s1: record e1; sync event e1; host: write hA; s1: h2d A <- hA", {}},
+};
+
+TEST_F(RaceCheck, EveryPlantedRaceIsReported) {
+    for (const Case &c : kRacy) {
+        SCOPED_TRACE(c.name);
+        trace_racecheck_clear(rc);
+        trace_reset();
+        ASSERT_EQ(trace_racecheck_install(rc), 0);
+        program = std::make_unique<Program>(rc);
+        program->Run(kDecls);
+        program->Run(c.program);
+        EXPECT_EQ(Kinds(), c.kinds);
+        EXPECT_EQ(trace_racecheck_count(rc), c.kinds.size());
+    }
+}
+
+TEST_F(RaceCheck, CorrectlyOrderedProgramsReportNone) {
+    for (const Case &c : kOrdered) {
+        SCOPED_TRACE(c.name);
+        trace_racecheck_clear(rc);
+        trace_reset();
+        ASSERT_EQ(trace_racecheck_install(rc), 0);
+        program = std::make_unique<Program>(rc);
+        program->Run(kDecls);
+        program->Run(c.program);
+        EXPECT_EQ(Kinds(), c.kinds);
+        EXPECT_GT(trace_racecheck_ops_seen(rc), 0u);
+    }
+}
+
+TEST_F(RaceCheck, ReportNamesBothOpsTheirStreamsBatchesAndTheFix) {
+    program->Run(kDecls);
+    program->Run("host: write hA batch 3; s1: h2d A <- hA; s2: kernel process reads A writes B");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_RAW);
+    EXPECT_EQ(r.first.kind, TRACE_OP_COPY);
+    EXPECT_EQ(r.first.dir, TRACE_COPY_H2D);
+    EXPECT_STREQ(r.first.stream_name, "s1");
+    EXPECT_EQ(r.first.batch, 3);
+    EXPECT_EQ(r.second.kind, TRACE_OP_KERNEL);
+    EXPECT_STREQ(r.second.name, "process");
+    EXPECT_STREQ(r.second.stream_name, "s2");
+    EXPECT_EQ(r.second.batch, 3);  // inferred from the bytes it reads
+    EXPECT_LT(r.first.id, r.second.id);
+    EXPECT_EQ(r.addr, program->AddressOf("A"));
+    EXPECT_EQ(r.bytes, 4096u);
+    EXPECT_STREQ(r.fix,
+                 "record an event on s1 after H2D batch 3 and make s2 wait on it (cudaStreamWaitEvent) "
+                 "before kernel process batch 3");
+    char text[2048];
+    trace_race_format(&r, text, sizeof(text));
+    std::string s(text);
+    EXPECT_NE(s.find("read-after-write"), std::string::npos) << s;
+    EXPECT_NE(s.find("kernel process batch 3"), std::string::npos) << s;
+    EXPECT_NE(s.find("on stream s1"), std::string::npos) << s;
+    EXPECT_NE(s.find("4096 bytes"), std::string::npos) << s;
+}
+
+TEST_F(RaceCheck, HostReadFixNamesTheStreamToSynchronise) {
+    program->Run(kDecls);
+    program->Run("s1: h2d A <- hA batch 3; s2: kernel k reads A writes B batch 3; s2: d2h hB <- B; host: read hB");
+    // The kernel races the H2D; the host read races the D2H.
+    ASSERT_EQ(trace_racecheck_kept(rc), 2u);
+    const trace_race *r = trace_racecheck_report(rc, 1);
+    EXPECT_EQ(r->kind, TRACE_RACE_HOST_READ);
+    EXPECT_TRUE(r->second.on_host);
+    EXPECT_EQ(r->second.stream, TRACE_STREAM_NONE);
+    EXPECT_STREQ(r->fix,
+                 "wait for s2 before the host reads it (host access lab_store_batch batch 3): cudaStreamSynchronize "
+                 "on that stream, or cudaEventSynchronize on an event recorded after D2H batch 3");
+}
+
+TEST_F(RaceCheck, FixNamesNamedStreamsAndTheDefaultStream) {
+    program->Run(kDecls);
+    program->Run("stream loader; stream n1 nonblocking; loader: h2d A <- hA; n1: kernel k reads A writes B;"
+                 "default: kernel z reads B writes C");
+    // loader's H2D races n1's kernel; n1's kernel races the default stream's kernel.
+    ASSERT_EQ(trace_racecheck_kept(rc), 2u);
+    EXPECT_STREQ(trace_racecheck_report(rc, 0)->fix,
+                 "record an event on \"loader\" after H2D and make \"n1\" wait on it (cudaStreamWaitEvent) "
+                 "before kernel k");
+    EXPECT_STREQ(trace_racecheck_report(rc, 1)->fix,
+                 "record an event on \"n1\" after kernel k and make stream 0 wait on it "
+                 "(cudaStreamWaitEvent) before kernel z");
+}
+
+// Two streams that reuse one buffer: the fix that keeps them overlapping (a buffer each)
+// comes first, and the event, correct but slower, is named as such.
+TEST_F(RaceCheck, BufferReuseAcrossStreamsNamesOwnBuffersFirst) {
+    program->Run(kDecls);
+    program->Run("stream bufA; stream bufB; bufA: kernel k reads A writes B; bufB: h2d A <- hA");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    std::string fix = r.fix;
+    EXPECT_EQ(fix.rfind("give \"bufA\" and \"bufB\" buffers of their own", 0), 0u) << fix;
+    EXPECT_NE(fix.find("Correct but slower: record an event on \"bufA\" after kernel k"), std::string::npos) << fix;
+    EXPECT_NE(fix.find("take turns"), std::string::npos) << fix;
+    char text[2048];
+    trace_race_format(&r, text, sizeof(text));
+    EXPECT_NE(std::string(text).find("on stream \"bufB\""), std::string::npos) << text;
+}
+
+TEST_F(RaceCheck, OverlapIsExactlyTheSharedBytesAndPairsAreReportedOnce) {
+    program->Run(kDecls);
+    program->Run("s1: h2d A[0:1024] <- hA[0:1024]; s2: kernel k reads A[512:1024] reads A[256:128] writes B");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.addr, program->AddressOf("A") + 256);
+    EXPECT_EQ(r.bytes, 1024u - 256u);
+}
+
+TEST_F(RaceCheck, RacesReachOtherSinksAndAreCountedPastTheCap) {
+    trace_racecheck_destroy(rc);
+    trace_reset();
+    rc = trace_racecheck_create(2);
+    ASSERT_EQ(trace_racecheck_install(rc), 0);
+    trace_sink catcher = {};
+    catcher.ctx = &forwarded;
+    catcher.on_race = CatchRace;
+    ASSERT_EQ(trace_add_sink(&catcher), 0);
+    program = std::make_unique<Program>(rc);
+    program->Run(kDecls);
+    for (int i = 0; i < 5; i++) program->Run("s1: h2d A <- hA; s2: kernel k reads A writes B");
+    // Round 1: the kernel reads A before the H2D is known to be done (RAW). Every later
+    // round adds two: the H2D overwrites A that the last kernel may still read (WAR), and
+    // the new kernel reads it unordered again (RAW).
+    EXPECT_EQ(trace_racecheck_count(rc), 1u + 2u * 4u);
+    EXPECT_EQ(trace_racecheck_kept(rc), 2u);
+    EXPECT_EQ(trace_racecheck_report(rc, 0)->kind, TRACE_RACE_RAW);
+    EXPECT_EQ(trace_racecheck_report(rc, 1)->kind, TRACE_RACE_WAR);
+    EXPECT_EQ(trace_racecheck_count(rc), forwarded.size());
+    for (size_t i = 0; i < forwarded.size(); i++) EXPECT_EQ(forwarded[i].seq, i + 1);
+}
+
+TEST_F(RaceCheck, UnknownStreamsAndEventsOrderNothingAndDoNotCrash) {
+    program->Run(kDecls);
+    int stray = 0;
+    trace_op op = {};
+    op.kind = TRACE_OP_KERNEL;
+    op.batch = -1;
+    trace_op_add_range(&op, reinterpret_cast<void *>(program->AddressOf("A")), 64, TRACE_RANGE_WRITE);
+    trace_record(&op, &stray);  // an unknown stream handle: the runtime would reject it
+    trace_record_sync(TRACE_SYNC_EVENT, &stray, "cudaEventSynchronize", 0, 0);
+    trace_record_sync_op(999999, "cudaMemcpy", 0, 0);
+    trace_record_stream_wait(nullptr, &stray, 0);
+    EXPECT_EQ(trace_racecheck_count(rc), 0u);
+}
+
+TEST_F(RaceCheck, ManyStreamsAndBuffersStayConsistent) {
+    // 64 streams each write their own slice, then one kernel per stream reads the slice of
+    // the next stream without waiting: exactly 64 races; with waits, none.
+    program->Run("buffer big 65536; buffer out 65536;");
+    std::string decl, racy;
+    for (int s = 1; s <= 64; s++) decl += "stream t" + std::to_string(s) + "; event f" + std::to_string(s) + ";";
+    program->Run(decl);
+    auto slice = [](const char *buf, int i) {
+        return std::string(buf) + "[" + std::to_string((i - 1) * 1024) + ":1024]";
+    };
+    for (int s = 1; s <= 64; s++)
+        racy += "t" + std::to_string(s) + ": memset " + slice("big", s) + ";";
+    for (int s = 1; s <= 64; s++) {
+        int next = s % 64 + 1;
+        racy += "t" + std::to_string(s) + ": kernel k reads " + slice("big", next) + " writes " + slice("out", s) + ";";
+    }
+    program->Run(racy);
+    EXPECT_EQ(trace_racecheck_count(rc), 64u);
+    for (size_t i = 0; i < trace_racecheck_kept(rc); i++) {
+        const trace_race *r = trace_racecheck_report(rc, i);
+        EXPECT_EQ(r->kind, TRACE_RACE_RAW);
+        EXPECT_EQ(r->bytes, 1024u);
+    }
+}
+
+TEST_F(RaceCheck, ARecorderResetStartsANewProgramButKeepsTheCount) {
+    program->Run(kDecls);
+    program->Run("s1: h2d A <- hA; s2: kernel k reads A writes B");
+    ASSERT_EQ(trace_racecheck_count(rc), 1u);
+    // As after sim_reset: new streams reuse ids 1 and 2 and buffers reuse addresses. The
+    // new program orders its ops, and nothing of the old one may race with them.
+    trace_reset();
+    ASSERT_EQ(trace_racecheck_install(rc), 0);
+    program = std::make_unique<Program>(rc);
+    program->Run(kDecls);
+    program->Run("s2: h2d A <- hA; s2: kernel k reads A writes B; s2: record e1; s1: wait e1; s1: d2h hB <- B");
+    EXPECT_EQ(trace_racecheck_count(rc), 1u);
+    EXPECT_EQ(trace_racecheck_kept(rc), 1u);
+}
+
+// Standalone mode: STREAMLAB_RACECHECK=1 turns the checker on, and the exit status is 66
+// when a race was found, 0 otherwise.
+void RunStandalone(const char *program_text) {
+    setenv("STREAMLAB_RACECHECK", "1", 1);
+    trace_reset();
+    if (!trace_racecheck_install_from_env()) _exit(3);
+    Program p(trace_racecheck_global());
+    p.Run(kDecls);
+    p.Run(program_text);
+    exit(0);
+}
+
+TEST(RaceCheckStandalone, ExitStatusIs66WhenARaceWasFound) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(RunStandalone("s1: h2d A <- hA; s2: kernel process reads A writes B"), ::testing::ExitedWithCode(66),
+                "read-after-write(.|\n)*1 race in");
+}
+
+TEST(RaceCheckStandalone, ExitStatusIsUnchangedWithoutRaces) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(RunStandalone("s1: h2d A <- hA; s1: kernel process reads A writes B"), ::testing::ExitedWithCode(0),
+                "no races in");
+}
+
+TEST(RaceCheckStandalone, OffUnlessTheEnvironmentAsks) {
+    unsetenv("STREAMLAB_RACECHECK");
+    EXPECT_FALSE(trace_racecheck_install_from_env());
+    setenv("STREAMLAB_RACECHECK", "0", 1);
+    EXPECT_FALSE(trace_racecheck_install_from_env());
+    unsetenv("STREAMLAB_RACECHECK");
+}
+
+}  // namespace

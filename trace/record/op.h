@@ -1,0 +1,144 @@
+/* trace/record/op.h: the one record of "what happened" that every face of streamlab shares.
+ *
+ * A trace_op is one thing the program did, in the order the host thread did it: a copy,
+ * memset, kernel or host function enqueued on a stream; an event recorded or waited on; a
+ * host-side wait (a synchronising call) or a host access to a buffer the harness declared;
+ * a runtime call's host-side span; a harness phase. Sources (the simulator, the GPU
+ * interposer and CUPTI collector) hand ops to the recorder (recorder.h); its sinks (the
+ * race checker, the timeline store, the live event stream) read them.
+ *
+ * Times are nanoseconds on one clock per run: virtual time on the simulator, CUPTI's
+ * timestamp on a real GPU. */
+#ifndef STREAMLAB_TRACE_OP_H
+#define STREAMLAB_TRACE_OP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum trace_op_kind {
+    TRACE_OP_COPY = 0,     /* cudaMemcpy / cudaMemcpyAsync; see trace_copy_dir */
+    TRACE_OP_MEMSET,       /* cudaMemset / cudaMemsetAsync */
+    TRACE_OP_KERNEL,       /* a kernel launch (name, grid, block) */
+    TRACE_OP_HOST_FN,      /* cudaLaunchHostFunc: a host function ordered in a stream */
+    TRACE_OP_EVENT_RECORD, /* cudaEventRecord(event, stream) */
+    TRACE_OP_EVENT_WAIT,   /* cudaStreamWaitEvent(stream, event) */
+    TRACE_OP_SYNC,         /* the host blocked until a stream, event, op or the device finished */
+    TRACE_OP_HOST_ACCESS,  /* the host read or wrote a buffer (declared by the harness) */
+    TRACE_OP_API,          /* a runtime call's host-side span (the host lane) */
+    TRACE_OP_PHASE,        /* a harness phase: setup, warm-up, baseline, run, verify, ... */
+    TRACE_OP_KIND_COUNT
+} trace_op_kind;
+
+typedef enum trace_copy_dir {
+    TRACE_COPY_NONE = 0,
+    TRACE_COPY_H2D,
+    TRACE_COPY_D2H,
+    TRACE_COPY_D2D,
+    TRACE_COPY_H2H
+} trace_copy_dir;
+
+/* Which hardware lane did the work. */
+typedef enum trace_engine {
+    TRACE_ENGINE_NONE = 0, /* markers with no duration on an engine (event record/wait) */
+    TRACE_ENGINE_H2D,      /* the host-to-device copy engine */
+    TRACE_ENGINE_D2H,      /* the device-to-host copy engine (the same one as H2D when
+                              the device has a single copy engine; see trace_stream) */
+    TRACE_ENGINE_COMPUTE,  /* the SMs: kernels, memsets, device-to-device copies */
+    TRACE_ENGINE_HOST      /* the host thread: API spans, syncs, host functions, phases */
+} trace_engine;
+
+/* What a TRACE_OP_SYNC waited for. */
+typedef enum trace_sync_target {
+    TRACE_SYNC_NONE = 0,
+    TRACE_SYNC_STREAM, /* op.stream finished everything enqueued so far */
+    TRACE_SYNC_EVENT,  /* op.event's last record completed */
+    TRACE_SYNC_DEVICE, /* every stream finished everything enqueued so far */
+    TRACE_SYNC_OP      /* op.waited_op (and so everything before it in its stream) finished */
+} trace_sync_target;
+
+/* Range flags. */
+#define TRACE_RANGE_READ 0x0u
+#define TRACE_RANGE_WRITE 0x1u
+/* The access was complete, on the host thread, before the call returned: a pageable
+ * source staged by cudaMemcpyAsync, say. The race checker orders it with the host. */
+#define TRACE_RANGE_HOST_ORDERED 0x2u
+
+typedef struct trace_range {
+    uint64_t addr;
+    uint64_t bytes;
+    uint32_t flags; /* TRACE_RANGE_* */
+} trace_range;
+
+#define TRACE_MAX_RANGES 4
+#define TRACE_NAME_MAX 48
+
+/* Stream ids: 0 is the legacy default stream; created streams count up from 1 in
+ * creation order; cudaStreamPerThread gets the next free id when first used. */
+#define TRACE_STREAM_LEGACY 0
+#define TRACE_STREAM_NONE (-1) /* host-only ops: API spans, syncs, host accesses, phases */
+
+typedef struct trace_op {
+    uint64_t id;              /* set by the recorder: 1, 2, ... in host program order */
+    trace_op_kind kind;
+    trace_copy_dir dir;       /* COPY only */
+    trace_engine engine;
+    trace_sync_target sync;   /* SYNC only */
+    int32_t stream;           /* stream id, or TRACE_STREAM_NONE */
+    int32_t priority;         /* the stream's priority (lower number = higher priority) */
+    int32_t batch;            /* the harness batch this op carries, -1 when none */
+    int32_t run;              /* the harness run it belongs to (see recorder.h), -1 outside */
+    char name[TRACE_NAME_MAX]; /* kernel / API / phase name; empty for plain copies */
+    uint64_t enqueue_ns;      /* host time the call was made */
+    uint64_t start_ns;        /* when it started on its engine; 0 until timed */
+    uint64_t end_ns;          /* when it finished; 0 until timed */
+    uint64_t bytes;           /* COPY, MEMSET, HOST_ACCESS */
+    bool pinned;              /* COPY: the host side is page-locked (pinned) memory */
+    bool timed;               /* start_ns/end_ns are known */
+    uint32_t grid[3];         /* KERNEL */
+    uint32_t block[3];        /* KERNEL */
+    uint64_t event;           /* EVENT_RECORD / EVENT_WAIT / SYNC on an event: event id */
+    uint64_t waited_op;       /* SYNC with TRACE_SYNC_OP: the op waited for */
+    uint32_t correlation;     /* real GPU: the CUPTI correlation id; 0 otherwise */
+    uint32_t n_ranges;
+    trace_range ranges[TRACE_MAX_RANGES]; /* memory it reads and writes */
+} trace_op;
+
+/* A stream as the recorder knows it. */
+typedef struct trace_stream {
+    int32_t id;
+    int32_t priority;
+    unsigned flags;           /* cudaStreamNonBlocking = 0x1 */
+    bool legacy;              /* the legacy default stream (id 0) */
+    bool per_thread;          /* cudaStreamPerThread */
+    bool destroyed;
+    char name[32];            /* "s1" unless named (lab_name_stream, NVTX) */
+} trace_stream;
+
+/* "H2D", "kernel", ... for messages and the event stream. */
+const char *trace_op_kind_name(trace_op_kind kind);
+const char *trace_copy_dir_name(trace_copy_dir dir);
+const char *trace_engine_name(trace_engine engine);
+
+/* Whether ops of this kind are work enqueued on a stream (copies, memsets, kernels, host
+ * functions, event records and waits): what a stream's lane shows. */
+bool trace_op_kind_is_stream_work(trace_op_kind kind);
+
+/* How reports name a stream for a student: as the program named it ("\"buf A\"", with
+ * lab_name_stream or NVTX), else by creation order ("s2"); the legacy default stream is
+ * "stream 0". name may be NULL or empty, or the default "sN". The timeline's lanes show
+ * both the id and the name. */
+void trace_stream_label(int32_t id, const char *name, char *buf, size_t len);
+
+/* Adds a memory range to op (ignored past TRACE_MAX_RANGES or when bytes is 0). */
+void trace_op_add_range(trace_op *op, const void *addr, uint64_t bytes, uint32_t flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,126 @@
+/* trace/record/recorder.h: where every source reports what the program did, and where every
+ * consumer subscribes.
+ *
+ * Sources: the simulated runtime (sim/) calls these from its API functions; on a real GPU
+ * the API interposer does (trace/gpu/), and the CUPTI collector supplies device times.
+ * Consumers are sinks: the race checker, the timeline store, the live event stream.
+ *
+ * One recorder per process (the CUDA runtime is per process too). Program-order calls
+ * (trace_record and the trace_record_* helpers) come from the host thread that drives
+ * the runtime; trace_op_timed may come from another thread (CUPTI's buffer callback). All
+ * entry points take the recorder's lock, and sinks are called under it, one at a time.
+ *
+ * With no sink installed the recorder only numbers ops and returns: sources may call it
+ * unconditionally without slowing the simulator down. */
+#ifndef STREAMLAB_TRACE_RECORDER_H
+#define STREAMLAB_TRACE_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace/record/op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct trace_race; /* trace/check/racecheck.h */
+
+typedef struct trace_sink {
+    void *ctx;
+    /* A stream was created, named or destroyed. May be NULL. */
+    void (*on_stream)(void *ctx, const trace_stream *stream);
+    /* An op, in host program order, as enqueued (start/end not yet known unless
+     * op->timed). May be NULL. */
+    void (*on_op)(void *ctx, const trace_op *op);
+    /* An op's start/end became known (the whole op, with times). Ops that arrive already
+     * timed get on_op then on_timed at once. May be NULL. */
+    void (*on_timed)(void *ctx, const trace_op *op);
+    /* A race was found (by the race checker sink). May be NULL. */
+    void (*on_race)(void *ctx, const struct trace_race *race);
+} trace_sink;
+
+#define TRACE_MAX_SINKS 8
+
+/* Forgets every stream, event, pending op and sink, and numbers from 1 again. */
+void trace_reset(void);
+
+/* Installs a sink (copied). Returns 0, or -1 when TRACE_MAX_SINKS are installed. */
+int trace_add_sink(const trace_sink *sink);
+/* Removes the sink installed with this ctx. */
+void trace_remove_sink(void *ctx);
+/* True when a sink with this ctx is installed. */
+bool trace_has_sink(const void *ctx);
+/* True when at least one sink is installed. */
+bool trace_active(void);
+
+/* ---- streams and events: handles are the runtime's cudaStream_t / cudaEvent_t ---- */
+
+/* Registers a created stream; returns its id (1, 2, ... in creation order). */
+int32_t trace_stream_created(const void *handle, unsigned flags, int32_t priority);
+void trace_stream_destroyed(const void *handle);
+/* Gives a stream a display name ("buf A"); NULL or 0x1 names the legacy stream. */
+void trace_stream_set_name(const void *handle, const char *name);
+/* The id of a stream handle: NULL and cudaStreamLegacy (0x1) are 0, cudaStreamPerThread
+ * (0x2) is registered on first use; an unknown handle is -1. */
+int32_t trace_stream_id(const void *handle);
+/* The stream with this id, or NULL. The pointer stays valid until trace_reset. */
+const trace_stream *trace_stream_get(int32_t id);
+/* How many stream ids exist (ids are 0 .. count-1). */
+int32_t trace_stream_count(void);
+
+/* Registers a created event; returns its id (1, 2, ...). */
+uint64_t trace_event_created(const void *handle, unsigned flags);
+void trace_event_destroyed(const void *handle);
+/* The id of an event handle, or 0 when unknown. */
+uint64_t trace_event_id(const void *handle);
+
+/* ---- harness runs ----------------------------------------------------------------- */
+
+/* Ops recorded from now on carry this run number (-1: outside any run). */
+void trace_set_run(int32_t run);
+int32_t trace_current_run(void);
+
+/* ---- program order ---------------------------------------------------------------- */
+
+/* Records one op. The recorder fills op->id and op->run; for ops on a stream (COPY,
+ * MEMSET, KERNEL, HOST_FN, EVENT_RECORD, EVENT_WAIT, SYNC on a stream) it sets op->stream
+ * and op->priority from stream_handle; host-only ops get TRACE_STREAM_NONE. Returns the
+ * id. Ops that will be timed later keep op->timed false and get trace_op_timed.
+ * While a sink is installed, an op with batch -1 and memory ranges gets the batch of the
+ * bytes it reads, and the bytes it writes take its batch (trace/record/batch_tags.h). */
+uint64_t trace_record(trace_op *op, const void *stream_handle);
+
+/* Helpers for the common host-side records. Each returns the op id. */
+uint64_t trace_record_event_record(const void *event, const void *stream, uint64_t host_ns);
+uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_t host_ns);
+/* The host blocked from start_ns to end_ns in `api` until target finished. handle is the
+ * stream (TRACE_SYNC_STREAM) or event (TRACE_SYNC_EVENT); NULL for the device. */
+uint64_t trace_record_sync(trace_sync_target target, const void *handle, const char *api,
+                           uint64_t start_ns, uint64_t end_ns);
+/* The host waited for one op (a blocking copy, say). */
+uint64_t trace_record_sync_op(uint64_t op_id, const char *api, uint64_t start_ns, uint64_t end_ns);
+/* The host read (write false) or wrote a buffer; batch is the harness batch or -1. */
+uint64_t trace_record_host_access(const void *addr, uint64_t bytes, bool write, const char *what,
+                                  int32_t batch, uint64_t host_ns);
+/* A runtime call's host-side span (the host lane), with no ordering meaning. */
+uint64_t trace_record_api(const char *api, uint64_t start_ns, uint64_t end_ns);
+/* A harness phase ("setup", "run 3", ...). */
+uint64_t trace_record_phase(const char *name, uint64_t start_ns, uint64_t end_ns);
+
+/* ---- timing and races --------------------------------------------------------------- */
+
+/* The device (or host) times of an op recorded earlier. Unknown or already-timed ids are
+ * ignored. */
+void trace_op_timed(uint64_t id, uint64_t start_ns, uint64_t end_ns);
+/* How many recorded ops still wait for their times. */
+uint64_t trace_pending_count(void);
+
+/* Hands a race to every sink's on_race (the race checker calls this). */
+void trace_report_race(const struct trace_race *race);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

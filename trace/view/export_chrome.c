@@ -1,0 +1,251 @@
+/* trace/view/export_chrome.c: Chrome/Perfetto trace JSON from a timeline, built with cJSON
+ * (see export_chrome.h). */
+#include "trace/view/export_chrome.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const trace_engine ENGINES[] = {TRACE_ENGINE_H2D, TRACE_ENGINE_COMPUTE, TRACE_ENGINE_D2H, TRACE_ENGINE_HOST};
+
+/* Numbers go in as raw JSON text: cJSON prints a number with "%1.15g" and reads it back
+ * to check it, which dominates the export of a long trace. Whole numbers print exactly in
+ * decimal, and microseconds from nanoseconds exactly with three decimals. */
+static void add_int(cJSON *o, const char *key, int64_t v) {
+    char text[24];
+    snprintf(text, sizeof(text), "%" PRId64, v);
+    cJSON_AddRawToObject(o, key, text);
+}
+
+static void add_us(cJSON *o, const char *key, uint64_t ns) {
+    char text[32];
+    snprintf(text, sizeof(text), "%" PRIu64 ".%03u", ns / 1000u, (unsigned)(ns % 1000u));
+    cJSON_AddRawToObject(o, key, text);
+}
+
+static cJSON *metadata(cJSON *events, const char *name, int pid, int tid) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "ph", "M");
+    cJSON_AddStringToObject(e, "name", name);
+    add_int(e, "pid", pid);
+    add_int(e, "tid", tid);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    cJSON_AddItemToArray(events, e);
+    return args;
+}
+
+static void name_process(cJSON *events, int pid, const char *name, int sort) {
+    cJSON_AddStringToObject(metadata(events, "process_name", pid, 0), "name", name);
+    cJSON_AddNumberToObject(metadata(events, "process_sort_index", pid, 0), "sort_index", sort);
+}
+
+static void name_thread(cJSON *events, int pid, int tid, const char *name, int sort) {
+    cJSON_AddStringToObject(metadata(events, "thread_name", pid, tid), "name", name);
+    cJSON_AddNumberToObject(metadata(events, "thread_sort_index", pid, tid), "sort_index", sort);
+}
+
+/* The bar's title: "H2D batch 3", "process batch 3", "cudaStreamSynchronize". */
+static void title_of(const trace_op *op, char *buf, size_t size) {
+    const char *base = op->name;
+    if (op->kind == TRACE_OP_COPY) base = trace_copy_dir_name(op->dir)[0] ? trace_copy_dir_name(op->dir) : "copy";
+    if (!base[0]) base = trace_op_kind_name(op->kind);
+    if (op->batch >= 0)
+        snprintf(buf, size, "%s batch %" PRId32, base, op->batch);
+    else
+        snprintf(buf, size, "%s", base);
+}
+
+
+static cJSON *op_args(trace_timeline *tl, const trace_op *op) {
+    cJSON *args = cJSON_CreateObject();
+    add_int(args, "op", (int64_t)op->id);
+    cJSON_AddStringToObject(args, "kind", trace_op_kind_name(op->kind));
+    if (op->kind == TRACE_OP_COPY) {
+        cJSON_AddStringToObject(args, "dir", trace_copy_dir_name(op->dir));
+        cJSON_AddBoolToObject(args, "pinned", op->pinned);
+    }
+    if (op->bytes) add_int(args, "bytes", (int64_t)op->bytes);
+    if (op->batch >= 0) add_int(args, "batch", op->batch);
+    if (op->run >= 0) add_int(args, "run", op->run);
+    if (op->stream >= 0) {
+        add_int(args, "stream", op->stream);
+        const trace_stream *s = trace_timeline_stream(tl, op->stream);
+        if (s) cJSON_AddStringToObject(args, "stream_name", s->name);
+        add_int(args, "priority", op->priority);
+    }
+    if (op->kind == TRACE_OP_COPY && op->bytes && op->end_ns > op->start_ns)
+        cJSON_AddNumberToObject(args, "GB/s", (double)op->bytes / (double)(op->end_ns - op->start_ns)); /* B/ns */
+    if (op->kind == TRACE_OP_KERNEL) {
+        char shape[96];
+        snprintf(shape, sizeof(shape), "[%u,%u,%u]", op->grid[0], op->grid[1], op->grid[2]);
+        cJSON_AddStringToObject(args, "grid", shape);
+        snprintf(shape, sizeof(shape), "[%u,%u,%u]", op->block[0], op->block[1], op->block[2]);
+        cJSON_AddStringToObject(args, "block", shape);
+    }
+    if (op->kind == TRACE_OP_EVENT_RECORD || op->kind == TRACE_OP_EVENT_WAIT ||
+        (op->kind == TRACE_OP_SYNC && op->sync == TRACE_SYNC_EVENT))
+        add_int(args, "event", (int64_t)op->event);
+    return args;
+}
+
+static void add_event(cJSON *events, trace_timeline *tl, const trace_op *op, uint64_t t0, int pid, int tid) {
+    char title[TRACE_NAME_MAX + 32];
+    title_of(op, title, sizeof(title));
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", title);
+    cJSON_AddStringToObject(e, "cat", trace_op_kind_name(op->kind));
+    bool instant = op->end_ns <= op->start_ns;
+    cJSON_AddStringToObject(e, "ph", instant ? "i" : "X");
+    add_us(e, "ts", op->start_ns - t0);
+    if (instant)
+        cJSON_AddStringToObject(e, "s", "t");
+    else
+        add_us(e, "dur", op->end_ns - op->start_ns);
+    add_int(e, "pid", pid);
+    add_int(e, "tid", tid);
+    cJSON_AddItemToObject(e, "args", op_args(tl, op));
+    cJSON_AddItemToArray(events, e);
+}
+
+static void add_race(cJSON *events, const trace_race *r, uint64_t at_us_ns, uint64_t t0) {
+    cJSON *e = cJSON_CreateObject();
+    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], title[2 * (TRACE_NAME_MAX + 64) + 32];
+    trace_race_op_describe(&r->first, a, sizeof(a));
+    trace_race_op_describe(&r->second, b, sizeof(b));
+    snprintf(title, sizeof(title), "%s race: %s / %s", trace_race_kind_name(r->kind), a, b);
+    cJSON_AddStringToObject(e, "name", title);
+    cJSON_AddStringToObject(e, "cat", "race");
+    cJSON_AddStringToObject(e, "ph", "i");
+    cJSON_AddStringToObject(e, "s", "g");
+    add_us(e, "ts", at_us_ns > t0 ? at_us_ns - t0 : 0);
+    add_int(e, "pid", TRACE_CHROME_PID_ENGINES);
+    add_int(e, "tid", TRACE_CHROME_TID_RACES);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    cJSON_AddStringToObject(args, "kind", trace_race_kind_text(r->kind));
+    cJSON_AddStringToObject(args, "first", a);
+    cJSON_AddStringToObject(args, "first_stream", r->first.stream_name);
+    cJSON_AddStringToObject(args, "second", b);
+    cJSON_AddStringToObject(args, "second_stream", r->second.stream_name);
+    add_int(args, "bytes", (int64_t)r->bytes);
+    cJSON_AddStringToObject(args, "fix", r->fix);
+    cJSON_AddItemToArray(events, e);
+}
+
+typedef struct op_start {
+    uint64_t id, start;
+} op_start;
+
+static int cmp_op_start(const void *a, const void *b) {
+    const op_start *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races) {
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return NULL;
+    cJSON *events = cJSON_AddArrayToObject(root, "traceEvents");
+    cJSON_AddStringToObject(root, "displayTimeUnit", "ns");
+    /* The origin: the first start of anything in the run, phases included. */
+    uint64_t t0 = UINT64_MAX;
+    size_t n = trace_timeline_count(tl);
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (trace_timeline_in_run(op, run) && op->start_ns < t0) t0 = op->start_ns;
+    }
+    bool any = t0 != UINT64_MAX;
+    if (!any) t0 = 0;
+    cJSON *other = cJSON_AddObjectToObject(root, "otherData");
+    cJSON_AddStringToObject(other, "generator", "streamlab trace/export_chrome");
+    char origin[32];
+    snprintf(origin, sizeof(origin), "%" PRIu64, t0);
+    cJSON_AddStringToObject(other, "origin_ns", origin);
+    if (run != TRACE_RUN_ANY) add_int(other, "run", run);
+
+    name_process(events, TRACE_CHROME_PID_ENGINES, "engines", 0);
+    name_process(events, TRACE_CHROME_PID_STREAMS, "streams", 1);
+    trace_lane lanes[256];
+    size_t n_lanes = trace_timeline_lanes(tl, run, lanes, sizeof(lanes) / sizeof(lanes[0]));
+    int32_t limit = trace_timeline_stream_limit(tl);
+    for (size_t e = 0; e < sizeof(ENGINES) / sizeof(ENGINES[0]); e++)
+        name_thread(events, TRACE_CHROME_PID_ENGINES, (int)ENGINES[e], trace_engine_name(ENGINES[e]), (int)e);
+    name_thread(events, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_PHASES, "phases", 10);
+    if (n_races) name_thread(events, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_RACES, "races", 11);
+    /* Stream tracks: the lanes' labels where the lane table had room, else plain names. */
+    for (int32_t s = 0; s < limit; s++) {
+        const char *label = NULL;
+        for (size_t l = 0; l < n_lanes && l < sizeof(lanes) / sizeof(lanes[0]); l++)
+            if (lanes[l].is_stream && lanes[l].stream == s) label = lanes[l].label;
+        char fallback[48];
+        if (!label) {
+            const trace_stream *info = trace_timeline_stream(tl, s);
+            if (!info) continue;
+            snprintf(fallback, sizeof(fallback), "%s", info->name);
+            label = fallback;
+        }
+        name_thread(events, TRACE_CHROME_PID_STREAMS, s + 1, label, s);
+    }
+    if (!any) return root;
+
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run)) continue;
+        if (op->kind == TRACE_OP_PHASE) {
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_PHASES);
+            continue;
+        }
+        trace_lane engine_lane = {.engine = op->engine};
+        if (op->engine != TRACE_ENGINE_NONE && trace_lane_has(&engine_lane, op))
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, (int)op->engine);
+        trace_lane stream_lane = {.is_stream = true, .stream = op->stream};
+        if (op->stream >= 0 && trace_lane_has(&stream_lane, op))
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_STREAMS, op->stream + 1);
+    }
+    if (n_races == 0) return root;
+    /* Mark each race where its later op started, when the timeline has that op. */
+    op_start *by_id = malloc(n * sizeof(op_start) + 1);
+    if (!by_id) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        by_id[i] = (op_start){op->id, op->start_ns};
+    }
+    qsort(by_id, n, sizeof(op_start), cmp_op_start);
+    for (size_t r = 0; r < n_races; r++) {
+        op_start key = {races[r].second.id, 0};
+        const op_start *hit = n ? bsearch(&key, by_id, n, sizeof(op_start), cmp_op_start) : NULL;
+        add_race(events, &races[r], hit ? hit->start : t0, t0);
+    }
+    free(by_id);
+    return root;
+}
+
+int trace_export_chrome_file(trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races,
+                             const char *path, char *err, size_t err_size) {
+    cJSON *root = trace_export_chrome_json(tl, run, races, n_races);
+    char *text = root ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) {
+        snprintf(err, err_size, "out of memory building the trace");
+        return -1;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+        free(text);
+        return -1;
+    }
+    size_t len = strlen(text);
+    bool ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+    ok = (fclose(f) == 0) && ok;
+    free(text);
+    if (!ok) {
+        snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

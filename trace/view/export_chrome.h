@@ -1,0 +1,46 @@
+/* trace/view/export_chrome.h: a timeline as Chrome/Perfetto trace JSON (the "Trace Event
+ * Format"), for chrome://tracing, ui.perfetto.dev or Nsight-less inspection of a run.
+ *
+ * Two processes: "engines" (one track each for the H2D engine, compute, the D2H engine,
+ * the host, harness phases and races) and "streams" (one track per stream). Tracks are
+ * named and ordered with "M" metadata events (process_name, process_sort_index,
+ * thread_name, thread_sort_index). Every op with a duration is an "X" event on its
+ * engine's track and on its stream's track, ts and dur in microseconds from the first
+ * op; event records and waits are instant ("i") events on their stream. args carry op,
+ * kind, dir, bytes, batch, run, stream, stream_name, pinned, GB/s and grid/block. */
+#ifndef STREAMLAB_TRACE_EXPORT_CHROME_H
+#define STREAMLAB_TRACE_EXPORT_CHROME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "trace/check/race.h"
+#include "trace/view/timeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Track ids (Trace Event Format pid/tid). */
+#define TRACE_CHROME_PID_ENGINES 1
+#define TRACE_CHROME_PID_STREAMS 2
+#define TRACE_CHROME_TID_PHASES 10
+#define TRACE_CHROME_TID_RACES 11
+/* A stream's tid in the streams process is its id + 1; an engine's is its trace_engine. */
+
+/* The trace of run (TRACE_RUN_ANY: all kept), with races (may be NULL) as instant events
+ * on the races track at the later op's start. NULL only when out of memory. The caller
+ * frees it with cJSON_Delete. */
+cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races);
+
+/* Writes it to path. Returns 0, or -1 with a message in err. */
+int trace_export_chrome_file(trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races,
+                             const char *path, char *err, size_t err_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,193 @@
+// trace/export_chrome_test.cc: the Chrome/Perfetto exporter writes a file that loads back
+// with one named track per engine and per stream, "X" events in microseconds with their
+// args, instant events for markers and races.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+extern "C" {
+#include <cjson/cJSON.h>
+
+#include "trace/view/export_chrome.h"
+#include "trace/check/racecheck.h"
+}
+
+namespace {
+
+trace_op Op(uint64_t id, trace_op_kind kind, trace_copy_dir dir, trace_engine engine, int32_t stream, uint64_t start,
+            uint64_t end, int32_t batch) {
+    trace_op op = {};
+    op.id = id;
+    op.kind = kind;
+    op.dir = dir;
+    op.engine = engine;
+    op.stream = stream;
+    op.start_ns = start;
+    op.end_ns = end;
+    op.batch = batch;
+    op.run = 0;
+    op.timed = true;
+    return op;
+}
+
+class ChromeExport : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        tl = trace_timeline_create();
+        trace_stream s1 = {}, s2 = {};
+        s1.id = 1;
+        snprintf(s1.name, sizeof(s1.name), "buf A");
+        s2.id = 2;
+        s2.priority = -5;
+        snprintf(s2.name, sizeof(s2.name), "s2");
+        trace_timeline_add_stream(tl, &s1);
+        trace_timeline_add_stream(tl, &s2);
+        // Times start far from zero, as CUPTI's do: the export is relative to the first op.
+        const uint64_t base = 1700000000000000000ull;
+        trace_op h2d = Op(1, TRACE_OP_COPY, TRACE_COPY_H2D, TRACE_ENGINE_H2D, 1, base, base + 4000, 3);
+        h2d.bytes = 200000;
+        h2d.pinned = true;
+        trace_op k = Op(2, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_ENGINE_COMPUTE, 2, base + 4000, base + 6500, 3);
+        snprintf(k.name, sizeof(k.name), "process");
+        k.grid[0] = 132;
+        k.grid[1] = k.grid[2] = 1;
+        k.block[0] = 256;
+        k.block[1] = k.block[2] = 1;
+        trace_op rec = Op(3, TRACE_OP_EVENT_RECORD, TRACE_COPY_NONE, TRACE_ENGINE_NONE, 1, base + 4000, base + 4000, -1);
+        trace_op sync = Op(4, TRACE_OP_SYNC, TRACE_COPY_NONE, TRACE_ENGINE_HOST, 2, base + 1000, base + 6500, -1);
+        snprintf(sync.name, sizeof(sync.name), "cudaStreamSynchronize");
+        trace_op phase = Op(5, TRACE_OP_PHASE, TRACE_COPY_NONE, TRACE_ENGINE_HOST, -1, base, base + 7000, -1);
+        snprintf(phase.name, sizeof(phase.name), "run 0");
+        for (const trace_op &op : {h2d, k, rec, sync, phase}) trace_timeline_add_op(tl, &op);
+    }
+    void TearDown() override { trace_timeline_destroy(tl); }
+    trace_timeline *tl;
+};
+
+std::string Slurp(const std::string &path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+TEST_F(ChromeExport, WritesAFileThatLoadsBackWithTracksAndEvents) {
+    trace_race race = {};
+    race.seq = 1;
+    race.kind = TRACE_RACE_RAW;
+    race.first.id = 1;
+    race.first.kind = TRACE_OP_COPY;
+    race.first.dir = TRACE_COPY_H2D;
+    race.first.batch = 3;
+    snprintf(race.first.stream_name, sizeof(race.first.stream_name), "buf A");
+    race.second.id = 2;
+    race.second.kind = TRACE_OP_KERNEL;
+    race.second.batch = 3;
+    snprintf(race.second.name, sizeof(race.second.name), "process");
+    snprintf(race.second.stream_name, sizeof(race.second.stream_name), "s2");
+    trace_race_make_fix(&race);
+
+    std::string path = std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") + "/trace.json";
+    char err[256] = "";
+    ASSERT_EQ(trace_export_chrome_file(tl, TRACE_RUN_ANY, &race, 1, path.c_str(), err, sizeof(err)), 0) << err;
+    std::string text = Slurp(path);
+    cJSON *root = cJSON_Parse(text.c_str());
+    ASSERT_NE(root, nullptr) << "not JSON: " << text.substr(0, 200);
+    cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    ASSERT_TRUE(cJSON_IsArray(events));
+
+    std::map<std::pair<int, int>, std::string> thread_names;
+    std::map<int, std::string> process_names;
+    std::map<std::string, std::vector<cJSON *>> by_name;
+    cJSON *e;
+    cJSON_ArrayForEach(e, events) {
+        std::string ph = cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring;
+        int pid = cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint;
+        int tid = cJSON_GetObjectItemCaseSensitive(e, "tid")->valueint;
+        std::string name = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
+        cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        if (ph == "M" && name == "thread_name")
+            thread_names[{pid, tid}] = cJSON_GetObjectItemCaseSensitive(args, "name")->valuestring;
+        else if (ph == "M" && name == "process_name")
+            process_names[pid] = cJSON_GetObjectItemCaseSensitive(args, "name")->valuestring;
+        else
+            by_name[name].push_back(e);
+    }
+    EXPECT_EQ(process_names[TRACE_CHROME_PID_ENGINES], "engines");
+    EXPECT_EQ(process_names[TRACE_CHROME_PID_STREAMS], "streams");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_ENGINES, TRACE_ENGINE_H2D}]), "H2D engine");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_ENGINES, TRACE_ENGINE_COMPUTE}]), "compute");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_STREAMS, 2}]), "s1 \"buf A\"");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_STREAMS, 3}]), "s2 p-5");
+
+    // The H2D: once on its engine, once on its stream, in microseconds from the origin.
+    ASSERT_EQ(by_name["H2D batch 3"].size(), 2u);
+    for (cJSON *h2d : by_name["H2D batch 3"]) {
+        EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(h2d, "ph")->valuestring, "X");
+        EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(h2d, "ts")->valuedouble, 0.0);
+        EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(h2d, "dur")->valuedouble, 4.0);
+        cJSON *args = cJSON_GetObjectItemCaseSensitive(h2d, "args");
+        EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(args, "bytes")->valuedouble, 200000.0);
+        EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(args, "kind")->valuestring, "copy");
+        EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(args, "dir")->valuestring, "H2D");
+        EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(args, "batch")->valueint, 3);
+        EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(args, "stream")->valueint, 1);
+        EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(args, "stream_name")->valuestring, "buf A");
+        EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(args, "GB/s")->valuedouble, 200000.0 / 4000.0);
+    }
+    std::vector<int> h2d_tids;
+    for (cJSON *h2d : by_name["H2D batch 3"]) h2d_tids.push_back(cJSON_GetObjectItemCaseSensitive(h2d, "tid")->valueint);
+    EXPECT_EQ(h2d_tids, (std::vector<int>{TRACE_ENGINE_H2D, 2}));
+
+    ASSERT_EQ(by_name["process batch 3"].size(), 2u);
+    cJSON *k = by_name["process batch 3"][0];
+    EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(k, "ts")->valuedouble, 4.0);
+    EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(k, "dur")->valuedouble, 2.5);
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(k, "args"), "grid")->valuestring,
+                 "[132,1,1]");
+
+    // The host's sync is on the host track only; the event record is an instant on s1.
+    ASSERT_EQ(by_name["cudaStreamSynchronize"].size(), 1u);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(by_name["cudaStreamSynchronize"][0], "tid")->valueint,
+              TRACE_ENGINE_HOST);
+    ASSERT_EQ(by_name["event_record"].size(), 1u);
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(by_name["event_record"][0], "ph")->valuestring, "i");
+    ASSERT_EQ(by_name["run 0"].size(), 1u);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(by_name["run 0"][0], "tid")->valueint, TRACE_CHROME_TID_PHASES);
+
+    // The race, at the kernel's start, with its fix.
+    bool found_race = false;
+    for (auto &entry : by_name)
+        if (entry.first.rfind("RAW race", 0) == 0) {
+            found_race = true;
+            cJSON *r = entry.second[0];
+            EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(r, "ts")->valuedouble, 4.0);
+            std::string fix = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "args"), "fix")
+                                  ->valuestring;
+            EXPECT_NE(fix.find("cudaStreamWaitEvent"), std::string::npos);
+        }
+    EXPECT_TRUE(found_race);
+    cJSON_Delete(root);
+}
+
+TEST_F(ChromeExport, AnUnwritablePathIsAClearError) {
+    char err[256] = "";
+    EXPECT_EQ(trace_export_chrome_file(tl, TRACE_RUN_ANY, nullptr, 0, "/nonexistent-dir/x/trace.json", err, sizeof(err)),
+              -1);
+    EXPECT_NE(std::string(err).find("/nonexistent-dir/x/trace.json"), std::string::npos) << err;
+}
+
+TEST(ChromeExportEmpty, AnEmptyTimelineIsStillAValidTrace) {
+    trace_timeline *tl = trace_timeline_create();
+    cJSON *root = trace_export_chrome_json(tl, TRACE_RUN_ANY, nullptr, 0);
+    ASSERT_NE(root, nullptr);
+    EXPECT_TRUE(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "traceEvents")));
+    cJSON_Delete(root);
+    trace_timeline_destroy(tl);
+}
+
+}  // namespace

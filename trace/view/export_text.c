@@ -1,0 +1,266 @@
+/* trace/view/export_text.c: the text timeline (see export_text.h). */
+#include "trace/view/export_text.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/view/metrics.h"
+
+#define PCT_WIDTH 5 /* " 100%" */
+
+typedef struct cell {
+    const char *glyph;
+    char digit; /* non-zero: a batch digit drawn instead of the glyph */
+} cell;
+
+typedef struct strbuf {
+    char *s;
+    size_t n, cap;
+    bool failed;
+} strbuf;
+
+static void put(strbuf *b, const char *text, size_t len) {
+    if (b->failed) return;
+    if (b->n + len + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap * 2 : 4096;
+        while (ncap < b->n + len + 1) ncap *= 2;
+        char *p = realloc(b->s, ncap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->s = p;
+        b->cap = ncap;
+    }
+    memcpy(b->s + b->n, text, len);
+    b->n += len;
+    b->s[b->n] = '\0';
+}
+
+static void puts_(strbuf *b, const char *text) { put(b, text, strlen(text)); }
+
+static void spaces(strbuf *b, size_t n) {
+    for (size_t i = 0; i < n; i++) put(b, " ", 1);
+}
+
+size_t trace_text_columns(const char *s) {
+    size_t n = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80) n++;
+    return n;
+}
+
+static const char *glyph_of(const trace_op *op, bool utf8) {
+    switch (op->kind) {
+    case TRACE_OP_COPY:
+        if (op->dir == TRACE_COPY_H2D) return utf8 ? "\u2588" : ">"; /* █ */
+        if (op->dir == TRACE_COPY_D2H) return utf8 ? "\u2591" : "<"; /* ░ */
+        return utf8 ? "\u2592" : "=";                                 /* ▒ */
+    case TRACE_OP_MEMSET: return utf8 ? "\u2592" : "=";
+    case TRACE_OP_KERNEL: return utf8 ? "\u2593" : "#"; /* ▓ */
+    case TRACE_OP_HOST_FN: return utf8 ? "\u25aa" : "f"; /* ▪ */
+    case TRACE_OP_EVENT_RECORD:
+    case TRACE_OP_EVENT_WAIT: return utf8 ? "\u2502" : "|"; /* │ */
+    case TRACE_OP_SYNC: return utf8 ? "\u2500" : "~";       /* ─ */
+    case TRACE_OP_HOST_ACCESS: return utf8 ? "\u25ab" : "h"; /* ▫ */
+    case TRACE_OP_API: return utf8 ? "\u254e" : ".";        /* ╎ */
+    default: return "?";
+    }
+}
+
+/* A time unit that makes the span read as 1 .. 10000 units. */
+static void pick_unit(uint64_t span, double *unit_ns, const char **name) {
+    if (span >= 10000000000ull) {
+        *unit_ns = 1e9;
+        *name = "s";
+    } else if (span >= 10000000ull) {
+        *unit_ns = 1e6;
+        *name = "ms";
+    } else if (span >= 10000ull) {
+        *unit_ns = 1e3;
+        *name = "us";
+    } else {
+        *unit_ns = 1.0;
+        *name = "ns";
+    }
+}
+
+/* A 1, 2 or 5 times a power of ten step of at least raw. */
+static double nice_step(double raw) {
+    if (raw <= 0) return 1;
+    double p = pow(10.0, floor(log10(raw)));
+    const double m[] = {1, 2, 5, 10};
+    for (int i = 0; i < 4; i++)
+        if (m[i] * p >= raw) return m[i] * p;
+    return 10 * p;
+}
+
+/* Columns [a, b) for op, rounded to the nearest column edge; a bar of four columns or
+ * more leaves its last column blank, so that back-to-back bars read as separate. */
+static void draw(cell *row, size_t w, const trace_op *op, uint64_t t0, uint64_t span, bool utf8) {
+    double scale = (double)w / (double)span;
+    uint64_t end = op->end_ns > op->start_ns ? op->end_ns : op->start_ns;
+    size_t a = (size_t)llround((double)(op->start_ns - t0) * scale);
+    size_t b = (size_t)llround((double)(end - t0) * scale);
+    if (a >= w) a = w - 1;
+    if (b > w) b = w;
+    if (b <= a) b = a + 1;
+    if (b - a >= 4) b--;
+    const char *g = glyph_of(op, utf8);
+    for (size_t c = a; c < b; c++) {
+        row[c].glyph = g;
+        row[c].digit = 0;
+    }
+    if (op->batch >= 0) {
+        char digits[16];
+        int len = snprintf(digits, sizeof(digits), "%" PRId32, op->batch);
+        if (len > 0 && b - a >= (size_t)len + 2) {
+            size_t at = a + (b - a - (size_t)len) / 2;
+            for (int i = 0; i < len; i++) row[at + (size_t)i].digit = digits[i];
+        }
+    }
+}
+
+/* The label cut to the label column, one column per byte: anything but printable ASCII
+ * (a stream named in another script, a control character) shows as '?'. */
+static void label(strbuf *b, const char *text) {
+    char cut[TRACE_TEXT_LABEL_WIDTH];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p && n + 1 < sizeof(cut); p++) {
+        if (*p >= 0x80 && (*p & 0xC0) == 0x80) continue; /* continuation bytes: one '?' per code point */
+        cut[n++] = (*p >= 0x20 && *p < 0x7F) ? (char)*p : '?';
+    }
+    cut[n] = '\0';
+    puts_(b, cut);
+    spaces(b, TRACE_TEXT_LABEL_WIDTH - n);
+}
+
+static void legend(strbuf *b, size_t width, bool utf8) {
+    static const char *const ascii[] = {"> H2D", "# kernel", "< D2H", "= memset/D2D", "~ sync", ". API",
+                                        "| event", "f host fn", "h host access"};
+    static const char *const blocks[] = {"\u2588 H2D", "\u2593 kernel", "\u2591 D2H", "\u2592 memset/D2D",
+                                         "\u2500 sync", "\u254e API", "\u2502 event", "\u25aa host fn",
+                                         "\u25ab host access"};
+    const char *const *items = utf8 ? blocks : ascii;
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof(ascii) / sizeof(ascii[0]); i++) {
+        size_t cols = trace_text_columns(items[i]);
+        if (used > 0 && used + 2 + cols > width) {
+            puts_(b, "\n");
+            used = 0;
+        }
+        if (used > 0) {
+            puts_(b, "  ");
+            used += 2;
+        }
+        puts_(b, items[i]);
+        used += cols;
+    }
+    puts_(b, "\n");
+}
+
+static void axis(strbuf *b, size_t w, uint64_t span) {
+    double unit;
+    const char *uname;
+    pick_unit(span, &unit, &uname);
+    char head[32];
+    snprintf(head, sizeof(head), "time (%s)", uname);
+    label(b, head);
+    char *line = malloc(w + 1);
+    if (!line) {
+        b->failed = true;
+        return;
+    }
+    memset(line, ' ', w);
+    line[w] = '\0';
+    double span_u = (double)span / unit;
+    double step = nice_step(span_u * 10.0 / (double)w); /* a label every ~10 columns or more */
+    size_t next_free = 0;
+    for (int k = 0;; k++) {
+        double t = k * step;
+        if (t > span_u + 1e-9) break;
+        size_t col = (size_t)floor(t / span_u * (double)w);
+        char num[32];
+        snprintf(num, sizeof(num), "%g", t);
+        size_t len = strlen(num);
+        if (col + len > w) col = len <= w ? w - len : 0; /* the last label ends at the edge */
+        if (col < next_free || col + len > w) continue;
+        memcpy(line + col, num, len);
+        next_free = col + len + 1;
+    }
+    puts_(b, line);
+    free(line);
+    puts_(b, "\n");
+}
+
+char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
+    trace_text_options o = *options;
+    if (o.width == 0) o.width = 100;
+    if (o.width < TRACE_TEXT_MIN_WIDTH) o.width = TRACE_TEXT_MIN_WIDTH;
+    size_t w = (size_t)o.width - TRACE_TEXT_LABEL_WIDTH - PCT_WIDTH;
+    strbuf b = {0};
+    trace_metrics m;
+    if (trace_metrics_compute(tl, o.run, &m) != 0) {
+        puts_(&b, "(no timed operations)\n");
+        return b.failed ? (free(b.s), NULL) : b.s;
+    }
+    uint64_t t0 = m.t0_ns, span = m.makespan_ns ? m.makespan_ns : 1;
+    size_t n_lanes = trace_timeline_lanes(tl, o.run, NULL, 0);
+    trace_lane *lanes = calloc(n_lanes + 1, sizeof(trace_lane));
+    cell *row = calloc(w, sizeof(cell));
+    if (!lanes || !row) {
+        free(lanes);
+        free(row);
+        trace_metrics_free(&m);
+        return NULL;
+    }
+    trace_timeline_lanes(tl, o.run, lanes, n_lanes);
+    size_t n = trace_timeline_count(tl);
+    for (size_t l = 0; l < n_lanes; l++) {
+        for (size_t c = 0; c < w; c++) row[c] = (cell){" ", 0};
+        /* Markers first, then runtime-call spans, then everything else, so that bars win
+         * a shared column and a synchronising call shows as the wait it is, not as the
+         * API span recorded alongside it. */
+        for (int pass = 0; pass < 3; pass++)
+            for (size_t i = 0; i < n; i++) {
+                const trace_op *op = trace_timeline_get(tl, i);
+                if (!trace_timeline_in_run(op, o.run) || !trace_lane_has(&lanes[l], op)) continue;
+                int layer = op->end_ns <= op->start_ns ? 0 : op->kind == TRACE_OP_API ? 1 : 2;
+                if (layer == pass) draw(row, w, op, t0, span, o.utf8);
+            }
+        label(&b, lanes[l].label);
+        for (size_t c = 0; c < w; c++) {
+            if (row[c].digit)
+                put(&b, &row[c].digit, 1);
+            else
+                puts_(&b, row[c].glyph);
+        }
+        const trace_busy *busy = lanes[l].is_stream
+                                     ? (lanes[l].stream < m.n_streams ? &m.stream[lanes[l].stream] : NULL)
+                                     : &m.engine[lanes[l].engine];
+        char pct[16];
+        snprintf(pct, sizeof(pct), " %3d%%", busy ? (int)lround(busy->utilisation * 100.0) : 0);
+        puts_(&b, pct);
+        puts_(&b, "\n");
+    }
+    axis(&b, w, span);
+    if (o.legend) legend(&b, (size_t)o.width, o.utf8);
+    free(lanes);
+    free(row);
+    trace_metrics_free(&m);
+    if (b.failed) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+int trace_export_text_write(trace_timeline *tl, const trace_text_options *options, FILE *out) {
+    char *text = trace_export_text(tl, options);
+    if (!text) return -1;
+    int rc = fputs(text, out) == EOF ? -1 : 0;
+    free(text);
+    return rc;
+}

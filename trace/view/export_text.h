@@ -1,0 +1,51 @@
+/* trace/view/export_text.h: a compact text timeline, for terminals without ncurses and for
+ * the lab report: one row per lane (engines, then streams), scaled to a given width,
+ * batch numbers inside bars where they fit, each lane's busy percentage, a time axis with
+ * units, and a legend. Plain ASCII or UTF-8 block characters:
+ *
+ *   H2D engine        ██1██ ██2██ ██3██                      60%
+ *   compute                 ▓▓1▓▓ ▓▓2▓▓ ▓▓3▓▓                60%
+ *   D2H engine                    ░░1░░ ░░2░░ ░░3░░          60%
+ *   time (us)         0         10        20        30
+ */
+#ifndef STREAMLAB_TRACE_EXPORT_TEXT_H
+#define STREAMLAB_TRACE_EXPORT_TEXT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/view/timeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRACE_TEXT_LABEL_WIDTH 18 /* columns of the lane labels */
+#define TRACE_TEXT_MIN_WIDTH 40
+
+typedef struct trace_text_options {
+    int width;     /* total columns, labels and percentages included; 0: 100; at least
+                      TRACE_TEXT_MIN_WIDTH */
+    bool utf8;     /* block characters; false: plain ASCII */
+    int32_t run;   /* TRACE_RUN_ANY: everything kept */
+    bool legend;   /* end with a legend line */
+} trace_text_options;
+
+/* The timeline as text, one line per lane then the axis (and legend), each line ending
+ * in a newline. Never wider than the width. Returns a malloc'd string the caller frees,
+ * or NULL when out of memory. */
+char *trace_export_text(trace_timeline *tl, const trace_text_options *options);
+
+/* Writes it to out. Returns 0, or -1 when out of memory or the write failed. */
+int trace_export_text_write(trace_timeline *tl, const trace_text_options *options, FILE *out);
+
+/* Display columns of a UTF-8 string in which every code point is one column wide (as the
+ * timeline's are). */
+size_t trace_text_columns(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

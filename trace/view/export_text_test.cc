@@ -1,0 +1,171 @@
+// trace/export_text_test.cc: the text timeline has one row per lane (engines, then
+// streams), fits the width, puts batch numbers inside bars in time order, scales the
+// axis with units, and is pure ASCII when asked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "trace/view/export_text.h"
+}
+
+namespace {
+
+trace_op Op(uint64_t id, trace_op_kind kind, trace_copy_dir dir, trace_engine engine, int32_t stream, uint64_t start,
+            uint64_t end, int32_t batch) {
+    trace_op op = {};
+    op.id = id;
+    op.kind = kind;
+    op.dir = dir;
+    op.engine = engine;
+    op.stream = stream;
+    op.start_ns = start;
+    op.end_ns = end;
+    op.batch = batch;
+    op.run = 0;
+    op.timed = true;
+    return op;
+}
+
+// A double-buffered pipeline of 6 batches, 10 us per phase, on two streams.
+trace_timeline *Pipeline() {
+    trace_timeline *tl = trace_timeline_create();
+    uint64_t id = 0;
+    for (int b = 1; b <= 6; b++) {
+        uint64_t t = static_cast<uint64_t>(b - 1) * 10000;
+        int32_t s = 1 + (b - 1) % 2;
+        trace_op ops[] = {
+            Op(++id, TRACE_OP_COPY, TRACE_COPY_H2D, TRACE_ENGINE_H2D, s, t, t + 10000, b),
+            Op(++id, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_ENGINE_COMPUTE, s, t + 10000, t + 20000, b),
+            Op(++id, TRACE_OP_COPY, TRACE_COPY_D2H, TRACE_ENGINE_D2H, s, t + 20000, t + 30000, b),
+        };
+        for (const trace_op &op : ops) trace_timeline_add_op(tl, &op);
+    }
+    return tl;
+}
+
+std::vector<std::string> Lines(const char *text) {
+    std::vector<std::string> lines;
+    std::stringstream ss(text);
+    std::string line;
+    while (std::getline(ss, line)) lines.push_back(line);
+    return lines;
+}
+
+TEST(TextTimeline, OneRowPerLaneWithBatchesInOrderAndBusyPercent) {
+    trace_timeline *tl = Pipeline();
+    trace_text_options o = {};
+    o.width = 100;
+    o.run = TRACE_RUN_ANY;
+    char *text = trace_export_text(tl, &o);
+    ASSERT_NE(text, nullptr);
+    std::vector<std::string> lines = Lines(text);
+    ASSERT_EQ(lines.size(), 6u) << text;  // 3 engines, 2 streams, the axis
+    EXPECT_EQ(lines[0].rfind("H2D engine", 0), 0u);
+    EXPECT_EQ(lines[1].rfind("compute", 0), 0u);
+    EXPECT_EQ(lines[2].rfind("D2H engine", 0), 0u);
+    EXPECT_EQ(lines[3].rfind("s1", 0), 0u);
+    EXPECT_EQ(lines[4].rfind("s2", 0), 0u);
+    EXPECT_EQ(lines[5].rfind("time (us)", 0), 0u);
+    for (const std::string &line : lines) {
+        EXPECT_LE(line.size(), 100u) << line;
+        for (unsigned char c : line) EXPECT_LT(c, 0x80) << line;  // ASCII unless asked
+    }
+    // Batches 1..6 appear left to right in each engine row; the span is 80 us, H2D busy
+    // 60 of them.
+    for (int row = 0; row < 3; row++) {
+        std::string digits;
+        for (char c : lines[row].substr(TRACE_TEXT_LABEL_WIDTH))
+            if (c >= '1' && c <= '6') digits += c;
+        EXPECT_EQ(digits.substr(0, 6), "123456") << lines[row];
+    }
+    EXPECT_NE(lines[0].find(" 75%"), std::string::npos) << lines[0];
+    // Stream s1 carries the odd batches only.
+    std::string s1 = lines[3].substr(TRACE_TEXT_LABEL_WIDTH);
+    EXPECT_EQ(s1.find('2'), std::string::npos);
+    EXPECT_NE(s1.find('5'), std::string::npos);
+    // The axis starts at 0 and ends at the span, 80 us, on the right edge.
+    EXPECT_NE(lines[5].find(" 0 "), std::string::npos) << lines[5];
+    EXPECT_EQ(lines[5].substr(lines[5].size() - 2), "80") << lines[5];
+    free(text);
+    trace_timeline_destroy(tl);
+}
+
+TEST(TextTimeline, Utf8BlocksFitTheWidthInColumns) {
+    trace_timeline *tl = Pipeline();
+    for (int width : {40, 61, 80, 132, 200}) {
+        trace_text_options o = {};
+        o.width = width;
+        o.utf8 = true;
+        o.legend = true;
+        o.run = TRACE_RUN_ANY;
+        char *text = trace_export_text(tl, &o);
+        ASSERT_NE(text, nullptr);
+        std::vector<std::string> lines = Lines(text);
+        for (const std::string &line : lines) EXPECT_LE(trace_text_columns(line.c_str()), static_cast<size_t>(width)) << line;
+        EXPECT_NE(lines[0].find("\u2588"), std::string::npos);  // H2D blocks
+        EXPECT_NE(lines[1].find("\u2593"), std::string::npos);  // kernel blocks
+        free(text);
+    }
+    trace_timeline_destroy(tl);
+}
+
+TEST(TextTimeline, NarrowBarsDropTheirDigitsAndTinyOpsStillShow) {
+    trace_timeline *tl = trace_timeline_create();
+    trace_op long_op = Op(1, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_ENGINE_COMPUTE, 1, 0, 10000000, 42);
+    trace_op tiny = Op(2, TRACE_OP_COPY, TRACE_COPY_H2D, TRACE_ENGINE_H2D, 1, 5000000, 5000001, 7);
+    trace_timeline_add_op(tl, &long_op);
+    trace_timeline_add_op(tl, &tiny);
+    trace_text_options o = {};
+    o.width = 60;
+    o.run = TRACE_RUN_ANY;
+    char *text = trace_export_text(tl, &o);
+    std::vector<std::string> lines = Lines(text);
+    ASSERT_GE(lines.size(), 3u);
+    std::string h2d = lines[0].substr(TRACE_TEXT_LABEL_WIDTH);
+    EXPECT_EQ(std::count(h2d.begin(), h2d.end(), '>'), 1) << h2d;  // one column, no room for "7"
+    EXPECT_EQ(h2d.find('7'), std::string::npos);
+    EXPECT_NE(lines[1].find("42"), std::string::npos) << lines[1];
+    EXPECT_EQ(lines.back().rfind("time (ms)", 0), 0u) << lines.back();
+    free(text);
+    trace_timeline_destroy(tl);
+}
+
+TEST(TextTimeline, ASyncShowsAsAWaitNotAsTheApiSpanRecordedWithIt) {
+    trace_timeline *tl = trace_timeline_create();
+    // The host enqueues for 10 us, then waits 90 us in cudaStreamSynchronize; the runtime
+    // also records that call's API span, over the same 90 us, after the sync record.
+    trace_op enqueue = Op(1, TRACE_OP_API, TRACE_COPY_NONE, TRACE_ENGINE_HOST, TRACE_STREAM_NONE, 0, 10000, -1);
+    trace_op sync = Op(2, TRACE_OP_SYNC, TRACE_COPY_NONE, TRACE_ENGINE_HOST, TRACE_STREAM_NONE, 10000, 100000, -1);
+    trace_op span = Op(3, TRACE_OP_API, TRACE_COPY_NONE, TRACE_ENGINE_HOST, TRACE_STREAM_NONE, 10000, 100000, -1);
+    trace_timeline_add_op(tl, &enqueue);
+    trace_timeline_add_op(tl, &sync);
+    trace_timeline_add_op(tl, &span);
+    trace_text_options o = {60, false, TRACE_RUN_ANY, false};
+    char *text = trace_export_text(tl, &o);
+    ASSERT_NE(text, nullptr);
+    std::vector<std::string> lines = Lines(text);
+    ASSERT_GE(lines.size(), 1u);
+    std::string bars = lines[0].substr(TRACE_TEXT_LABEL_WIDTH);
+    size_t dots = std::count(bars.begin(), bars.end(), '.');
+    size_t waits = std::count(bars.begin(), bars.end(), '~');
+    EXPECT_GT(waits, 5 * dots) << lines[0];
+    std::free(text);
+    trace_timeline_destroy(tl);
+}
+
+TEST(TextTimeline, EmptyTimelineSaysSo) {
+    trace_timeline *tl = trace_timeline_create();
+    trace_text_options o = {};
+    o.run = TRACE_RUN_ANY;
+    char *text = trace_export_text(tl, &o);
+    EXPECT_STREQ(text, "(no timed operations)\n");
+    free(text);
+    trace_timeline_destroy(tl);
+}
+
+}  // namespace
