@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "grading/grade_submission.h"
+#include "grading/grade_index.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -92,52 +92,6 @@ void grade_submission_list_free(grade_submission_list *l) {
     memset(l, 0, sizeof(*l));
 }
 
-void grade_index_add(grade_index *idx, const char *path, const char *data, size_t len, bool loaded, bool too_big) {
-    if (idx->n == idx->cap) {
-        idx->cap = idx->cap ? idx->cap * 2 : 64;
-        idx->e = realloc(idx->e, idx->cap * sizeof(grade_entry));
-    }
-    grade_entry *e = &idx->e[idx->n++];
-    e->path = grade_strdup(path);
-    e->data = NULL;
-    if (loaded) {
-        e->data = malloc(len + 1);
-        memcpy(e->data, data ? data : "", len);
-        e->data[len] = '\0';
-    }
-    e->len = len;
-    e->loaded = loaded;
-    e->too_big = too_big;
-}
-
-void grade_index_free(grade_index *idx) {
-    for (size_t i = 0; i < idx->n; i++) {
-        free(idx->e[i].path);
-        free(idx->e[i].data);
-    }
-    free(idx->e);
-    memset(idx, 0, sizeof(*idx));
-}
-
-static const char *base_name(const char *p) {
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-/* path is want below exactly one folder: "top/labs/03/lab.c". */
-static bool below_one_folder(const char *path, const char *want) {
-    const char *slash = strchr(path, '/');
-    return slash && slash > path && !strcmp(slash + 1, want);
-}
-
-bool grade_index_may_want(const char *path, const grade_wanted *wanted, size_t n, bool loose) {
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(path, wanted[i].path) || below_one_folder(path, wanted[i].path)) return true;
-        if (loose && !strcmp(base_name(path), base_name(wanted[i].path))) return true;
-    }
-    return false;
-}
-
 /* ---- folders ------------------------------------------------------------------------------- */
 
 static grade_index *walk_index;
@@ -205,8 +159,8 @@ static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted 
     for (size_t i = 0; i < idx->n; i++) {
         grade_entry *e = &idx->e[i];
         if (!strcmp(e->path, w->path)) exact = e;
-        else if (!below && below_one_folder(e->path, w->path)) below = e;
-        if (!strcmp(base_name(e->path), base_name(w->path))) {
+        else if (!below && grade_index_below_one_folder(e->path, w->path)) below = e;
+        if (!strcmp(grade_index_base_name(e->path), grade_index_base_name(w->path))) {
             named = e;
             n_named++;
         }
@@ -244,7 +198,7 @@ static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted 
     grade_buf_printf(&b, "no %s in the submission", w->path);
     size_t shown = 0;
     for (size_t i = 0; i < idx->n && shown < 5; i++) {
-        if (strcmp(base_name(idx->e[i].path), base_name(w->path)) != 0) continue;
+        if (strcmp(grade_index_base_name(idx->e[i].path), grade_index_base_name(w->path)) != 0) continue;
         char *p = grade_text_clean(idx->e[i].path, strlen(idx->e[i].path), 200);
         grade_buf_printf(&b, "%s%s", shown ? ", " : "; it has ", p);
         free(p);
@@ -274,12 +228,3 @@ int grade_submission_fetch(const grade_submission *sub, grade_wanted *wanted, si
     return rc;
 }
 
-void grade_wanted_clear(grade_wanted *w) {
-    free(w->data);
-    free(w->missing);
-    free(w->note);
-    w->data = NULL;
-    w->missing = NULL;
-    w->note = NULL;
-    w->len = 0;
-}

@@ -13,11 +13,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "grading/grade_index.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GRADE_MAX_SOURCE_BYTES (1u << 20) /* a lab file larger than this is not graded */
 
 typedef enum grade_sub_kind {
     GRADE_SUB_FOLDER = 0,
@@ -40,41 +40,10 @@ typedef struct grade_submission_list {
 int grade_submissions_list(const char *dir, grade_submission_list *out, char *err, size_t err_len);
 void grade_submission_list_free(grade_submission_list *l);
 
-/* One file the grader wants from a submission, and what was found. */
-typedef struct grade_wanted {
-    const char *path; /* "labs/03_double_buffer/lab.c" */
-    char *data;       /* its bytes, NUL-terminated, or NULL when missing */
-    size_t len;
-    char *missing;    /* why it is missing (with what the submission has instead) */
-    char *note;       /* how it was found when not at its exact path, or NULL */
-} grade_wanted;
-
-/* The regular files of a submission, with the bytes of the ones that may be wanted. */
-typedef struct grade_entry {
-    char *path;
-    char *data;
-    size_t len;
-    bool loaded;
-    bool too_big;
-} grade_entry;
-
-typedef struct grade_index {
-    grade_entry *e;
-    size_t n, cap;
-    size_t links; /* symbolic links and other non-files, ignored */
-} grade_index;
-
-void grade_index_add(grade_index *idx, const char *path, const char *data, size_t len, bool loaded, bool too_big);
-void grade_index_free(grade_index *idx);
-/* Whether path could be one of the wanted files (at its path, below one folder, or in
- * loose mode by its name): worth reading. */
-bool grade_index_may_want(const char *path, const grade_wanted *wanted, size_t n, bool loose);
-
 /* Fills each wanted file from the submission. Returns 0, or -1 with err when the whole
  * submission cannot be read (a malformed archive, an unreadable folder). */
 int grade_submission_fetch(const grade_submission *sub, grade_wanted *wanted, size_t n, bool loose, char *err,
                            size_t err_len);
-void grade_wanted_clear(grade_wanted *w);
 
 #ifdef __cplusplus
 }

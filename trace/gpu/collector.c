@@ -21,7 +21,6 @@
 
 static struct {
     trace_gpu_mode mode;
-    bool cupti_clock;
     bool atexit_registered;
     bool manual_flush; /* autoflush off */
     uint64_t last_flush_ns;
@@ -41,22 +40,6 @@ __attribute__((format(printf, 1, 2))) static void set_message(const char *fmt, .
     va_end(ap);
 }
 
-/* The trace clock is chosen once, at the first use: CUPTI's whenever its library loads
- * (whether or not its activity API is then used), so that host spans and CUPTI's device
- * records always share a clock, in any mode and across begin/end. */
-static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
-
-static void pick_clock(void) { C.cupti_clock = trace_gpu_cupti_clock_available(); }
-
-static void choose_clock(void) { pthread_once(&clock_once, pick_clock); }
-
-uint64_t trace_gpu_now_ns(void) {
-    choose_clock();
-    if (C.cupti_clock) return trace_gpu_cupti_now_ns();
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- options from the environment ---------------------------------------------------------- */
 
@@ -144,7 +127,7 @@ trace_gpu_mode trace_gpu_begin_mode(trace_gpu_request request) {
 
 trace_gpu_mode trace_gpu_begin_options(const trace_gpu_options *given) {
     if (C.mode != TRACE_GPU_OFF) return C.mode;
-    choose_clock();
+    (void)trace_gpu_now_ns(); /* the trace clock is chosen now, before anything is timed */
     char notes[400];
     trace_gpu_options o = resolve(given, notes, sizeof(notes));
     char cupti_why[600] = "", info[800] = "", events_why[300] = "";

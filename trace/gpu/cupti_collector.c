@@ -515,22 +515,6 @@ void trace_gpu_cupti_stop(void) {
     running = false;
 }
 
-/* ---- the clock ---------------------------------------------------------------------------- */
-
-/* The loaded library, for its clock, whether or not collection ever starts. */
-static const trace_gpu_cupti_api *clock_api;
-
-bool trace_gpu_cupti_clock_available(void) {
-    clock_api = trace_gpu_cupti_load(NULL, 0);
-    return clock_api != NULL;
-}
-
-uint64_t trace_gpu_cupti_now_ns(void) {
-    uint64_t t = 0;
-    clock_api->timestamp(&t);
-    return t;
-}
-
 bool trace_gpu_cupti_event_timestamps(void) { return running && event_stamps; }
 
 /* ---- the op brackets ---------------------------------------------------------------------- */

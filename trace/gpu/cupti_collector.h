@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/gpu/collector.h"
+#include "trace/gpu/gpu_types.h"
 
 /* Loads CUPTI and enables activity collection for this strategy (match and api_records
  * resolved, not AUTO). true on success, with a description in info and the strategy
@@ -31,10 +31,6 @@ bool trace_gpu_cupti_start(trace_gpu_match match, trace_gpu_api_records api_reco
                            char *why, size_t why_size, char *info, size_t info_size);
 /* Forces every buffer out, delivers what is known, disables collection. */
 void trace_gpu_cupti_stop(void);
-
-/* True when the CUPTI library is loaded (its clock is then the trace clock). */
-bool trace_gpu_cupti_clock_available(void);
-uint64_t trace_gpu_cupti_now_ns(void);
 
 /* True when cudaEventRecord gets a device timestamp record. */
 bool trace_gpu_cupti_event_timestamps(void);

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "trace/gpu/clock.h"
 #include "trace/gpu/event_chain.h"
 #include "trace/gpu/event_clock.h"
 #include "trace/gpu/real.h"

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/gpu/collector.h"
+#include "trace/gpu/gpu_types.h"
 
 /* Creates the base; false with a sentence in why when the device cannot be used. single:
  * one event per op, else a pair. */
