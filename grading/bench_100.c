@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "grading/grade_fs.h"
 #include "grading/grade_kit.h"
 #include "grading/grade_text.h"
@@ -57,8 +58,17 @@ int main(int argc, char **argv) {
     int c;
     while ((c = getopt_long(argc, argv, "j:n:kh", options, NULL)) != -1) {
         switch (c) {
-        case 'j': jobs = atoi(optarg); break;
-        case 'n': count = atoi(optarg); break;
+        case 'j':
+        case 'n': {
+            long long v;
+            if (!cli_int(optarg, 1, 10000, &v)) {
+                fprintf(stderr, "%s: --%s must be a whole number from 1 to 10000, not '%s'\n", argv[0],
+                        c == 'j' ? "jobs" : "count", optarg);
+                return 64;
+            }
+            *(c == 'j' ? &jobs : &count) = (int)v;
+            break;
+        }
         case 'k': keep = 1; break;
         default:
             fprintf(c == 'h' ? stdout : stderr, "usage: %s [--jobs N] [--count N] [--keep]\n", argv[0]);

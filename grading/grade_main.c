@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "grading/grade_fs.h"
 #include "grading/grade_gradebook.h"
 #include "grading/grade_grader.h"
@@ -300,9 +301,9 @@ static int gradescope_mode(app *a) {
 /* Under `bazel run` the program starts in its runfiles: relative paths are the user's,
  * relative to where they typed the command. */
 static const char *from_user(const char *path) {
-    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
-    if (!path || path[0] == '/' || !wd || !*wd) return path;
-    return grade_strf("%s/%s", wd, path);
+    char buf[4096];
+    const char *p = cli_user_path(path, buf, sizeof(buf));
+    return p == buf ? grade_strdup(buf) : p;
 }
 
 int main(int argc, char **argv) {

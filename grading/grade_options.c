@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "grading/grade_options.h"
 
+#include "cli/cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -61,15 +63,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static bool whole(const char *text, long long lo, long long hi, long long *out) {
-    if (!text || !*text) return false;
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || *end || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
 
 int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size_t err_len) {
     memset(o, 0, sizeof(*o));
@@ -98,7 +91,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         case OPT_LABS: o->labs = optarg; break;
         case 'j':
         case OPT_JOBS:
-            if (!whole(optarg, 1, 256, &v)) {
+            if (!cli_int(optarg, 1, 256, &v)) {
                 snprintf(err, err_len, "--jobs must be a whole number from 1 to 256, not '%s'", optarg);
                 return GRADE_EXIT_USAGE;
             }
@@ -112,21 +105,21 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             o->backend = optarg;
             break;
         case OPT_RUNS:
-            if (!whole(optarg, 1, 1000, &v)) {
+            if (!cli_int(optarg, 1, 1000, &v)) {
                 snprintf(err, err_len, "--runs must be a whole number from 1 to 1000, not '%s'", optarg);
                 return GRADE_EXIT_USAGE;
             }
             o->runs = (int)v;
             break;
         case OPT_SCHEDULES:
-            if (!whole(optarg, 0, 10000, &v)) {
+            if (!cli_int(optarg, 0, 10000, &v)) {
                 snprintf(err, err_len, "--schedules must be a whole number from 0 to 10000, not '%s'", optarg);
                 return GRADE_EXIT_USAGE;
             }
             o->schedules = (int)v;
             break;
         case OPT_TIMEOUT:
-            if (!whole(optarg, 1, 24 * 3600, &v)) {
+            if (!cli_int(optarg, 1, 24 * 3600, &v)) {
                 snprintf(err, err_len, "--timeout must be a number of seconds from 1 to 86400, not '%s'", optarg);
                 return GRADE_EXIT_USAGE;
             }
@@ -144,31 +137,26 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             o->profile = optarg;
             break;
         case OPT_MEMORY:
-            if (!whole(optarg, 64, 1 << 20, &v)) {
+            if (!cli_int(optarg, 64, 1 << 20, &v)) {
                 snprintf(err, err_len, "--memory-mb must be a whole number from 64 to 1048576, not '%s'", optarg);
                 return GRADE_EXIT_USAGE;
             }
             o->mem_mb = (long)v;
             break;
         case OPT_OUTPUT:
-            if (!whole(optarg, 1, 1 << 16, &v)) {
+            if (!cli_int(optarg, 1, 1 << 16, &v)) {
                 snprintf(err, err_len, "--output-mb must be a whole number from 1 to 65536, not '%s'", optarg);
                 return GRADE_EXIT_USAGE;
             }
             o->output_mb = (long)v;
             break;
-        case OPT_SEED: {
-            char *end = NULL;
-            errno = 0;
-            unsigned long long s = strtoull(optarg, &end, 0);
-            if (errno || !*optarg || *end || optarg[0] == '-' || s >= (1ull << 53)) {
+        case OPT_SEED:
+            if (!cli_u64(optarg, &o->seed) || o->seed >= (1ull << 53)) {
                 snprintf(err, err_len, "--seed must be a whole number below 2^53, not '%s'", optarg);
                 return GRADE_EXIT_USAGE;
             }
-            o->seed = s;
             o->seed_given = true;
             break;
-        }
         case OPT_GRADESCOPE: o->gradescope = true; break;
         case OPT_SUBMISSION_DIR: o->submission_dir = optarg; break;
         case OPT_RESULTS: o->results = optarg; break;
@@ -178,12 +166,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
-            if (optopt >= OPT_SUBMISSIONS && optopt <= OPT_HELP)
-                snprintf(err, err_len, "option '%s' needs a value", argv[optind - 1]);
-            else if (optopt)
-                snprintf(err, err_len, "unknown option '-%c'", optopt);
-            else
-                snprintf(err, err_len, "unknown option '%s'", argv[optind - 1]);
+            cli_refused(argc, argv, long_options, err, err_len);
             return GRADE_EXIT_USAGE;
         }
     }

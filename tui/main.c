@@ -1,7 +1,6 @@
 /* tui/main.c: `bazel run //tui [-- LAB]`: the options (getopt_long), the terminal, the
  * signals that must restore it, and the loop. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <signal.h>
@@ -9,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "tui/app.h"
 #include "tui/term.h"
 
@@ -41,21 +41,10 @@ static void usage(const char *prog, FILE *out) {
             prog);
 }
 
-/* A relative path given to `bazel run` is relative to where the user typed it, not to the
- * runfiles directory bazel runs the program in. */
-static const char *from_user_dir(const char *path, char *buf, size_t size) {
-    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
-    if (!path || path[0] == '/' || !wd || !*wd) return path;
-    snprintf(buf, size, "%s/%s", wd, path);
-    return buf;
-}
-
-static bool whole_number(const char *s) {
-    if (!s || !*s) return false;
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    return !errno && !*end && v >= 0;
+/* A whole number from lo up. */
+static bool whole_from(const char *s, long long lo) {
+    long long v;
+    return cli_int(s, lo, INT32_MAX, &v);
 }
 
 int main(int argc, char **argv) {
@@ -94,19 +83,20 @@ int main(int argc, char **argv) {
             break;
         case O_RUNS:
             o.runs = optarg;
-            if (!whole_number(optarg) || atoi(optarg) < 1) bad = "--runs must be a whole number from 1";
+            if (!whole_from(optarg, 1)) bad = "--runs must be a whole number from 1";
             break;
         case O_SCHEDULES:
             o.schedules = optarg;
-            if (!whole_number(optarg)) bad = "--schedules must be a whole number";
+            if (!whole_from(optarg, 0)) bad = "--schedules must be a whole number";
             break;
         case O_SEED:
             o.seed = optarg;
-            if (!whole_number(optarg)) bad = "--seed must be a non-negative whole number";
+            uint64_t seed;
+            if (!cli_u64(optarg, &seed)) bad = "--seed must be a non-negative whole number";
             break;
         case O_TIMEOUT:
             o.timeout = optarg;
-            if (!whole_number(optarg) || atoi(optarg) < 1) bad = "--timeout must be a number of seconds from 1";
+            if (!whole_from(optarg, 1)) bad = "--timeout must be a number of seconds from 1";
             break;
         case O_PROGRAM: o.program = optarg; break;
         case O_REPLAY: o.replay = optarg; break;
@@ -114,13 +104,12 @@ int main(int argc, char **argv) {
         case O_NO_COLOR: o.no_color = true; break;
         case 'h':
         case O_HELP: usage(argv[0], stdout); return 0;
-        default:
-            if (optopt >= O_BACKEND && optopt <= O_HISTORY)
-                fprintf(stderr, "tui: option '%s' needs a value\n", argv[optind - 1]);
-            else
-                fprintf(stderr, "tui: unknown option '%s'\n", argv[optind - 1]);
-            fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+        default: {
+            char err[256];
+            cli_refused(argc, argv, long_options, err, sizeof(err));
+            fprintf(stderr, "tui: %s\nTry '%s --help'.\n", err, argv[0]);
             return EXIT_USAGE;
+        }
         }
         if (bad) {
             fprintf(stderr, "tui: %s, not '%s'\nTry '%s --help'.\n", bad, optarg, argv[0]);
@@ -128,9 +117,9 @@ int main(int argc, char **argv) {
         }
     }
     static char program[4096], replay[4096], history[4096];
-    o.program = from_user_dir(o.program, program, sizeof(program));
-    o.replay = from_user_dir(o.replay, replay, sizeof(replay));
-    o.history = from_user_dir(o.history, history, sizeof(history));
+    o.program = cli_user_path(o.program, program, sizeof(program));
+    o.replay = cli_user_path(o.replay, replay, sizeof(replay));
+    o.history = cli_user_path(o.history, history, sizeof(history));
     if (optind < argc) o.lab = argv[optind++];
     if (optind < argc) {
         fprintf(stderr, "tui: one lab at a time ('%s' is one too many)\nTry '%s --help'.\n", argv[optind], argv[0]);

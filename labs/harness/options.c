@@ -2,7 +2,8 @@
 #define _GNU_SOURCE
 #include "labs/harness/options.h"
 
-#include <errno.h>
+#include "cli/cli.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,17 +46,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Parses a whole decimal integer in [lo, hi]. */
-static bool parse_int(const char *text, long long lo, long long hi, long long *out) {
-    if (!text || !*text) return false;
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || *end || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
-
 int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t err_len) {
     memset(o, 0, sizeof(*o));
     o->runs = 5;
@@ -87,24 +77,19 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
             o->profile = optarg;
             break;
         case OPT_RUNS:
-            if (!parse_int(optarg, 1, 1000, &v)) {
+            if (!cli_int(optarg, 1, 1000, &v)) {
                 snprintf(err, err_len, "--runs must be a whole number from 1 to 1000, not '%s'", optarg);
                 return LAB_EXIT_USAGE;
             }
             o->runs = (int)v;
             break;
-        case OPT_SEED: {
-            char *end = NULL;
-            errno = 0;
-            unsigned long long s = strtoull(optarg, &end, 0);
-            if (errno || !*optarg || *end || optarg[0] == '-') {
+        case OPT_SEED:
+            if (!cli_u64(optarg, &o->seed)) {
                 snprintf(err, err_len, "--seed must be a non-negative whole number, not '%s'", optarg);
                 return LAB_EXIT_USAGE;
             }
-            o->seed = s;
             o->seed_given = true;
             break;
-        }
         case OPT_TRACE:
             if (!*optarg) {
                 snprintf(err, err_len, "--trace needs a file name (for example trace.json)");
@@ -116,14 +101,14 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
             o->json = true;
             break;
         case OPT_EVENTS_FD:
-            if (!parse_int(optarg, 0, 1 << 20, &v)) {
+            if (!cli_int(optarg, 0, 1 << 20, &v)) {
                 snprintf(err, err_len, "--events-fd must be an open file descriptor number, not '%s'", optarg);
                 return LAB_EXIT_USAGE;
             }
             o->events_fd = (int)v;
             break;
         case OPT_SCHEDULES:
-            if (!parse_int(optarg, 0, 10000, &v)) {
+            if (!cli_int(optarg, 0, 10000, &v)) {
                 snprintf(err, err_len, "--schedules must be a whole number from 0 to 10000, not '%s'", optarg);
                 return LAB_EXIT_USAGE;
             }
@@ -137,14 +122,14 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
             o->tui = true;
             break;
         case OPT_TIMEOUT:
-            if (!parse_int(optarg, 1, 24 * 3600, &v)) {
+            if (!cli_int(optarg, 1, 24 * 3600, &v)) {
                 snprintf(err, err_len, "--timeout must be a number of seconds from 1 to 86400, not '%s'", optarg);
                 return LAB_EXIT_USAGE;
             }
             o->timeout_s = (int)v;
             break;
         case OPT_WIDTH:
-            if (!parse_int(optarg, 40, 1000, &v)) {
+            if (!cli_int(optarg, 40, 1000, &v)) {
                 snprintf(err, err_len, "--width must be a number of columns from 40 to 1000, not '%s'", optarg);
                 return LAB_EXIT_USAGE;
             }
@@ -163,12 +148,7 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
             break;
         case '?':
         default:
-            if (optopt >= OPT_BACKEND && optopt <= OPT_PROBE)
-                snprintf(err, err_len, "option '%s' needs a value", argv[optind - 1]);
-            else if (optopt)
-                snprintf(err, err_len, "unknown option '-%c'", optopt);
-            else
-                snprintf(err, err_len, "unknown option '%s'", argv[optind - 1]);
+            cli_refused(argc, argv, long_options, err, err_len);
             return LAB_EXIT_USAGE;
         }
     }

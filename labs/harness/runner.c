@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "labs/harness/backend.h"
 #include "labs/harness/ctx.h"
 #include "labs/harness/events.h"
@@ -382,12 +383,6 @@ static void finish_speed(lab_result *r) {
     }
 }
 
-static const char *resolve_path(const char *path, char *buf, size_t len) {
-    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
-    if (!path || path[0] == '/' || !wd || !*wd) return path;
-    snprintf(buf, len, "%s/%s", wd, path);
-    return buf;
-}
 
 static void emit(harness *h) {
     lab_result *r = h->res;
@@ -528,7 +523,7 @@ teardown:
 report:
     if (h->opt.trace_path) {
         char path[4096];
-        const char *p = resolve_path(h->opt.trace_path, path, sizeof(path));
+        const char *p = cli_user_path(h->opt.trace_path, path, sizeof(path));
         if (trace_export_chrome_file(h->timeline, TRACE_RUN_ANY, R.race, R.races_shown, p, err, sizeof(err)) == 0)
             fprintf(stderr, "trace written to %s (open it in https://ui.perfetto.dev)\n", p);
         else

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "streamlab_sim.h"
+#include "cli/cli.h"
 
 #define NSTREAMS 4
 #define BYTES 4096
@@ -54,12 +55,12 @@ int main(int argc, char **argv) {
     int opt;
     while ((opt = getopt_long(argc, argv, "n:p:", options, NULL)) != -1) {
         if (opt == 'n') {
-            char *end;
-            ops = strtol(optarg, &end, 10);
-            if (*end || ops < 5) {
+            long long v;
+            if (!cli_int(optarg, 5, 1000000000, &v)) {
                 fprintf(stderr, "bench: --ops wants a whole number of at least 5, not \"%s\"\n", optarg);
                 return 2;
             }
+            ops = (long)v;
         } else if (opt == 'p') {
             profile = optarg;
         } else {

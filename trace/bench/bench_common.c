@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trace/bench/bench_common.h"
 
+#include "cli/cli.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +24,12 @@ uint64_t bench_parse_ops(int argc, char **argv, uint64_t default_ops, const char
     int c;
     while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
         if (c == 'n') {
-            char *end = NULL;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (!end || *end || v == 0 || v > 100000000ull) {
+            long long v;
+            if (!cli_int(optarg, 1, 100000000, &v)) {
                 fprintf(stderr, "%s: --ops wants a whole number from 1 to 100000000, not \"%s\"\n", argv[0], optarg);
                 exit(2);
             }
-            ops = v;
+            ops = (uint64_t)v;
         } else {
             fprintf(c == 'h' ? stdout : stderr, "usage: %s [--ops N]\n%s\n", argv[0], what);
             exit(c == 'h' ? 0 : 2);

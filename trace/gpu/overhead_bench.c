@@ -37,6 +37,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cli/cli.h"
 #include "kernels/cpu/cpu.h"
 #include "kernels/kernels.h"
 #include "trace/gpu/collector.h"
@@ -327,10 +328,9 @@ static bool parse_modes(const char *text, bool wanted[N_STRATEGIES]) {
 }
 
 static bool parse_positive(const char *text, long max, long *out) {
-    char *end = NULL;
-    long v = strtol(text, &end, 10);
-    if (!end || end == text || *end || v <= 0 || v > max) return false;
-    *out = v;
+    long long v;
+    if (!cli_int(text, 1, max, &v)) return false;
+    *out = (long)v;
     return true;
 }
 
