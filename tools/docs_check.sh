@@ -57,7 +57,7 @@ for doc in "${docs[@]}"; do
     path="${path%%[.,;:)]}"
     path="${path%%\`}"
     case "${path}" in
-      *NN_topic* | *NN* | *'*'* | *'...'* | *'<'* | *XX*) continue ;;
+      *NN_topic* | *NN* | *NAME* | *'*'* | *'...'* | *'<'* | *XX*) continue ;;
     esac
     if [[ "${path}" =~ ^(.*)\.\{([a-z,]+)\}$ ]]; then
       stem="${BASH_REMATCH[1]}"
