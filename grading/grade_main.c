@@ -68,18 +68,22 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
         for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (!*t) continue;
             if (n == 64) break;
-            if (!grade_rubric_find(&a->rubric, t)) {
+            const grade_rubric_lab *named = grade_rubric_lookup(&a->rubric, t);
+            if (!named) {
                 grade_buf b;
                 grade_buf_init(&b);
                 for (size_t i = 0; i < a->rubric.n_labs; i++)
                     grade_buf_printf(&b, "%s%s", i ? ", " : "", a->rubric.labs[i].id);
                 char *list = grade_buf_take(&b);
-                snprintf(err, err_len, "--labs: %s is not in the rubric %s (it has: %s)", t, a->rubric.path, list);
+                snprintf(err, err_len, "--labs: %s names no lab of the rubric %s, or more than one (it has: %s)", t,
+                         a->rubric.path, list);
                 free(list);
                 free(copy);
                 return GRADE_EXIT_USAGE;
             }
-            ids[n++] = t;
+            bool twice = false;
+            for (size_t i = 0; i < n; i++) twice |= !strcmp(ids[i], named->id);
+            if (!twice) ids[n++] = named->id;
         }
         if (n == 0) {
             snprintf(err, err_len, "--labs names no lab");

@@ -319,3 +319,22 @@ const grade_rubric_lab *grade_rubric_find(const grade_rubric *r, const char *lab
 double grade_rubric_lab_points(const grade_rubric_lab *lab) {
     return lab->correct_points + lab->race_free_points + lab->speed.points;
 }
+
+const grade_rubric_lab *grade_rubric_lookup(const grade_rubric *r, const char *name) {
+    if (!name || !*name) return NULL;
+    const grade_rubric_lab *exact = grade_rubric_find(r, name);
+    if (exact) return exact;
+    /* A number: "3" and "03" both name lab 03. */
+    char numbered[16] = "";
+    if (strspn(name, "0123456789") == strlen(name) && strlen(name) <= 3)
+        snprintf(numbered, sizeof(numbered), "%02d_", atoi(name));
+    const grade_rubric_lab *found = NULL;
+    for (size_t i = 0; i < r->n_labs; i++) {
+        const char *id = r->labs[i].id;
+        bool match = numbered[0] ? !strncmp(id, numbered, strlen(numbered)) : !strncmp(id, name, strlen(name));
+        if (!match) continue;
+        if (found) return NULL; /* more than one */
+        found = &r->labs[i];
+    }
+    return found;
+}

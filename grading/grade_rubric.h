@@ -67,6 +67,9 @@ int grade_rubric_load(const char *path, grade_rubric *out, char *err, size_t err
 int grade_rubric_parse(const char *text, size_t len, const char *name, grade_rubric *out, char *err, size_t err_len);
 void grade_rubric_free(grade_rubric *r);
 const grade_rubric_lab *grade_rubric_find(const grade_rubric *r, const char *lab);
+/* The lab a student or instructor names: its id ("03_double_buffer"), its number ("03",
+ * "3") or a prefix of its id that only it has ("03_d"). NULL when none or several match. */
+const grade_rubric_lab *grade_rubric_lookup(const grade_rubric *r, const char *name);
 double grade_rubric_lab_points(const grade_rubric_lab *lab);
 
 #ifdef __cplusplus

@@ -77,6 +77,30 @@ TEST(Rubric, TheShippedRubricScoresEveryLabInTheCatalog) {
     cJSON_Delete(catalog);
 }
 
+TEST(Rubric, LabsAreNamedByIdNumberOrUniquePrefix) {
+    grade_rubric r;
+    char err[1024];
+    std::string two = R"({"labs": {"00_default_stream": {"correct": {"points": 40}, "race_free": {"points": 20},
+        "speedup": {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"}},
+        "03_double_buffer": {"correct": {"points": 40}, "race_free": {"points": 20},
+        "speedup": {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"}}}})";
+    ASSERT_EQ(grade_rubric_parse(two.data(), two.size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    auto id = [&](const char *name) {
+        const grade_rubric_lab *l = grade_rubric_lookup(&r, name);
+        return std::string(l ? l->id : "(none)");
+    };
+    EXPECT_EQ(id("03_double_buffer"), "03_double_buffer");
+    EXPECT_EQ(id("03"), "03_double_buffer");
+    EXPECT_EQ(id("3"), "03_double_buffer");
+    EXPECT_EQ(id("0"), "00_default_stream");
+    EXPECT_EQ(id("00_def"), "00_default_stream");
+    EXPECT_EQ(id("0"), "00_default_stream");
+    EXPECT_EQ(id("0_"), "(none)");
+    EXPECT_EQ(id("04"), "(none)");
+    EXPECT_EQ(id(""), "(none)");
+    grade_rubric_free(&r);
+}
+
 TEST(Rubric, ValuesAreReadAsWritten) {
     grade_rubric r;
     char err[1024];
