@@ -456,8 +456,8 @@ void OnSegv(int, siginfo_t *info, void *) {
 }
 
 // The hardware behaviour the simulator copies: a host read through a device pointer
-// faults with SIGSEGV at that address (a system whose CPU may read GPU memory, such as
-// a coherent Grace Hopper, is skipped).
+// faults with SIGSEGV at that address (a system whose CPU may read GPU memory, should there
+// be one, is skipped).
 TEST_F(Interpose, AHostReadOfDeviceMemoryFaultsAtThatAddress) {
     unsigned char *d = static_cast<unsigned char *>(dev(1 << 20));
     CUDA_OK(cudaMemset(d, 7, 1 << 20));
