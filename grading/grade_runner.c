@@ -209,14 +209,17 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     grade_random_hex(nonce, 16);
     char *env_home = grade_strf("HOME=%s", run_dir);
     char *env_nonce = grade_strf("STREAMLAB_EVENTS_NONCE=%s", nonce);
-    char *envp[8] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, NULL};
+    /* STREAMLAB_NO_SUBPROCESS: the harness's crash report must not start addr2line to name
+     * the source line (the sandbox kills a lab that starts a process); it says how to look
+     * the line up instead. */
+    char *envp[8] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, "STREAMLAB_NO_SUBPROCESS=1", NULL};
     if (kit->sanitized) {
         /* Sanitizer builds: no leak check at exit (the lab's end is the harness's), no
          * symbolizer process (lab programs may not start processes), and an error ends
          * the program with abort(), which the harness's guard reports with its phase. */
-        envp[4] = "ASAN_OPTIONS=detect_leaks=0:symbolize=0:protect_shadow_gap=0:abort_on_error=1";
-        envp[5] = "UBSAN_OPTIONS=print_stacktrace=0:abort_on_error=1";
-        envp[6] = NULL;
+        envp[5] = "ASAN_OPTIONS=detect_leaks=0:symbolize=0:protect_shadow_gap=0:abort_on_error=1";
+        envp[6] = "UBSAN_OPTIONS=print_stacktrace=0:abort_on_error=1";
+        envp[7] = NULL;
     }
     char seed_s[32], runs_s[16], sched_s[16], timeout_s[16], width_s[16];
     snprintf(seed_s, sizeof(seed_s), "%llu", (unsigned long long)seed);

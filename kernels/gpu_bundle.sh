@@ -61,6 +61,7 @@ targets=(
   "//labs:03_double_buffer_read_early_gpu verdict 2"
   "//labs:03_double_buffer_sync_memcpy_gpu verdict 1"
   "//labs:03_double_buffer_kernel_on_stream0_gpu verdict 1"
+  "//labs:03_double_buffer_host_touches_device_gpu verdict 2"
 )
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done
@@ -287,6 +288,8 @@ while read -r name kind expect; do
         printf '== %s seed %s: exit %s (want %s) %s, speedup %s, %s of the bound, baseline %s ms, yours %s ms, races %s, stream-0 stalls %s, next %s\n' \
           "${name}" "${seed}" "${rc}" "${expect}" "$(field status)" "$(field speedup)" "$(field bound_fraction)" \
           "$(field baseline_median_ms)" "$(field yours_median_ms)" "$(field races)" "$(field count)" "$(field next)"
+        # A lab that crashed has no result line: show what the harness's report said.
+        [[ -n "${line}" ]] || grep -m2 -E 'crashed with|^  at |source line' "${log}" | sed 's/^/   /'
         [[ "${rc}" == "${expect}" ]] || bad=$((bad + 1))
       done
       if ((bad)); then

@@ -9,8 +9,9 @@ gives
                            the simulator, saying which it chose; --tui opens the live
                            timeline (//tui) on this lab instead
     :03_double_buffer_run  the same launcher without the timeline (what //tui runs)
-The student's file is compiled with all warnings shown but not turned into errors; the
-spec and the harness keep -Werror.
+The student's file is compiled with all warnings shown but not turned into errors, and
+with line information (crash reports name its lines); the spec and the harness keep
+-Werror.
 """
 
 load("//third_party:cuda.bzl", "CUDA_FOUND")
@@ -18,8 +19,11 @@ load("//third_party:cuda.bzl", "CUDA_FOUND")
 BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
 
 # How the student's file is compiled on top of the workspace's flags (the grader's kits,
-# //grading:kit.bzl, compile submissions with the same).
-STUDENT_COPTS = ["-Wno-error"]
+# //grading:kit.bzl, compile submissions with the same). -g: line information, so that a
+# crash report names the student's line (labs/harness/source_line.h); it is the only code
+# in a lab binary built with it, which is how the report tells the student's frames from
+# the rest. The binaries keep it because .bazelrc links with --strip=never.
+STUDENT_COPTS = ["-Wno-error", "-g"]
 
 def lab(name, src, spec, copts = [], tags = [], visibility = None):
     """The targets of one lab; copts are extra flags for the student's file only (tests)."""

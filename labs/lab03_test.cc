@@ -2,10 +2,12 @@
 // run it: the untouched skeleton is correct but misses the target (exit 1), the reference
 // and plain double buffering pass (exit 0), a racy variant is reported racy (exit 2), and
 // crashes, hangs, early exits, failed setups and wrong answers are each reported for what
-// they are (exit 2), with the live event stream ending in a bye line that says so.
+// they are (exit 2), with the live event stream ending in a bye line that says so; a host
+// read of device memory is named as such, with the student's line.
 #include "labs/lab_test_support.h"
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -179,6 +181,69 @@ TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
     EXPECT_TRUE(e.errors.empty());
     EXPECT_EQ(e.bye_status, 2);
     EXPECT_NE(e.bye_reason.find("crash: SIGSEGV in run (yours)"), std::string::npos) << e.bye_reason;
+}
+
+// The line of the variants file that carries marker (1-based), 0 when none does.
+int LineOf(const std::string &rel, const std::string &marker) {
+    std::ifstream f(Binary(rel));
+    std::string line;
+    for (int n = 1; std::getline(f, line); n++)
+        if (line.find(marker) != std::string::npos) return n;
+    return 0;
+}
+
+// A host read of a cudaMalloc'd buffer crashes as on a GPU, and the report says so in the
+// student's terms: which buffer, what to do instead, and the line that did it.
+TEST(Lab03, AHostReadOfDeviceMemoryIsReportedWithItsLine) {
+    int line = LineOf("labs/03_double_buffer/testdata/variants.c", "/* host reads device memory */");
+    ASSERT_GT(line, 0);
+    Outcome o = RunLab("labs/03_double_buffer_host_touches_device_sim", Args(), "s3cret");
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_NE(o.err.find("run() of your lab crashed with SIGSEGV: it read device memory from the host (address 0x"),
+              std::string::npos)
+        << o.err;
+    // The first element of a batch-sized buffer (1 Mi uint32 values).
+    EXPECT_NE(o.err.find(": byte 0 of a 4194304-byte buffer from cudaMalloc at 0x"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("Host code cannot touch device memory"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("copy the data back to host memory with cudaMemcpy or cudaMemcpyAsync first"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("\n  at labs/03_double_buffer/testdata/variants.c:" + std::to_string(line) + "\n"),
+              std::string::npos)
+        << "line " << line << "\n" << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    Events e = ReadEvents(o.events, "s3cret");
+    EXPECT_TRUE(e.errors.empty());
+    EXPECT_EQ(e.bye_status, 2);
+    EXPECT_NE(e.bye_reason.find("crash: SIGSEGV in run (yours)"), std::string::npos) << e.bye_reason;
+}
+
+// Any crash in the student's code names its line; a crash elsewhere is still reported when
+// the line cannot be looked up.
+TEST(Lab03, ACrashNamesItsLineOrSaysHowToFindIt) {
+    int line = LineOf("labs/03_double_buffer/testdata/variants.c", "return (int)*nowhere;");
+    ASSERT_GT(line, 0);
+    Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("a segmentation fault"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("device memory from the host"), std::string::npos) << "address 16 is no buffer's\n" << o.err;
+    EXPECT_NE(o.err.find("\n  at labs/03_double_buffer/testdata/variants.c:" + std::to_string(line) + "\n"),
+              std::string::npos)
+        << "line " << line << "\n" << o.err;
+
+    // Where the lab may not start processes (the grader's sandbox), the report says how to
+    // look the line up by hand.
+    setenv("STREAMLAB_NO_SUBPROCESS", "1", 1);
+    o = RunLab("labs/03_double_buffer_crash_sim", Args());
+    unsetenv("STREAMLAB_NO_SUBPROCESS");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("crashed with SIGSEGV"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("  at labs/"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("(the source line was not looked up: this run may not start addr2line; to look it up: "
+                         "addr2line -e /"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("03_double_buffer_crash_sim 0x"), std::string::npos) << o.err;
 }
 
 TEST(Lab03, AHangIsEndedByTheTimeout) {

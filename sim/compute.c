@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/memory.h"
 #include "sim/perturb.h"
 #include "sim/scheduler.h"
 
@@ -246,7 +247,15 @@ void sim_compute_group_done(const sim_ev *ev) {
         }
         k->nblocks = k->next_block;
     } else if (k->body && !sim_sched_device_failed()) {
-        k->body(k->args, gr->b0, gr->b1);
+        if (k->body_views) {
+            k->body(k->args, gr->b0, gr->b1);
+        } else {
+            /* A body that uses the program's device addresses: device memory is
+             * accessible to the host for as long as it runs. */
+            sim_mem_program_view_open();
+            k->body(k->args, gr->b0, gr->b1);
+            sim_mem_program_view_close();
+        }
     }
     k->done_blocks += gr->b1 - gr->b0;
     group_free(gr);

@@ -38,10 +38,12 @@ static void device_memory_body(const void *args, uint32_t b0, uint32_t b1) {
     uint64_t end = (uint64_t)b1 * a->chunk;
     if (end > a->bytes) end = a->bytes;
     if (begin >= end) return;
+    /* In the simulator's view: the program's view of device memory is inaccessible. */
+    unsigned char *dst = sim_mem_view(a->dst + begin);
     if (a->src)
-        memmove(a->dst + begin, a->src + begin, end - begin);
+        memmove(dst, sim_mem_view(a->src + begin), end - begin);
     else
-        memset(a->dst + begin, a->value, end - begin);
+        memset(dst, a->value, end - begin);
 }
 
 /* Builds the compute op of a memset (src NULL) or device-to-device copy. */
@@ -70,6 +72,7 @@ static sim_op *device_memory_op(const sim_profile *p, void *dst, const void *src
     k->args = k->inline_args;
     memcpy(k->args, &a, sizeof(a));
     k->body = device_memory_body;
+    k->body_views = true;
     k->priority = sim_stream_at(stream)->priority;
     return op;
 }

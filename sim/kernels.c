@@ -116,6 +116,7 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
         return sim_call_end(&call, err);
     }
     k->body = launch->body;
+    k->body_views = launch->body_uses_device_view;
     k->priority = sim_stream_at(si)->priority;
     /* The arguments are copied now, as a launch copies its parameter block. */
     if (launch->args_size <= sizeof(k->inline_args)) {

@@ -1,5 +1,6 @@
-/* sim/memory.c: the allocation table (see memory.h) and cudaMalloc, cudaFree,
- * cudaMallocHost, cudaHostAlloc, cudaFreeHost, cudaHostRegister and cudaHostUnregister. */
+/* sim/memory.c: the allocation table (see memory.h), the translation of device addresses
+ * to the simulator's view, and cudaMalloc, cudaFree, cudaMallocHost, cudaHostAlloc,
+ * cudaFreeHost, cudaHostRegister and cudaHostUnregister. */
 #define _POSIX_C_SOURCE 200809L
 #include "sim/memory.h"
 
@@ -7,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/device_map.h"
 #include "sim/errors.h"
 #include "sim/host_clock.h"
 #include "sim/scheduler.h"
 #include "trace/record/recorder.h"
 
-#define DEVICE_ALIGN 256u
 #define HOST_ALIGN 4096u
 #define MIB (1024.0 * 1024.0)
 
@@ -20,13 +21,15 @@ typedef struct sim_alloc {
     uintptr_t base;
     size_t size;
     sim_mem_kind kind;
-    void *owned; /* what free() releases; NULL for registered user memory */
+    void *owned;        /* pinned: what free() releases; NULL otherwise */
+    sim_device_map map; /* device: its two views (map.program == base) */
 } sim_alloc;
 
 static struct {
     sim_alloc *items; /* sorted by base, non-overlapping */
     size_t count, cap;
     size_t device_bytes;
+    unsigned program_view_open; /* nesting depth of sim_mem_program_view_open */
 } M;
 
 /* Index of the allocation holding addr, or -1. */
@@ -113,10 +116,59 @@ bool sim_mem_device_accessible(const void *addr, size_t bytes) {
     return i >= 0 && within(i, (uintptr_t)addr, bytes);
 }
 
+void *sim_mem_view(const void *addr) {
+    long i = find((uintptr_t)addr);
+    if (i < 0 || M.items[i].kind != SIM_MEM_DEVICE) return (void *)(uintptr_t)addr;
+    const sim_alloc *a = &M.items[i];
+    return a->map.view + ((uintptr_t)addr - a->base);
+}
+
+void *sim_device_view(const void *ptr) { return sim_mem_view(ptr); }
+
+static void protect_all(bool open) {
+    for (size_t i = 0; i < M.count; i++)
+        if (M.items[i].kind == SIM_MEM_DEVICE) sim_device_map_protect(&M.items[i].map, open);
+}
+
+void sim_mem_program_view_open(void) {
+    if (M.program_view_open++ == 0) protect_all(true);
+}
+
+void sim_mem_program_view_close(void) {
+    if (M.program_view_open == 0) return;
+    if (--M.program_view_open == 0) protect_all(false);
+}
+
+/* Async-signal-safe: reads the table only (the program faults outside the simulator, never
+ * while the simulator changes the table). */
+bool sim_device_allocation_of(const void *addr, const void **base, size_t *bytes) {
+    uintptr_t p = (uintptr_t)addr;
+    size_t lo = 0, hi = M.count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (M.items[mid].base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) return false;
+    const sim_alloc *a = &M.items[lo - 1];
+    /* The rest of the last page belongs to the allocation's mapping too. */
+    if (a->kind != SIM_MEM_DEVICE || p - a->base >= a->map.mapped) return false;
+    if (base) *base = (const void *)a->base;
+    if (bytes) *bytes = a->size;
+    return true;
+}
+
 size_t sim_mem_count(void) { return M.count; }
 
+static void release(sim_alloc *a) {
+    if (a->kind == SIM_MEM_DEVICE) sim_device_map_release(&a->map);
+    free(a->owned);
+}
+
 void sim_mem_release_all(void) {
-    for (size_t i = 0; i < M.count; i++) free(M.items[i].owned);
+    for (size_t i = 0; i < M.count; i++) release(&M.items[i]);
     free(M.items);
     memset(&M, 0, sizeof(M));
 }
@@ -136,26 +188,29 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
         return sim_call_end(&call, cudaSuccess);
     }
     size_t total = (size_t)sim_prof()->total_global_mem;
-    if (size > total - M.device_bytes || size > SIZE_MAX - DEVICE_ALIGN) {
+    if (size > total - M.device_bytes || sim_device_map_span(size) == 0) {
         *devPtr = NULL;
         return sim_call_end(&call, cudaErrorMemoryAllocation);
     }
-    size_t padded = round_up(size, DEVICE_ALIGN);
-    void *p = aligned_alloc(DEVICE_ALIGN, padded);
-    if (!p) {
+    /* Page-aligned (cudaMalloc promises 256 bytes), and fresh mappings read as zeros:
+     * deterministic contents. The program's view faults on a host access. */
+    sim_alloc a = {0};
+    if (!sim_device_map_create(size, &a.map)) {
         *devPtr = NULL;
         return sim_call_end(&call, cudaErrorMemoryAllocation);
     }
-    /* Deterministic contents: fresh device memory reads as zeros. */
-    memset(p, 0, padded);
-    sim_alloc a = {(uintptr_t)p, size, SIM_MEM_DEVICE, p};
+    a.base = (uintptr_t)a.map.program;
+    a.size = size;
+    a.kind = SIM_MEM_DEVICE;
     if (!insert(a)) {
-        free(p);
+        sim_device_map_release(&a.map);
         *devPtr = NULL;
         return sim_call_end(&call, cudaErrorMemoryAllocation);
     }
+    /* Allocated from inside an opened program view (not done today): keep it open too. */
+    if (M.program_view_open) sim_device_map_protect(&a.map, true);
     M.device_bytes += size;
-    *devPtr = p;
+    *devPtr = a.map.program;
     return sim_call_end(&call, cudaSuccess);
 }
 
@@ -178,7 +233,7 @@ cudaError_t cudaFree(void *devPtr) {
     implicit_device_sync(&call);
     i = find((uintptr_t)devPtr);
     M.device_bytes -= M.items[i].size;
-    free(M.items[i].owned);
+    release(&M.items[i]);
     remove_at((size_t)i);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }
@@ -205,7 +260,7 @@ static cudaError_t host_alloc(sim_call *call, void **ptr, size_t size, unsigned 
         return cudaErrorMemoryAllocation;
     }
     memset(mem, 0, padded);
-    sim_alloc a = {(uintptr_t)mem, size, SIM_MEM_PINNED, mem};
+    sim_alloc a = {(uintptr_t)mem, size, SIM_MEM_PINNED, mem, {0}};
     if (!insert(a)) {
         free(mem);
         *ptr = NULL;
@@ -240,7 +295,7 @@ cudaError_t cudaFreeHost(void *ptr) {
         return sim_call_end(&call, cudaErrorInvalidValue);
     implicit_device_sync(&call);
     i = find((uintptr_t)ptr);
-    free(M.items[i].owned);
+    release(&M.items[i]);
     remove_at((size_t)i);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }
@@ -263,7 +318,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
         bool registered = i >= 0 && M.items[i].kind == SIM_MEM_REGISTERED;
         return sim_call_end(&call, registered ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue);
     }
-    sim_alloc a = {(uintptr_t)ptr, size, SIM_MEM_REGISTERED, NULL};
+    sim_alloc a = {(uintptr_t)ptr, size, SIM_MEM_REGISTERED, NULL, {0}};
     if (!insert(a)) return sim_call_end(&call, cudaErrorMemoryAllocation);
     return sim_call_end(&call, cudaSuccess);
 }

@@ -1,8 +1,10 @@
 /* sim/memory.h: what the simulator knows about memory. Device allocations (cudaMalloc)
- * are real host memory, 256-byte aligned; page-locked host memory comes from
- * cudaMallocHost / cudaHostAlloc or is registered with cudaHostRegister; anything else is
- * pageable. A sorted table answers "which allocation holds this address" by binary search,
- * so the checks on every copy and launch stay cheap. */
+ * are host memory that the program cannot touch: mapped twice, page-aligned, the
+ * program's view inaccessible and the simulator's view where the bytes are moved
+ * (device_map.h); page-locked host memory comes from cudaMallocHost / cudaHostAlloc or is
+ * registered with cudaHostRegister; anything else is pageable. A sorted table answers
+ * "which allocation holds this address" by binary search, so the checks on every copy and
+ * launch, and the translation of device addresses to the simulator's view, stay cheap. */
 #ifndef STREAMLAB_SIM_MEMORY_H
 #define STREAMLAB_SIM_MEMORY_H
 
@@ -30,6 +32,15 @@ bool sim_mem_range_is(const void *addr, size_t bytes, sim_mem_kind kind);
 /* True when the device can access [addr, addr + bytes): inside one device allocation,
  * or inside one page-locked (mapped) host range. */
 bool sim_mem_device_accessible(const void *addr, size_t bytes);
+/* Where the simulator reads and writes the byte at addr: in the simulator's view when
+ * addr lies in a device allocation, else addr itself (host memory). The same as
+ * sim_device_view (streamlab_sim.h). */
+void *sim_mem_view(const void *addr);
+/* Opens the program's view of every device allocation (readable and writable) until the
+ * matching sim_mem_program_view_close: around a kernel body that uses the program's
+ * device addresses. Calls nest. */
+void sim_mem_program_view_open(void);
+void sim_mem_program_view_close(void);
 /* Allocations live now. */
 size_t sim_mem_count(void);
 /* Frees every allocation and registration (sim_reset, cudaDeviceReset). */

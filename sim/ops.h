@@ -61,6 +61,8 @@ typedef struct sim_kernel_state {
     int32_t priority;
     uint64_t order;       /* dispatch order within a priority */
     bool illegal;         /* touches memory outside every allocation: faults */
+    bool body_views;      /* the body translates device pointers itself (sim_device_view):
+                             no need to open the program's view of device memory */
     bool dispatching;     /* in the dispatcher's list */
 } sim_kernel_state;
 

@@ -12,6 +12,7 @@
 #include "sim/errors.h"
 #include "sim/events.h"
 #include "sim/host_clock.h"
+#include "sim/memory.h"
 #include "sim/perturb.h"
 #include "sim/streams.h"
 #include "trace/record/recorder.h"
@@ -170,11 +171,13 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
     op->end_ns = t;
     switch ((sim_op_kind)op->kind) {
     case SIM_OP_COPY:
-        /* The bytes move when the copy completes (a faulted device moves nothing). */
-        if (!S.failed) memmove(op->u.copy.dst, op->u.copy.src, op->u.copy.bytes);
+        /* The bytes move when the copy completes (a faulted device moves nothing), in the
+         * simulator's view of device memory (the program's is inaccessible). */
+        if (!S.failed) memmove(sim_mem_view(op->u.copy.dst), sim_mem_view(op->u.copy.src), op->u.copy.bytes);
         break;
     case SIM_OP_HOST_COPY:
-        if (!S.failed) memmove(op->u.host_copy.dst, op->u.host_copy.src, op->u.host_copy.bytes);
+        if (!S.failed)
+            memmove(sim_mem_view(op->u.host_copy.dst), sim_mem_view(op->u.host_copy.src), op->u.host_copy.bytes);
         break;
     case SIM_OP_EVENT_RECORD:
         sim_events_record_done(op->u.record.event, op->u.record.gen, t);

@@ -184,7 +184,13 @@ TEST(Child, TheCrashingLabIsReportedWithItsPhase) {
     EXPECT_STREQ(r.s->status, "lab crashed: SIGSEGV in run() of your lab");
     EXPECT_EQ(r.s->bad_lines, 0u) << r.s->first_bad;
     EXPECT_NE(tui_session_latest(r.s, TUI_ROLE_OTHER), nullptr);  // what it did before is kept
-    EXPECT_NE(std::string(tui_textlog_last(r.s->output)).find("crashed with SIGSEGV"), std::string::npos);
+    // The lab's own report is kept: the crash, then the line it happened at.
+    size_t n = tui_textlog_count(r.s->output);
+    ASSERT_GE(n, 2u);
+    EXPECT_NE(std::string(tui_textlog_line(r.s->output, n - 2)).find("crashed with SIGSEGV"), std::string::npos);
+    EXPECT_NE(std::string(tui_textlog_last(r.s->output)).find("  at labs/03_double_buffer/testdata/variants.c:"),
+              std::string::npos)
+        << tui_textlog_last(r.s->output);
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
  * hands the simulator a sim_kernel_launch: the kernel's name and shape, its cost per block
  * (cost.h, copied into the simulator's struct), the memory it reads and writes (access.h)
  * and a CPU body (cpu/cpu.h) that the simulator runs for each range of blocks at the
- * virtual time those blocks finish. The simulator records the launch for the timeline and
- * the race checker itself. */
+ * virtual time those blocks finish. The program cannot touch device memory from the host,
+ * so each body hands the CPU code the simulator's view of its pointers (sim_device_view).
+ * The simulator records the launch for the timeline and the race checker itself. */
 #include <string.h>
 
 #include <streamlab_sim.h>
@@ -41,6 +42,7 @@ static sim_kernel_launch launch_of(kernels_id id, uint32_t blocks, uint32_t thre
     l.block.x = threads;
     l.block.y = l.block.z = 1;
     l.cost = sim_cost(cost);
+    l.body_uses_device_view = true;
     return l;
 }
 
@@ -55,7 +57,8 @@ typedef struct process_args {
 
 static void process_body(const void *args, uint32_t block_begin, uint32_t block_end) {
     const process_args *a = args;
-    kernels_cpu_process_affine(a->out, a->in, a->n, a->map, block_begin, block_end);
+    kernels_cpu_process_affine(sim_device_view(a->out), sim_device_view(a->in), a->n, a->map, block_begin,
+                               block_end);
 }
 
 cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
@@ -81,7 +84,7 @@ typedef struct spin_args {
 
 static void spin_body(const void *args, uint32_t block_begin, uint32_t block_end) {
     const spin_args *a = args;
-    kernels_cpu_spin(a->marks, a->mark, block_begin, block_end);
+    kernels_cpu_spin(sim_device_view(a->marks), a->mark, block_begin, block_end);
 }
 
 cudaError_t kernels_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uint64_t duration_ns, uint32_t mark,
@@ -107,7 +110,7 @@ typedef struct checksum_args {
 
 static void checksum_body(const void *args, uint32_t block_begin, uint32_t block_end) {
     const checksum_args *a = args;
-    kernels_cpu_checksum(a->sum, a->in, a->n, block_begin, block_end);
+    kernels_cpu_checksum(sim_device_view(a->sum), sim_device_view(a->in), a->n, block_begin, block_end);
 }
 
 cudaError_t kernels_checksum(uint64_t *sum, const uint32_t *in, size_t n, cudaStream_t stream) {

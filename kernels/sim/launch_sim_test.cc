@@ -1,7 +1,8 @@
 // kernels/sim/launch_sim_test.cc: kernels.h on the simulated GPU gives the CPU oracle's
 // results, takes simulated time that grows with the work described by cost.c, records
 // each launch with its memory ranges, launches on the legacy stream for stream 0 whatever
-// the caller's default-stream mode, and refuses bad arguments as the GPU build does.
+// the caller's default-stream mode, refuses bad arguments as the GPU build does, and
+// faults as a GPU does when given pageable host memory (page-locked memory it may use).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -173,6 +174,30 @@ TEST_F(KernelsSim, BadArgumentsAreRefusedBeforeAnythingIsEnqueued) {
     EXPECT_EQ(kernels_process(buf, buf, 0, kernels_process_params{3u, 1u, 1u}, stream), cudaErrorInvalidValue);
     EXPECT_EQ(kernels_spin(buf, 1, 2048, 1000, 0, stream), cudaErrorInvalidConfiguration);
     EXPECT_EQ(cudaStreamQuery(stream), cudaSuccess);
+}
+
+// A kernel given malloc'd host memory: the launch succeeds, the kernel faults, and the
+// next synchronising call reports cudaErrorIllegalAddress; nothing is written.
+TEST_F(KernelsSim, PageableHostMemoryGivenToAKernelFaultsAtTheNextSynchronisation) {
+    const size_t n = 4096;
+    std::vector<uint32_t> in(n, 5), out(n, 9);
+    EXPECT_EQ(kernels_process(out.data(), in.data(), n, kernels_process_params{3u, 1u, 1u}, stream), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaErrorIllegalAddress);
+    for (uint32_t v : out) ASSERT_EQ(v, 9u);
+}
+
+// Registered (page-locked, mapped) host memory is the device's to use.
+TEST_F(KernelsSim, RegisteredHostMemoryGivenToAKernelIsUsed) {
+    const size_t n = 4096;
+    std::vector<uint32_t> in(n), out(n, 9), expect(n);
+    for (size_t i = 0; i < n; i++) in[i] = static_cast<uint32_t>(i * 40503u);
+    kernels_process_params p{3u, 1u, 1u};
+    kernels_oracle_process(expect.data(), in.data(), n, p);
+    ASSERT_EQ(cudaHostRegister(in.data(), n * 4, cudaHostRegisterDefault), cudaSuccess);
+    ASSERT_EQ(cudaHostRegister(out.data(), n * 4, cudaHostRegisterDefault), cudaSuccess);
+    EXPECT_EQ(kernels_process(out.data(), in.data(), n, p, stream), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(out, expect);
 }
 
 }  // namespace

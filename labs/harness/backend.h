@@ -1,6 +1,6 @@
 /* labs/harness/backend.h: what differs between the real-GPU and the simulated build of a
- * lab: the clock runs are timed with, start-up, device naming, schedule perturbation and
- * making device times known. backend_gpu.c and backend_sim.c implement it; a lab binary
+ * lab: the clock runs are timed with, start-up, device naming, schedule perturbation,
+ * making device times known, and which device allocation an address is in. backend_gpu.c and backend_sim.c implement it; a lab binary
  * links one of them. */
 #ifndef STREAMLAB_LAB_BACKEND_H
 #define STREAMLAB_LAB_BACKEND_H
@@ -41,6 +41,10 @@ bool lab_backend_can_perturb(void);
 void lab_backend_perturb(uint64_t seed, double amount);
 /* A harness phase begins or ends (NVTX ranges on a GPU). name must stay valid. */
 void lab_backend_phase(const char *name, bool begin);
+/* Whether addr lies in a device allocation (cudaMalloc) of the program, with where it
+ * starts and the bytes asked for: what a crash report says of a faulting address.
+ * Async-signal-safe. */
+bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes);
 /* Makes every device time known to the recorder (flushes CUPTI on a GPU). */
 void lab_backend_flush(void);
 /* Stops what lab_backend_init started. */

@@ -8,6 +8,7 @@
 
 #include "labs/harness/backend.h"
 #include "labs/harness/ctx.h"
+#include "trace/gpu/allocations.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/nvtx.h"
 
@@ -72,6 +73,10 @@ void lab_backend_phase(const char *name, bool begin) {
 }
 
 void lab_backend_name_stream(cudaStream_t stream, const char *name) { trace_gpu_name_stream(stream, name); }
+
+bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes) {
+    return trace_gpu_device_allocation_of((const void *)addr, base, bytes);
+}
 
 void lab_backend_flush(void) { trace_gpu_flush(); }
 

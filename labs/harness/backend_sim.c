@@ -58,6 +58,10 @@ void lab_backend_phase(const char *name, bool begin) {
 
 void lab_backend_name_stream(cudaStream_t stream, const char *name) { trace_stream_set_name(stream, name); }
 
+bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes) {
+    return sim_device_allocation_of((const void *)addr, base, bytes);
+}
+
 void lab_backend_flush(void) {}
 
 void lab_backend_shutdown(void) {}

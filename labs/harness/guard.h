@@ -5,8 +5,12 @@
  * baseline). A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT), the timeout
  * (SIGALRM) or a call to exit() before the harness finished prints which phase it was,
  * writes one prepared line to the live event stream, and ends the process with exit
- * status 2. Everything the handler writes is prepared before, so it only calls write(2)
- * and _exit(2). */
+ * status 2. A SIGSEGV or SIGBUS at an address inside a cudaMalloc'd buffer (the backend
+ * knows them: backend.h) is reported as what it is, a host access to device memory, with
+ * the buffer and what to do instead. After the report, a crash names the source line
+ * where it happened when it can (source_line.h; a timeout, when the line is known).
+ * The handler only does what is async-signal-safe: its messages are prepared or built
+ * without stdio, and the line lookup forks and execs addr2line. */
 #ifndef STREAMLAB_LAB_GUARD_H
 #define STREAMLAB_LAB_GUARD_H
 

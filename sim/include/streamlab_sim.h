@@ -5,12 +5,17 @@
  * description (how long a block holds its SM slot on the current profile) and the memory
  * ranges it reads and writes (for the race checker and for validation).
  *
+ * Device memory: cudaMalloc'd memory is inaccessible to the program's host code, as on a
+ * GPU (a host read or write through a device pointer faults with SIGSEGV); the simulator
+ * moves its bytes through a view of its own, which kernel bodies may use too.
+ *
  * The rest: the virtual host clock, device profiles, schedule perturbation (to make
  * latent races show) and a full reset. Programs built against the real CUDA runtime never
  * include this file; kernels/ and the lab harness use it in their simulator variants. */
 #ifndef STREAMLAB_SIM_H
 #define STREAMLAB_SIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +54,12 @@ typedef struct sim_kernel_launch {
     dim3 block;
     size_t shared_bytes;       /* dynamic shared memory per block */
     sim_kernel_body body;      /* NULL: the kernel does no work on data */
+    /* false: the body reads and writes device memory at the program's addresses, and the
+     * simulator makes device memory accessible to the host while it runs (two mprotect
+     * calls per device allocation and block group: fine for tests, slow in bulk).
+     * true: the body passes every device pointer through sim_device_view itself, and
+     * device memory stays inaccessible to the host throughout (kernels/sim does this). */
+    bool body_uses_device_view;
     const void *args;          /* copied (args_size bytes) when the kernel is enqueued */
     size_t args_size;
     sim_kernel_cost cost;
@@ -73,6 +84,20 @@ cudaError_t sim_launch_kernel_ptsz(const sim_kernel_launch *launch, cudaStream_t
 #if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define sim_launch_kernel sim_launch_kernel_ptsz
 #endif
+
+/* ---- device memory ------------------------------------------------------------------- */
+
+/* Each cudaMalloc allocation is mapped twice: at the address cudaMalloc returns (the
+ * program's view, PROT_NONE: a host access faults, as on a GPU) and at a second address
+ * (the simulator's view), where copies, memsets and kernel bodies read and write the same
+ * bytes. sim_device_view(p) is where the byte at device address p lies in the simulator's
+ * view; any other pointer (host memory, NULL) comes back as it is. For kernel bodies
+ * (body_uses_device_view); host code must copy device memory with cudaMemcpy instead. */
+void *sim_device_view(const void *ptr);
+/* True when addr lies in the program's view of a live device allocation (its bytes, or
+ * the rest of its last page), with where the allocation starts and the bytes cudaMalloc
+ * was asked for. Async-signal-safe: a crash handler may ask what a faulting address was. */
+bool sim_device_allocation_of(const void *addr, const void **base, size_t *bytes);
 
 /* ---- the virtual host clock --------------------------------------------------------- */
 

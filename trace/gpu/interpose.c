@@ -14,7 +14,8 @@
  *   - each call puts one span on the host lane: its sync record when it has one, else an
  *     API span (trace_record_api).
  * With no sink installed (trace_active() false) a wrapper only registers handles and
- * allocations and calls the runtime. Copies are classified from the allocations seen
+ * allocations and calls the runtime. The device allocations seen also answer
+ * allocations.h (what a crash handler asks of a faulting address). Copies are classified from the allocations seen
  * (mem_cache.h), so that a copy between known buffers costs no driver query.
  * Code compiled for per-thread default streams (CUDA_API_PER_THREAD_DEFAULT_STREAM, nvcc
  * --default-stream per-thread) calls the _ptds/_ptsz entry points instead: each of those is
@@ -29,6 +30,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "trace/gpu/allocations.h"
 #include "trace/gpu/classify.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/host_fn.h"
@@ -72,6 +74,21 @@ static void cache_clear(void) {
     pthread_mutex_lock(&cache_lock);
     if (cache) trace_gpu_mem_cache_clear(cache);
     pthread_mutex_unlock(&cache_lock);
+}
+
+bool trace_gpu_device_allocation_of(const void *addr, const void **base, size_t *bytes) {
+    /* Only tried: the caller may be a signal handler that interrupted this thread (or
+     * another) inside the lock. */
+    if (pthread_mutex_trylock(&cache_lock) != 0) return false;
+    trace_gpu_mem kind = TRACE_GPU_MEM_PAGEABLE;
+    const void *start = NULL;
+    uint64_t size = 0;
+    bool found = cache && trace_gpu_mem_cache_find(cache, addr, &kind, &start, &size);
+    pthread_mutex_unlock(&cache_lock);
+    if (!found || kind != TRACE_GPU_MEM_DEVICE) return false;
+    if (base) *base = start;
+    if (bytes) *bytes = (size_t)size;
+    return true;
 }
 
 /* What ptr points at: from the allocations seen, else from the runtime. An unknown pointer

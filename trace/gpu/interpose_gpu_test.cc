@@ -2,9 +2,15 @@
 // interposer and are recorded as the recorder contract says (streams, events, copies with
 // direction, pinning and ranges, documented host waits, one host-lane span per call), also
 // when they were compiled for per-thread default streams (per_thread_calls.c), and the
-// collector delivers consistent device times in CUPTI mode and in event mode.
+// collector delivers consistent device times in CUPTI mode and in event mode. The
+// device allocations seen answer which buffer an address is in, and a host read of one
+// faults there (what the lab harness's crash report relies on).
 // Tests that need a device skip themselves where there is none.
 #include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,6 +23,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
+#include "trace/gpu/allocations.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/nvtx.h"
 #include "trace/gpu/per_thread_calls.h"
@@ -423,6 +430,57 @@ TEST_F(Interpose, RegisteringAndUnregisteringHostMemoryChangesHowCopiesAreClassi
     ASSERT_EQ(copies.size(), 2u);
     EXPECT_TRUE(copies[0].pinned);
     EXPECT_FALSE(copies[1].pinned);
+}
+
+TEST_F(Interpose, DeviceAllocationsAreFoundWithTheirStartAndSize) {
+    unsigned char *d = static_cast<unsigned char *>(dev(1000));
+    void *p = pinned(4096);
+    std::vector<char> host(16);
+    const void *base = nullptr;
+    size_t bytes = 0;
+    ASSERT_TRUE(trace_gpu_device_allocation_of(d + 999, &base, &bytes));
+    EXPECT_EQ(base, d);
+    EXPECT_EQ(bytes, 1000u);
+    EXPECT_FALSE(trace_gpu_device_allocation_of(p, nullptr, nullptr)) << "pinned host memory";
+    EXPECT_FALSE(trace_gpu_device_allocation_of(host.data(), nullptr, nullptr));
+    void *gone = nullptr;
+    CUDA_OK(cudaMalloc(&gone, 64));
+    CUDA_OK(cudaFree(gone));
+    EXPECT_FALSE(trace_gpu_device_allocation_of(gone, nullptr, nullptr)) << "freed";
+}
+
+volatile uintptr_t g_expected_fault = 0;
+
+void OnSegv(int, siginfo_t *info, void *) {
+    _exit(reinterpret_cast<uintptr_t>(info->si_addr) == g_expected_fault ? 42 : 43);
+}
+
+// The hardware behaviour the simulator copies: a host read through a device pointer
+// faults with SIGSEGV at that address (a system whose CPU may read GPU memory, should there
+// be one, is skipped).
+TEST_F(Interpose, AHostReadOfDeviceMemoryFaultsAtThatAddress) {
+    unsigned char *d = static_cast<unsigned char *>(dev(1 << 20));
+    CUDA_OK(cudaMemset(d, 7, 1 << 20));
+    CUDA_OK(cudaDeviceSynchronize());
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        g_expected_fault = reinterpret_cast<uintptr_t>(d + 4096);
+        struct sigaction sa;
+        std::memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = OnSegv;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, nullptr);
+        sigaction(SIGBUS, &sa, nullptr);
+        volatile unsigned char v = *reinterpret_cast<volatile unsigned char *>(d + 4096);
+        _exit(v == 7 ? 44 : 45);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+    if (WEXITSTATUS(status) == 44) GTEST_SKIP() << "this system lets the host read device memory";
+    EXPECT_EQ(WEXITSTATUS(status), 42) << "42: SIGSEGV/SIGBUS at the device address; 43: elsewhere";
 }
 
 TEST_F(Interpose, EndTurnsTimingOff) {

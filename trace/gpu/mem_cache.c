@@ -56,12 +56,19 @@ void trace_gpu_mem_cache_remove(trace_gpu_mem_cache *c, const void *base) {
 
 void trace_gpu_mem_cache_clear(trace_gpu_mem_cache *c) { trace_imap_clear(&c->map); }
 
-bool trace_gpu_mem_cache_lookup(const trace_gpu_mem_cache *c, const void *ptr, trace_gpu_mem *kind) {
+bool trace_gpu_mem_cache_find(const trace_gpu_mem_cache *c, const void *ptr, trace_gpu_mem *kind, const void **base,
+                              uint64_t *bytes) {
     size_t i = segment_of(&c->map, (uint64_t)(uintptr_t)ptr);
     if (i == trace_imap_count(&c->map)) return false;
     const alloc_val *v = trace_imap_val(&c->map, i);
-    *kind = (trace_gpu_mem)v->kind;
+    if (kind) *kind = (trace_gpu_mem)v->kind;
+    if (base) *base = (const void *)(uintptr_t)v->base;
+    if (bytes) *bytes = trace_imap_hi(&c->map, i) - v->base;
     return true;
+}
+
+bool trace_gpu_mem_cache_lookup(const trace_gpu_mem_cache *c, const void *ptr, trace_gpu_mem *kind) {
+    return trace_gpu_mem_cache_find(c, ptr, kind, NULL, NULL);
 }
 
 uint64_t trace_gpu_mem_cache_count(const trace_gpu_mem_cache *c) { return trace_imap_count(&c->map); }

@@ -36,6 +36,11 @@ void trace_gpu_mem_cache_clear(trace_gpu_mem_cache *c);
 
 /* True, with *kind, when ptr lies in a known allocation. */
 bool trace_gpu_mem_cache_lookup(const trace_gpu_mem_cache *c, const void *ptr, trace_gpu_mem *kind);
+/* The same, also with where the allocation starts and the bytes it still holds (those of
+ * its base up to its end, less any part a later allocation replaced). kind, base and
+ * bytes may be NULL. Reads only: safe in a signal handler while nothing changes c. */
+bool trace_gpu_mem_cache_find(const trace_gpu_mem_cache *c, const void *ptr, trace_gpu_mem *kind, const void **base,
+                              uint64_t *bytes);
 
 /* Allocations known. */
 uint64_t trace_gpu_mem_cache_count(const trace_gpu_mem_cache *c);

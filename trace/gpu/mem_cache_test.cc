@@ -1,5 +1,6 @@
 // trace/gpu/mem_cache_test.cc: the interposer's allocation cache answers for pointers into
-// known allocations, forgets freed ones (and only them), and knows nothing else.
+// known allocations, with where each starts and how big it is (what a crash report says of
+// a faulting address), forgets freed ones (and only them), and knows nothing else.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -55,6 +56,22 @@ TEST_F(MemCache, AFreeOfAPointerIntoAnAllocationFreesNothing) {
     trace_gpu_mem_cache_remove(c, at(0x9000));
     trace_gpu_mem k;
     EXPECT_TRUE(kind_of(0x2010, &k));
+}
+
+TEST_F(MemCache, AnAllocationIsFoundWithItsStartAndSize) {
+    trace_gpu_mem_cache_add(c, at(0x7000), 0x1000, TRACE_GPU_MEM_DEVICE);
+    trace_gpu_mem_cache_add(c, at(0x8000), 0x40, TRACE_GPU_MEM_DEVICE);  // adjacent, never merged
+    trace_gpu_mem k = TRACE_GPU_MEM_PAGEABLE;
+    const void *base = nullptr;
+    uint64_t bytes = 0;
+    ASSERT_TRUE(trace_gpu_mem_cache_find(c, at(0x7abc), &k, &base, &bytes));
+    EXPECT_EQ(k, TRACE_GPU_MEM_DEVICE);
+    EXPECT_EQ(base, at(0x7000));
+    EXPECT_EQ(bytes, 0x1000u);
+    ASSERT_TRUE(trace_gpu_mem_cache_find(c, at(0x8000), nullptr, &base, &bytes));
+    EXPECT_EQ(base, at(0x8000));
+    EXPECT_EQ(bytes, 0x40u);
+    EXPECT_FALSE(trace_gpu_mem_cache_find(c, at(0x8040), nullptr, nullptr, nullptr));
 }
 
 TEST_F(MemCache, ANewAllocationReplacesWhatItOverlaps) {

@@ -23,6 +23,9 @@
  *                            own, with nothing between them: the kernel can read the input
  *                            buffer before the copy has filled it (read-after-write)
  *   LAB_VARIANT_CRASH        dereferences a bad pointer on the host in run() (SIGSEGV)
+ *   LAB_VARIANT_HOST_TOUCHES_DEVICE  after its pipeline, run() reads one element of a device
+ *                            buffer on the host (SIGSEGV, on a GPU as on the simulator);
+ *                            lab03_test finds the statement by its comment
  *   LAB_VARIANT_HANG         run() never returns
  *   LAB_VARIANT_EXIT_EARLY   calls exit(0) in run()
  *   LAB_VARIANT_SETUP_FAILS  setup() asks for an impossible allocation */
@@ -133,6 +136,9 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_CRASH)
     volatile uint32_t *nowhere = (volatile uint32_t *)(uintptr_t)16;
     return (int)*nowhere;
+#elif defined(LAB_VARIANT_HOST_TOUCHES_DEVICE)
+    /* "Is the first result there?", asked of the device buffer instead of the output. */
+    return d_out[0][0] == 0xdeadbeefu; /* host reads device memory */
 #elif defined(LAB_VARIANT_EXIT_EARLY)
     exit(0);
 #else

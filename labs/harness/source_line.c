@@ -1,0 +1,195 @@
+/* labs/harness/source_line.c: code address to source line with addr2line, from a signal
+ * handler (see source_line.h). */
+#define _GNU_SOURCE
+#include "labs/harness/source_line.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "labs/harness/sig_text.h"
+
+#define MAX_SEGMENTS 8
+#define ADDR2LINE_LIMIT_S 10 /* addr2line is stopped (SIGALRM) after this long */
+
+static struct {
+    bool prepared;
+    bool no_subprocess;
+    char binary[4096];
+    char addr2line[4096];
+    uintptr_t bias; /* where the binary is loaded, less its link-time addresses */
+    struct {
+        uintptr_t lo, hi; /* run-time addresses of an executable segment */
+    } seg[MAX_SEGMENTS];
+    size_t n_seg;
+} L;
+
+/* The first object dl_iterate_phdr reports is the program itself. */
+static int take_program(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    (void)data;
+    L.bias = (uintptr_t)info->dlpi_addr;
+    for (int i = 0; i < info->dlpi_phnum && L.n_seg < MAX_SEGMENTS; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        L.seg[L.n_seg].lo = L.bias + ph->p_vaddr;
+        L.seg[L.n_seg].hi = L.bias + ph->p_vaddr + ph->p_memsz;
+        L.n_seg++;
+    }
+    return 1; /* stop: only the program */
+}
+
+static void find_addr2line(void) {
+    L.addr2line[0] = '\0';
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/bin:/bin";
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        if (n > 0 && n + sizeof("/addr2line") < sizeof(L.addr2line)) {
+            char cand[sizeof(L.addr2line)];
+            memcpy(cand, path, n);
+            memcpy(cand + n, "/addr2line", sizeof("/addr2line"));
+            if (access(cand, X_OK) == 0) {
+                memcpy(L.addr2line, cand, strlen(cand) + 1);
+                return;
+            }
+        }
+        path += n;
+        if (*path == ':') path++;
+    }
+}
+
+void lab_source_line_prepare(void) {
+    memset(&L, 0, sizeof(L));
+    const char *no = getenv("STREAMLAB_NO_SUBPROCESS");
+    L.no_subprocess = no && *no && strcmp(no, "0") != 0;
+    ssize_t n = readlink("/proc/self/exe", L.binary, sizeof(L.binary) - 1);
+    L.binary[n > 0 ? n : 0] = '\0';
+    dl_iterate_phdr(take_program, NULL);
+    find_addr2line();
+    L.prepared = true;
+}
+
+const char *lab_source_line_binary(void) { return L.binary; }
+
+static bool in_binary(uintptr_t pc) {
+    for (size_t i = 0; i < L.n_seg; i++)
+        if (pc >= L.seg[i].lo && pc < L.seg[i].hi) return true;
+    return false;
+}
+
+/* Reads what addr2line prints into buf (at most cap - 1 bytes), then reaps it. */
+static size_t run_addr2line(char *const argv[], char *buf, size_t cap) {
+    int fds[2];
+    if (pipe(fds) != 0) return 0;
+    /* _Fork: the async-signal-safe fork (no atfork handlers), glibc 2.34 and later. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    pid_t pid = _Fork();
+#else
+    pid_t pid = fork();
+#endif
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return 0;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDOUT_FILENO);
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        /* Nothing else of the lab's: a reader waiting for the end of its event stream
+         * must not wait for addr2line. */
+        for (int fd = STDERR_FILENO + 1; fd < 1024; fd++) close(fd);
+        alarm(ADDR2LINE_LIMIT_S);
+        char *const envp[] = {"LC_ALL=C", NULL};
+        execve(L.addr2line, argv, envp);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t len = 0;
+    while (len + 1 < cap) {
+        ssize_t r = read(fds[0], buf + len, cap - 1 - len);
+        if (r > 0)
+            len += (size_t)r;
+        else if (r == 0 || errno != EINTR)
+            break;
+    }
+    buf[len] = '\0';
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return len;
+}
+
+/* One line of addr2line's answer: "file:line", "file:line (discriminator N)", or "??:0"
+ * / "??:?" / "file:?" for an address it has no line for. Copies a found line to out. */
+static bool take_line(const char *line, size_t n, char *out, size_t out_len) {
+    if (n >= 2 && line[0] == '?' && line[1] == '?') return false;
+    size_t end = 0;
+    while (end < n && line[end] != ' ') end++; /* drops " (discriminator N)" */
+    size_t colon = end;
+    while (colon > 0 && line[colon - 1] != ':') colon--;
+    if (colon == 0 || colon >= end) return false;
+    if (end - colon == 1 && (line[colon] == '0' || line[colon] == '?')) return false;
+    /* Bazel compiles in a sandbox it names /proc/self/cwd: the path after it is the
+     * workspace's. */
+    static const char cwd[] = "/proc/self/cwd/";
+    size_t start = 0;
+    if (end >= sizeof(cwd) - 1 && memcmp(line, cwd, sizeof(cwd) - 1) == 0) start = sizeof(cwd) - 1;
+    lab_sig_text t = lab_sig_text_on(out, out_len);
+    char piece[512];
+    size_t m = end - start < sizeof(piece) - 1 ? end - start : sizeof(piece) - 1;
+    memcpy(piece, line + start, m);
+    piece[m] = '\0';
+    lab_sig_put(&t, piece);
+    return true;
+}
+
+lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, size_t out_len, uintptr_t *offset) {
+    if (out_len) out[0] = '\0';
+    *offset = 0;
+    /* The addresses inside the binary, relative to its load address. */
+    enum { MAX = 16 };
+    char text[MAX][20];
+    char *argv[MAX + 4];
+    size_t argc = 0, k = 0;
+    if (!L.prepared) return LAB_LINE_FAILED;
+    argv[argc++] = "addr2line";
+    argv[argc++] = "-e";
+    argv[argc++] = L.binary;
+    for (size_t i = 0; i < n && k < MAX; i++) {
+        if (!in_binary(pcs[i])) continue;
+        uintptr_t rel = pcs[i] - L.bias;
+        if (k == 0) *offset = rel;
+        lab_sig_text t = lab_sig_text_on(text[k], sizeof(text[k]));
+        lab_sig_put_hex(&t, rel);
+        argv[argc++] = text[k++];
+    }
+    argv[argc] = NULL;
+    if (k == 0) return LAB_LINE_NOT_IN_BINARY;
+    if (L.no_subprocess) return LAB_LINE_NOT_ALLOWED;
+    if (!L.addr2line[0] || !L.binary[0]) return LAB_LINE_NO_TOOL;
+    char answer[8192];
+    size_t len = run_addr2line(argv, answer, sizeof(answer));
+    if (len == 0) return LAB_LINE_FAILED;
+    const char *line = answer;
+    while (*line) {
+        const char *nl = strchr(line, '\n');
+        size_t m = nl ? (size_t)(nl - line) : strlen(line);
+        if (take_line(line, m, out, out_len)) return LAB_LINE_FOUND;
+        if (!nl) break;
+        line = nl + 1;
+    }
+    return LAB_LINE_NO_INFO;
+}
