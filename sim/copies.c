@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "sim/copies.h"
-#include "sim/copy_engine.h"
+#include "sim/core/copy_engine.h"
 #include "sim/errors.h"
-#include "sim/host_clock.h"
+#include "sim/call.h"
 #include "sim/kernels.h"
 #include "sim/memory.h"
-#include "sim/scheduler.h"
+#include "sim/core/scheduler.h"
 #include "sim/streams.h"
 #include "trace/record/copy_rules.h"
 #include "trace/record/recorder.h"

@@ -1,11 +1,11 @@
-/* sim/errors.c: cudaGetErrorString / cudaGetErrorName with the CUDA 13 runtime's own
- * names and texts (read from that runtime, error by error), and the last/sticky error
- * state (see errors.h). */
+/* sim/errors.c: the CUDA 13 runtime's own names and texts of its errors (read from that
+ * runtime, error by error), and the last/sticky error state (see errors.h). The calls
+ * that read them are in error_calls.c. */
 #include "sim/errors.h"
 
 #include <stddef.h>
 
-#include "sim/host_clock.h"
+#include "sim/core/fault.h"
 
 typedef struct error_text {
     cudaError_t code;
@@ -156,57 +156,55 @@ static const error_text *lookup(cudaError_t err) {
     return NULL;
 }
 
-const char *cudaGetErrorString(cudaError_t error) {
-    const error_text *e = lookup(error);
-    return e ? e->text : "unrecognized error code";
-}
-
-const char *cudaGetErrorName(cudaError_t error) {
-    const error_text *e = lookup(error);
-    return e ? e->name : "unrecognized error code";
-}
-
 static cudaError_t g_last = cudaSuccess;
 static cudaError_t g_sticky = cudaSuccess;
 
+/* The device's fault (sim/core/fault.h) as the runtime's sticky error: raised while the
+ * device was simulated, it becomes the sticky error and the last error the first time the
+ * API looks, which is before any later call returns. */
+static void take_fault(void) {
+    if (g_sticky != cudaSuccess) return;
+    switch (sim_fault_current()) {
+    case SIM_FAULT_NONE: return;
+    case SIM_FAULT_ILLEGAL_ADDRESS: g_sticky = cudaErrorIllegalAddress; break;
+    }
+    g_last = g_sticky;
+}
+
 void sim_error_record(cudaError_t err) {
+    take_fault();
     if (err != cudaSuccess && err != cudaErrorNotReady) g_last = err;
 }
 
-void sim_error_set_sticky(cudaError_t err) {
-    if (g_sticky == cudaSuccess) g_sticky = err;
-    g_last = err;
+cudaError_t sim_error_sticky(void) {
+    take_fault();
+    return g_sticky;
 }
 
-cudaError_t sim_error_sticky(void) { return g_sticky; }
-
-cudaError_t sim_error_sticky_or(cudaError_t err) { return g_sticky != cudaSuccess ? g_sticky : err; }
+cudaError_t sim_error_sticky_or(cudaError_t err) {
+    take_fault();
+    return g_sticky != cudaSuccess ? g_sticky : err;
+}
 
 void sim_error_clear(void) {
     g_last = cudaSuccess;
     g_sticky = cudaSuccess;
+    sim_fault_clear();
 }
 
-/* The last error is a per-thread slot, apart from the context's sticky error: after a
- * fault every call fails (and records the fault), but cudaGetLastError still clears the
- * slot, as the CUDA 13 runtime does (sim/conformance). */
-cudaError_t cudaGetLastError(void) {
-    sim_call call;
-    cudaError_t err = sim_call_begin(&call, "cudaGetLastError", SIM_CALL_NO_STICKY);
-    if (err != cudaSuccess) return sim_call_end(&call, err);
-    sim_host_charge(sim_host_cost_api_min());
+cudaError_t sim_error_last(bool clear) {
+    take_fault();
     cudaError_t last = g_last;
-    g_last = cudaSuccess;
-    sim_call_end(&call, cudaSuccess);
+    if (clear) g_last = cudaSuccess;
     return last;
 }
 
-cudaError_t cudaPeekAtLastError(void) {
-    sim_call call;
-    cudaError_t err = sim_call_begin(&call, "cudaPeekAtLastError", SIM_CALL_NO_STICKY);
-    if (err != cudaSuccess) return sim_call_end(&call, err);
-    sim_host_charge(sim_host_cost_api_min());
-    cudaError_t last = g_last;
-    sim_call_end(&call, cudaSuccess);
-    return last;
+const char *sim_error_name(cudaError_t err) {
+    const error_text *e = lookup(err);
+    return e ? e->name : NULL;
+}
+
+const char *sim_error_text(cudaError_t err) {
+    const error_text *e = lookup(err);
+    return e ? e->text : NULL;
 }

@@ -1,4 +1,5 @@
-/* sim/events.c: the event table (see events.h) and cudaEventCreate*, cudaEventRecord,
+/* sim/events.c: event handles (an entry of sim/core/events.h's table and its reset
+ * generation, never an address) and cudaEventCreate*, cudaEventRecord,
  * cudaEventQuery, cudaEventSynchronize, cudaEventElapsedTime, cudaEventDestroy and
  * cudaStreamWaitEvent. */
 #include "sim/events.h"
@@ -7,69 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/call.h"
+#include "sim/core/ops.h"
+#include "sim/core/scheduler.h"
 #include "sim/errors.h"
-#include "sim/host_clock.h"
-#include "sim/ops.h"
-#include "sim/scheduler.h"
 #include "sim/streams.h"
 #include "trace/record/recorder.h"
 
 #define HANDLE_TAG 0x5e5e000000000000ull
 #define HANDLE_TAG_MASK 0xffff000000000000ull
 
-typedef struct sim_event {
-    cudaEvent_t handle;
-    unsigned flags;
-    bool live;
-    bool recorded;     /* cudaEventRecord was called at least once */
-    uint32_t stream;   /* of the latest record */
-    uint64_t seq;      /* the latest record's op number in that stream */
-    uint64_t gen;      /* how many records so far */
-    bool stamped;      /* the latest record completed: time_ns is its timestamp */
-    uint64_t time_ns;
-} sim_event;
-
-static struct {
-    sim_event *items;
-    uint32_t count, cap;
-    uint32_t generation;
-} E;
-
-void sim_events_reset(bool notify) {
-    if (notify)
-        for (uint32_t i = 0; i < E.count; i++)
-            if (E.items[i].live) trace_event_destroyed(E.items[i].handle);
-    E.count = 0;
-    E.generation++;
-}
-
-size_t sim_events_live(void) {
-    size_t n = 0;
-    for (uint32_t i = 0; i < E.count; i++) n += E.items[i].live;
-    return n;
-}
-
-void sim_events_record_done(uint32_t event, uint64_t gen, uint64_t t) {
-    if (event >= E.count) return;
-    sim_event *e = &E.items[event];
-    if (!e->live || e->gen != gen) return; /* destroyed, or recorded again since */
-    e->stamped = true;
-    e->time_ns = t;
-}
-
 static bool resolve(cudaEvent_t handle, uint32_t *index) {
     uint64_t v = (uint64_t)(uintptr_t)handle;
     if ((v & HANDLE_TAG_MASK) != HANDLE_TAG || (v & 0xf)) return false;
-    if (((v >> 32) & 0xffffu) != (E.generation & 0xffffu)) return false;
+    if (((v >> 32) & 0xffffu) != (sim_events_generation() & 0xffffu)) return false;
     uint64_t i = (v & 0xffffffffull) >> 4;
-    if (i >= E.count || !E.items[i].live) return false;
+    if (i >= sim_events_count() || !sim_event_at((uint32_t)i)->live) return false;
     *index = (uint32_t)i;
     return true;
-}
-
-/* The latest record has completed (an event never recorded counts as complete). */
-static bool complete(const sim_event *e) {
-    return !e->recorded || sim_stream_at(e->stream)->done_seq >= e->seq;
 }
 
 /* ---- the runtime calls -------------------------------------------------------------- */
@@ -84,23 +40,15 @@ static cudaError_t create(const char *name, cudaEvent_t *event, unsigned flags) 
     /* An interprocess event must not record timing data. */
     if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming))
         return sim_call_end(&call, cudaErrorInvalidValue);
-    if (E.count >= (1u << 27)) return sim_call_end(&call, cudaErrorMemoryAllocation);
-    if (E.count == E.cap) {
-        uint32_t ncap = E.cap ? E.cap * 2 : 16;
-        sim_event *n = realloc(E.items, ncap * sizeof(sim_event));
-        if (!n) return sim_call_end(&call, cudaErrorMemoryAllocation);
-        E.items = n;
-        E.cap = ncap;
-    }
-    uint32_t i = E.count++;
-    sim_event *e = &E.items[i];
-    memset(e, 0, sizeof(*e));
-    uint64_t v = HANDLE_TAG | ((uint64_t)(E.generation & 0xffffu) << 32) | ((uint64_t)i << 4);
-    e->handle = (cudaEvent_t)(uintptr_t)v;
-    e->flags = flags;
-    e->live = true;
-    trace_event_created(e->handle, flags);
-    *event = e->handle;
+    if (sim_events_count() >= (1u << 27)) return sim_call_end(&call, cudaErrorMemoryAllocation);
+    uint32_t i;
+    sim_event *e = sim_events_add(flags, &i);
+    if (!e) return sim_call_end(&call, cudaErrorMemoryAllocation);
+    uint64_t v = HANDLE_TAG | ((uint64_t)(sim_events_generation() & 0xffffu) << 32) | ((uint64_t)i << 4);
+    cudaEvent_t handle = (cudaEvent_t)(uintptr_t)v;
+    e->handle = handle;
+    trace_event_created(handle, flags);
+    *event = handle;
     return sim_call_end(&call, cudaSuccess);
 }
 
@@ -118,7 +66,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
     uint32_t i;
     if (!resolve(event, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     /* A pending record still completes; it just stamps nothing. */
-    E.items[i].live = false;
+    sim_event_at(i)->live = false;
     trace_event_destroyed(event);
     return sim_call_end(&call, cudaSuccess);
 }
@@ -130,11 +78,11 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     uint32_t ei, si;
     bool event_ok = resolve(event, &ei);
     const sim_profile *p = sim_prof();
-    sim_host_charge(event_ok && (E.items[ei].flags & cudaEventDisableTiming) ? p->event_record_no_timing_ns
+    sim_host_charge(event_ok && ((*sim_event_at(ei)).flags & cudaEventDisableTiming) ? p->event_record_no_timing_ns
                                                                               : p->event_record_ns);
     if (!event_ok || !sim_stream_resolve(stream, &si))
         return sim_call_end(&call, cudaErrorInvalidResourceHandle);
-    sim_event *e = &E.items[ei];
+    sim_event *e = sim_event_at(ei);
     sim_op *op = sim_op_new(SIM_OP_EVENT_RECORD);
     op->u.record.event = ei;
     op->u.record.gen = ++e->gen;
@@ -156,7 +104,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     uint32_t i;
     if (!resolve(event, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     sim_sched_advance(sim_host_now());
-    return sim_call_end(&call, complete(&E.items[i]) ? cudaSuccess : cudaErrorNotReady);
+    return sim_call_end(&call, sim_event_complete(sim_event_at(i)) ? cudaSuccess : cudaErrorNotReady);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
@@ -166,7 +114,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     sim_host_charge(sim_prof()->sync_call_ns);
     uint32_t i;
     if (!resolve(event, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
-    const sim_event *e = &E.items[i];
+    const sim_event *e = sim_event_at(i);
     if (e->recorded) sim_sched_wait_seq(e->stream, e->seq);
     trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventSynchronize", call.start_ns, sim_host_now());
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
@@ -181,12 +129,12 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
     if (!ms) return sim_call_end(&call, cudaErrorInvalidValue);
     if (!resolve(start, &a) || !resolve(end, &b)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     sim_sched_advance(sim_host_now());
-    const sim_event *ea = &E.items[a], *eb = &E.items[b];
+    const sim_event *ea = sim_event_at(a), *eb = sim_event_at(b);
     /* As documented: never recorded, or created with cudaEventDisableTiming. */
     if (!ea->recorded || !eb->recorded) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     if ((ea->flags | eb->flags) & cudaEventDisableTiming)
         return sim_call_end(&call, cudaErrorInvalidResourceHandle);
-    if (!complete(ea) || !complete(eb)) return sim_call_end(&call, cudaErrorNotReady);
+    if (!sim_event_complete(ea) || !sim_event_complete(eb)) return sim_call_end(&call, cudaErrorNotReady);
     /* complete() and stamped agree, except for an event destroyed and never stamped,
      * which cannot be resolved here. */
     double diff = (double)eb->time_ns - (double)ea->time_ns;
@@ -204,7 +152,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     if (!sim_stream_resolve(stream, &si) || !resolve(event, &ei))
         return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     if (flags & ~(unsigned)cudaEventWaitExternal) return sim_call_end(&call, cudaErrorInvalidValue);
-    const sim_event *e = &E.items[ei];
+    const sim_event *e = sim_event_at(ei);
     sim_op *op = sim_op_new(SIM_OP_EVENT_WAIT);
     /* It waits for the record as it is now; later records do not change this wait, and
      * an event never recorded makes it wait for nothing. */

@@ -5,9 +5,9 @@
  * runtime may make them fail. */
 #include <string.h>
 
-#include "sim/host_clock.h"
-#include "sim/ops.h"
-#include "sim/scheduler.h"
+#include "sim/call.h"
+#include "sim/core/ops.h"
+#include "sim/core/scheduler.h"
 #include "sim/streams.h"
 #include "trace/record/recorder.h"
 

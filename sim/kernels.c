@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/host_clock.h"
+#include "sim/call.h"
 #include "sim/memory.h"
-#include "sim/scheduler.h"
+#include "sim/core/scheduler.h"
 #include "sim/streams.h"
 #include "trace/record/recorder.h"
 

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "sim/ops.h"
+#include "sim/core/ops.h"
 #include "sim/profile.h"
 #include "streamlab_sim.h"
 

@@ -1,12 +1,10 @@
-/* sim/profile.c: loading, validating and choosing device profiles (see profile.h), and
- * the sim_select_profile / sim_profile_name / sim_profile_names / sim_last_message
- * entry points of streamlab_sim.h. */
+/* sim/profile.c: choosing the device profile (see profile.h): by built-in name or path,
+ * parsed by sim/core/profile.c; and the sim_select_profile / sim_profile_name /
+ * sim_profile_names / sim_last_message entry points of streamlab_sim.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "sim/profile.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,26 +27,6 @@ void sim_set_message(const char *fmt, ...) {
 
 const char *sim_last_message(void) { return g_message; }
 
-/* ---- parsing ------------------------------------------------------------------------ */
-
-typedef struct param_info {
-    const char *section;
-    const char *key;
-    bool integer;
-    double min, max;
-    size_t offset;
-} param_info;
-
-static const param_info k_params[] = {
-#define SIM_PROFILE_INFO(section, key, integer, min, max) \
-    {#section, #key, integer, (double)(min), (double)(max), offsetof(sim_profile, key)},
-    SIM_PROFILE_PARAMS(SIM_PROFILE_INFO)
-#undef SIM_PROFILE_INFO
-};
-static const size_t k_param_count = sizeof(k_params) / sizeof(k_params[0]);
-
-static const char *const k_sections[] = {"device", "copy", "compute", "host"};
-
 static int fail(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t err_size, const char *fmt, ...) {
     va_list ap;
@@ -56,123 +34,6 @@ static int fail(char *err, size_t err_size, const char *fmt, ...) {
     vsnprintf(err, err_size, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-static int copy_string(const cJSON *root, const char *key, char *dst, size_t dst_size,
-                       const char *origin, char *err, size_t err_size) {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
-    if (!cJSON_IsString(item) || item->valuestring[0] == '\0')
-        return fail(err, err_size, "profile %s: \"%s\" must be a non-empty string", origin, key);
-    if (strlen(item->valuestring) >= dst_size)
-        return fail(err, err_size, "profile %s: \"%s\" is longer than %zu characters", origin, key,
-                    dst_size - 1);
-    snprintf(dst, dst_size, "%s", item->valuestring);
-    return 0;
-}
-
-static const param_info *find_param(const char *section, const char *key) {
-    for (size_t i = 0; i < k_param_count; i++)
-        if (!strcmp(k_params[i].section, section) && !strcmp(k_params[i].key, key)) return &k_params[i];
-    return NULL;
-}
-
-static int parse_sections(const cJSON *root, const char *origin, sim_profile *out, char *err,
-                          size_t err_size) {
-    bool seen[sizeof(k_params) / sizeof(k_params[0])] = {false};
-    for (size_t s = 0; s < sizeof(k_sections) / sizeof(k_sections[0]); s++) {
-        const cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, k_sections[s]);
-        if (!cJSON_IsObject(sec))
-            return fail(err, err_size, "profile %s: section \"%s\" is missing or not an object",
-                        origin, k_sections[s]);
-        const cJSON *entry;
-        cJSON_ArrayForEach(entry, sec) {
-            const param_info *p = find_param(k_sections[s], entry->string);
-            if (!p)
-                return fail(err, err_size, "profile %s: unknown parameter \"%s.%s\"", origin,
-                            k_sections[s], entry->string);
-            const cJSON *value = cJSON_GetObjectItemCaseSensitive(entry, "value");
-            const cJSON *source = cJSON_GetObjectItemCaseSensitive(entry, "source");
-            if (!cJSON_IsObject(entry) || !cJSON_IsNumber(value))
-                return fail(err, err_size,
-                            "profile %s: \"%s.%s\" must be {\"value\": number, \"source\": text}",
-                            origin, k_sections[s], entry->string);
-            if (!cJSON_IsString(source) || source->valuestring[0] == '\0')
-                return fail(err, err_size,
-                            "profile %s: \"%s.%s\" has no \"source\" saying where the figure comes from",
-                            origin, k_sections[s], entry->string);
-            double v = value->valuedouble;
-            if (!isfinite(v) || v < p->min || v > p->max)
-                return fail(err, err_size, "profile %s: \"%s.%s\" = %g is outside [%g, %g]", origin,
-                            k_sections[s], entry->string, v, p->min, p->max);
-            if (p->integer && v != floor(v))
-                return fail(err, err_size, "profile %s: \"%s.%s\" = %g must be a whole number",
-                            origin, k_sections[s], entry->string, v);
-            size_t idx = (size_t)(p - k_params);
-            if (seen[idx])
-                return fail(err, err_size, "profile %s: \"%s.%s\" is given twice", origin,
-                            k_sections[s], entry->string);
-            seen[idx] = true;
-            *(double *)((char *)out + p->offset) = v;
-        }
-    }
-    for (size_t i = 0; i < k_param_count; i++)
-        if (!seen[i])
-            return fail(err, err_size, "profile %s: parameter \"%s.%s\" is missing", origin,
-                        k_params[i].section, k_params[i].key);
-    return 0;
-}
-
-/* Checks between parameters that a range check alone cannot make. */
-static int check_consistency(const sim_profile *p, const char *origin, char *err, size_t err_size) {
-    if (p->priority_greatest > p->priority_least)
-        return fail(err, err_size,
-                    "profile %s: priority_greatest (%g) must not exceed priority_least (%g): lower "
-                    "numbers are higher priorities",
-                    origin, p->priority_greatest, p->priority_least);
-    if (p->max_threads_per_block > p->max_threads_per_sm)
-        return fail(err, err_size, "profile %s: max_threads_per_block exceeds max_threads_per_sm",
-                    origin);
-    if (p->shared_mem_per_block > p->shared_mem_per_block_optin ||
-        p->shared_mem_per_block_optin > p->shared_mem_per_sm)
-        return fail(err, err_size,
-                    "profile %s: shared memory limits must satisfy per_block <= per_block_optin <= "
-                    "per_sm",
-                    origin);
-    if (p->regs_per_block > p->regs_per_sm)
-        return fail(err, err_size, "profile %s: regs_per_block exceeds regs_per_sm", origin);
-    return 0;
-}
-
-int sim_profile_parse(const char *json, size_t size, const char *origin, sim_profile *out,
-                      char *err, size_t err_size) {
-    memset(out, 0, sizeof(*out));
-    cJSON *root = cJSON_ParseWithLength(json, size);
-    if (!root) {
-        const char *where = cJSON_GetErrorPtr();
-        long offset = (where && where >= json && where <= json + size) ? (long)(where - json) : -1;
-        return fail(err, err_size, "profile %s: not valid JSON (near byte %ld)", origin, offset);
-    }
-    int rc = -1;
-    if (!cJSON_IsObject(root)) {
-        fail(err, err_size, "profile %s: the top level must be a JSON object", origin);
-        goto done;
-    }
-    if (copy_string(root, "name", out->name, sizeof(out->name), origin, err, err_size)) goto done;
-    if (copy_string(root, "device_name", out->device_name, sizeof(out->device_name), origin, err,
-                    err_size))
-        goto done;
-    const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "source");
-    if (!cJSON_IsString(src) || src->valuestring[0] == '\0') {
-        fail(err, err_size, "profile %s: \"source\" must say where the profile's figures come from",
-             origin);
-        goto done;
-    }
-    if (parse_sections(root, origin, out, err, err_size)) goto done;
-    if (check_consistency(out, origin, err, err_size)) goto done;
-    rc = 0;
-done:
-    cJSON_Delete(root);
-    return rc;
 }
 
 /* ---- choosing ----------------------------------------------------------------------- */

@@ -1,104 +1,17 @@
-/* sim/profile.h: a device profile, the figures that describe one GPU and its host to the
- * simulator (SM resources, copy-engine bandwidths, host-side API costs, ...), loaded from
- * a JSON file of sim/profiles/ embedded in the library, or from a path.
- *
- * A profile file has "name", "device_name", "source" (where its figures come from, in
- * general) and four sections, "device", "copy", "compute" and "host", each mapping every
- * parameter below to {"value": number, "source": "where this figure comes from"}. Every
- * parameter must be present, with a source; unknown keys are errors (they are typos). */
+/* sim/profile.h: which device profile the simulated runtime uses: one of the JSON files of
+ * sim/profiles/ embedded in the library (by name), or a profile file (by path), parsed by
+ * sim/core/profile.h; STREAMLAB_PROFILE or h200 when the program chooses none. */
 #ifndef STREAMLAB_SIM_PROFILE_H
 #define STREAMLAB_SIM_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sim/core/profile.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* X(section, key, integer, min, max): every parameter of a profile. Times are in ns,
- * bandwidths in GB/s (= bytes per ns), sizes in bytes. */
-#define SIM_PROFILE_PARAMS(X)                                                                  \
-    X(device, compute_major, true, 1, 20)                                                     \
-    X(device, compute_minor, true, 0, 9)                                                      \
-    X(device, sm_count, true, 1, 1024)                                                        \
-    X(device, clock_khz, true, 1e4, 1e7)                                                      \
-    X(device, memory_clock_khz, true, 1e4, 1e8)                                               \
-    X(device, memory_bus_width, true, 32, 16384)                                              \
-    X(device, total_global_mem, true, 1 << 20, 1e15)                                          \
-    X(device, total_const_mem, true, 0, 1e9)                                                  \
-    X(device, l2_cache_bytes, true, 0, 1e10)                                                  \
-    X(device, async_engine_count, true, 1, 16)                                                \
-    X(device, warp_size, true, 32, 32)                                                        \
-    X(device, max_threads_per_block, true, 32, 4096)                                          \
-    X(device, max_block_dim_x, true, 1, 4096)                                                 \
-    X(device, max_block_dim_y, true, 1, 4096)                                                 \
-    X(device, max_block_dim_z, true, 1, 4096)                                                 \
-    X(device, max_grid_dim_x, true, 1, 2147483647)                                            \
-    X(device, max_grid_dim_y, true, 1, 2147483647)                                            \
-    X(device, max_grid_dim_z, true, 1, 2147483647)                                            \
-    X(device, max_threads_per_sm, true, 32, 65536)                                            \
-    X(device, max_blocks_per_sm, true, 1, 1024)                                               \
-    X(device, regs_per_sm, true, 1024, 1 << 24)                                               \
-    X(device, regs_per_block, true, 1024, 1 << 24)                                            \
-    X(device, max_regs_per_thread, true, 16, 1024)                                            \
-    X(device, shared_mem_per_sm, true, 0, 1 << 24)                                            \
-    X(device, shared_mem_per_block, true, 0, 1 << 24)                                         \
-    X(device, shared_mem_per_block_optin, true, 0, 1 << 24)                                   \
-    X(device, reserved_shared_mem_per_block, true, 0, 1 << 20)                                \
-    X(device, priority_least, true, -64, 64)                                                  \
-    X(device, priority_greatest, true, -64, 64)                                               \
-    X(copy, h2d_pinned_gbps, false, 1e-3, 1e5)                                                \
-    X(copy, d2h_pinned_gbps, false, 1e-3, 1e5)                                                \
-    X(copy, bidir_total_gbps, false, 1e-3, 2e5)                                               \
-    X(copy, h2d_pageable_gbps, false, 1e-3, 1e5)                                              \
-    X(copy, d2h_pageable_gbps, false, 1e-3, 1e5)                                              \
-    X(copy, h2d_fixed_ns, false, 0, 1e9)                                                      \
-    X(copy, d2h_fixed_ns, false, 0, 1e9)                                                      \
-    X(copy, pageable_fixed_ns, false, 0, 1e9)                                                 \
-    X(compute, sm_fp32_ops_per_ns, false, 1e-3, 1e6)                                          \
-    X(compute, sm_int_ops_per_ns, false, 1e-3, 1e6)                                           \
-    X(compute, op_latency_ns, false, 0, 1e6)                                                  \
-    X(compute, dram_gbps, false, 1e-3, 1e6)                                                   \
-    X(compute, kernel_overhead_ns, false, 0, 1e9)                                             \
-    X(compute, block_overhead_ns, false, 0, 1e9)                                              \
-    X(compute, block_overhead_spread_ns, false, 0, 1e9)                                       \
-    X(compute, sm_classes, true, 1, 1024)                                                     \
-    X(compute, memset_block_bytes, true, 256, 1 << 30)                                        \
-    X(host, submit_latency_ns, false, 0, 1e9)                                                 \
-    X(host, launch_ns, false, 0, 1e9)                                                         \
-    X(host, launch_blocking_extra_ns, false, 0, 1e9)                                          \
-    X(host, memcpy_call_ns, false, 0, 1e9)                                                    \
-    X(host, memcpy_call_ns_per_mib, false, 0, 1e9)                                            \
-    X(host, memset_call_ns, false, 0, 1e9)                                                    \
-    X(host, event_record_ns, false, 0, 1e9)                                                   \
-    X(host, event_record_no_timing_ns, false, 0, 1e9)                                         \
-    X(host, event_create_ns, false, 0, 1e9)                                                   \
-    X(host, event_destroy_ns, false, 0, 1e9)                                                  \
-    X(host, query_ns, false, 0, 1e9)                                                          \
-    X(host, stream_create_ns, false, 0, 1e9)                                                  \
-    X(host, stream_destroy_ns, false, 0, 1e9)                                                 \
-    X(host, stream_wait_event_ns, false, 0, 1e9)                                              \
-    X(host, host_func_call_ns, false, 0, 1e9)                                                 \
-    X(host, host_fn_latency_ns, false, 0, 1e9)                                                \
-    X(host, sync_call_ns, false, 0, 1e9)                                                      \
-    X(host, sync_wake_ns, false, 0, 1e9)                                                      \
-    X(host, malloc_ns, false, 0, 1e9)                                                         \
-    X(host, free_ns, false, 0, 1e9)                                                           \
-    X(host, malloc_host_ns, false, 0, 1e9)                                                    \
-    X(host, malloc_host_ns_per_mib, false, 0, 1e9)                                            \
-    X(host, host_register_ns, false, 0, 1e9)                                                  \
-    X(host, host_register_ns_per_mib, false, 0, 1e9)                                          \
-    X(host, api_min_ns, false, 0, 1e9)                                                        \
-    X(host, host_memcpy_gbps, false, 1e-3, 1e5)
-
-typedef struct sim_profile {
-    char name[64];         /* "h200", or the "name" of a profile read from a path */
-    char device_name[256]; /* what cudaGetDeviceProperties reports as the name */
-#define SIM_PROFILE_MEMBER(section, key, integer, min, max) double key;
-    SIM_PROFILE_PARAMS(SIM_PROFILE_MEMBER)
-#undef SIM_PROFILE_MEMBER
-} sim_profile;
 
 /* A built-in profile file, embedded at build time (profiles_data.c, generated). */
 typedef struct sim_profile_blob {
@@ -109,11 +22,6 @@ typedef struct sim_profile_blob {
 
 extern const sim_profile_blob sim_profile_blobs[];
 extern const size_t sim_profile_blob_count;
-
-/* Parses a profile from JSON text; origin names it in messages. Returns 0, or -1 with a
- * message in err. */
-int sim_profile_parse(const char *json, size_t size, const char *origin, sim_profile *out,
-                      char *err, size_t err_size);
 
 /* The profile in use, loading the default (STREAMLAB_PROFILE, else h200) if none is
  * chosen yet; NULL when that fails (sim_last_message() says why). */

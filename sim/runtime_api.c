@@ -8,12 +8,12 @@
 
 #include "sim/errors.h"
 #include "sim/events.h"
-#include "sim/host_clock.h"
+#include "sim/call.h"
 #include "sim/memory.h"
-#include "sim/ops.h"
-#include "sim/perturb.h"
+#include "sim/core/ops.h"
+#include "sim/core/perturb.h"
 #include "sim/profile.h"
-#include "sim/scheduler.h"
+#include "sim/core/scheduler.h"
 #include "sim/streams.h"
 #include "streamlab_sim.h"
 #include "trace/check/racecheck.h"
@@ -29,7 +29,7 @@ void sim_runtime_ensure_ready(void) {
     const sim_profile *p = sim_profile_current();
     if (!p) return;
     if (!R.streams_made) {
-        sim_streams_init();
+        sim_streams_init(cudaStreamPerThread);
         R.streams_made = true;
     }
     sim_sched_init(p);
@@ -222,7 +222,7 @@ cudaError_t cudaDeviceSynchronize(void) {
 static void teardown(void) {
     if (R.streams_made) {
         sim_sched_reset();
-        sim_streams_reset(true);
+        sim_streams_restart(true);
         sim_events_reset(true);
     }
     sim_mem_release_all();

@@ -1,4 +1,4 @@
-/* sim/streams.c: the stream table (see streams.h) and the stream calls of the runtime
+/* sim/streams.c: stream handles (see streams.h) and the stream calls of the runtime
  * API: cudaStreamCreate*, cudaStreamDestroy, cudaStreamSynchronize, cudaStreamQuery,
  * cudaStreamGetPriority and cudaStreamGetFlags. (cudaStreamWaitEvent lives with the
  * events, cudaLaunchHostFunc in host_fn.c.) */
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/call.h"
+#include "sim/core/scheduler.h"
 #include "sim/errors.h"
-#include "sim/host_clock.h"
-#include "sim/scheduler.h"
 #include "trace/record/recorder.h"
 
 /* Created streams get handles that are not addresses: a tag, the reset generation and
@@ -19,65 +19,12 @@
 #define HANDLE_TAG 0x5e57000000000000ull
 #define HANDLE_TAG_MASK 0xffff000000000000ull
 
-static struct {
-    sim_stream *items;
-    uint32_t count, cap;
-    uint32_t generation; /* bumped by every reset */
-} T;
-
-static void grow(void) {
-    if (T.count < T.cap) return;
-    uint32_t ncap = T.cap ? T.cap * 2 : 16;
-    sim_stream *n = realloc(T.items, ncap * sizeof(sim_stream));
-    if (!n) {
-        fprintf(stderr, "streamlab simulated GPU: out of memory (streams)\n");
-        abort();
-    }
-    T.items = n;
-    T.cap = ncap;
-}
-
-static uint32_t add(cudaStream_t handle, unsigned flags, int32_t priority, bool legacy) {
-    grow();
-    uint32_t i = T.count++;
-    sim_stream *st = &T.items[i];
-    memset(st, 0, sizeof(*st));
-    st->handle = handle;
-    st->flags = flags;
-    st->priority = priority;
-    st->live = true;
-    st->legacy = legacy;
-    st->blocking = !legacy && !(flags & cudaStreamNonBlocking);
-    return i;
-}
-
-void sim_streams_init(void) {
-    T.count = 0;
-    add(NULL, 0, 0, true);               /* SIM_STREAM_LEGACY */
-    add(cudaStreamPerThread, 0, 0, false); /* SIM_STREAM_PER_THREAD */
-}
-
-void sim_streams_reset(bool notify) {
-    if (notify)
-        for (uint32_t i = 2; i < T.count; i++)
-            if (T.items[i].live) trace_stream_destroyed(T.items[i].handle);
-    T.generation++;
-    sim_streams_init();
-}
-
-sim_stream *sim_stream_at(uint32_t index) { return &T.items[index]; }
-uint32_t sim_stream_count(void) { return T.count; }
-
-uint32_t sim_streams_live(void) {
-    uint32_t n = 0;
-    for (uint32_t i = 2; i < T.count; i++) n += T.items[i].live;
-    return n;
-}
-
 static cudaStream_t make_handle(uint32_t index) {
-    uint64_t v = HANDLE_TAG | ((uint64_t)(T.generation & 0xffffu) << 32) | ((uint64_t)index << 4);
+    uint64_t v = HANDLE_TAG | ((uint64_t)(sim_streams_generation() & 0xffffu) << 32) | ((uint64_t)index << 4);
     return (cudaStream_t)(uintptr_t)v;
 }
+
+void sim_streams_restart(bool notify) { sim_streams_reset(notify, cudaStreamPerThread); }
 
 bool sim_stream_resolve(cudaStream_t handle, uint32_t *index) {
     if (handle == NULL || handle == cudaStreamLegacy) {
@@ -90,15 +37,15 @@ bool sim_stream_resolve(cudaStream_t handle, uint32_t *index) {
     }
     uint64_t v = (uint64_t)(uintptr_t)handle;
     if ((v & HANDLE_TAG_MASK) != HANDLE_TAG || (v & 0xf)) return false;
-    if (((v >> 32) & 0xffffu) != (T.generation & 0xffffu)) return false;
+    if (((v >> 32) & 0xffffu) != (sim_streams_generation() & 0xffffu)) return false;
     uint64_t i = (v & 0xffffffffull) >> 4;
-    if (i < 2 || i >= T.count || !T.items[i].live) return false;
+    if (i < 2 || i >= sim_stream_count() || !sim_stream_at((uint32_t)i)->live) return false;
     *index = (uint32_t)i;
     return true;
 }
 
 const void *sim_stream_trace_handle(uint32_t index) {
-    return index == SIM_STREAM_LEGACY ? NULL : (const void *)T.items[index].handle;
+    return index == SIM_STREAM_LEGACY ? NULL : sim_stream_at(index)->handle;
 }
 
 /* ---- the runtime calls -------------------------------------------------------------- */
@@ -115,11 +62,12 @@ static cudaError_t create(const char *name, cudaStream_t *pStream, unsigned flag
     int least = (int)p->priority_least, greatest = (int)p->priority_greatest;
     if (priority > least) priority = least;
     if (priority < greatest) priority = greatest;
-    if (T.count >= (1u << 27)) return sim_call_end(&call, cudaErrorMemoryAllocation);
-    uint32_t i = add(NULL, flags, priority, false);
-    T.items[i].handle = make_handle(i);
-    trace_stream_created(T.items[i].handle, flags, priority);
-    *pStream = T.items[i].handle;
+    if (sim_stream_count() >= (1u << 27)) return sim_call_end(&call, cudaErrorMemoryAllocation);
+    uint32_t i = sim_streams_add(NULL, flags, (flags & cudaStreamNonBlocking) != 0, priority);
+    cudaStream_t handle = make_handle(i);
+    sim_stream_at(i)->handle = handle;
+    trace_stream_created(handle, flags, priority);
+    *pStream = handle;
     return sim_call_end(&call, cudaSuccess);
 }
 
@@ -144,7 +92,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     /* The default streams are not the program's to destroy. */
     if (!sim_stream_resolve(stream, &i) || i < 2) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     /* Work already queued still runs; the handle is dead at once. */
-    T.items[i].live = false;
+    sim_stream_at(i)->live = false;
     trace_stream_destroyed(stream);
     return sim_call_end(&call, cudaSuccess);
 }
@@ -177,7 +125,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
      * synchronise with it (measured: an H100 with CUDA 13.0 answers cudaErrorNotReady for
      * the legacy stream while only a blocking stream or the per-thread stream is busy). */
     sim_sched_advance(sim_host_now());
-    const sim_stream *st = &T.items[i];
+    const sim_stream *st = sim_stream_at(i);
     bool done = i == SIM_STREAM_LEGACY ? sim_sched_blocking_streams_idle() : st->done_seq == st->enq_seq;
     return sim_call_end(&call, done ? cudaSuccess : cudaErrorNotReady);
 }
@@ -190,7 +138,7 @@ cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
     uint32_t i;
     if (!priority) return sim_call_end(&call, cudaErrorInvalidValue);
     if (!sim_stream_resolve(hStream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
-    *priority = T.items[i].priority;
+    *priority = sim_stream_at(i)->priority;
     return sim_call_end(&call, cudaSuccess);
 }
 
@@ -202,6 +150,6 @@ cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags) {
     uint32_t i;
     if (!flags) return sim_call_end(&call, cudaErrorInvalidValue);
     if (!sim_stream_resolve(hStream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
-    *flags = T.items[i].flags;
+    *flags = sim_stream_at(i)->flags;
     return sim_call_end(&call, cudaSuccess);
 }

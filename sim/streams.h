@@ -1,8 +1,8 @@
-/* sim/streams.h: the stream table. Index 0 is the legacy default stream (NULL or
- * cudaStreamLegacy), index 1 the per-thread default stream (cudaStreamPerThread), and
- * created streams follow in creation order. Each stream is an in-order queue of ops;
- * entries outlive cudaStreamDestroy until their queued work is done, and indices are never
- * reused, so a destroyed stream's handle stays invalid. */
+/* sim/streams.h: stream handles as the program holds them: NULL and cudaStreamLegacy name
+ * the legacy default stream, cudaStreamPerThread the per-thread one, and created streams
+ * get handles that are not addresses (a tag, the table's reset generation and the index),
+ * so that a stale or made-up handle is caught by the lookup instead of crashing. The
+ * table itself is sim/core/streams.h's. */
 #ifndef STREAMLAB_SIM_STREAMS_H
 #define STREAMLAB_SIM_STREAMS_H
 
@@ -11,43 +11,19 @@
 
 #include <cuda_runtime.h>
 
-#include "sim/ops.h"
+#include "sim/core/streams.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SIM_STREAM_LEGACY 0u
-#define SIM_STREAM_PER_THREAD 1u
-
-typedef struct sim_stream {
-    cudaStream_t handle; /* what the program holds (NULL for the legacy stream) */
-    unsigned flags;      /* cudaStreamNonBlocking or 0 */
-    int32_t priority;
-    bool live;           /* not destroyed */
-    bool legacy;
-    bool blocking;       /* synchronises with the legacy stream */
-    sim_op *head, *tail; /* queued ops not yet completed, oldest first */
-    uint64_t enq_seq;    /* ops enqueued so far */
-    uint64_t done_seq;   /* ops completed so far (they complete in order) */
-    uint64_t last_end_ns; /* when its last completed op ended */
-    uint64_t wake_at;    /* a wake-up is scheduled for this time (0: none) */
-    bool active;         /* in the scheduler's list of streams with queued ops */
-} sim_stream;
-
-/* Sets up the legacy and per-thread streams (after a reset). */
-void sim_streams_init(void);
-/* Forgets every stream; tells the recorder about those still live when notify. */
-void sim_streams_reset(bool notify);
-sim_stream *sim_stream_at(uint32_t index);
-uint32_t sim_stream_count(void);
 /* The stream a handle names: true with *index set for NULL, cudaStreamLegacy,
  * cudaStreamPerThread and live created streams; false for anything else. */
 bool sim_stream_resolve(cudaStream_t handle, uint32_t *index);
 /* The handle to report to the recorder for a stream index. */
 const void *sim_stream_trace_handle(uint32_t index);
-/* Created streams not yet destroyed. */
-uint32_t sim_streams_live(void);
+/* Forgets every stream and sets the default ones up again (a reset). */
+void sim_streams_restart(bool notify);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,7 @@
 
 #include <cuda_runtime.h>
 
-#include "sim/compute.h"
+#include "sim/core/compute.h"
 #include "sim/profile.h"
 #include "streamlab_sim.h"
 #include "trace/record/recorder.h"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/layering_check.sh: the one-way dependencies of docs/architecture.md hold. Each
 # `layering_probe` target below depends on something its layer must not use; Bazel must
-# refuse to build every one of them because of visibility. Exit 0 when it refuses all,
-# 1 (naming the probe) when one builds or fails for another reason. .ci/run runs it.
+# refuse to build every one of them, because of visibility or of a `layering` rule
+# (third_party/layering.bzl). Exit 0 when it refuses all, 1 (naming the probe) when one
+# builds or fails for another reason. .ci/run runs it.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -23,8 +24,8 @@ for probe in "${probes[@]}"; do
   if [[ $? -eq 0 ]]; then
     echo "layering_check: ${probe} builds, but its dependency goes the wrong way"
     bad=$((bad + 1))
-  elif ! grep -q "is not visible from target\|which is not visible" <<<"${out}"; then
-    echo "layering_check: ${probe} fails, but not because of visibility:"
+  elif ! grep -q "is not visible from target\|which is not visible\|streamlab layering:" <<<"${out}"; then
+    echo "layering_check: ${probe} fails, but not because of visibility or a layering rule:"
     echo "${out}" | grep -E "ERROR" | head -5 | sed 's/^/    /'
     bad=$((bad + 1))
   else

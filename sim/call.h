@@ -1,16 +1,17 @@
-/* sim/host_clock.h: the host thread's virtual clock and the framing of every runtime
- * call: a call begins (is it allowed? is the device in a sticky error?), charges its host
- * cost from the profile (perturbed when a perturbation is set), may block until device
- * work completes, and ends: the device is simulated forward to the host's new time, the
- * call's span goes to the recorder and a failure becomes the last error. */
-#ifndef STREAMLAB_SIM_HOST_CLOCK_H
-#define STREAMLAB_SIM_HOST_CLOCK_H
+/* sim/call.h: the framing of every runtime call: a call begins (is it allowed? is the
+ * device in a sticky error? the device model is brought up on first use), charges its
+ * host cost from the profile to the virtual clock (sim/core/clock.h), may block until
+ * device work completes, and ends: the device is simulated forward to the host's new time,
+ * the call's span goes to the recorder and a failure becomes the last error. */
+#ifndef STREAMLAB_SIM_CALL_H
+#define STREAMLAB_SIM_CALL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <cuda_runtime.h>
 
+#include "sim/core/clock.h"
 #include "sim/profile.h"
 
 #ifdef __cplusplus
@@ -36,23 +37,8 @@ cudaError_t sim_call_end(sim_call *call, cudaError_t err);
 
 /* The profile of the running call (non-NULL between a successful begin and end). */
 const sim_profile *sim_prof(void);
-
-/* Charges ns of host time (perturbed). */
-void sim_host_charge(double ns);
-/* Moves the host clock forward to t (no-op if it is already later). */
-void sim_host_advance_to(uint64_t t);
-/* The host clock. */
-uint64_t sim_host_now(void);
 /* The cost of a trivial query call. */
 double sim_host_cost_api_min(void);
-
-/* Host functions run on the simulator's thread; runtime calls made from one fail. */
-void sim_host_fn_enter(void);
-void sim_host_fn_leave(void);
-bool sim_in_host_fn(void);
-
-/* Back to time 0. */
-void sim_host_clock_reset(void);
 
 #ifdef __cplusplus
 }

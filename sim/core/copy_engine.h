@@ -1,4 +1,4 @@
-/* sim/copy_engine.h: the copy engines. One for host-to-device and one for device-to-host
+/* sim/core/copy_engine.h: the copy engines. One for host-to-device and one for device-to-host
  * copies (a single shared one when the profile's asyncEngineCount is 1). An engine runs
  * one copy at a time, in the order copies reach it: a fixed set-up time, then the bytes at
  * the copy's rate. While both directions move bytes at once they share the link: together
@@ -10,16 +10,17 @@
 
 #include <stdbool.h>
 
-#include "sim/eventq.h"
-#include "sim/ops.h"
-#include "sim/profile.h"
+#include "sim/core/engine.h"
+#include "sim/core/eventq.h"
+#include "sim/core/ops.h"
+#include "sim/core/profile.h"
 #include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void sim_copy_init(const sim_profile *profile);
+void sim_copy_init(const sim_profile *profile, const sim_engine_env *scheduler);
 void sim_copy_reset(void);
 /* The engine a copy direction uses, and its timeline lane. */
 uint32_t sim_copy_engine_for(trace_copy_dir dir);

@@ -1,5 +1,5 @@
-/* sim/ops.c: op allocation from a free list, and dependency lists (see ops.h). */
-#include "sim/ops.h"
+/* sim/core/ops.c: op allocation from a free list, and dependency lists (see ops.h). */
+#include "sim/core/ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>

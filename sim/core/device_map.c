@@ -1,7 +1,7 @@
-/* sim/device_map.c: device memory mapped twice, the program's view inaccessible (see
+/* sim/core/device_map.c: device memory mapped twice, the program's view inaccessible (see
  * device_map.h). */
 #define _GNU_SOURCE
-#include "sim/device_map.h"
+#include "sim/core/device_map.h"
 
 #include <stdint.h>
 #include <stdio.h>

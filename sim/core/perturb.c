@@ -1,10 +1,9 @@
-/* sim/perturb.c: the perturbation generator (see perturb.h): splitmix64 seeding an
+/* sim/core/perturb.c: the perturbation generator (see perturb.h): splitmix64 seeding an
  * xorshift64* stream. */
-#include "sim/perturb.h"
+#include "sim/core/perturb.h"
 
 #include <math.h>
 
-#include "streamlab_sim.h"
 
 static struct {
     uint64_t state;

@@ -1,4 +1,4 @@
-/* sim/compute.h: the SMs. A kernel (or a memset / device-to-device copy, which run as
+/* sim/core/compute.h: the SMs. A kernel (or a memset / device-to-device copy, which run as
  * kernels) starts after the device-side launch overhead; its blocks are then dispatched
  * onto SMs with room for them (threads, blocks, registers and shared memory per SM), the
  * highest stream priority first, in launch order within a priority, spreading a kernel's
@@ -11,15 +11,16 @@
 #ifndef STREAMLAB_SIM_COMPUTE_H
 #define STREAMLAB_SIM_COMPUTE_H
 
-#include "sim/eventq.h"
-#include "sim/ops.h"
-#include "sim/profile.h"
+#include "sim/core/engine.h"
+#include "sim/core/eventq.h"
+#include "sim/core/ops.h"
+#include "sim/core/profile.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void sim_compute_init(const sim_profile *profile);
+void sim_compute_init(const sim_profile *profile, const sim_engine_env *scheduler);
 void sim_compute_reset(void);
 /* A compute op reached the head of its stream at now. */
 void sim_compute_start(sim_op *op, uint64_t now);

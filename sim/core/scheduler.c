@@ -1,20 +1,19 @@
-/* sim/scheduler.c: the discrete-event loop (see scheduler.h): stream heads, their
+/* sim/core/scheduler.c: the discrete-event loop (see scheduler.h): stream heads, their
  * dependencies, completion, and the host's waits. */
-#include "sim/scheduler.h"
+#include "sim/core/scheduler.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/compute.h"
-#include "sim/copy_engine.h"
-#include "sim/errors.h"
-#include "sim/events.h"
-#include "sim/host_clock.h"
-#include "sim/memory.h"
-#include "sim/perturb.h"
-#include "sim/streams.h"
+#include "sim/core/clock.h"
+#include "sim/core/compute.h"
+#include "sim/core/copy_engine.h"
+#include "sim/core/events.h"
+#include "sim/core/memory.h"
+#include "sim/core/perturb.h"
+#include "sim/core/streams.h"
 #include "trace/record/recorder.h"
 
 static struct {
@@ -114,8 +113,14 @@ void sim_sched_reset(void) {
 void sim_sched_init(const sim_profile *profile) {
     sim_sched_reset();
     S.prof = profile;
-    sim_copy_init(profile);
-    sim_compute_init(profile);
+    static const sim_engine_env env = {
+        .push = sim_sched_push,
+        .complete = sim_sched_complete,
+        .fault = sim_sched_fault,
+        .failed = sim_sched_device_failed,
+    };
+    sim_copy_init(profile, &env);
+    sim_compute_init(profile, &env);
 }
 
 /* ---- enqueue ------------------------------------------------------------------------ */
@@ -160,10 +165,10 @@ static bool deps_met(const sim_op *op) {
     return true;
 }
 
-void sim_sched_fault(cudaError_t err, uint64_t t) {
+void sim_sched_fault(sim_fault_kind kind, uint64_t t) {
     (void)t;
     S.failed = true;
-    sim_error_set_sticky(err);
+    sim_fault_raise(kind);
 }
 
 void sim_sched_complete(sim_op *op, uint64_t t) {

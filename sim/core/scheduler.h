@@ -1,4 +1,4 @@
-/* sim/scheduler.h: the discrete-event core of the simulated device. Ops wait in their
+/* sim/core/scheduler.h: the discrete-event core of the simulated device. Ops wait in their
  * streams; a stream's head op starts when the device can see it (the host submitted it),
  * its predecessor has completed and its dependencies (event waits, the legacy-stream
  * barrier) are met; it then runs on its engine (a copy engine, the SMs, the host-function
@@ -11,9 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/eventq.h"
-#include "sim/ops.h"
-#include "sim/profile.h"
+#include "sim/core/eventq.h"
+#include "sim/core/fault.h"
+#include "sim/core/ops.h"
+#include "sim/core/profile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,7 +51,7 @@ bool sim_sched_device_failed(void);
  * asynchronous fault at t. */
 void sim_sched_push(uint64_t t, sim_ev_type type, uint32_t index, uint64_t gen, void *ptr);
 void sim_sched_complete(sim_op *op, uint64_t t);
-void sim_sched_fault(cudaError_t err, uint64_t t);
+void sim_sched_fault(sim_fault_kind kind, uint64_t t);
 
 #ifdef __cplusplus
 }

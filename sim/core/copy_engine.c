@@ -1,10 +1,9 @@
-/* sim/copy_engine.c: copy engines and link sharing (see copy_engine.h). */
-#include "sim/copy_engine.h"
+/* sim/core/copy_engine.c: copy engines and link sharing (see copy_engine.h). */
+#include "sim/core/copy_engine.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "sim/scheduler.h"
 
 typedef enum phase { IDLE = 0, SETUP, TRANSFER } phase;
 
@@ -30,7 +29,10 @@ void sim_copy_reset(void) {
     C.prof = p;
 }
 
-void sim_copy_init(const sim_profile *profile) {
+static sim_engine_env env;
+
+void sim_copy_init(const sim_profile *profile, const sim_engine_env *scheduler) {
+    env = *scheduler;
     sim_copy_reset();
     C.prof = profile;
     C.count = profile->async_engine_count >= 2 ? 2 : 1;
@@ -57,7 +59,7 @@ static void schedule_end(uint32_t index, uint64_t now) {
     e->gen++;
     double ns = e->remaining / e->rate;
     uint64_t end = now + (uint64_t)ceil(ns - 1e-6);
-    sim_sched_push(end, SIM_EV_ENGINE, index, e->gen, e->cur);
+    env.push(end, SIM_EV_ENGINE, index, e->gen, e->cur);
 }
 
 /* Recomputes the rates of the engines moving bytes, when one starts or stops. */
@@ -107,7 +109,7 @@ static void begin_next(uint32_t index, uint64_t now) {
     e->gen++;
     double fixed = op->u.copy.fixed_ns * op->jitter;
     uint64_t setup = (uint64_t)llround(fixed > 0 ? fixed : 0);
-    sim_sched_push(now + setup, SIM_EV_ENGINE, index, e->gen, op);
+    env.push(now + setup, SIM_EV_ENGINE, index, e->gen, op);
 }
 
 void sim_copy_start(sim_op *op, uint64_t now) {
@@ -139,7 +141,7 @@ void sim_copy_event(const sim_ev *ev) {
     e->ph = IDLE;
     e->remaining = 0;
     e->gen++;
-    sim_sched_complete(op, now);
+    env.complete(op, now);
     rebalance(now);
     begin_next(ev->index, now);
 }

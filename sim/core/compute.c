@@ -1,14 +1,13 @@
-/* sim/compute.c: SM residency, block dispatch and block groups (see compute.h). */
-#include "sim/compute.h"
+/* sim/core/compute.c: SM residency, block dispatch and block groups (see compute.h). */
+#include "sim/core/compute.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/memory.h"
-#include "sim/perturb.h"
-#include "sim/scheduler.h"
+#include "sim/core/memory.h"
+#include "sim/core/perturb.h"
 
 typedef struct sm_use {
     uint32_t threads, blocks, regs, smem;
@@ -65,7 +64,10 @@ void sim_compute_reset(void) {
     K.prof = p;
 }
 
-void sim_compute_init(const sim_profile *profile) {
+static sim_engine_env env;
+
+void sim_compute_init(const sim_profile *profile, const sim_engine_env *scheduler) {
+    env = *scheduler;
     sim_compute_reset();
     K.prof = profile;
     K.n_sm = (uint32_t)profile->sm_count;
@@ -166,7 +168,7 @@ static void place(sim_op *op, uint64_t now) {
         gr->b1 = k->next_block + blocks;
         k->next_block = gr->b1;
         double ns = k->block_ns * sim_perturb_factor() + K.cls_overhead[g];
-        sim_sched_push(now + (uint64_t)llround(ns), SIM_EV_GROUP, g, 0, gr);
+        env.push(now + (uint64_t)llround(ns), SIM_EV_GROUP, g, 0, gr);
     }
     for (uint32_t i = 0; i < n_touched; i++) K.take[K.touched[i]] = 0;
 }
@@ -192,7 +194,7 @@ static void dispatch(uint64_t now) {
 
 void sim_compute_start(sim_op *op, uint64_t now) {
     double ns = op->u.kernel.overhead_ns * op->jitter;
-    sim_sched_push(now + (uint64_t)llround(ns > 0 ? ns : 0), SIM_EV_KERNEL_READY, op->stream, 0, op);
+    env.push(now + (uint64_t)llround(ns > 0 ? ns : 0), SIM_EV_KERNEL_READY, op->stream, 0, op);
 }
 
 static bool dispatches_before(const sim_kernel_state *a, const sim_kernel_state *b) {
@@ -237,7 +239,7 @@ void sim_compute_group_done(const sim_ev *ev) {
     if (k->illegal) {
         /* The kernel touched memory outside every allocation: the first retiring group
          * raises the fault; nothing more of it is dispatched. */
-        if (!sim_sched_device_failed()) sim_sched_fault(cudaErrorIllegalAddress, ev->time);
+        if (!env.failed()) env.fault(SIM_FAULT_ILLEGAL_ADDRESS, ev->time);
         if (k->dispatching) {
             for (size_t i = 0; i < K.n_pending; i++)
                 if (K.pending[i] == op) {
@@ -246,7 +248,7 @@ void sim_compute_group_done(const sim_ev *ev) {
                 }
         }
         k->nblocks = k->next_block;
-    } else if (k->body && !sim_sched_device_failed()) {
+    } else if (k->body && !env.failed()) {
         if (k->body_views) {
             k->body(k->args, gr->b0, gr->b1);
         } else {
@@ -259,6 +261,6 @@ void sim_compute_group_done(const sim_ev *ev) {
     }
     k->done_blocks += gr->b1 - gr->b0;
     group_free(gr);
-    if (k->done_blocks == k->nblocks) sim_sched_complete(op, ev->time);
+    if (k->done_blocks == k->nblocks) env.complete(op, ev->time);
     dispatch(ev->time);
 }

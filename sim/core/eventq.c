@@ -1,5 +1,5 @@
-/* sim/eventq.c: the device-event heap (see eventq.h). */
-#include "sim/eventq.h"
+/* sim/core/eventq.c: the device-event heap (see eventq.h). */
+#include "sim/core/eventq.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* sim/eventq.h: the simulator's future: a binary min-heap of device events (a copy
+/* sim/core/eventq.h: the simulator's future: a binary min-heap of device events (a copy
  * finishing, a block group retiring, an op becoming visible to the device, ...) ordered by
  * virtual time and, at equal times, by the order they were scheduled, so that processing
  * is deterministic and never depends on addresses. */

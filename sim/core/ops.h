@@ -1,4 +1,4 @@
-/* sim/ops.h: one operation enqueued on a stream (a copy, a kernel or other SM work, an
+/* sim/core/ops.h: one operation enqueued on a stream (a copy, a kernel or other SM work, an
  * event record or wait, a host function, a host-to-host copy), with what it waits for
  * and the state each engine keeps in it while it runs. Ops come from a free list, so a
  * million enqueued operations do not mean a million mallocs. */
@@ -8,14 +8,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <cuda_runtime.h>
-
-#include "streamlab_sim.h"
 #include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A kernel's body over blocks [block_begin, block_end) of its grid (the same type as
+ * streamlab_sim.h's, which the runtime API hands in). */
+typedef void (*sim_kernel_body)(const void *args, uint32_t block_begin, uint32_t block_end);
+/* A host function and its argument (cudaLaunchHostFunc's). */
+typedef void (*sim_host_fn)(void *data);
 
 typedef enum sim_op_kind {
     SIM_OP_COPY = 0,     /* H2D / D2H on a copy engine */
@@ -92,7 +95,7 @@ struct sim_op {
             uint64_t gen;
         } record;
         struct {
-            cudaHostFn_t fn;
+            sim_host_fn fn;
             void *data;
         } host_fn;
         struct {

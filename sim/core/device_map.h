@@ -1,4 +1,4 @@
-/* sim/device_map.h: how simulated device memory is backed, so that the program cannot
+/* sim/core/device_map.h: how simulated device memory is backed, so that the program cannot
  * touch it from the host, as on a GPU.
  *
  * Each cudaMalloc allocation is one piece of shared memory mapped twice:
