@@ -3,19 +3,19 @@
  *
  * Workload: 4 independent tasks. Each copies 2048 uint32 values (8 KiB) in, runs them
  * through the process kernel 4 times in place (8 blocks of 256 threads each, 250,000
- * iterations per element: about 0.5 ms per kernel on an H200 and on the simulated one),
- * and copies them out. A kernel of 8 blocks leaves 124 of an H200's 132 SMs idle, so the
- * four tasks fit on the device at once: one task takes about 2.0 ms, all four at once
- * about the same, and one after the other about 8.1 ms. Between tasks the program clears
+ * iterations per element: 0.58 ms per kernel on an H200, 0.57 on the simulated one), and
+ * copies them out. A kernel of 8 blocks leaves 124 of an H200's 132 SMs idle, so the four
+ * tasks fit on the device at once: one task takes 2.3 ms, all four at once 2.4-2.5 ms,
+ * and one after the other 9.3 ms (docs/measured.md). Between tasks the program clears
  * a small statistics block on the legacy default stream (a memset with stream 0, as real
  * code does); on streams made with cudaStreamCreate that one memset makes every task wait
  * for the one before.
  *
  * The bound is the time of all four tasks at once, each on its own non-blocking stream,
- * measured on this device; it is about 3.9x the sequential baseline. The target, 60% of
- * it, fails streams that still synchronise with stream 0 (about 1.0x), and two streams
- * shared by the four tasks (about 2x, 51%); a stream per task that stream 0 does not hold
- * back passes (about 97%). */
+ * measured on this device: 3.7-3.9x the sequential baseline. The target, 60% of it,
+ * fails streams that still synchronise with stream 0 (1.0x), and two streams shared by
+ * the four tasks (2.0x, 51%); a stream per task that stream 0 does not hold back passes
+ * (95-100%). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
