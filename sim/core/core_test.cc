@@ -21,6 +21,8 @@ extern "C" {
 namespace {
 
 sim_profile g_profile;
+int g_fn_count;  // host functions run since the last fresh device
+void CountCall(void *) { g_fn_count++; }
 
 // The h200 profile, read from its file (the built-in copies belong to the API layer).
 const sim_profile &Profile() {
@@ -47,20 +49,18 @@ struct Device {
         sim_host_clock_reset();
         sim_fault_clear();
         sim_sched_init(&Profile());
+        g_fn_count = 0;
         blocking_a = sim_streams_add(nullptr, 0, false, 0);
         blocking_b = sim_streams_add(nullptr, 0, false, 0);
         nonblocking = sim_streams_add(nullptr, 1, true, 0);
     }
 };
 
-uint64_t g_fn_ns[8];
-int g_fn_count;
-void RecordTime(void *) { g_fn_ns[g_fn_count++] = sim_host_now(); }
 
 // A host function on a stream: it takes the profile's host-function latency.
 void HostFn(uint32_t stream) {
     sim_op *op = sim_op_new(SIM_OP_HOST_FN);
-    op->u.host_fn.fn = RecordTime;
+    op->u.host_fn.fn = CountCall;
     op->u.host_fn.data = nullptr;
     op->visible_ns = sim_host_now();
     sim_sched_enqueue(op, stream);
@@ -74,6 +74,7 @@ TEST(Core, OpsInOneStreamRunInOrderAndAcrossStreamsAtOnce) {
     sim_sched_wait_stream(d.blocking_a);
     // One after the other: the second finishes a latency after the first.
     uint64_t in_order = sim_host_now();
+    EXPECT_EQ(g_fn_count, 2);
     EXPECT_GE(sim_stream_at(d.blocking_a)->last_end_ns, static_cast<uint64_t>(2 * latency));
 
     Device e;
@@ -93,6 +94,7 @@ TEST(Core, TheLegacyStreamIsABarrierForBlockingStreamsOnly) {
         HostFn(SIM_STREAM_LEGACY);
         HostFn(d.blocking_b);
         sim_sched_wait_device();
+        EXPECT_EQ(g_fn_count, 3);
         // b waits for the legacy op, which waits for a: three latencies in a row.
         EXPECT_GE(sim_stream_at(d.blocking_b)->last_end_ns, static_cast<uint64_t>(3 * latency));
     }
