@@ -1,12 +1,13 @@
 // cli/cli_test.cc: the shared command-line helpers: numbers in a range and nothing else,
 // seeds in decimal or hexadecimal, the messages for refused options, and user paths
-// under `bazel run`.
+// under `bazel run`; and addr2line's answers read.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "cli/addr2line.h"
 #include "cli/cli.h"
 
 namespace {
@@ -75,3 +76,25 @@ TEST(Cli, UserPathsUnderBazelRunAreTheUsers) {
 }
 
 }  // namespace
+
+// addr2line's answers: a line found (with a discriminator, under Bazel's sandbox prefix),
+// and the answers for an address with no line.
+TEST(Addr2line, TakesTheFileAndLineOfAFoundAddress) {
+    char out[64];
+    const std::string a = "/proc/self/cwd/labs/03_double_buffer/lab.c:41 (discriminator 2)";
+    EXPECT_TRUE(cli_addr2line_take(a.data(), a.size(), out, sizeof(out)));
+    EXPECT_STREQ(out, "labs/03_double_buffer/lab.c:41");
+    const std::string b = "/home/me/lab.c:7";
+    EXPECT_TRUE(cli_addr2line_take(b.data(), b.size(), out, sizeof(out)));
+    EXPECT_STREQ(out, "/home/me/lab.c:7");
+    char small[8];
+    EXPECT_TRUE(cli_addr2line_take(b.data(), b.size(), small, sizeof(small)));
+    EXPECT_STREQ(small, "/home/m");
+}
+
+TEST(Addr2line, AnAddressWithNoLineIsNotFound) {
+    char out[64];
+    for (const std::string s : {"??:0", "??:?", "runner.c:?", "runner.c:0", "no colon"})
+        EXPECT_FALSE(cli_addr2line_take(s.data(), s.size(), out, sizeof(out))) << s;
+    EXPECT_STREQ(out, "");
+}

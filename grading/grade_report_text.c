@@ -33,6 +33,16 @@ static void indented(grade_buf *b, const char *text, const char *pad) {
     }
 }
 
+/* "first:  H2D batch 0 on "buf A", labs/03_double_buffer/lab.c:41" (the line when known). */
+static void side(grade_buf *b, const cJSON *race, const char *which) {
+    char stream[32], line[32];
+    snprintf(stream, sizeof(stream), "%s_stream", which);
+    snprintf(line, sizeof(line), "%s_line", which);
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(race, line);
+    grade_buf_printf(b, "       %-7s %s on \"%s\"%s%s\n", which[0] == 'f' ? "first:" : "second:", str(race, which),
+                     str(race, stream), cJSON_IsString(at) ? ", " : "", cJSON_IsString(at) ? at->valuestring : "");
+}
+
 static void races(grade_buf *b, const cJSON *r) {
     const cJSON *reports = cJSON_GetObjectItemCaseSensitive(r, "race_reports");
     if (cJSON_GetArraySize(reports) == 0) return;
@@ -42,8 +52,8 @@ static void races(grade_buf *b, const cJSON *r) {
     int i = 0;
     cJSON_ArrayForEach(race, reports) {
         grade_buf_printf(b, "    %d. %s, %.0f bytes\n", ++i, str(race, "kind"), num(race, "bytes"));
-        grade_buf_printf(b, "       first:  %s on \"%s\"\n", str(race, "first"), str(race, "first_stream"));
-        grade_buf_printf(b, "       second: %s on \"%s\"\n", str(race, "second"), str(race, "second_stream"));
+        side(b, race, "first");
+        side(b, race, "second");
         grade_buf_printf(b, "       fix:    %s\n", str(race, "fix"));
     }
 }

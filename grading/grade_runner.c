@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "grading/grade_fs.h"
+#include "grading/grade_lines.h"
 #include "grading/grade_text.h"
 #include "trace/stream/events_reader.h"
 #include "trace/view/export_text.h"
@@ -312,6 +313,8 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     free(env_nonce);
     free(profile);
 
+    /* The races' source lines, which the sandboxed run could not look up. */
+    if (out->result) grade_lines_fill(binary, build_dir, out->result);
     if (!out->result) {
         out->failure = failure_words(out, settings);
         out->grader_fault = out->outcome.end == GRADE_END_NOT_STARTED || !strncmp(out->failure, "grader problem", 14);

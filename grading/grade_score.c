@@ -96,9 +96,15 @@ static char *race_reason(const cJSON *r) {
     if (races <= 0) return grade_strdup("the happens-before race checker found no unordered conflicting accesses");
     const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "race_reports"), 0);
     if (!first) return grade_strf("%.0f race%s found", races, races == 1 ? "" : "s");
-    return grade_strf("%.0f race%s found; the first: %s between %s on \"%s\" and %s on \"%s\" (%.0f bytes); fix: %s",
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(first, "first_line");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(first, "second_line");
+    return grade_strf("%.0f race%s found; the first: %s between %s on \"%s\"%s%s%s and %s on \"%s\"%s%s%s (%.0f bytes); "
+                      "fix: %s",
                       races, races == 1 ? "" : "s", str(first, "kind"), str(first, "first"), str(first, "first_stream"),
-                      str(first, "second"), str(first, "second_stream"), num(first, "bytes"), str(first, "fix"));
+                      cJSON_IsString(a) ? " (" : "", cJSON_IsString(a) ? a->valuestring : "", cJSON_IsString(a) ? ")" : "",
+                      str(first, "second"), str(first, "second_stream"), cJSON_IsString(b) ? " (" : "",
+                      cJSON_IsString(b) ? b->valuestring : "", cJSON_IsString(b) ? ")" : "", num(first, "bytes"),
+                      str(first, "fix"));
 }
 
 void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {

@@ -288,6 +288,10 @@ while read -r name kind expect; do
         printf '== %s seed %s: exit %s (want %s) %s, speedup %s, %s of the bound, baseline %s ms, yours %s ms, races %s, stream-0 stalls %s, next %s\n' \
           "${name}" "${seed}" "${rc}" "${expect}" "$(field status)" "$(field speedup)" "$(field bound_fraction)" \
           "$(field baseline_median_ms)" "$(field yours_median_ms)" "$(field races)" "$(field count)" "$(field next)"
+        # The student's lines that its races and stream-0 stalls name (from the call sites
+        # the interposer marks), as on the simulator.
+        sites="$(grep -oE '[A-Za-z0-9_./]+\.c:[0-9]+' <<<"${line}" | sort -u | tr '\n' ' ')"
+        [[ -z "${sites}" ]] || echo "   lines named: ${sites}"
         # A lab that crashed has no result line: show what the harness's report said.
         [[ -n "${line}" ]] || grep -m2 -E 'crashed with|^  at |source line' "${log}" | sed 's/^/   /'
         [[ "${rc}" == "${expect}" ]] || bad=$((bad + 1))

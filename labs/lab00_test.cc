@@ -83,6 +83,12 @@ TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZeroAndTheReportSaysSo) {
     double waited = std::atof(line.c_str() + std::string("stream 0 memset after task 0 waited ").size());
     cJSON *tasks = cJSON_GetObjectItemCaseSensitive(j, "tasks_us");
     EXPECT_NEAR(waited, Num(tasks, "one_task") / 1000, 0.15) << line;
+    // It ends with the student's line: the memset call.
+    const std::string file = "labs/00_default_stream/testdata/variants.c";
+    size_t at = line.rfind(" (" + file + ":");
+    ASSERT_NE(at, std::string::npos) << line;
+    int n = std::atoi(line.c_str() + at + file.size() + 3);
+    EXPECT_NE(LineText(file, n).find("cudaMemset"), std::string::npos) << LineText(file, n);
     cJSON_Delete(j);
     EXPECT_NE(o.err.find("  stream 0   4 operations on the legacy default stream held your streams back:"),
               std::string::npos)

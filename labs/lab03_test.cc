@@ -85,6 +85,32 @@ TEST(Lab03, ARacyPipelineIsReportedRacyWithFixes) {
 }
 
 
+// A race names the student's lines: each side's line holds the call that made the op
+// (a copy, a kernel launch).
+TEST(Lab03, ARaceNamesTheLinesOfTheStudentsCalls) {
+    Outcome o = RunLab("labs/03_double_buffer_shared_buffers_sim", Args());
+    cJSON *j = Json(o);
+    int sides = 0;
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "race_reports")) {
+        for (const char *side : {"first", "second"}) {
+            std::string what = Str(r, side), at = Str(r, (std::string(side) + "_line").c_str());
+            SCOPED_TRACE(what + " at " + at);
+            size_t colon = at.rfind(':');
+            ASSERT_NE(colon, std::string::npos);
+            EXPECT_EQ(at.substr(0, colon), "labs/03_double_buffer/testdata/variants.c");
+            int n = std::stoi(at.substr(colon + 1));
+            std::string call = what.rfind("kernel", 0) == 0 ? "kernels_process(" : "cudaMemcpyAsync(";
+            // A call written over two lines may be placed at either.
+            std::string text = LineText(at.substr(0, colon), n) + LineText(at.substr(0, colon), n - 1);
+            EXPECT_NE(text.find(call), std::string::npos) << text;
+            sides++;
+        }
+    }
+    EXPECT_GE(sides, 2);
+    cJSON_Delete(j);
+}
+
 // Each TODO, done in order, changes what the student sees: the skeleton stands at TODO 1;
 // two streams sharing one buffer pair (TODO 1 done) are fast and racy, and the report
 // says that is the expected state and names a buffer pair per stream as the first fix;
@@ -184,14 +210,6 @@ TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
 }
 
 // The line of the variants file that carries marker (1-based), 0 when none does.
-int LineOf(const std::string &rel, const std::string &marker) {
-    std::ifstream f(Binary(rel));
-    std::string line;
-    for (int n = 1; std::getline(f, line); n++)
-        if (line.find(marker) != std::string::npos) return n;
-    return 0;
-}
-
 // A host read of a cudaMalloc'd buffer crashes as on a GPU, and the report says so in the
 // student's terms: which buffer, what to do instead, and the line that did it.
 TEST(Lab03, AHostReadOfDeviceMemoryIsReportedWithItsLine) {

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -99,6 +100,24 @@ inline Outcome RunLab(const std::string &rel, std::vector<std::string> args, con
 }
 
 // The --json object on stdout: exactly one line.
+// The number of the first line of a runfile that contains marker; 0 when none does.
+inline int LineOf(const std::string &rel, const std::string &marker) {
+    std::ifstream f(Binary(rel));
+    std::string line;
+    for (int n = 1; std::getline(f, line); n++)
+        if (line.find(marker) != std::string::npos) return n;
+    return 0;
+}
+
+// Line n (from 1) of a runfile; "" past its end.
+inline std::string LineText(const std::string &rel, int n) {
+    std::ifstream f(Binary(rel));
+    std::string line;
+    for (int i = 1; std::getline(f, line); i++)
+        if (i == n) return line;
+    return "";
+}
+
 inline cJSON *Json(const Outcome &o) {
     EXPECT_FALSE(o.out.empty());
     EXPECT_EQ(o.out.find('\n'), o.out.size() - 1) << "stdout must be one line:\n" << o.out;

@@ -10,7 +10,9 @@
 
 static const sim_profile *g_prof;
 
-cudaError_t sim_call_begin(sim_call *call, const char *name, unsigned flags) {
+cudaError_t sim_call_begin_at(sim_call *call, const char *name, unsigned flags, const void *caller) {
+    trace_call_site_enter(caller);
+    call->site_marked = true;
     call->name = name;
     call->start_ns = sim_host_now();
     call->active = false;
@@ -33,6 +35,10 @@ cudaError_t sim_call_end(sim_call *call, cudaError_t err) {
         trace_record_api(call->name, call->start_ns, sim_host_now());
     }
     if (call->record_error) sim_error_record(err);
+    if (call->site_marked) {
+        call->site_marked = false;
+        trace_call_site_exit();
+    }
     return err;
 }
 

@@ -23,6 +23,7 @@ typedef struct sim_call {
     uint64_t start_ns;
     bool active;       /* the call runs (counts time, is recorded) */
     bool record_error; /* a failure becomes the last error */
+    bool site_marked;  /* the call marked the program's call site (trace_call_site_enter) */
 } sim_call;
 
 /* Flags for sim_call_begin. */
@@ -31,8 +32,12 @@ typedef struct sim_call {
 /* Starts a runtime call. Returns cudaSuccess, or the error the call must return at once:
  * cudaErrorNotPermitted inside a host function, cudaErrorInitializationError when no
  * profile could be loaded, or the sticky error. Either way, finish with sim_call_end. */
-cudaError_t sim_call_begin(sim_call *call, const char *name, unsigned flags);
-/* Ends a call begun with sim_call_begin and returns err. */
+cudaError_t sim_call_begin_at(sim_call *call, const char *name, unsigned flags, const void *caller);
+/* In the runtime call itself, so that the ops it records carry the line of the program
+ * that called it (trace/record/recorder.h, call sites). A helper that begins the call for
+ * several entry points gets their site from TRACE_CALL_SITE() in each of them. */
+#define sim_call_begin(call, name, flags) sim_call_begin_at((call), (name), (flags), __builtin_return_address(0))
+/* Ends a call begun with sim_call_begin and returns err (every begun call must end). */
 cudaError_t sim_call_end(sim_call *call, cudaError_t err);
 
 /* The profile of the running call (non-NULL between a successful begin and end). */

@@ -198,6 +198,7 @@ cudaError_t sim_memcpy_on(cudaStream_t stream, void *dst, const void *src, size_
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    TRACE_CALL_SITE();
     return sim_memcpy_on(NULL, dst, src, count, kind);
 }
 
@@ -249,7 +250,10 @@ cudaError_t sim_memset_on(cudaStream_t stream, void *devPtr, int value, size_t c
     return sim_call_end(&call, do_memset(&call, devPtr, value, count, stream, false));
 }
 
-cudaError_t cudaMemset(void *devPtr, int value, size_t count) { return sim_memset_on(NULL, devPtr, value, count); }
+cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+    TRACE_CALL_SITE();
+    return sim_memset_on(NULL, devPtr, value, count);
+}
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
     sim_call call;

@@ -52,9 +52,13 @@ static cudaError_t create(const char *name, cudaEvent_t *event, unsigned flags) 
     return sim_call_end(&call, cudaSuccess);
 }
 
-cudaError_t cudaEventCreate(cudaEvent_t *event) { return create("cudaEventCreate", event, 0); }
+cudaError_t cudaEventCreate(cudaEvent_t *event) {
+    TRACE_CALL_SITE();
+    return create("cudaEventCreate", event, 0);
+}
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+    TRACE_CALL_SITE();
     return create("cudaEventCreateWithFlags", event, flags);
 }
 

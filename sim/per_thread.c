@@ -10,50 +10,67 @@
 
 #include "sim/copies.h"
 #include "streamlab_sim.h"
+#include "trace/record/recorder.h"
 
 static cudaStream_t per_thread(cudaStream_t stream) { return stream ? stream : cudaStreamPerThread; }
 
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    TRACE_CALL_SITE();
     return sim_memcpy_on(cudaStreamPerThread, dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                  cudaStream_t stream) {
+    TRACE_CALL_SITE();
     return cudaMemcpyAsync(dst, src, count, kind, per_thread(stream));
 }
 
 cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
+    TRACE_CALL_SITE();
     return sim_memset_on(cudaStreamPerThread, devPtr, value, count);
 }
 
 cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     return cudaMemsetAsync(devPtr, value, count, per_thread(stream));
 }
 
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) { return cudaStreamSynchronize(per_thread(stream)); }
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    return cudaStreamSynchronize(per_thread(stream));
+}
 
-cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) { return cudaStreamQuery(per_thread(stream)); }
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    return cudaStreamQuery(per_thread(stream));
+}
 
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    TRACE_CALL_SITE();
     return cudaStreamWaitEvent(per_thread(stream), event, flags);
 }
 
 cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority) {
+    TRACE_CALL_SITE();
     return cudaStreamGetPriority(per_thread(hStream), priority);
 }
 
 cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags) {
+    TRACE_CALL_SITE();
     return cudaStreamGetFlags(per_thread(hStream), flags);
 }
 
 cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    TRACE_CALL_SITE();
     return cudaLaunchHostFunc(per_thread(stream), fn, userData);
 }
 
 cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     return cudaEventRecord(event, per_thread(stream));
 }
 
 cudaError_t sim_launch_kernel_ptsz(const sim_kernel_launch *launch, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     return sim_launch_kernel(launch, per_thread(stream));
 }

@@ -72,14 +72,17 @@ static cudaError_t create(const char *name, cudaStream_t *pStream, unsigned flag
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+    TRACE_CALL_SITE();
     return create("cudaStreamCreate", pStream, cudaStreamDefault, 0);
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
+    TRACE_CALL_SITE();
     return create("cudaStreamCreateWithFlags", pStream, flags, 0);
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
+    TRACE_CALL_SITE();
     return create("cudaStreamCreateWithPriority", pStream, flags, priority);
 }
 

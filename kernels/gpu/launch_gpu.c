@@ -52,6 +52,7 @@ static cudaError_t finish(cudaError_t err, trace_op *op, cudaStream_t stream, ui
 
 cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
                             cudaStream_t stream) {
+    TRACE_CALL_SITE();
     kernels_args why = kernels_check_process(out, in, n);
     if (why != KERNELS_ARGS_OK) return refused(why);
     uint32_t blocks = (uint32_t)kernels_process_blocks(n);
@@ -66,6 +67,7 @@ cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels
 
 cudaError_t kernels_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uint64_t duration_ns, uint32_t mark,
                          cudaStream_t stream) {
+    TRACE_CALL_SITE();
     kernels_args why = kernels_check_spin(marks, blocks, threads);
     if (why != KERNELS_ARGS_OK) return refused(why);
     if (!trace_active()) return kernels_device_spin(marks, blocks, threads, duration_ns, mark, stream);
@@ -78,6 +80,7 @@ cudaError_t kernels_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uin
 }
 
 cudaError_t kernels_checksum(uint64_t *sum, const uint32_t *in, size_t n, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     kernels_args why = kernels_check_checksum(sum, in, n);
     if (why != KERNELS_ARGS_OK) return refused(why);
     uint32_t blocks = (uint32_t)kernels_checksum_blocks(n);

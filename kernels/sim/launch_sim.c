@@ -16,6 +16,7 @@
 #include "kernels/cpu/cpu.h"
 #include "kernels/kernels.h"
 #include "kernels/validate.h"
+#include "trace/record/recorder.h"
 
 static cudaError_t refused(kernels_args why) {
     return why == KERNELS_ARGS_INVALID_CONFIGURATION ? cudaErrorInvalidConfiguration : cudaErrorInvalidValue;
@@ -63,6 +64,7 @@ static void process_body(const void *args, uint32_t block_begin, uint32_t block_
 
 cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
                             cudaStream_t stream) {
+    TRACE_CALL_SITE();
     kernels_args why = kernels_check_process(out, in, n);
     if (why != KERNELS_ARGS_OK) return refused(why);
     process_args args = {out, in, n, kernels_affine_power(params)};
@@ -89,6 +91,7 @@ static void spin_body(const void *args, uint32_t block_begin, uint32_t block_end
 
 cudaError_t kernels_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uint64_t duration_ns, uint32_t mark,
                          cudaStream_t stream) {
+    TRACE_CALL_SITE();
     kernels_args why = kernels_check_spin(marks, blocks, threads);
     if (why != KERNELS_ARGS_OK) return refused(why);
     spin_args args = {marks, mark};
@@ -114,6 +117,7 @@ static void checksum_body(const void *args, uint32_t block_begin, uint32_t block
 }
 
 cudaError_t kernels_checksum(uint64_t *sum, const uint32_t *in, size_t n, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     kernels_args why = kernels_check_checksum(sum, in, n);
     if (why != KERNELS_ARGS_OK) return refused(why);
     checksum_args args = {sum, in, n};

@@ -1,6 +1,7 @@
 /* labs/harness/result.c: the verdict, the student's report and the --json object. */
 #include "labs/harness/result.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -211,16 +212,28 @@ static cJSON *ms_array(const double *v, int n) {
     return a;
 }
 
-static cJSON *race_json(const trace_race *race) {
+/* A call site to look up after the run, as "0x..." (addr2line's form). */
+static void add_site(cJSON *o, const char *key, uint64_t site) {
+    if (!site) return;
+    char hex[24];
+    snprintf(hex, sizeof(hex), "0x%" PRIx64, site);
+    cJSON_AddStringToObject(o, key, hex);
+}
+
+static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
     cJSON *o = cJSON_CreateObject();
     char buf[256];
     cJSON_AddStringToObject(o, "kind", trace_race_kind_name(race->kind));
     trace_race_op_describe(&race->first, buf, sizeof(buf));
     cJSON_AddStringToObject(o, "first", buf);
     cJSON_AddStringToObject(o, "first_stream", race->first.stream_name);
+    if (race->first.line[0]) cJSON_AddStringToObject(o, "first_line", race->first.line);
+    add_site(o, "first_site", site[0]);
     trace_race_op_describe(&race->second, buf, sizeof(buf));
     cJSON_AddStringToObject(o, "second", buf);
     cJSON_AddStringToObject(o, "second_stream", race->second.stream_name);
+    if (race->second.line[0]) cJSON_AddStringToObject(o, "second_line", race->second.line);
+    add_site(o, "second_site", site[1]);
     cJSON_AddNumberToObject(o, "bytes", (double)race->bytes);
     cJSON_AddStringToObject(o, "fix", race->fix);
     return o;
@@ -251,7 +264,7 @@ cJSON *lab_result_json(const lab_result *r) {
     }
     cJSON_AddNumberToObject(o, "races", (double)r->races);
     cJSON *races = cJSON_AddArrayToObject(o, "race_reports");
-    for (size_t i = 0; i < r->races_shown; i++) cJSON_AddItemToArray(races, race_json(&r->race[i]));
+    for (size_t i = 0; i < r->races_shown; i++) cJSON_AddItemToArray(races, race_json(&r->race[i], r->race_site[i]));
     cJSON_AddNumberToObject(o, "speedup", r->speedup);
     cJSON_AddNumberToObject(o, "speedup_best", r->speedup_best);
     cJSON_AddNumberToObject(o, "target", r->target_speedup);

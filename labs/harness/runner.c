@@ -20,6 +20,7 @@
 #include "labs/harness/ctx.h"
 #include "labs/harness/events.h"
 #include "labs/harness/guard.h"
+#include "labs/harness/source_line.h"
 #include "labs/harness/options.h"
 #include "labs/harness/result.h"
 #include "labs/harness/spec.h"
@@ -192,6 +193,27 @@ static bool utf8_terminal(void) {
 /* Races of yours: those in the first of your runs that has any (every run repeats the
  * same mistakes; one run's worth is what there is to fix). The ones shown are of as many
  * different kinds as there are, in the order found. */
+/* The program's source line of an op's call site into out ("" when it cannot be told:
+ * the call was the kit's own, or addr2line may not run). The site is a return address:
+ * the call is the instruction before it. Returns that address relative to the binary
+ * when it lies in the binary's code and was not looked up (STREAMLAB_NO_SUBPROCESS), for
+ * the one who ran the lab to look up (the grader does); else 0. */
+static uint64_t line_of_site(uint64_t site, char *out, size_t len) {
+    out[0] = '\0';
+    if (!site) return 0;
+    uintptr_t pc = (uintptr_t)site - 1, offset;
+    char line[600];
+    lab_line_result found = lab_source_line_of(&pc, 1, line, sizeof(line), &offset);
+    if (found == LAB_LINE_NOT_ALLOWED) return offset;
+    if (found != LAB_LINE_FOUND) return 0;
+    const char *shown = line, *slash = strrchr(line, '/');
+    if (strlen(line) >= len && slash) shown = slash + 1; /* too long a path: the file's name */
+    size_t n = strlen(shown) < len - 1 ? strlen(shown) : len - 1;
+    memcpy(out, shown, n);
+    out[n] = '\0';
+    return 0;
+}
+
 static void collect_races(harness *h) {
     size_t kept = trace_racecheck_kept(h->racecheck);
     int32_t chosen = -1;
@@ -213,7 +235,13 @@ static void collect_races(harness *h) {
                 bool already = false;
                 for (size_t j = 0; j < h->res->races_shown; j++) already |= h->res->race[j].seq == r->seq;
                 if (!already) {
-                    h->res->race[h->res->races_shown++] = *r;
+                    size_t k = h->res->races_shown++;
+                    trace_race *shown = &h->res->race[k];
+                    *shown = *r;
+                    h->res->race_site[k][0] =
+                        line_of_site(shown->first.call_site, shown->first.line, sizeof(shown->first.line));
+                    h->res->race_site[k][1] =
+                        line_of_site(shown->second.call_site, shown->second.line, sizeof(shown->second.line));
                     shown_kind[r->kind] = true;
                 }
             }
@@ -227,8 +255,15 @@ static void describe_streams(harness *h) {
     lab_result *r = h->res;
     trace_stall stalls[LAB_MAX_STALLS_SHOWN];
     r->stalls = trace_stalls_find(h->timeline, h->last_yours_run, stalls, LAB_MAX_STALLS_SHOWN);
-    for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
-        trace_stall_format(&stalls[i], h->timeline, lab_item(r->spec), r->stall_text[i], sizeof(r->stall_text[i]));
+    for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++) {
+        char *text = r->stall_text[i];
+        size_t cap = sizeof(r->stall_text[i]);
+        trace_stall_format(&stalls[i], h->timeline, lab_item(r->spec), text, cap);
+        char line[96];
+        line_of_site(stalls[i].op.call_site, line, sizeof(line));
+        size_t at = strlen(text);
+        if (line[0] && at < cap) snprintf(text + at, cap - at, " (%s)", line);
+    }
     int32_t busy[16];
     size_t nb = trace_streams_busy_at(h->timeline, h->last_yours_run, h->last_yours_returned_ns, busy, 16);
     size_t at = 0, named = 0;

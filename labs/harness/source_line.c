@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "labs/harness/source_line.h"
 
+#include "cli/addr2line.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -132,30 +134,6 @@ static size_t run_addr2line(char *const argv[], char *buf, size_t cap) {
     return len;
 }
 
-/* One line of addr2line's answer: "file:line", "file:line (discriminator N)", or "??:0"
- * / "??:?" / "file:?" for an address it has no line for. Copies a found line to out. */
-static bool take_line(const char *line, size_t n, char *out, size_t out_len) {
-    if (n >= 2 && line[0] == '?' && line[1] == '?') return false;
-    size_t end = 0;
-    while (end < n && line[end] != ' ') end++; /* drops " (discriminator N)" */
-    size_t colon = end;
-    while (colon > 0 && line[colon - 1] != ':') colon--;
-    if (colon == 0 || colon >= end) return false;
-    if (end - colon == 1 && (line[colon] == '0' || line[colon] == '?')) return false;
-    /* Bazel compiles in a sandbox it names /proc/self/cwd: the path after it is the
-     * workspace's. */
-    static const char cwd[] = "/proc/self/cwd/";
-    size_t start = 0;
-    if (end >= sizeof(cwd) - 1 && memcmp(line, cwd, sizeof(cwd) - 1) == 0) start = sizeof(cwd) - 1;
-    lab_sig_text t = lab_sig_text_on(out, out_len);
-    char piece[512];
-    size_t m = end - start < sizeof(piece) - 1 ? end - start : sizeof(piece) - 1;
-    memcpy(piece, line + start, m);
-    piece[m] = '\0';
-    lab_sig_put(&t, piece);
-    return true;
-}
-
 lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, size_t out_len, uintptr_t *offset) {
     if (out_len) out[0] = '\0';
     *offset = 0;
@@ -187,7 +165,7 @@ lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, si
     while (*line) {
         const char *nl = strchr(line, '\n');
         size_t m = nl ? (size_t)(nl - line) : strlen(line);
-        if (take_line(line, m, out, out_len)) return LAB_LINE_FOUND;
+        if (cli_addr2line_take(line, m, out, out_len)) return LAB_LINE_FOUND;
         if (!nl) break;
         line = nl + 1;
     }

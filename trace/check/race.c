@@ -91,20 +91,24 @@ void trace_race_make_fix(trace_race *race) {
 }
 
 static void where(const trace_race_op *op, char *buf, size_t size) {
-    char label[64];
+    char label[64], place[112];
     stream_label(op, label, sizeof(label));
     if (op->on_host && op->stream == TRACE_STREAM_NONE)
-        snprintf(buf, size, "on the host");
+        snprintf(place, sizeof(place), "on the host");
     else if (op->on_host)
-        snprintf(buf, size, "on the host, enqueued on %s", label);
+        snprintf(place, sizeof(place), "on the host, enqueued on %s", label);
     else if (op->stream == TRACE_STREAM_LEGACY)
-        snprintf(buf, size, "on %s", label);
+        snprintf(place, sizeof(place), "on %s", label);
     else
-        snprintf(buf, size, "on stream %s", label);
+        snprintf(place, sizeof(place), "on stream %s", label);
+    if (op->line[0])
+        snprintf(buf, size, "%s, %s", place, op->line);
+    else
+        snprintf(buf, size, "%s", place);
 }
 
 int trace_race_format(const trace_race *race, char *buf, size_t size) {
-    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], wa[96], wb[96];
+    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], wa[224], wb[224];
     trace_race_op_describe(&race->first, a, sizeof(a));
     trace_race_op_describe(&race->second, b, sizeof(b));
     where(&race->first, wa, sizeof(wa));

@@ -38,6 +38,9 @@ typedef struct trace_race_op {
     int32_t run;           /* harness run, -1 outside */
     char name[TRACE_NAME_MAX];
     char stream_name[32];  /* the stream's display name ("s1", "buf A"); "host" for host-only ops */
+    uint64_t call_site;    /* the op's call site (trace_op.call_site), 0 when unknown */
+    char line[96];         /* its source line ("labs/03_double_buffer/lab.c:41"), filled in by
+                              whoever can look it up (the lab harness); "" when unknown */
 } trace_race_op;
 
 #define TRACE_RACE_FIX_MAX 384

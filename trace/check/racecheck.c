@@ -27,6 +27,7 @@ typedef struct rc_who {
     uint8_t kind;
     uint8_t dir;
     bool on_host;
+    uint64_t call_site;
     char name[TRACE_NAME_MAX];
 } rc_who;
 
@@ -187,6 +188,7 @@ static void fill_side(trace_racecheck *rc, trace_race_op *side, const rc_who *wh
     side->on_host = who->on_host;
     side->batch = who->batch;
     side->run = who->run;
+    side->call_site = who->call_site;
     memcpy(side->name, who->name, sizeof(side->name));
     side->name[sizeof(side->name) - 1] = '\0';
     rc_stream *s = who->stream >= 0 ? stream_of(rc, who->stream) : NULL;
@@ -341,6 +343,7 @@ static rc_who who_of(const trace_op *op, bool on_host) {
     w.kind = (uint8_t)op->kind;
     w.dir = (uint8_t)op->dir;
     w.on_host = on_host;
+    w.call_site = op->call_site;
     memcpy(w.name, op->name, sizeof(w.name));
     w.name[sizeof(w.name) - 1] = '\0';
     return w;

@@ -139,26 +139,33 @@ static trace_gpu_mem mem_of(const void *ptr) {
     } while (0)
 
 cudaError_t __wrap_cudaMalloc(void **devPtr, size_t size) {
+    TRACE_CALL_SITE();
     ALLOCATE("cudaMalloc", __real_cudaMalloc(devPtr, size), *devPtr, size, TRACE_GPU_MEM_DEVICE);
 }
 
-cudaError_t __wrap_cudaFree(void *devPtr) { RELEASE("cudaFree", __real_cudaFree(devPtr), devPtr); }
+cudaError_t __wrap_cudaFree(void *devPtr) {
+    TRACE_CALL_SITE(); RELEASE("cudaFree", __real_cudaFree(devPtr), devPtr); }
 
 cudaError_t __wrap_cudaMallocHost(void **ptr, size_t size) {
+    TRACE_CALL_SITE();
     ALLOCATE("cudaMallocHost", __real_cudaMallocHost(ptr, size), *ptr, size, TRACE_GPU_MEM_PINNED);
 }
 
 cudaError_t __wrap_cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
+    TRACE_CALL_SITE();
     ALLOCATE("cudaHostAlloc", __real_cudaHostAlloc(pHost, size, flags), *pHost, size, TRACE_GPU_MEM_PINNED);
 }
 
-cudaError_t __wrap_cudaFreeHost(void *ptr) { RELEASE("cudaFreeHost", __real_cudaFreeHost(ptr), ptr); }
+cudaError_t __wrap_cudaFreeHost(void *ptr) {
+    TRACE_CALL_SITE(); RELEASE("cudaFreeHost", __real_cudaFreeHost(ptr), ptr); }
 
 cudaError_t __wrap_cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+    TRACE_CALL_SITE();
     ALLOCATE("cudaHostRegister", __real_cudaHostRegister(ptr, size, flags), ptr, size, TRACE_GPU_MEM_PINNED);
 }
 
 cudaError_t __wrap_cudaHostUnregister(void *ptr) {
+    TRACE_CALL_SITE();
     RELEASE("cudaHostUnregister", __real_cudaHostUnregister(ptr), ptr);
 }
 
@@ -237,23 +244,27 @@ static cudaError_t traced_copy(const char *api, copy_fn real, void *dst, const v
 }
 
 cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemcpy(dst, src, count, kind);
     return traced_copy("cudaMemcpy", real_memcpy, dst, src, count, kind, NULL, false);
 }
 
 cudaError_t __wrap_cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemcpy_ptds(dst, src, count, kind);
     return traced_copy("cudaMemcpy", real_memcpy_ptds, dst, src, count, kind, cudaStreamPerThread, false);
 }
 
 cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                    cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemcpyAsync(dst, src, count, kind, stream);
     return traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync, dst, src, count, kind, stream, true);
 }
 
 cudaError_t __wrap_cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                         cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
     return traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync_ptsz, dst, src, count, kind, per_thread(stream),
                        true);
@@ -287,21 +298,25 @@ static cudaError_t traced_memset(const char *api, memset_fn real, void *ptr, int
 }
 
 cudaError_t __wrap_cudaMemset(void *devPtr, int value, size_t count) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemset(devPtr, value, count);
     return traced_memset("cudaMemset", real_memset, devPtr, value, count, NULL, false);
 }
 
 cudaError_t __wrap_cudaMemset_ptds(void *devPtr, int value, size_t count) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemset_ptds(devPtr, value, count);
     return traced_memset("cudaMemset", real_memset_ptds, devPtr, value, count, cudaStreamPerThread, false);
 }
 
 cudaError_t __wrap_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemsetAsync(devPtr, value, count, stream);
     return traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync, devPtr, value, count, stream, true);
 }
 
 cudaError_t __wrap_cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
     return traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync_ptsz, devPtr, value, count, per_thread(stream),
                          true);
@@ -331,19 +346,23 @@ static void stream_created(cudaStream_t stream, unsigned flags) {
     } while (0)
 
 cudaError_t __wrap_cudaStreamCreate(cudaStream_t *pStream) {
+    TRACE_CALL_SITE();
     STREAM_CREATE("cudaStreamCreate", __real_cudaStreamCreate(pStream), pStream, cudaStreamDefault);
 }
 
 cudaError_t __wrap_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
+    TRACE_CALL_SITE();
     STREAM_CREATE("cudaStreamCreateWithFlags", __real_cudaStreamCreateWithFlags(pStream, flags), pStream, flags);
 }
 
 cudaError_t __wrap_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
+    TRACE_CALL_SITE();
     STREAM_CREATE("cudaStreamCreateWithPriority", __real_cudaStreamCreateWithPriority(pStream, flags, priority),
                   pStream, flags);
 }
 
 cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
+    TRACE_CALL_SITE();
     bool on = tracing();
     uint64_t t0 = on ? now() : 0;
     cudaError_t err = __real_cudaStreamDestroy(stream);
@@ -383,22 +402,26 @@ static cudaError_t traced_stream_wait(const char *api, cudaError_t (*real)(cudaS
 }
 
 cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaStreamSynchronize(stream);
     return traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize, WAIT_SYNC, stream);
 }
 
 cudaError_t __wrap_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaStreamSynchronize_ptsz(stream);
     return traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize_ptsz, WAIT_SYNC,
                               per_thread(stream));
 }
 
 cudaError_t __wrap_cudaStreamQuery(cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaStreamQuery(stream);
     return traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery, WAIT_QUERY, stream);
 }
 
 cudaError_t __wrap_cudaStreamQuery_ptsz(cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaStreamQuery_ptsz(stream);
     return traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery_ptsz, WAIT_QUERY, per_thread(stream));
 }
@@ -421,11 +444,13 @@ static cudaError_t traced_wait_event(cudaError_t (*real)(cudaStream_t, cudaEvent
 }
 
 cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaStreamWaitEvent(stream, event, flags);
     return traced_wait_event(__real_cudaStreamWaitEvent, stream, event, flags);
 }
 
 cudaError_t __wrap_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaStreamWaitEvent_ptsz(stream, event, flags);
     return traced_wait_event(__real_cudaStreamWaitEvent_ptsz, per_thread(stream), event, flags);
 }
@@ -455,11 +480,13 @@ static cudaError_t traced_host_func(cudaError_t (*real)(cudaStream_t, cudaHostFn
 }
 
 cudaError_t __wrap_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaLaunchHostFunc(stream, fn, userData);
     return traced_host_func(__real_cudaLaunchHostFunc, stream, fn, userData);
 }
 
 cudaError_t __wrap_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaLaunchHostFunc_ptsz(stream, fn, userData);
     return traced_host_func(__real_cudaLaunchHostFunc_ptsz, per_thread(stream), fn, userData);
 }
@@ -467,6 +494,7 @@ cudaError_t __wrap_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
 /* ---- events ------------------------------------------------------------------------------- */
 
 cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event) {
+    TRACE_CALL_SITE();
     bool on = tracing();
     uint64_t t0 = on ? now() : 0;
     cudaError_t err = __real_cudaEventCreate(event);
@@ -476,6 +504,7 @@ cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event) {
 }
 
 cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+    TRACE_CALL_SITE();
     bool on = tracing();
     uint64_t t0 = on ? now() : 0;
     cudaError_t err = __real_cudaEventCreateWithFlags(event, flags);
@@ -485,6 +514,7 @@ cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int fla
 }
 
 cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event) {
+    TRACE_CALL_SITE();
     bool on = tracing();
     uint64_t t0 = on ? now() : 0;
     cudaError_t err = __real_cudaEventDestroy(event);
@@ -511,16 +541,19 @@ static cudaError_t traced_event_record(cudaError_t (*real)(cudaEvent_t, cudaStre
 }
 
 cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaEventRecord(event, stream);
     return traced_event_record(__real_cudaEventRecord, event, stream);
 }
 
 cudaError_t __wrap_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaEventRecord_ptsz(event, stream);
     return traced_event_record(__real_cudaEventRecord_ptsz, event, per_thread(stream));
 }
 
 cudaError_t __wrap_cudaEventQuery(cudaEvent_t event) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaEventQuery(event);
     uint64_t t0 = now();
     cudaError_t err = __real_cudaEventQuery(event);
@@ -530,6 +563,7 @@ cudaError_t __wrap_cudaEventQuery(cudaEvent_t event) {
 }
 
 cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaEventSynchronize(event);
     uint64_t t0 = now();
     cudaError_t err = __real_cudaEventSynchronize(event);
@@ -539,6 +573,7 @@ cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
 /* ---- the device --------------------------------------------------------------------------- */
 
 cudaError_t __wrap_cudaDeviceSynchronize(void) {
+    TRACE_CALL_SITE();
     if (!tracing()) return __real_cudaDeviceSynchronize();
     uint64_t t0 = now();
     cudaError_t err = __real_cudaDeviceSynchronize();
@@ -546,6 +581,7 @@ cudaError_t __wrap_cudaDeviceSynchronize(void) {
 }
 
 cudaError_t __wrap_cudaDeviceReset(void) {
+    TRACE_CALL_SITE();
     bool on = tracing();
     uint64_t t0 = on ? now() : 0;
     trace_gpu_before_device_reset();

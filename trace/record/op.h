@@ -104,6 +104,10 @@ typedef struct trace_op {
     uint64_t event;           /* EVENT_RECORD / EVENT_WAIT / SYNC on an event: event id */
     uint64_t waited_op;       /* SYNC with TRACE_SYNC_OP: the op waited for */
     uint32_t correlation;     /* real GPU: the CUPTI correlation id; 0 otherwise */
+    uint64_t call_site;       /* the return address of the program's call that made the op
+                                 (its first call into the runtime or a kernel launcher,
+                                 recorder.h), 0 when unknown; a report turns it into the
+                                 program's source line */
     uint32_t n_ranges;
     trace_range ranges[TRACE_MAX_RANGES]; /* memory it reads and writes */
 } trace_op;

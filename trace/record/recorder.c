@@ -358,6 +358,21 @@ int32_t trace_current_run(void) {
     return run;
 }
 
+/* ---- call sites ---------------------------------------------------------------------- */
+
+static _Thread_local uint64_t t_site;
+static _Thread_local unsigned t_site_depth;
+
+void trace_call_site_enter(const void *return_address) {
+    if (t_site_depth++ == 0) t_site = (uint64_t)(uintptr_t)return_address;
+}
+
+void trace_call_site_exit(void) {
+    if (t_site_depth > 0 && --t_site_depth == 0) t_site = 0;
+}
+
+uint64_t trace_call_site(void) { return t_site; }
+
 /* ---- program order ------------------------------------------------------------------ */
 
 /* Ops that belong to a stream: its work, and a host wait on it. */
@@ -378,6 +393,7 @@ uint64_t trace_record(trace_op *op, const void *stream_handle) {
     lock();
     op->id = R.next_op_id++;
     op->run = R.run;
+    if (!op->call_site) op->call_site = t_site;
     if (on_stream_kind(op)) {
         int32_t id = find_stream(stream_handle);
         op->stream = id;

@@ -108,6 +108,27 @@ uint64_t trace_record_api(const char *api, uint64_t start_ns, uint64_t end_ns);
 /* A harness phase ("setup", "run 3", ...). */
 uint64_t trace_record_phase(const char *name, uint64_t start_ns, uint64_t end_ns);
 
+/* ---- call sites ------------------------------------------------------------------------ */
+
+/* Where in the program an op was asked for, so that a report can give the line. The
+ * first entry into the runtime or a kernel launcher on a thread marks the site (the
+ * return address of that entry point); calls nested inside it (a launcher that calls the
+ * runtime, cudaMemcpy that calls the copy code) leave it as it is, and trace_record
+ * stamps it on every op recorded until the entry point returns. An entry point marks
+ * itself with TRACE_CALL_SITE() as its first statement, or enters and exits by hand. */
+void trace_call_site_enter(const void *return_address);
+void trace_call_site_exit(void);
+/* The site marked on this thread now, 0 outside any entry point. */
+uint64_t trace_call_site(void);
+
+static inline void trace_call_site_exit_at_scope_end(const int *guard) {
+    (void)guard;
+    trace_call_site_exit();
+}
+#define TRACE_CALL_SITE()                                                                       \
+    __attribute__((cleanup(trace_call_site_exit_at_scope_end))) const int trace_call_site_guard_ = \
+        (trace_call_site_enter(__builtin_return_address(0)), 1)
+
 /* ---- timing and races --------------------------------------------------------------- */
 
 /* The device (or host) times of an op recorded earlier. Unknown or already-timed ids are

@@ -134,6 +134,34 @@ TEST_F(RecorderTest, HostRecordsArriveTimedAndOffStream) {
     EXPECT_EQ(trace_pending_count(), 0u);
 }
 
+// An op carries the call site of the outermost entry point it was recorded in: a launcher
+// that calls the runtime keeps the program's site, not its own; outside any, none.
+TEST_F(RecorderTest, OpsCarryTheOutermostCallSite) {
+    trace_call_site_enter(reinterpret_cast<const void *>(0x1000));
+    trace_call_site_enter(reinterpret_cast<const void *>(0x2000));
+    EXPECT_EQ(trace_call_site(), 0x1000u);
+    trace_op a = kernel_op("inner");
+    trace_record(&a, nullptr);
+    trace_call_site_exit();
+    trace_op b = kernel_op("outer");
+    trace_record(&b, nullptr);
+    trace_call_site_exit();
+    trace_op c = kernel_op("none");
+    trace_record(&c, nullptr);
+    trace_call_site_exit(); /* one exit too many changes nothing */
+    trace_call_site_enter(reinterpret_cast<const void *>(0x3000));
+    trace_op d = kernel_op("given");
+    d.call_site = 0x4000; /* a source that knows the site keeps it */
+    trace_record(&d, nullptr);
+    trace_call_site_exit();
+    ASSERT_EQ(seen.ops.size(), 4u);
+    EXPECT_EQ(seen.ops[0].call_site, 0x1000u);
+    EXPECT_EQ(seen.ops[1].call_site, 0x1000u);
+    EXPECT_EQ(seen.ops[2].call_site, 0u);
+    EXPECT_EQ(seen.ops[3].call_site, 0x4000u);
+    EXPECT_EQ(trace_call_site(), 0u);
+}
+
 TEST(RecorderNoSink, NumbersOpsWithoutKeepingThem) {
     trace_reset();
     EXPECT_FALSE(trace_active());
