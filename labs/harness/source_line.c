@@ -3,21 +3,16 @@
 #define _GNU_SOURCE
 #include "labs/harness/source_line.h"
 
-#include "cli/addr2line.h"
-
-#include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/addr2line.h"
 #include "labs/harness/sig_text.h"
 
 #define MAX_SEGMENTS 8
-#define ADDR2LINE_LIMIT_S 10 /* addr2line is stopped (SIGALRM) after this long */
 
 static struct {
     bool prepared;
@@ -46,27 +41,6 @@ static int take_program(struct dl_phdr_info *info, size_t size, void *data) {
     return 1; /* stop: only the program */
 }
 
-static void find_addr2line(void) {
-    L.addr2line[0] = '\0';
-    const char *path = getenv("PATH");
-    if (!path || !*path) path = "/usr/bin:/bin";
-    while (*path) {
-        const char *end = strchr(path, ':');
-        size_t n = end ? (size_t)(end - path) : strlen(path);
-        if (n > 0 && n + sizeof("/addr2line") < sizeof(L.addr2line)) {
-            char cand[sizeof(L.addr2line)];
-            memcpy(cand, path, n);
-            memcpy(cand + n, "/addr2line", sizeof("/addr2line"));
-            if (access(cand, X_OK) == 0) {
-                memcpy(L.addr2line, cand, strlen(cand) + 1);
-                return;
-            }
-        }
-        path += n;
-        if (*path == ':') path++;
-    }
-}
-
 void lab_source_line_prepare(void) {
     memset(&L, 0, sizeof(L));
     const char *no = getenv("STREAMLAB_NO_SUBPROCESS");
@@ -74,7 +48,7 @@ void lab_source_line_prepare(void) {
     ssize_t n = readlink("/proc/self/exe", L.binary, sizeof(L.binary) - 1);
     L.binary[n > 0 ? n : 0] = '\0';
     dl_iterate_phdr(take_program, NULL);
-    find_addr2line();
+    cli_addr2line_find(L.addr2line, sizeof(L.addr2line));
     L.prepared = true;
 }
 
@@ -84,54 +58,6 @@ static bool in_binary(uintptr_t pc) {
     for (size_t i = 0; i < L.n_seg; i++)
         if (pc >= L.seg[i].lo && pc < L.seg[i].hi) return true;
     return false;
-}
-
-/* Reads what addr2line prints into buf (at most cap - 1 bytes), then reaps it. */
-static size_t run_addr2line(char *const argv[], char *buf, size_t cap) {
-    int fds[2];
-    if (pipe(fds) != 0) return 0;
-    /* _Fork: the async-signal-safe fork (no atfork handlers), glibc 2.34 and later. */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    pid_t pid = _Fork();
-#else
-    pid_t pid = fork();
-#endif
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return 0;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDOUT_FILENO);
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDERR_FILENO);
-        }
-        /* Nothing else of the lab's: a reader waiting for the end of its event stream
-         * must not wait for addr2line. */
-        for (int fd = STDERR_FILENO + 1; fd < 1024; fd++) close(fd);
-        alarm(ADDR2LINE_LIMIT_S);
-        char *const envp[] = {"LC_ALL=C", NULL};
-        execve(L.addr2line, argv, envp);
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t len = 0;
-    while (len + 1 < cap) {
-        ssize_t r = read(fds[0], buf + len, cap - 1 - len);
-        if (r > 0)
-            len += (size_t)r;
-        else if (r == 0 || errno != EINTR)
-            break;
-    }
-    buf[len] = '\0';
-    close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return len;
 }
 
 lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, size_t out_len, uintptr_t *offset) {
@@ -159,7 +85,7 @@ lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, si
     if (L.no_subprocess) return LAB_LINE_NOT_ALLOWED;
     if (!L.addr2line[0] || !L.binary[0]) return LAB_LINE_NO_TOOL;
     char answer[8192];
-    size_t len = run_addr2line(argv, answer, sizeof(answer));
+    size_t len = cli_addr2line_run(L.addr2line, argv, answer, sizeof(answer));
     if (len == 0) return LAB_LINE_FAILED;
     const char *line = answer;
     while (*line) {
