@@ -280,6 +280,8 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, int dev
 
 /* ---- the parent ----------------------------------------------------------------------------- */
 
+static long max_long(long a, long b) { return a > b ? a : b; }
+
 static long resident_kb(pid_t pid) {
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
@@ -383,17 +385,19 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
     memset(&ru, 0, sizeof(ru));
     grade_end forced = GRADE_END_EXIT;
     bool forced_end = false;
+    long peak_kb = 0; /* the largest resident size the watchdog saw */
     for (;;) {
         struct pollfd p = {.fd = s->events_read_fd, .events = POLLIN};
         if (poll(&p, events_open ? 1 : 0, 20) > 0 && events_open) events_open = drain_events(s, &events_total, &flood);
         pid_t r = wait4(pid, &status, WNOHANG, &ru);
         if (r == pid) break;
         double elapsed = now_s() - start;
+        if (s->limits.mem_mb > 0) peak_kb = max_long(peak_kb, resident_kb(pid));
         if (flood) {
             forced = GRADE_END_FLOOD;
         } else if (s->limits.wall_s > 0 && elapsed > s->limits.wall_s) {
             forced = GRADE_END_WALL;
-        } else if (s->limits.mem_mb > 0 && resident_kb(pid) > s->limits.mem_mb * 1024) {
+        } else if (s->limits.mem_mb > 0 && peak_kb > s->limits.mem_mb * 1024) {
             forced = GRADE_END_MEMORY;
         } else {
             continue;
@@ -410,7 +414,10 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
     if (events_open && !flood) drain_events(s, &events_total, &flood);
     out->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
                  (double)ru.ru_stime.tv_usec / 1e6;
-    out->max_rss_kb = ru.ru_maxrss;
+    /* The kernel's high-water mark can lag the resident size the watchdog read (its
+     * counters are synced lazily): a program ended for memory never reports less than
+     * what ended it. */
+    out->max_rss_kb = max_long(ru.ru_maxrss, peak_kb);
     if (forced_end) {
         out->end = forced;
         out->code = SIGKILL;
