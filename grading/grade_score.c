@@ -43,6 +43,15 @@ const char *grade_bound_name(const cJSON *result) {
     return name && *name ? name : "pipeline bound";
 }
 
+/* A speedup as the lab's metric shows it: "2.50x", or in the metric's unit ("52.1 GB/s")
+ * when k, the metric's value per unit of speedup, is known. */
+static void speed_text(double speedup, double k, const char *unit, char *buf, size_t len) {
+    if (k > 0)
+        snprintf(buf, len, "%.1f %s", speedup * k, unit);
+    else
+        snprintf(buf, len, "%.2fx", speedup);
+}
+
 static int compare_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -165,18 +174,28 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     double frac = grade_speed_fraction(lab->speedup, lab->floor_speedup, lab->target_speedup);
     grade_buf b;
     grade_buf_init(&b);
-    grade_buf_printf(&b, "%.2fx over the baseline", lab->speedup);
+    /* Points go by the speedup; a lab graded on another rate (lab 01: GB/s) is shown in
+     * its own unit. Every metric is a rate from the run's time, so it is the speedup times
+     * one factor (metric.value / speedup), and the fraction of the way is the same. */
+    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(r, "metric");
+    const char *unit = str(metric, "unit");
+    double k = unit && strcmp(unit, "x") && lab->speedup > 0 ? num(metric, "value") / lab->speedup : 0;
+    char v[32], bound[32], floor_v[32], target_v[32];
+    speed_text(lab->speedup, k, unit, v, sizeof(v));
+    speed_text(lab->pipeline_bound, k, unit, bound, sizeof(bound));
+    speed_text(lab->floor_speedup, k, unit, floor_v, sizeof(floor_v));
+    speed_text(lab->target_speedup, k, unit, target_v, sizeof(target_v));
+    grade_buf_printf(&b, k > 0 ? "%s" : "%s over the baseline", v);
     if (lab->pipeline_bound > 0)
-        grade_buf_printf(&b, " (%.0f%% of the %s %.2fx)", 100.0 * lab->bound_fraction, grade_bound_name(r),
-                         lab->pipeline_bound);
+        grade_buf_printf(&b, " (%.0f%% of the %s %s)", 100.0 * lab->bound_fraction, grade_bound_name(r), bound);
     int runs = (int)num(r, "runs");
     if (runs == 1)
         grade_buf_printf(&b, ", in 1 timed run");
     else
         grade_buf_printf(&b, ", the median of %d timed runs", runs);
     if (lab->attempts > 1) grade_buf_printf(&b, " (median of %d lab runs' medians)", lab->attempts);
-    grade_buf_printf(&b, "; no points at or below %.2fx%s, all at %.2fx%s", lab->floor_speedup,
-                     rule->speed.floor_is_baseline ? " (the baseline)" : "", lab->target_speedup,
+    grade_buf_printf(&b, "; no points at or below %s%s, all at %s%s", floor_v,
+                     rule->speed.floor_is_baseline ? " (the baseline)" : "", target_v,
                      rule->speed.target_is_lab ? " (the lab's target)" : "");
     if (frac > 0 && frac < 1) grade_buf_printf(&b, ": %.0f%% of the way", 100.0 * frac);
     char *reason = grade_buf_take(&b);

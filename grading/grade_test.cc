@@ -500,6 +500,41 @@ TEST(Grader, AClassWithLab00AndLab03IsGradedTogether) {
     cJSON_Delete(j);
 }
 
+// Lab 01 is graded on bandwidth against the link bound, with the same checks: the
+// reference earns everything; pinned on one stream is right but slow (speed points in
+// proportion to how far it got from the pageable baseline to the target); one pair of
+// device buffers for every stream is wrong.
+TEST(Grader, Lab01IsGradedOnBandwidthAgainstTheLinkBound) {
+    const char lab01[] = "labs/01_pinned_memory/lab.c";
+    const std::string variants = Slurp(Runfile("labs/01_pinned_memory/testdata/variants.c"));
+    std::string subs = TempDir("lab01_subs"), out = TempDir("lab01_out");
+    Spit(subs + "/alice/" + lab01, Slurp(Runfile("solutions/01_pinned_memory.c")));
+    Spit(subs + "/bob/" + lab01, "#define LAB_VARIANT_PINNED_ONE_STREAM\n" + variants);
+    Spit(subs + "/carol/" + lab01, "#define LAB_VARIANT_SHARED_BUFFERS\n" + variants);
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "01", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(csv.rfind("student,score,max_score,01_pinned_memory correct,01_pinned_memory race_free,"
+                        "01_pinned_memory speedup,note\r\n",
+                        0),
+              0u)
+        << csv;
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,"), std::string::npos) << csv;
+    cJSON *j = ParseFile(out + "/bob/results.json");
+    const cJSON *speed = FindTest(j, "01_pinned_memory: speed");
+    EXPECT_EQ(Str(speed, "status"), "failed");
+    // About 59% of the link bound, from about 5% (the baseline) to the 80% target: some
+    // points, far from all.
+    EXPECT_GT(Num(speed, "score"), 20);
+    EXPECT_LT(Num(speed, "score"), 35);
+    EXPECT_NE(Str(speed, "output").find("link bound"), std::string::npos) << Str(speed, "output");
+    EXPECT_NE(Str(speed, "output").find("GB/s"), std::string::npos) << Str(speed, "output");
+    EXPECT_EQ(Str(FindTest(j, "01_pinned_memory: correct"), "status"), "passed");
+    cJSON_Delete(j);
+}
+
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {
     std::string subs = TempDir("rubric_subs"), out = TempDir("rubric_out");
     Spit(subs + "/ref/" + kLabFile, Reference());

@@ -1,7 +1,9 @@
 /* labs/harness/ctx.h: what a lab_ctx holds (the harness's side of lab.h).
  *
  * The baseline and the student's implementation each get their own lab_ctx (their own
- * state pointer) over the same pinned input and output buffers; only one runs at a time. */
+ * state pointer) over the same input and output buffers, unless they are pageable: then
+ * the baseline has buffers of its own, so that what the student pins does not speed it
+ * up. Only one runs at a time. */
 #ifndef STREAMLAB_LAB_CTX_H
 #define STREAMLAB_LAB_CTX_H
 

@@ -188,6 +188,7 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
         fprintf(out, "; engines busy: H2D %.0f%%, compute %.0f%%, D2H %.0f%%; overlap %.0f%%", 100 * r->util_h2d,
                 100 * r->util_compute, 100 * r->util_d2h, 100 * r->overlap);
     fputc('\n', out);
+    if (lab_host_memory_worth_showing(&r->host, s)) lab_host_memory_print(&r->host, out);
     if (!r->backend.simulated) fprintf(out, "  timing     %s\n", r->backend.timing);
 
     if (!quiet) {
@@ -316,6 +317,8 @@ cJSON *lab_result_json(const lab_result *r) {
     for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
         cJSON_AddItemToArray(lines, cJSON_CreateString(r->stall_text[i]));
     if (r->busy_text[0]) cJSON_AddStringToObject(o, "busy_at_return", r->busy_text);
+    if (lab_host_memory_worth_showing(&r->host, r->spec))
+        cJSON_AddItemToObject(o, "host_memory", lab_host_memory_json(&r->host));
     if (r->spec->n_steps > 0) {
         cJSON *st = cJSON_AddObjectToObject(o, "steps");
         cJSON_AddNumberToObject(st, "of", r->spec->n_steps);

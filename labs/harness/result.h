@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "labs/harness/backend.h"
+#include "labs/harness/host_memory.h"
 #include "labs/harness/spec.h"
 #include "labs/harness/verify.h"
 #include "trace/check/race.h"
@@ -82,6 +83,8 @@ typedef struct lab_result {
     /* The streams (other than stream 0) still busy when run() returned, in words ("" when
      * none). */
     char busy_text[320];
+    /* What yours did with host memory: pinning in setup() and in runs, pageable copies. */
+    lab_host_memory host;
     int step;               /* the first of spec->steps not done, -1 when none */
     char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
     int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run */

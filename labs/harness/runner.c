@@ -45,7 +45,8 @@ typedef enum who { WHO_BASELINE, WHO_YOURS } who;
 typedef struct harness {
     lab_options opt;
     lab_result *res;
-    lab_buffers buf;
+    lab_buffers buf;           /* yours (and the baseline's, unless it has its own) */
+    lab_buffers baseline_buf;  /* the baseline's own, when the lab's buffers are pageable */
     lab_ctx ctx[2];
     const lab_impl *impl[2];
     trace_racecheck *racecheck;
@@ -57,6 +58,7 @@ typedef struct harness {
     int32_t last_yours_run;  /* your last timed run: its timeline and metrics are reported */
     uint64_t last_yours_returned_ns; /* when run() returned in it */
     lab_findings findings;   /* what that run shows of your code (steps.h) */
+    uint64_t setup_t0, setup_t1; /* when your setup() began and returned */
     int total_runs;    /* warm-ups, timed runs and schedules, for progress */
 } harness;
 
@@ -86,15 +88,15 @@ static double minimum(const double *v, int n) {
 
 /* Fresh inputs and expected outputs for one run, outputs poisoned, all declared to the
  * recorder as host writes (batch-tagged, so the timeline can follow each batch). */
-static void prepare_run(harness *h, int32_t run) {
-    const lab_workload *w = &h->buf.workload;
+static void prepare_run(harness *h, lab_buffers *buf, int32_t run) {
+    const lab_workload *w = &buf->workload;
     uint64_t now = lab_backend_now_ns();
     for (int b = 0; b < w->batches; b++) {
-        lab_fill_batch(h->buf.inputs[b], w->batch_elems, h->res->seed, run, b);
-        h->res->spec->oracle(w, h->buf.inputs[b], h->buf.expected[b]);
-        for (size_t i = 0; i < w->batch_elems; i++) h->buf.outputs[b][i] = LAB_POISON;
-        trace_record_host_access(h->buf.inputs[b], w->batch_bytes, true, "input", b, now);
-        trace_record_host_access(h->buf.outputs[b], w->batch_bytes, true, "poison", -1, now);
+        lab_fill_batch(buf->inputs[b], w->batch_elems, h->res->seed, run, b);
+        h->res->spec->oracle(w, buf->inputs[b], buf->expected[b]);
+        for (size_t i = 0; i < w->batch_elems; i++) buf->outputs[b][i] = LAB_POISON;
+        trace_record_host_access(buf->inputs[b], w->batch_bytes, true, "input", b, now);
+        trace_record_host_access(buf->outputs[b], w->batch_bytes, true, "poison", -1, now);
     }
 }
 
@@ -113,7 +115,8 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     memset(&o, 0, sizeof(o));
     int32_t run = h->next_run++;
     if (w == WHO_YOURS && run < MAX_RUNS) h->yours_run[run] = true;
-    prepare_run(h, run);
+    lab_buffers *buf = h->ctx[w].buffers;
+    prepare_run(h, buf, run);
     lab_events_progress(h->events, label, run - 1, h->total_runs);
     trace_set_run(run);
     lab_backend_phase(label, true);
@@ -122,12 +125,12 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     o.rc = h->impl[w]->run(&h->ctx[w]);
     uint64_t t1 = lab_backend_now_ns();
     lab_guard_phase("check", "harness");
-    const lab_workload *wl = &h->buf.workload;
+    const lab_workload *wl = &buf->workload;
     for (int b = 0; b < wl->batches; b++)
-        trace_record_host_access(h->buf.outputs[b], wl->batch_bytes, false, "harness reads result", b, t1);
+        trace_record_host_access(buf->outputs[b], wl->batch_bytes, false, "harness reads result", b, t1);
     /* What follows is the harness's, not part of the run's timeline. */
     trace_set_run(-1);
-    o.check = lab_verify(&h->buf, lab_item(h->res->spec), lab_items(h->res->spec));
+    o.check = lab_verify(buf, lab_item(h->res->spec), lab_items(h->res->spec));
     o.cuda = cudaGetLastError();
     cudaError_t sync = cudaDeviceSynchronize();
     if (o.cuda == cudaSuccess) o.cuda = sync;
@@ -321,8 +324,17 @@ static void compute_metrics(harness *h) {
         trace_metrics_free(&m);
     }
     if (h->last_yours_run > 0) describe_streams(h);
+    lab_host_memory_scan_setup(&r->host, h->timeline, h->setup_t0, h->setup_t1);
+    if (h->last_yours_run > 0) {
+        lab_host_memory_scan_run(&r->host, h->timeline, h->last_yours_run, r->yours_ms[r->runs - 1],
+                                 r->bound_ok ? &r->bound : NULL);
+        lab_host_memory_payoff(&r->host, r->baseline_median_ms, r->yours_median_ms);
+    }
     lab_result_decide(r);
     lab_findings_compute(&h->findings, r, h->timeline, h->last_yours_run, h->last_yours_returned_ns);
+    h->findings.pageable_copies = r->host.pageable[0] + r->host.pageable[1];
+    h->findings.pins_in_run = r->host.run.calls;
+    h->findings.left_registered = r->host.left_registered;
     r->findings = h->findings;
     r->step = r->spec->n_steps > 0 ? lab_steps_first_open(r->spec, &h->findings) : -1;
     if (!h->opt.quiet && h->last_yours_run > 0) {
@@ -512,10 +524,18 @@ int main(int argc, char **argv) {
         snprintf(R.error, sizeof(R.error), "could not allocate the lab's buffers: %.400s", err);
         goto report;
     }
+    /* Pageable buffers are yours to pin (lab 01): the baseline, which copies from them as
+     * they are, gets buffers of its own, so that what you pin does not speed it up. */
+    bool baseline_own = spec->inputs == LAB_MEMORY_PAGEABLE || spec->outputs == LAB_MEMORY_PAGEABLE;
+    if (baseline_own &&
+        lab_buffers_alloc(&h->baseline_buf, &R.workload, spec->inputs, spec->outputs, err, sizeof(err)) != 0) {
+        snprintf(R.error, sizeof(R.error), "could not allocate the baseline's buffers: %.400s", err);
+        goto report;
+    }
     h->impl[WHO_BASELINE] = spec->baseline;
     h->impl[WHO_YOURS] = &LAB_STUDENT;
     for (int w = 0; w < 2; w++) {
-        h->ctx[w].buffers = &h->buf;
+        h->ctx[w].buffers = w == WHO_BASELINE && baseline_own ? &h->baseline_buf : &h->buf;
         h->ctx[w].who = who_name[w];
     }
 
@@ -526,7 +546,9 @@ int main(int argc, char **argv) {
     }
     lab_guard_phase("setup", "yours");
     lab_backend_phase("setup (yours)", true);
+    h->setup_t0 = lab_backend_now_ns();
     rc = LAB_STUDENT.setup(&h->ctx[WHO_YOURS]);
+    h->setup_t1 = lab_backend_now_ns();
     lab_backend_phase("setup (yours)", false);
     if (rc != 0) {
         snprintf(R.error, sizeof(R.error), "your setup() returned %d (the message above says which call failed)", rc);
@@ -547,6 +569,8 @@ int main(int argc, char **argv) {
 teardown:
     lab_guard_phase("teardown", "yours");
     LAB_STUDENT.teardown(&h->ctx[WHO_YOURS]);
+    lab_guard_phase("teardown", "harness");
+    lab_host_memory_check_teardown(&R.host, &h->buf);
     lab_guard_phase("teardown", "baseline");
     spec->baseline->teardown(&h->ctx[WHO_BASELINE]);
     lab_guard_phase("report", "harness");
@@ -568,6 +592,7 @@ report:
     lab_guard_done();
     lab_events_close(h->events);
     lab_buffers_free(&h->buf);
+    lab_buffers_free(&h->baseline_buf);
     trace_timeline_uninstall(h->timeline);
     trace_racecheck_uninstall(h->racecheck);
     trace_timeline_destroy(h->timeline);

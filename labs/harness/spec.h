@@ -77,6 +77,9 @@ typedef struct lab_findings {
     int stalls;           /* stream-0 operations that waited for or held back other streams */
     int busy_at_return;   /* streams other than stream 0 that still had work when run() returned */
     int shared_buffers;   /* buffers (by address) that work on more than one stream wrote */
+    int pageable_copies;  /* copies from or to pageable host memory */
+    int pins_in_run;      /* calls that pin or unpin host memory inside run() */
+    int left_registered;  /* the harness's buffers teardown() left registered */
 } lab_findings;
 
 #define LAB_HINT_TIERS 3

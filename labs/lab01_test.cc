@@ -1,0 +1,138 @@
+// labs/lab01_test.cc: lab 01 end to end on the simulated GPU, as a student and the grader
+// run it. The untouched skeleton copies from and to pageable memory: correct, a few percent
+// of the link bound, and the report names the pageable copies and their rate (exit 1).
+// Pinned but on one stream, the link carries one direction at a time (exit 1); streams
+// without pinning gain nothing (exit 1); pinning inside every run() costs more than it
+// saves (exit 1, and the report says so); device buffers shared by every stream race
+// (exit 2); the reference passes (exit 0), and one that forgets to unregister passes with
+// the report saying what teardown() left.
+#include "labs/lab_test_support.h"
+
+#include <string>
+
+namespace {
+
+using namespace labtest;
+
+cJSON *Host(cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "host_memory"); }
+
+TEST(Lab01, TheSkeletonCopiesFromPageableMemoryAndTheReportSaysSo) {
+    Outcome o = RunLab("labs/01_pinned_memory_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "lab"), "01_pinned_memory");
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    cJSON *metric = cJSON_GetObjectItemCaseSensitive(j, "metric");
+    EXPECT_EQ(Str(metric, "name"), "bandwidth");
+    EXPECT_EQ(Str(metric, "unit"), "GB/s");
+    EXPECT_LT(Num(j, "bound_fraction"), 0.15);
+    // The bound is the link's: pinned rates each way, and both at once more than either
+    // alone but less than the two added (the h200 profile: 55.7, 55.4, 101.3 in all).
+    cJSON *link = cJSON_GetObjectItemCaseSensitive(j, "link");
+    EXPECT_GT(Num(link, "both_gbps"), Num(link, "h2d_gbps"));
+    EXPECT_LT(Num(link, "both_gbps"), Num(link, "h2d_gbps") + Num(link, "d2h_gbps"));
+    EXPECT_EQ(Str(cJSON_GetObjectItemCaseSensitive(j, "bound"), "name"), "link bound");
+    // Every copy was pageable, far below the pinned rate, and the host waited for them.
+    cJSON *h = Host(j);
+    ASSERT_NE(h, nullptr) << o.out;
+    cJSON *up = cJSON_GetObjectItemCaseSensitive(h, "pageable_h2d");
+    cJSON *down = cJSON_GetObjectItemCaseSensitive(h, "pageable_d2h");
+    EXPECT_EQ(Num(up, "copies"), 8);
+    EXPECT_EQ(Num(down, "copies"), 8);
+    EXPECT_LT(Num(up, "gbps"), 0.25 * Num(up, "pinned_gbps"));
+    EXPECT_GT(Num(h, "copy_wait_ms"), 0.9 * Num(cJSON_GetObjectItemCaseSensitive(j, "timings"), "yours_median_ms"));
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (pin the harness's buffers, once)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("8 H2D copies from pageable memory at "), std::string::npos) << o.err;
+}
+
+TEST(Lab01, TheReferencePassesAndPinningPaysForItselfAtOnce) {
+    Outcome o = RunLab("solutions/01_pinned_memory_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_GE(Num(j, "bound_fraction"), 0.90);
+    EXPECT_LE(Num(j, "bound_fraction"), 1.02);
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    cJSON *h = Host(j);
+    ASSERT_NE(h, nullptr) << o.out;
+    cJSON *setup = cJSON_GetObjectItemCaseSensitive(h, "pinning_in_setup");
+    EXPECT_EQ(Num(setup, "calls"), 16);
+    EXPECT_EQ(Str(setup, "names"), "cudaHostRegister");
+    // 128 MiB registered at the h200 profile's 9.5 ms per 256 MiB.
+    EXPECT_NEAR(Num(setup, "ms"), 4.75, 0.1);
+    EXPECT_EQ(Num(cJSON_GetObjectItemCaseSensitive(h, "pinning_in_run"), "calls"), 0);
+    EXPECT_EQ(Num(cJSON_GetObjectItemCaseSensitive(h, "pageable_h2d"), "copies"), 0);
+    EXPECT_EQ(Num(h, "left_registered"), 0);
+    // The baseline has pageable buffers of its own, so the reference's pinning does not
+    // speed it up, and a run saves far more than the pinning cost.
+    EXPECT_EQ(Num(h, "payoff_runs"), 1);
+    EXPECT_GT(Num(j, "speedup"), 10);
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("it paid for itself within the first run"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+}
+
+TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
+    Outcome o = RunLab("labs/01_pinned_memory_pinned_one_stream_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    // Each direction at its pinned rate, one after the other: well above the skeleton,
+    // well below the target.
+    EXPECT_GT(Num(j, "bound_fraction"), 0.45);
+    EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - 0.1);
+    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (both directions at once)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
+}
+
+TEST(Lab01, StreamsWithoutPinningGainNothing) {
+    Outcome skeleton = RunLab("labs/01_pinned_memory_sim", Args());
+    Outcome o = RunLab("labs/01_pinned_memory_pageable_streams_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o), *s = Json(skeleton);
+    EXPECT_NEAR(Num(j, "bound_fraction"), Num(s, "bound_fraction"), 0.01);
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (pin the harness's buffers, once)");
+    cJSON_Delete(j);
+    cJSON_Delete(s);
+}
+
+TEST(Lab01, PinningInsideEveryRunCostsMoreThanItSaves) {
+    Outcome o = RunLab("labs/01_pinned_memory_pin_in_run_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_LT(Num(j, "bound_fraction"), 0.5);
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(Host(j), "pinning_in_run");
+    EXPECT_EQ(Num(run, "calls"), 32);
+    EXPECT_EQ(Str(run, "names"), "cudaHostRegister, cudaHostUnregister");
+    // The registration alone takes longer than a perfect pipeline's whole run.
+    EXPECT_GT(Num(run, "ms"), Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "ideal_ms"));
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (pin the harness's buffers, once)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("run() pins every time: 32 calls (cudaHostRegister, cudaHostUnregister)"), std::string::npos)
+        << o.err;
+}
+
+TEST(Lab01, ForgettingToUnregisterPassesAndTheReportSaysWhatWasLeft) {
+    Outcome o = RunLab("labs/01_pinned_memory_no_unregister_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Num(Host(j), "left_registered"), 16);
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (pin the harness's buffers, once)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("teardown   left 16 of the harness's buffers registered"), std::string::npos) << o.err;
+}
+
+TEST(Lab01, OneDeviceBufferPairForEveryStreamRaces) {
+    Outcome o = RunLab("labs/01_pinned_memory_shared_buffers_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_GT(Num(j, "races"), 0);
+    cJSON_Delete(j);
+}
+
+}  // namespace
