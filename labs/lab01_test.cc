@@ -101,7 +101,7 @@ TEST(Lab01, StreamsWithoutPinningGainNothing) {
 }
 
 TEST(Lab01, PinningInsideEveryRunCostsMoreThanItSaves) {
-    Outcome o = RunLab("labs/01_pinned_memory_pin_in_run_sim", Args());
+    Outcome o = RunLab("labs/01_pinned_memory_pin_each_time_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");

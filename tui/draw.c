@@ -464,13 +464,17 @@ static void draw_metrics_row(tui_screen *s, tui_model *m, const tui_layout *L) {
             char ms[32] = "-";
             if (mt) tui_format_ns((double)mt->makespan_ns, ms, sizeof(ms));
             double sp = 0;
-            bool have_sp = se && (tui_session_result_number(se, "speedup", &sp) || tui_session_live_speedup(se, &sp));
+            char value[64];
+            bool have_value = se && tui_session_metric_text(se, false, true, value, sizeof(value));
+            if (!have_value && se && tui_session_live_speedup(se, &sp)) {
+                snprintf(value, sizeof(value), "%.2fx", sp);
+                have_value = true;
+            }
             snprintf(t, sizeof(t), "%s: %s", tui_variant_name((tui_variant)v), ms);
             if (!item(s, &x, y, L->cols, t, TUI_COLOR_DEFAULT, 0)) return;
-            if (have_sp) {
-                snprintf(t, sizeof(t), "%.2fx", sp);
+            if (have_value) {
                 x -= 1;
-                if (!item(s, &x, y, L->cols, t, TUI_COLOR_DEFAULT, 0)) return;
+                if (!item(s, &x, y, L->cols, value, TUI_COLOR_DEFAULT, 0)) return;
             }
             const char *verdict = se ? tui_session_verdict(se) : NULL;
             if (verdict) {
@@ -489,13 +493,10 @@ static void draw_metrics_row(tui_screen *s, tui_model *m, const tui_layout *L) {
     if (mt) tui_format_ns((double)mt->makespan_ns, ms, sizeof(ms));
     snprintf(t, sizeof(t), "makespan %s", ms);
     if (!item(s, &x, y, L->cols, t, TUI_COLOR_DEFAULT, 0)) return;
-    double sp = 0, target = 0;
+    double sp = 0;
     const char *verdict = se ? tui_session_verdict(se) : NULL;
-    if (se && tui_session_result_number(se, "speedup", &sp)) {
-        if (tui_session_result_number(se, "target", &target) && target > 0)
-            snprintf(t, sizeof(t), "speedup %.2fx (target %.2fx)", sp, target);
-        else
-            snprintf(t, sizeof(t), "speedup %.2fx", sp);
+    if (se && tui_session_metric_text(se, true, false, t, sizeof(t))) {
+        /* the lab's own metric, in its unit */
     } else if (se && tui_session_live_speedup(se, &sp)) {
         snprintf(t, sizeof(t), "speedup ~%.2fx so far", sp);
     } else {

@@ -441,6 +441,20 @@ TEST_F(DrawTest, AClickOpensTheBarUnderThePointer) {
     EXPECT_NEAR(m.w1 - m.w0, 15000, 1e-6);
 }
 
+// A lab graded on another rate than the speedup (lab 01: bandwidth) is shown in its unit.
+TEST_F(DrawTest, TheHeaderShowsTheLabsOwnMetric) {
+    EventStream ev;
+    ev.Hello();
+    ev.Result(R"({"status":"below_target","speedup":11.58,"target":15.9,"races":0,)"
+              R"("metric":{"name":"bandwidth","unit":"GB/s","value":50.1,"target":64.0}})");
+    ev.Bye(1, "below_target");
+    Feed(yours, ev);
+    tui_session_exited(yours, 1 << 8);
+    Render(100, 30);
+    EXPECT_NE(Row(1).find("bandwidth 50.1 GB/s (target 64.0 GB/s) BELOW TARGET"), std::string::npos) << Row(1);
+    EXPECT_EQ(Row(1).find("11.58x"), std::string::npos) << Row(1);
+}
+
 TEST_F(DrawTest, TheHeaderShowsTheLiveSpeedupThenTheVerdict) {
     EventStream ev;
     ev.Hello();

@@ -318,6 +318,44 @@ bool tui_session_result_number(const tui_session *s, const char *key, double *ou
     return true;
 }
 
+static void metric_value(double v, const char *unit, char *buf, size_t len) {
+    if (!strcmp(unit, "x"))
+        snprintf(buf, len, "%.2fx", v);
+    else
+        snprintf(buf, len, "%.1f %s", v, unit);
+}
+
+bool tui_session_metric_text(const tui_session *s, bool with_target, bool short_form, char *buf, size_t len) {
+    if (!s->result) return false;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(s->result, "metric");
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "name"));
+    const char *unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "unit"));
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(m, "value");
+    const cJSON *target = cJSON_GetObjectItemCaseSensitive(m, "target");
+    char v[48], t[48];
+    if (name && unit && cJSON_IsNumber(value)) {
+        metric_value(value->valuedouble, unit, v, sizeof(v));
+        if (short_form)
+            snprintf(buf, len, "%s", v);
+        else if (with_target && cJSON_IsNumber(target) && target->valuedouble > 0) {
+            metric_value(target->valuedouble, unit, t, sizeof(t));
+            snprintf(buf, len, "%s %s (target %s)", name, v, t);
+        } else
+            snprintf(buf, len, "%s %s", name, v);
+        return true;
+    }
+    /* A result from before labs named their metric: the speedup. */
+    double sp = 0, tg = 0;
+    if (!tui_session_result_number(s, "speedup", &sp)) return false;
+    if (short_form)
+        snprintf(buf, len, "%.2fx", sp);
+    else if (with_target && tui_session_result_number(s, "target", &tg) && tg > 0)
+        snprintf(buf, len, "speedup %.2fx (target %.2fx)", sp, tg);
+    else
+        snprintf(buf, len, "speedup %.2fx", sp);
+    return true;
+}
+
 const char *tui_session_verdict(const tui_session *s) {
     const char *st = tui_session_result_status(s);
     if (!st) return NULL;

@@ -121,6 +121,10 @@ size_t tui_session_races_in(const tui_session *s, int32_t run);
 
 /* The result's fields (false / NULL before it arrives or when missing). */
 const char *tui_session_result_status(const tui_session *s); /* "pass", "below_target", ... */
+/* The lab's graded metric from its result, in its own unit: "speedup 2.50x" or
+ * "bandwidth 84.2 GB/s", with " (target ...)" when with_target and the result has one;
+ * short: the value alone ("2.50x", "84.2 GB/s"). False when there is no result yet. */
+bool tui_session_metric_text(const tui_session *s, bool with_target, bool short_form, char *buf, size_t len);
 bool tui_session_result_number(const tui_session *s, const char *key, double *out);
 /* "PASS", "BELOW TARGET", "FAIL: incorrect", "FAIL: racy", "ERROR"; NULL before the result. */
 const char *tui_session_verdict(const tui_session *s);

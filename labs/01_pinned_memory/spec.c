@@ -11,14 +11,17 @@
  * spec's own: each direction alone, and both at once (which share the link: 101 GB/s in
  * all on an H200, not 2 x 55). A perfect pipeline uploads the first batch alone, then
  * moves every other batch up while the one before comes down, then downloads the last one
- * alone: about 1.5 ms on an H200 (90 GB/s). The pageable skeleton reaches a few percent
- * of it; pinned but one stream, about 56% on an H200 and 70-75% on H100 hosts whose link
- * carries less both ways at once; pinned with both directions at once, 90% and more. The
- * target, 80%, fails the first two and passes the third on both (docs/measured.md).
+ * alone: 1.57 ms on the simulated H200 (85 GB/s), 1.6-1.8 ms on a lent H100. The pageable
+ * skeleton reaches 5-10% of it; pinned but one stream, 56-59% (simulated H200, H100), and
+ * an estimated 66% on H100 hosts whose link carries less both ways at once (47 GB/s one
+ * way, 68 both); pinned with both directions at once, 99% on the simulator and 87-91% on
+ * the H100. The target, 75%, sits between the two with about ten points on either side
+ * (docs/measured.md).
  *
  * Setup is not timed, so pinning there costs nothing in the metric; the report shows what
  * it cost and after how many runs it paid off. Pinning inside run() is timed: registering
- * 128 MiB takes about 4.8 ms on an H200, three times the bound, so it cannot pass. */
+ * and unregistering 128 MiB took 4.8 ms on the simulated H200 and 11-15 ms on the H100,
+ * several times the bound, so it cannot pass. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -251,7 +254,7 @@ const lab_spec LAB_SPEC = {
     .bound_name = "link bound",
     .bound_label = "link",
     .metric = LAB_METRIC_BANDWIDTH,
-    .target_bound_fraction = 0.80,
+    .target_bound_fraction = 0.75,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
 };

@@ -8,7 +8,7 @@
  *   PAGEABLE_STREAMS   TODO 2 without TODO 1: a stream and buffers per batch, copies still
  *                      from pageable memory (below target: each copy is staged while the
  *                      host waits, so nothing overlaps).
- *   PIN_IN_RUN         both TODOs, but the buffers are registered at the start of every
+ *   PIN_EACH_TIME      both TODOs, but the buffers are registered at the start of every
  *                      run() and unregistered at its end (below target: the pinning is
  *                      paid in every timed run, and costs more than the copies).
  *   NO_UNREGISTER      the reference without the cudaHostUnregister calls in teardown():
@@ -25,7 +25,7 @@
 #else
 #define ONE_STREAM 0
 #endif
-#if defined(LAB_VARIANT_PAGEABLE_STREAMS) || defined(LAB_VARIANT_PIN_IN_RUN)
+#if defined(LAB_VARIANT_PAGEABLE_STREAMS) || defined(LAB_VARIANT_PIN_EACH_TIME)
 #define PIN_IN_SETUP 0
 #else
 #define PIN_IN_SETUP 1
@@ -75,7 +75,7 @@ static int setup(lab_ctx *ctx) {
 
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
-#if defined(LAB_VARIANT_PIN_IN_RUN)
+#if defined(LAB_VARIANT_PIN_EACH_TIME)
     if (pin(ctx) != 0) return 1;
 #endif
     for (int b = 0; b < w->batches; b++) {
@@ -84,7 +84,7 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[b], w->batch_bytes, cudaMemcpyDeviceToHost, streams[b]));
     }
     for (int b = 0; b < w->batches; b++) LAB_CHECK(cudaStreamSynchronize(streams[b]));
-#if defined(LAB_VARIANT_PIN_IN_RUN)
+#if defined(LAB_VARIANT_PIN_EACH_TIME)
     unpin(ctx);
 #endif
     return 0;
@@ -92,7 +92,7 @@ static int run(lab_ctx *ctx) {
 
 static void teardown(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
-#if !defined(LAB_VARIANT_NO_UNREGISTER) && !defined(LAB_VARIANT_PIN_IN_RUN) && !defined(LAB_VARIANT_PAGEABLE_STREAMS)
+#if !defined(LAB_VARIANT_NO_UNREGISTER) && !defined(LAB_VARIANT_PIN_EACH_TIME) && !defined(LAB_VARIANT_PAGEABLE_STREAMS)
     unpin(ctx);
 #endif
     for (int b = 0; b < w->batches; b++) {
