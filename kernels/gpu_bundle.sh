@@ -57,7 +57,7 @@ targets=(
   "//solutions:01_pinned_memory_gpu verdict 0"
   "//labs:01_pinned_memory_pinned_one_stream_gpu verdict 1"
   "//labs:01_pinned_memory_pageable_streams_gpu verdict 1"
-  "//labs:01_pinned_memory_pin_in_run_gpu verdict 1"
+  "//labs:01_pinned_memory_pin_each_time_gpu verdict 1"
   "//labs:01_pinned_memory_no_unregister_gpu verdict 0"
   "//labs:01_pinned_memory_shared_buffers_gpu verdict 2"
   "//labs:03_double_buffer_gpu verdict 1"
