@@ -46,6 +46,8 @@ targets=(
   "//trace/gpu:interpose_gpu_test test"
   "//kernels:kernel_probe measure"
   "//trace/gpu:overhead_bench measure"
+  "//sim:conformance_gpu measure"
+  "//sim:host_memory_probe measure"
   "//solutions:03_double_buffer_gpu lab"
   "//labs:00_default_stream_gpu verdict 1"
   "//solutions:00_default_stream_gpu verdict 0"

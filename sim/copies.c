@@ -108,6 +108,21 @@ static cudaError_t classify(void *dst, const void *src, size_t count, enum cudaM
         break;
     default: *pinned = false; break;
     }
+    /* CUDA 13 documents for cudaMemcpy and cudaMemcpyAsync alike (\note_memcpy in
+     * cuda_runtime_api.h) that "memory regions requested must be either entirely
+     * registered with CUDA, or in the case of host pageable transfers, not registered at
+     * all. Memory regions spanning over allocations that are both registered and not
+     * registered with CUDA are not supported and will return CUDA_ERROR_INVALID_VALUE".
+     * What the H200 (CUDA 13.0, driver 580) does is narrower, and the simulator follows
+     * it, as if the driver looked only at the host range's first byte: a range that
+     * starts in page-locked memory (registered or cudaMallocHost) and runs past it is
+     * refused, an invalid value; one that starts in pageable memory is a pageable copy,
+     * staged, even where it runs into a registered range (conformance cases
+     * "cudaMemcpyAsync ... a range whose first / second half is registered"). */
+    if ((*dir == TRACE_COPY_H2D || *dir == TRACE_COPY_D2H) && !*pinned) {
+        sim_mem_kind hk = *dir == TRACE_COPY_H2D ? sk : dk;
+        if (hk == SIM_MEM_PINNED || hk == SIM_MEM_REGISTERED) return cudaErrorInvalidValue;
+    }
     return cudaSuccess;
 }
 

@@ -384,6 +384,97 @@ TEST(Copies, RegisteredMemoryIsPinnedUntilUnregistered) {
     EXPECT_FALSE(c[1].pinned);
 }
 
+// A host range partly page-locked, as the H200 answers (sim/copies.c, classify; the
+// conformance cases "... a range whose first / second half is registered"): one that
+// starts in a registered range and runs past it is refused, nothing enqueued and no wait.
+TEST(Copies, ACopyStartingInARegisteredRangeAndRunningPastItIsRefused) {
+    Reset();
+    Capture cap;
+    const size_t bytes = 2 * kMiB;
+    std::vector<char> h(bytes, 1);
+    void *d;
+    ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    ASSERT_EQ(cudaHostRegister(h.data(), bytes / 2, cudaHostRegisterDefault), cudaSuccess);
+    uint64_t t0 = sim_now_ns();
+    EXPECT_EQ(cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaErrorInvalidValue);
+    EXPECT_EQ(sim_now_ns() - t0, simtest::Ns(Profile().memcpy_call_ns + Profile().memcpy_call_ns_per_mib * 2))
+        << "the call's own cost, no staging and no wait";
+    EXPECT_EQ(cudaMemcpyAsync(h.data(), d, bytes, cudaMemcpyDeviceToHost, s), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaMemcpy(d, h.data(), bytes, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_TRUE(cap.Of(TRACE_OP_COPY).empty()) << "nothing was enqueued";
+}
+
+// One that starts in pageable memory is a pageable copy, even where it runs into a
+// registered range: staged at the pageable rate with the host waiting, not pinned.
+TEST(Copies, ACopyStartingInPageableMemoryIsPageableEvenIntoARegisteredRange) {
+    Reset();
+    Capture cap;
+    const size_t bytes = 2 * kMiB;
+    std::vector<char> h(bytes, 1);
+    void *d;
+    ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    ASSERT_EQ(cudaHostRegister(h.data() + bytes / 2, bytes / 2, cudaHostRegisterDefault), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    uint64_t up_returned = sim_now_ns();
+    ASSERT_EQ(cudaMemcpyAsync(h.data(), d, bytes, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    uint64_t down_returned = sim_now_ns();
+    std::vector<trace_op> up = Copies(cap, TRACE_COPY_H2D), down = Copies(cap, TRACE_COPY_D2H);
+    ASSERT_EQ(up.size(), 1u);
+    ASSERT_EQ(down.size(), 1u);
+    EXPECT_FALSE(up[0].pinned);
+    EXPECT_FALSE(down[0].pinned);
+    ASSERT_TRUE(up[0].timed) << "the upload's call returned only once its source was staged";
+    EXPECT_GE(up_returned, up[0].end_ns);
+    EXPECT_NEAR(Duration(up[0]),
+                Profile().h2d_fixed_ns + Profile().pageable_fixed_ns + bytes / Profile().h2d_pageable_gbps, 1.0);
+    ASSERT_TRUE(down[0].timed);
+    EXPECT_GE(down_returned, down[0].end_ns) << "the host waited for the download";
+    EXPECT_NEAR(Duration(down[0]),
+                Profile().d2h_fixed_ns + Profile().pageable_fixed_ns + bytes / Profile().d2h_pageable_gbps, 1.0);
+    std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 1u) << "the download's wait, as for a pageable download";
+    EXPECT_EQ(syncs[0].waited_op, down[0].id);
+}
+
+// The same buffer, half registered: a copy inside the registered half is pinned (the call
+// returns before the copy completes), one inside the other half is pageable (staged at the
+// pageable rate while the host waits).
+TEST(Copies, ACopyInsideARegisteredRangeIsPinnedAndOneOutsideItPageable) {
+    Reset();
+    Capture cap;
+    const size_t bytes = 2 * kMiB, half = bytes / 2;
+    std::vector<char> h(bytes, 1);
+    char *d;
+    ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    ASSERT_EQ(cudaHostRegister(h.data(), half, cudaHostRegisterDefault), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(d, h.data(), half, cudaMemcpyHostToDevice, s), cudaSuccess);
+    uint64_t pinned_returned = sim_now_ns();
+    ASSERT_EQ(cudaMemcpyAsync(d, h.data() + half / 2, half / 2, cudaMemcpyHostToDevice, s), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(d + half, h.data() + half, half, cudaMemcpyHostToDevice, s), cudaSuccess);
+    uint64_t pageable_returned = sim_now_ns();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<trace_op> c = Copies(cap, TRACE_COPY_H2D);
+    ASSERT_EQ(c.size(), 3u);
+    EXPECT_TRUE(c[0].pinned);
+    EXPECT_GT(c[0].end_ns, pinned_returned) << "the pinned copy's call returned before it completed";
+    EXPECT_NEAR(Duration(c[0]), Profile().h2d_fixed_ns + half / Profile().h2d_pinned_gbps, 1.0);
+    EXPECT_TRUE(c[1].pinned) << "a part of a registered range is pinned too";
+    EXPECT_FALSE(c[2].pinned);
+    EXPECT_GE(pageable_returned, c[2].end_ns) << "the host waited for the pageable copy";
+    EXPECT_NEAR(Duration(c[2]),
+                Profile().h2d_fixed_ns + Profile().pageable_fixed_ns + half / Profile().h2d_pageable_gbps, 1.0);
+    ASSERT_GE(c[2].n_ranges, 1u);
+    EXPECT_TRUE(c[2].ranges[0].flags & TRACE_RANGE_HOST_ORDERED) << "the staged source is host-ordered";
+}
+
 TEST(Copies, CopyPastTheEndOfAnAllocationIsInvalid) {
     Reset();
     void *h, *d;

@@ -102,7 +102,7 @@ TEST(Memory, RegistrationMisuse) {
     ASSERT_EQ(cudaHostRegister(buf.data(), 4096, 0), cudaSuccess);
     EXPECT_EQ(cudaHostRegister(buf.data(), 4096, 0), cudaErrorHostMemoryAlreadyRegistered);
     EXPECT_EQ(cudaHostRegister(buf.data() + 100, 8000, 0), cudaErrorHostMemoryAlreadyRegistered) << "overlapping";
-    EXPECT_EQ(cudaHostUnregister(buf.data() + 100), cudaErrorHostMemoryNotRegistered);
+    EXPECT_EQ(cudaHostUnregister(buf.data() + 100), cudaErrorInvalidValue) << "inside, not at the start";
     EXPECT_EQ(cudaHostUnregister(buf.data() + 4096), cudaErrorHostMemoryNotRegistered);
     void *p;
     ASSERT_EQ(cudaMallocHost(&p, 4096), cudaSuccess);
@@ -110,6 +110,54 @@ TEST(Memory, RegistrationMisuse) {
     EXPECT_EQ(cudaHostUnregister(p), cudaErrorInvalidValue);
     ASSERT_EQ(cudaHostUnregister(buf.data()), cudaSuccess);
     EXPECT_EQ(cudaHostUnregister(buf.data()), cudaErrorHostMemoryNotRegistered);
+}
+
+TEST(Memory, ARangeOverlappingARegisteredOneAnywhereIsAlreadyRegistered) {
+    Reset();
+    std::vector<char> buf(4 * 4096);
+    char *mid = buf.data() + 4096;
+    ASSERT_EQ(cudaHostRegister(mid, 4096, 0), cudaSuccess);
+    EXPECT_EQ(cudaHostRegister(mid + 2048, 4096, 0), cudaErrorHostMemoryAlreadyRegistered) << "starts inside";
+    EXPECT_EQ(cudaHostRegister(buf.data() + 2048, 4096, 0), cudaErrorHostMemoryAlreadyRegistered) << "ends inside";
+    EXPECT_EQ(cudaHostRegister(buf.data(), 4 * 4096, 0), cudaErrorHostMemoryAlreadyRegistered) << "holds it";
+    EXPECT_EQ(cudaHostRegister(buf.data(), 4096, 0), cudaSuccess) << "adjacent, not overlapping";
+    EXPECT_EQ(cudaHostRegister(mid + 4096, 4096, 0), cudaSuccess) << "adjacent on the other side";
+    void *p;
+    ASSERT_EQ(cudaMallocHost(&p, 4096), cudaSuccess);
+    EXPECT_EQ(cudaHostRegister((char *)p - 100, 200, 0), cudaErrorInvalidValue)
+        << "reaching into the runtime's own page-locked memory";
+}
+
+TEST(Memory, RegistrationNeedsNoPageAlignment) {
+    Reset();
+    std::vector<char> buf(3 * 4096);
+    EXPECT_EQ(cudaHostRegister(buf.data() + 100, 100, 0), cudaSuccess);
+    EXPECT_EQ(cudaHostRegister(buf.data() + 200, 4096, 0), cudaSuccess) << "the rest of the page is not registered";
+    EXPECT_TRUE(sim_mem_range_is(buf.data() + 100, 100, SIM_MEM_PINNED));
+    EXPECT_FALSE(sim_mem_range_is(buf.data(), 100, SIM_MEM_PINNED));
+    EXPECT_EQ(cudaHostUnregister(buf.data() + 100), cudaSuccess);
+    EXPECT_EQ(cudaHostUnregister(buf.data() + 200), cudaSuccess);
+}
+
+TEST(Memory, UnpinningCostsTheProfilesTimePerMiB) {
+    Reset(simtest::ProfileWith({{"host", "host_unregister_ns", 1000},
+                                {"host", "host_unregister_ns_per_mib", 2000},
+                                {"host", "free_host_ns_per_mib", 3000}})
+              .c_str());
+    const size_t bytes = 16u << 20;
+    std::vector<char> buf(bytes);
+    ASSERT_EQ(cudaHostRegister(buf.data(), bytes, 0), cudaSuccess);
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaHostUnregister(buf.data()), cudaSuccess);
+    EXPECT_EQ(sim_now_ns() - t0, simtest::Ns(1000 + 2000 * 16));
+    t0 = sim_now_ns();
+    EXPECT_EQ(cudaHostUnregister(buf.data()), cudaErrorHostMemoryNotRegistered);
+    EXPECT_EQ(sim_now_ns() - t0, simtest::Ns(1000)) << "a refused call pays the fixed part only";
+    void *p;
+    ASSERT_EQ(cudaMallocHost(&p, bytes), cudaSuccess);
+    t0 = sim_now_ns();
+    ASSERT_EQ(cudaFreeHost(p), cudaSuccess);
+    EXPECT_EQ(sim_now_ns() - t0, simtest::Ns(Profile().free_ns + 3000 * 16));
 }
 
 TEST(Memory, FreeingWaitsForTheDevice) {

@@ -179,3 +179,27 @@ void sim_mem_remove(size_t index) {
 size_t sim_mem_device_bytes(void) { return M.device_bytes; }
 
 bool sim_mem_overlaps(const void *base, size_t size) { return overlaps((uintptr_t)base, size); }
+
+unsigned sim_mem_overlap_kinds(const void *base, size_t size) {
+    uintptr_t b = (uintptr_t)base;
+    if (size == 0) return 0;
+    uintptr_t end = size > UINTPTR_MAX - b ? UINTPTR_MAX : b + size;
+    /* lo: the first allocation starting at or after the range's end. */
+    size_t lo = 0, hi = M.count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (M.items[mid].base < end)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Walk back over those starting before the end while they reach into the range (the
+     * table is sorted and non-overlapping, so the first that ends before it stops us). */
+    unsigned kinds = 0;
+    for (size_t i = lo; i-- > 0;) {
+        const sim_alloc *a = &M.items[i];
+        if (a->base + a->size <= b) break;
+        kinds |= 1u << a->kind;
+    }
+    return kinds;
+}

@@ -66,6 +66,9 @@ bool sim_mem_insert(const sim_alloc *a);
 void sim_mem_remove(size_t index);
 /* True when [base, base + size) overlaps an allocation. */
 bool sim_mem_overlaps(const void *base, size_t size);
+/* The kinds of the allocations that [base, base + size) overlaps, as a mask of
+ * (1u << sim_mem_kind) bits (0 when it overlaps none). */
+unsigned sim_mem_overlap_kinds(const void *base, size_t size);
 /* Bytes of device memory allocated now. */
 size_t sim_mem_device_bytes(void);
 /* Which device allocation addr is in (anywhere in its mapping): true with its start and

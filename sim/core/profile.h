@@ -89,6 +89,9 @@ extern "C" {
     X(host, malloc_host_ns_per_mib, false, 0, 1e9)                                            \
     X(host, host_register_ns, false, 0, 1e9)                                                  \
     X(host, host_register_ns_per_mib, false, 0, 1e9)                                          \
+    X(host, host_unregister_ns, false, 0, 1e9)                                                \
+    X(host, host_unregister_ns_per_mib, false, 0, 1e9)                                        \
+    X(host, free_host_ns_per_mib, false, 0, 1e9)                                              \
     X(host, api_min_ns, false, 0, 1e9)                                                        \
     X(host, host_memcpy_gbps, false, 1e-3, 1e5)
 
