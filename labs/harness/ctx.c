@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labs/harness/backend.h"
+#include "trace/record/recorder.h"
+
 const lab_workload *lab_get_workload(const lab_ctx *ctx) { return &ctx->buffers->workload; }
 
 const uint32_t *lab_input(const lab_ctx *ctx, int batch) {
@@ -29,6 +32,22 @@ void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name) {
     (void)ctx;
     lab_backend_name_stream(stream, name);
 }
+
+void lab_report_ms(lab_ctx *ctx, const char *stage, double ms) {
+    const lab_spec *spec = &LAB_SPEC;
+    for (int i = 0; i < spec->n_stages && i < LAB_MAX_STAGES; i++) {
+        if (!stage || strcmp(stage, spec->stages[i].name) != 0) continue;
+        ctx->reported[i].set = true;
+        ctx->reported[i].ms = ms;
+        ctx->reported[i].run = trace_current_run();
+        return;
+    }
+    fprintf(stderr, "streamlab: lab_report_ms(ctx, \"%s\", ...): this lab has no such stage", stage ? stage : "(null)");
+    for (int i = 0; i < spec->n_stages; i++) fprintf(stderr, "%s\"%s\"", i ? ", " : " (it has ", spec->stages[i].name);
+    fprintf(stderr, "%s\n", spec->n_stages ? ")" : "; it asks for no times");
+}
+
+double lab_host_ms(void) { return (double)lab_backend_now_ns() / 1e6; }
 
 void lab_set_state(lab_ctx *ctx, void *state) { ctx->state = state; }
 

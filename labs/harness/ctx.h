@@ -24,8 +24,16 @@ typedef struct lab_buffers {
     uint32_t **expected; /* [batches] what the oracle says, for the current run */
 } lab_buffers;
 
+/* What a run reported with lab_report_ms: the last value of each of the spec's stages. */
+typedef struct lab_reported {
+    bool set;
+    double ms;
+    int32_t run; /* the recorder run it was reported in */
+} lab_reported;
+
 struct lab_ctx {
     lab_buffers *buffers;
+    lab_reported reported[LAB_MAX_STAGES];
     void *state;
     const char *who; /* "baseline" or "yours", for messages */
 };

@@ -61,6 +61,16 @@ const uint32_t *lab_input(const lab_ctx *ctx, int batch);
  * lab's lesson says otherwise). */
 uint32_t *lab_output(lab_ctx *ctx, int batch);
 
+/* Reports the time, in ms, that a stage of the workload took on the GPU in this run (lab
+ * 02: lab_report_ms(ctx, "combine", ms)). Call it in run(); the harness compares the last
+ * value of your last timed run with what the trace saw the device do, within a tolerance
+ * the lab sets. A stage the lab does not have is reported on stderr. */
+void lab_report_ms(lab_ctx *ctx, const char *stage, double ms);
+
+/* The host's clock, in ms: the monotonic clock on a GPU, the host's virtual clock on the
+ * simulated one (where real time means nothing). For timing the host, not the GPU. */
+double lab_host_ms(void);
+
 /* Gives a stream a name for the timeline, the race reports and Nsight Systems. */
 void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name);
 

@@ -53,7 +53,7 @@ void lab_result_decide(lab_result *r) {
     } else if (r->races > 0) {
         r->status = LAB_STATUS_RACY;
         r->exit_code = LAB_EXIT_FAIL;
-    } else if (r->speedup_bound <= 0 || r->speedup < r->target_speedup) {
+    } else if (r->speedup_bound <= 0 || r->speedup < r->target_speedup || (r->measurement.n > 0 && !r->measurement.ok)) {
         r->status = LAB_STATUS_BELOW_TARGET;
         r->exit_code = LAB_EXIT_BELOW_TARGET;
     } else {
@@ -77,8 +77,14 @@ static void print_verdict(const lab_result *r, const char *value, const char *ta
         fprintf(out, "PASS: correct, race-free, and %s is at or above the %s target.\n", value, target);
         break;
     case LAB_STATUS_BELOW_TARGET:
-        fprintf(out, "BELOW TARGET: correct and race-free, but %s is below the %s target. The lesson: %s\n", value,
-                target, s->lesson);
+        if (r->speedup >= r->target_speedup && r->speedup_bound > 0)
+            fprintf(out, "BELOW TARGET: correct, race-free and fast enough (%s), but the time%s you reported %s not what "
+                         "the GPU did (see \"measured\" above). The lesson: %s\n",
+                    value, r->measurement.n == 1 ? "" : "s", r->measurement.n == 1 ? "is" : "are", s->lesson);
+        else
+            fprintf(out, "BELOW TARGET: correct and race-free, but %s is below the %s target%s. The lesson: %s\n", value,
+                    target, r->measurement.n > 0 && !r->measurement.ok ? ", and a time you reported is not the GPU's" : "",
+                    s->lesson);
         break;
     case LAB_STATUS_INCORRECT:
         fprintf(out, "FAIL: some results are wrong (see \"correct\" above).\n");
@@ -189,6 +195,7 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
                 100 * r->util_compute, 100 * r->util_d2h, 100 * r->overlap);
     fputc('\n', out);
     if (lab_host_memory_worth_showing(&r->host, s)) lab_host_memory_print(&r->host, out);
+    if (r->correct) lab_measurement_print(&r->measurement, out);
     if (!r->backend.simulated) fprintf(out, "  timing     %s\n", r->backend.timing);
 
     if (!quiet) {
@@ -235,6 +242,11 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
     cJSON_AddStringToObject(o, "second_stream", race->second.stream_name);
     if (race->second.line[0]) cJSON_AddStringToObject(o, "second_line", race->second.line);
     add_site(o, "second_site", site[1]);
+    if (race->early_event) {
+        cJSON *e = cJSON_AddObjectToObject(o, "early_record");
+        cJSON_AddNumberToObject(e, "event", (double)race->early_event);
+        if (race->early_record_line[0]) cJSON_AddStringToObject(e, "line", race->early_record_line);
+    }
     cJSON_AddNumberToObject(o, "bytes", (double)race->bytes);
     cJSON_AddStringToObject(o, "fix", race->fix);
     return o;
@@ -319,6 +331,8 @@ cJSON *lab_result_json(const lab_result *r) {
     if (r->busy_text[0]) cJSON_AddStringToObject(o, "busy_at_return", r->busy_text);
     if (lab_host_memory_worth_showing(&r->host, r->spec))
         cJSON_AddItemToObject(o, "host_memory", lab_host_memory_json(&r->host));
+    cJSON *measurement = lab_measurement_json(&r->measurement);
+    if (measurement) cJSON_AddItemToObject(o, "measurement", measurement);
     if (r->spec->n_steps > 0) {
         cJSON *st = cJSON_AddObjectToObject(o, "steps");
         cJSON_AddNumberToObject(st, "of", r->spec->n_steps);

@@ -13,6 +13,7 @@
 
 #include "labs/harness/backend.h"
 #include "labs/harness/host_memory.h"
+#include "labs/harness/measure.h"
 #include "labs/harness/spec.h"
 #include "labs/harness/verify.h"
 #include "trace/check/race.h"
@@ -85,6 +86,8 @@ typedef struct lab_result {
     char busy_text[320];
     /* What yours did with host memory: pinning in setup() and in runs, pageable copies. */
     lab_host_memory host;
+    /* The stage times yours reported against the device's (labs with stages: lab 02). */
+    lab_measurement measurement;
     int step;               /* the first of spec->steps not done, -1 when none */
     char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
     int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run */

@@ -59,6 +59,7 @@ typedef struct harness {
     uint64_t last_yours_returned_ns; /* when run() returned in it */
     lab_findings findings;   /* what that run shows of your code (steps.h) */
     uint64_t setup_t0, setup_t1; /* when your setup() began and returned */
+    lab_reported last_reported[LAB_MAX_STAGES]; /* what your last timed run reported (lab_report_ms) */
     int total_runs;    /* warm-ups, timed runs and schedules, for progress */
 } harness;
 
@@ -245,6 +246,9 @@ static void collect_races(harness *h) {
                         line_of_site(shown->first.call_site, shown->first.line, sizeof(shown->first.line));
                     h->res->race_site[k][1] =
                         line_of_site(shown->second.call_site, shown->second.line, sizeof(shown->second.line));
+                    if (shown->early_event)
+                        (void)line_of_site(shown->early_record_site, shown->early_record_line,
+                                           sizeof(shown->early_record_line));
                     shown_kind[r->kind] = true;
                 }
             }
@@ -330,11 +334,13 @@ static void compute_metrics(harness *h) {
                                  r->bound_ok ? &r->bound : NULL);
         lab_host_memory_payoff(&r->host, r->baseline_median_ms, r->yours_median_ms);
     }
+    lab_measurement_check(&r->measurement, r->spec, &r->workload, h->last_reported, h->timeline, h->last_yours_run);
     lab_result_decide(r);
     lab_findings_compute(&h->findings, r, h->timeline, h->last_yours_run, h->last_yours_returned_ns);
     h->findings.pageable_copies = r->host.pageable[0] + r->host.pageable[1];
     h->findings.pins_in_run = r->host.run.calls;
     h->findings.left_registered = r->host.left_registered;
+    h->findings.measured = r->measurement.ok;
     r->findings = h->findings;
     r->step = r->spec->n_steps > 0 ? lab_steps_first_open(r->spec, &h->findings) : -1;
     if (!h->opt.quiet && h->last_yours_run > 0) {
@@ -373,6 +379,7 @@ static bool run_all(harness *h) {
                 r->yours_ms[k] = o.ms;
                 h->last_yours_run = h->next_run - 1;
                 h->last_yours_returned_ns = o.returned_ns;
+                memcpy(h->last_reported, h->ctx[WHO_YOURS].reported, sizeof(h->last_reported));
                 note_result(h, &o, label);
             } else {
                 r->baseline_ms[k] = o.ms;

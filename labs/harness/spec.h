@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "labs/harness/lab.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,10 +78,27 @@ typedef struct lab_findings {
     int stalls;           /* stream-0 operations that waited for or held back other streams */
     int busy_at_return;   /* streams other than stream 0 that still had work when run() returned */
     int shared_buffers;   /* buffers (by address) that work on more than one stream wrote */
+    bool measured;        /* every stage the lab asks for was reported, and right */
+    int host_syncs;       /* times the host waited for the device before run() had queued all its work */
     int pageable_copies;  /* copies from or to pageable host memory */
     int pins_in_run;      /* calls that pin or unpin host memory inside run() */
     int left_registered;  /* the harness's buffers teardown() left registered */
 } lab_findings;
+
+/* A stage of the workload that the student times on the GPU and reports with
+ * lab_report_ms (lab 02). The harness adds up the device time of the stage's ops in the
+ * student's last timed run and accepts a reported time within
+ *     tolerance * device time + slack_us_per_op * ops. */
+typedef struct lab_stage {
+    const char *name;  /* "combine": the name lab_report_ms is given */
+    const char *what;  /* its ops, for messages: "combine kernels" */
+    /* Whether an op of the student's run belongs to the stage. */
+    bool (*has_op)(const trace_op *op, const lab_workload *w);
+    double tolerance;       /* relative */
+    double slack_us_per_op; /* absolute, per op: event resolution and launch overheads */
+} lab_stage;
+
+#define LAB_MAX_STAGES 4
 
 #define LAB_HINT_TIERS 3
 
@@ -122,6 +140,11 @@ typedef struct lab_spec {
     lab_metric_kind metric;
     /* The pass threshold: the metric must reach this fraction of its value at the bound. */
     double target_bound_fraction;
+
+    /* The stages the student times on the GPU and reports (may be NULL): a second graded
+     * part, "measurement", besides the metric. */
+    const lab_stage *stages;
+    int n_stages;
 
     /* The skeleton's TODOs, in order (may be NULL). */
     const lab_step *steps;

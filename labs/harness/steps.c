@@ -82,6 +82,18 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         }
     }
     f->shared_buffers = count_shared_buffers(tl, run);
+    /* Host waits before the run's last piece of stream work was queued: a host round trip
+     * between stages, where an event would have ordered the streams. */
+    uint64_t last_enqueue = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (trace_timeline_in_run(op, run) && trace_op_kind_is_stream_work(op->kind) && op->enqueue_ns > last_enqueue)
+            last_enqueue = op->enqueue_ns;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (trace_timeline_in_run(op, run) && op->kind == TRACE_OP_SYNC && op->end_ns <= last_enqueue) f->host_syncs++;
+    }
     trace_stall stall;
     f->stalls = (int)trace_stalls_find(tl, run, &stall, 1);
     int32_t busy[64];

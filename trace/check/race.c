@@ -56,8 +56,20 @@ static void stream_label(const trace_race_op *op, char *buf, size_t size) {
     trace_stream_label(op->stream, op->stream_name, buf, size);
 }
 
+/* The call that enqueued an op, for "cudaEventRecord after the launch". */
+static const char *enqueue_call(const trace_race_op *op) {
+    switch (op->kind) {
+    case TRACE_OP_KERNEL: return "the launch";
+    case TRACE_OP_COPY: return "the cudaMemcpyAsync";
+    case TRACE_OP_MEMSET: return "the cudaMemsetAsync";
+    case TRACE_OP_HOST_FN: return "the cudaLaunchHostFunc";
+    default: return "its call";
+    }
+}
+
 /* The fix that keeps the program fast comes first; a fix that is correct but costs the
- * overlap is named as such. */
+ * overlap is named as such. An event recorded too early comes before either: the program
+ * already has the event and the wait, only the record is in the wrong place. */
 void trace_race_make_fix(trace_race *race) {
     char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], sa[64], sb[64];
     trace_race_op_describe(&race->first, a, sizeof(a));
@@ -67,7 +79,16 @@ void trace_race_make_fix(trace_race *race) {
     stream_label(s, sb, sizeof(sb));
     char fix[1024]; /* room for every part; cut to race->fix at the end */
     bool reuse = race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW;
-    if (!f->on_host && s->on_host) {
+    if (race->early_event && !f->on_host && !s->on_host) {
+        int n = snprintf(fix, sizeof(fix),
+                         "%s waits on event %" PRIu64 ", but it was recorded on %s before %s, so it orders nothing: "
+                         "record it after %s (cudaEventRecord after %s), where the wait then orders them",
+                         sb, race->early_event, sa, a, a, enqueue_call(f));
+        if (reuse && f->stream != s->stream && n > 0 && (size_t)n < sizeof(fix))
+            snprintf(fix + n, sizeof(fix) - (size_t)n,
+                     ". Faster: give %s and %s buffers of their own, so that they share nothing and still overlap",
+                     sa, sb);
+    } else if (!f->on_host && s->on_host) {
         const char *verb = race->kind == TRACE_RACE_HOST_READ || race->kind == TRACE_RACE_RAW ? "reads" : "writes";
         snprintf(fix, sizeof(fix),
                  "wait for %s before the host %s it (%s): cudaStreamSynchronize on that stream, or "
@@ -121,13 +142,25 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
     case TRACE_RACE_HOST_READ: relation = "reads on the host, before it completes, what is written by"; break;
     default: relation = "conflicts with"; break;
     }
+    /* The event recorded too early, when there is one: a line of its own before the fix. */
+    char early[512];
+    early[0] = '\0';
+    if (race->early_event) {
+        char sa[64];
+        stream_label(&race->first, sa, sizeof(sa));
+        snprintf(early, sizeof(early),
+                 "  event %" PRIu64 " was recorded on %s (op %" PRIu64 "%s%s) before %s (op %" PRIu64 ")\n",
+                 race->early_event, sa, race->early_record_op, race->early_record_line[0] ? ", " : "",
+                 race->early_record_line, a, race->first.id);
+    }
     return snprintf(buf, size,
                     "race %" PRIu64 ": %s on %" PRIu64 " bytes at 0x%" PRIx64 "\n"
                     "  %s (op %" PRIu64 ", %s)\n"
                     "    %s\n"
                     "  %s (op %" PRIu64 ", %s);\n"
                     "  nothing orders them.\n"
+                    "%s"
                     "  fix: %s.\n",
                     race->seq, trace_race_kind_text(race->kind), race->bytes, race->addr, b, race->second.id, wb,
-                    relation, a, race->first.id, wa, race->fix);
+                    relation, a, race->first.id, wa, early, race->fix);
 }

@@ -53,6 +53,14 @@ typedef struct trace_race {
     uint64_t addr;          /* the overlapping bytes: [addr, addr + bytes) spans every */
     uint64_t bytes;         /* byte the two ops both touch in conflicting ways */
     char fix[TRACE_RACE_FIX_MAX]; /* the edge that would order them, in words */
+    /* An event recorded too early: second's stream waits on an event that was last
+     * recorded on first's stream before first, so the wait orders nothing between them
+     * (racecheck.h says when the checker finds it). 0 / "" when there is none. */
+    uint64_t early_event;         /* the event's id (trace_op.event) */
+    uint64_t early_record_op;     /* the id of its EVENT_RECORD op */
+    uint64_t early_record_site;   /* that op's call site (trace_op.call_site), 0 when unknown */
+    char early_record_line[96];   /* the record's source line, filled in by whoever can look it
+                                     up (the lab harness, as trace_race_op.line); "" when unknown */
 } trace_race;
 
 /* "RAW", "WAR", "WAW", "host_read" (the event stream's names); NULL for a bad kind. */
@@ -67,11 +75,16 @@ int trace_race_kind_from_name(const char *name);
 int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size);
 
 /* Writes race->fix: which event to record where and which stream should wait on it, or
- * which synchronisation the host needs. */
+ * which synchronisation the host needs. When race->early_event is set (both sides on
+ * streams), the fix first names the event recorded too early: "\"B\" waits on event 7,
+ * but it was recorded on \"A\" before kernel process batch 0, so it orders nothing:
+ * record it after kernel process batch 0 (cudaEventRecord after the launch), where the
+ * wait then orders them". Cut to TRACE_RACE_FIX_MAX - 1 characters. */
 void trace_race_make_fix(trace_race *race);
 
 /* The report for a student, several lines ending in a newline: kind, both ops and their
- * streams, the bytes, the fix. Returns what snprintf returns. */
+ * streams, the bytes, the event recorded too early (when early_event is set: one line
+ * before the fix), the fix. Returns what snprintf returns. */
 int trace_race_format(const trace_race *race, char *buf, size_t size);
 
 #ifdef __cplusplus

@@ -4,7 +4,14 @@
  * vector clock; every op a thread performs ticks its own entry, so an op's epoch is
  * (tid, clock). The shadow memory maps byte ranges to the epoch of the last write and of
  * the reads since (at most one per thread: a read that happens before a newer read by
- * any thread is implied by it and dropped). */
+ * any thread is implied by it and dropped).
+ *
+ * Events recorded too early: each event keeps where it was last recorded (the stream, the
+ * record op, its call site and the stream's own clock at the record) and which streams
+ * have waited on it since (a bitmask of stream ids below EARLY_MAX_STREAMS). When a race
+ * between two stream ops is reported, the events are searched (once per report, never per
+ * access) for one recorded on the first op's stream before it and waited on by the second
+ * op's stream: the program meant that wait to order them, and the report names it. */
 #define _POSIX_C_SOURCE 200809L
 #include "trace/check/racecheck.h"
 
@@ -53,9 +60,18 @@ typedef struct rc_stream {
     uint64_t last_op; /* the last op enqueued on it: clock is that op's vector clock */
 } rc_stream;
 
+/* Streams whose waits an event remembers: ids 0 .. EARLY_MAX_STREAMS - 1 (one bit each). */
+#define EARLY_MAX_STREAMS 64
+
 typedef struct rc_event {
     bool recorded;
     trace_vc snapshot;
+    /* The last record, for naming an event recorded too early: */
+    int32_t rec_stream;  /* the stream it was recorded on */
+    uint64_t rec_op;     /* the EVENT_RECORD op's id */
+    uint64_t rec_site;   /* its call site */
+    uint64_t rec_clock;  /* the recording stream's own clock entry at the record (the record op's tick) */
+    uint64_t waited;     /* bit s: stream s waited on it since that record (s < EARLY_MAX_STREAMS) */
 } rc_event;
 
 /* Recently enqueued stream ops, direct-mapped by id, for SYNC on one op. */
@@ -69,6 +85,8 @@ typedef struct rc_recent {
 /* A race found while checking the current op, merged over its ranges. */
 typedef struct rc_pending {
     rc_who first;
+    uint32_t first_tid;   /* the first access's epoch (thread, clock) */
+    uint64_t first_clock;
     bool second_on_host;
     trace_race_kind kind;
     uint64_t lo, hi;
@@ -223,10 +241,36 @@ static void note_race(trace_racecheck *rc, const rc_access *first, bool second_o
     }
     rc_pending *p = &rc->pending[rc->n_pending++];
     p->first = first->who;
+    p->first_tid = first->tid;
+    p->first_clock = first->clock;
     p->second_on_host = second_on_host;
     p->kind = kind;
     p->lo = lo;
     p->hi = hi;
+}
+
+/* The event recorded too early for this race, or NULL: both sides are stream ops on two
+ * streams, the event was last recorded on first's stream before first (in that stream's
+ * order) and second's stream has waited on it since. The latest such record wins. Sets
+ * *id to the event's id. O(events), and only for a race being reported. */
+static const rc_event *early_record(const trace_racecheck *rc, const rc_pending *p, const rc_who *second,
+                                    uint64_t *id) {
+    const rc_who *f = &p->first;
+    if (f->on_host || p->second_on_host || f->stream < 0 || second->stream < 0) return NULL;
+    if (f->stream == second->stream || second->stream >= EARLY_MAX_STREAMS) return NULL;
+    if (p->first_tid != tid_of_stream(f->stream)) return NULL;
+    uint64_t bit = 1ull << second->stream;
+    const rc_event *best = NULL;
+    for (uint64_t i = 1; i < rc->n_events; i++) {
+        const rc_event *e = &rc->events[i];
+        if (!e->recorded || e->rec_stream != f->stream || !(e->waited & bit)) continue;
+        if (e->rec_clock >= p->first_clock) continue; /* recorded after first: it does order it */
+        if (!best || e->rec_clock > best->rec_clock) {
+            best = e;
+            *id = i;
+        }
+    }
+    return best;
 }
 
 static void flush_pending(trace_racecheck *rc, const rc_who *second) {
@@ -242,6 +286,13 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second) {
         fill_side(rc, &race.second, &s);
         race.addr = p->lo;
         race.bytes = p->hi - p->lo;
+        uint64_t event_id = 0;
+        const rc_event *early = early_record(rc, p, &s, &event_id);
+        if (early) {
+            race.early_event = event_id;
+            race.early_record_op = early->rec_op;
+            race.early_record_site = early->rec_site;
+        }
         trace_race_make_fix(&race);
         if (rc->n_reports < rc->max_kept) {
             if (rc->n_reports % 64 == 0)
@@ -392,7 +443,10 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
     }
     if (op->kind == TRACE_OP_EVENT_WAIT) {
         rc_event *e = event_of(rc, op->event);
-        if (e && e->recorded) trace_vc_join(&s->clock, &e->snapshot);
+        if (e && e->recorded) {
+            trace_vc_join(&s->clock, &e->snapshot);
+            if (op->stream < EARLY_MAX_STREAMS) e->waited |= 1ull << op->stream;
+        }
     }
     rc_access me;
     me.tid = tid;
@@ -404,6 +458,11 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
         if (e) {
             trace_vc_copy(&e->snapshot, &s->clock);
             e->recorded = true;
+            e->rec_stream = op->stream;
+            e->rec_op = op->id;
+            e->rec_site = op->call_site;
+            e->rec_clock = me.clock;
+            e->waited = 0;
         }
     }
     s->last_op = op->id;

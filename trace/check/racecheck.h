@@ -22,6 +22,13 @@
  * Each race is reported once per pair of ops, handed to trace_report_race (so the event
  * stream sees it), kept (up to a cap) and counted.
  *
+ * An event recorded too early: when a race between ops on two streams A (first) and B
+ * (second) is reported, and B has waited on an event whose last record was on A before
+ * the first op (in A's order), the report names it (trace_race.early_event,
+ * early_record_op, early_record_site) and its fix says to move the record. Only B's own
+ * waits count (not a wait that reached B through another stream), and only streams with
+ * ids below 64 are remembered as waiters.
+ *
  * When the recorder is reset (trace_reset: op ids start over), the checker forgets its
  * clocks and shadow memory, since the streams, events and buffers they describe are gone,
  * and keeps its reports and count. */

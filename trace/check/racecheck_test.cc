@@ -52,6 +52,8 @@ class Program {
     }
 
     uint64_t AddressOf(const std::string &buffer) { return buffers_.at(buffer).addr; }
+    uint64_t EventId(const std::string &event) { return trace_event_id(events_.at(event)); }
+    uint64_t LastOp() const { return last_op_; }
 
   private:
     void Statement(const std::string &first, std::stringstream &ls, const std::string &line) {
@@ -415,6 +417,95 @@ TEST_F(RaceCheck, BufferReuseAcrossStreamsNamesOwnBuffersFirst) {
     trace_race_format(&lined, text, sizeof(text));
     EXPECT_NE(std::string(text).find("on stream \"bufB\", lab.c:57)"), std::string::npos) << text;
     EXPECT_NE(std::string(text).find("on stream \"bufA\", lab.c:41);"), std::string::npos) << text;
+}
+
+// Lab 02 (events): B waits on an event, but A recorded it before launching the kernel that
+// writes X, so the wait orders nothing. The report names the event and its record, and the
+// fix says to move the record, not to add an event B already waits on.
+TEST_F(RaceCheck, EventRecordedTooEarlyNamesTheEventAndItsRecord) {
+    program->Run("stream A; stream B; event e1; event e2; event e3; event e4; event e5; event e6; event E;"
+                 "buffer X 4096; buffer Y 4096;");
+    const uint64_t site = 0x4000abcd;
+    trace_call_site_enter(reinterpret_cast<const void *>(site));
+    program->Run("A: record E");
+    trace_call_site_exit();
+    const uint64_t record_op = program->LastOp();
+    program->Run("A: kernel process writes X batch 0; B: wait E; B: kernel consume reads X writes Y");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_RAW);
+    EXPECT_EQ(r.first.kind, TRACE_OP_KERNEL);
+    EXPECT_STREQ(r.first.stream_name, "A");
+    EXPECT_STREQ(r.second.name, "consume");
+    EXPECT_STREQ(r.second.stream_name, "B");
+    ASSERT_EQ(program->EventId("E"), 7u);
+    EXPECT_EQ(r.early_event, 7u);
+    EXPECT_EQ(r.early_record_op, record_op);
+    EXPECT_EQ(r.early_record_site, site);
+    EXPECT_STREQ(r.fix,
+                 "\"B\" waits on event 7, but it was recorded on \"A\" before kernel process batch 0, so it orders "
+                 "nothing: record it after kernel process batch 0 (cudaEventRecord after the launch), where the wait "
+                 "then orders them");
+    char text[2048];
+    trace_race_format(&r, text, sizeof(text));
+    std::string s(text);
+    std::string line = "  event 7 was recorded on \"A\" (op " + std::to_string(record_op) +
+                       ") before kernel process batch 0 (op " + std::to_string(r.first.id) + ")\n  fix: ";
+    EXPECT_NE(s.find("  nothing orders them.\n" + line), std::string::npos) << s;
+    // The harness may fill in the record's line, as it does for both sides.
+    trace_race lined = r;
+    snprintf(lined.early_record_line, sizeof(lined.early_record_line), "lab.c:33");
+    trace_race_format(&lined, text, sizeof(text));
+    EXPECT_NE(std::string(text).find("(op " + std::to_string(record_op) + ", lab.c:33) before"), std::string::npos)
+        << text;
+    // The report reaches the other sinks with the event.
+    ASSERT_EQ(forwarded.size(), 1u);
+    EXPECT_EQ(forwarded[0].early_event, 7u);
+}
+
+TEST_F(RaceCheck, EventRecordedAfterTheKernelOrdersIt) {
+    program->Run("stream A; stream B; event E; buffer X 4096; buffer Y 4096;");
+    program->Run("A: kernel process writes X batch 0; A: record E; B: wait E; B: kernel consume reads X writes Y");
+    EXPECT_EQ(trace_racecheck_count(rc), 0u);
+}
+
+TEST_F(RaceCheck, AMissingWaitKeepsTheGenericFix) {
+    program->Run("stream A; stream B; event E; buffer X 4096; buffer Y 4096;");
+    program->Run("A: kernel process writes X batch 0; B: kernel consume reads X writes Y");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.early_event, 0u);
+    EXPECT_EQ(r.early_record_op, 0u);
+    EXPECT_EQ(r.early_record_site, 0u);
+    EXPECT_STREQ(r.fix,
+                 "record an event on \"A\" after kernel process batch 0 and make \"B\" wait on it "
+                 "(cudaStreamWaitEvent) before kernel consume batch 0");
+    char text[2048];
+    trace_race_format(&r, text, sizeof(text));
+    EXPECT_EQ(std::string(text).find("was recorded on"), std::string::npos) << text;
+}
+
+// Not an early record: the wait came before the record (so it waited on nothing), or the
+// event was recorded on another stream than the writer's. The generic fix stays.
+TEST_F(RaceCheck, OnlyAnEarlyRecordOnTheWritersStreamThatTheReaderWaitedOnIsNamed) {
+    program->Run("stream A; stream B; stream C; event E; buffer X 4096; buffer Y 4096; buffer Z 4096;");
+    program->Run("B: wait E; A: record E; A: kernel process writes X; B: kernel consume reads X writes Y");
+    EXPECT_EQ(Only().early_event, 0u);
+    trace_racecheck_clear(rc);
+    program->Run("C: record E; A: kernel process writes Z; B: wait E; B: kernel consume reads Z writes Y");
+    EXPECT_EQ(Only().early_event, 0u);
+    EXPECT_EQ(std::string(Only().fix).rfind("record an event on \"A\" after kernel process", 0), 0u) << Only().fix;
+}
+
+// Two streams reusing a buffer, with an early record: the record comes first, then the
+// faster fix of a buffer each.
+TEST_F(RaceCheck, EventRecordedTooEarlyBeforeAReusedBuffer) {
+    program->Run("stream A; stream B; event E; buffer X 4096; buffer Y 4096;");
+    program->Run("A: record E; A: kernel process reads X writes Y; B: wait E; B: memset X");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    EXPECT_EQ(r.early_event, program->EventId("E"));
+    std::string fix = r.fix;
+    EXPECT_EQ(fix.rfind("\"B\" waits on event 1, but it was recorded on \"A\" before kernel process", 0), 0u) << fix;
+    EXPECT_NE(fix.find(". Faster: give \"A\" and \"B\" buffers of their own"), std::string::npos) << fix;
 }
 
 TEST_F(RaceCheck, OverlapIsExactlyTheSharedBytesAndPairsAreReportedOnce) {

@@ -1,0 +1,113 @@
+/* labs/02_events/testdata/variants.c: what students write on the way through lab 02, for
+ * the tests (labs/lab02_test.cc) and for checking the verdicts on a real GPU. One variant
+ * per build, chosen with -DLAB_VARIANT_<NAME>:
+ *
+ *   GPU_TIMED_HOST_SYNCED  TODO 1 only: the combine timed with events, the stages still
+ *                          ordered by the host (measurement right, below the speed target).
+ *   EVENTS_HOST_TIMED      TODO 2 only: the stages ordered with events, the combine still
+ *                          timed with a host clock (fast enough, measurement wrong: below
+ *                          target, and the report says why).
+ *   EARLY_RECORD           both TODOs, but the event that should follow producer B is
+ *                          recorded before producer B is launched (racy: the combine may
+ *                          read what producer B has not written; the report names the
+ *                          record). */
+#include "labs/harness/lab.h"
+
+#define MAX_BATCHES 256
+
+#if defined(LAB_VARIANT_GPU_TIMED_HOST_SYNCED)
+#define GPU_TIMED 1
+#define EVENTS 0
+#elif defined(LAB_VARIANT_EVENTS_HOST_TIMED)
+#define GPU_TIMED 0
+#define EVENTS 1
+#else
+#define GPU_TIMED 1
+#define EVENTS 1
+#endif
+
+static cudaStream_t stream_a, stream_b;
+static uint32_t *d_in, *d_mid, *d_out;
+static cudaEvent_t start[MAX_BATCHES], stop[MAX_BATCHES];
+static cudaEvent_t uploaded, produced;
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    if (w->batches > MAX_BATCHES) return 1;
+    LAB_CHECK(cudaStreamCreateWithFlags(&stream_a, cudaStreamNonBlocking));
+    LAB_CHECK(cudaStreamCreateWithFlags(&stream_b, cudaStreamNonBlocking));
+    lab_name_stream(ctx, stream_a, "A");
+    lab_name_stream(ctx, stream_b, "B");
+    LAB_CHECK(cudaMalloc((void **)&d_in, w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&d_mid, w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&d_out, w->batch_bytes));
+    for (int b = 0; b < w->batches; b++) {
+        LAB_CHECK(cudaEventCreate(&start[b]));
+        LAB_CHECK(cudaEventCreate(&stop[b]));
+    }
+    LAB_CHECK(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
+    LAB_CHECK(cudaEventCreateWithFlags(&produced, cudaEventDisableTiming));
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    size_t half = w->batch_elems / 2;
+    double host_ms = 0;
+    for (int b = 0; b < w->batches; b++) {
+        LAB_CHECK(cudaMemcpyAsync(d_in, lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
+        if (EVENTS) {
+            LAB_CHECK(cudaEventRecord(uploaded, stream_a));
+            LAB_CHECK(cudaStreamWaitEvent(stream_b, uploaded, 0));
+        } else {
+            LAB_CHECK(cudaStreamSynchronize(stream_a));
+        }
+        LAB_CHECK(kernels_process(d_mid, d_in, half, w->process, stream_a));
+#if defined(LAB_VARIANT_EARLY_RECORD)
+        LAB_CHECK(cudaEventRecord(produced, stream_b)); /* too early: before producer B */
+#endif
+        LAB_CHECK(kernels_process(d_mid + half, d_in + half, w->batch_elems - half, w->process, stream_b));
+        if (EVENTS) {
+#if !defined(LAB_VARIANT_EARLY_RECORD)
+            LAB_CHECK(cudaEventRecord(produced, stream_b));
+#endif
+            LAB_CHECK(cudaStreamWaitEvent(stream_a, produced, 0));
+        } else {
+            LAB_CHECK(cudaStreamSynchronize(stream_a));
+            LAB_CHECK(cudaStreamSynchronize(stream_b));
+        }
+        double t0 = lab_host_ms();
+        if (GPU_TIMED) LAB_CHECK(cudaEventRecord(start[b], stream_a));
+        LAB_CHECK(kernels_process(d_out, d_mid, w->batch_elems, w->process, stream_a));
+        if (GPU_TIMED) LAB_CHECK(cudaEventRecord(stop[b], stream_a));
+        host_ms += lab_host_ms() - t0;
+        if (!EVENTS) LAB_CHECK(cudaStreamSynchronize(stream_a));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
+    }
+    LAB_CHECK(cudaStreamSynchronize(stream_a));
+    double combine_ms = 0;
+    for (int b = 0; GPU_TIMED && b < w->batches; b++) {
+        float ms;
+        LAB_CHECK(cudaEventElapsedTime(&ms, start[b], stop[b]));
+        combine_ms += ms;
+    }
+    lab_report_ms(ctx, "combine", GPU_TIMED ? combine_ms : host_ms);
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int b = 0; b < w->batches; b++) {
+        cudaEventDestroy(start[b]);
+        cudaEventDestroy(stop[b]);
+    }
+    cudaEventDestroy(uploaded);
+    cudaEventDestroy(produced);
+    cudaFree(d_in);
+    cudaFree(d_mid);
+    cudaFree(d_out);
+    cudaStreamDestroy(stream_a);
+    cudaStreamDestroy(stream_b);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};

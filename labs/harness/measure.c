@@ -1,0 +1,78 @@
+/* labs/harness/measure.c: reported stage times against the device's (see measure.h). */
+#include "labs/harness/measure.h"
+
+#include <math.h>
+#include <string.h>
+
+void lab_measurement_check(lab_measurement *m, const lab_spec *spec, const lab_workload *w,
+                           const lab_reported reported[LAB_MAX_STAGES], trace_timeline *tl, int32_t run) {
+    memset(m, 0, sizeof(*m));
+    m->n = spec->n_stages < LAB_MAX_STAGES ? spec->n_stages : LAB_MAX_STAGES;
+    m->ok = true;
+    size_t n = tl ? trace_timeline_count(tl) : 0;
+    for (int i = 0; i < m->n; i++) {
+        const lab_stage *st = &spec->stages[i];
+        lab_stage_check *c = &m->stage[i];
+        c->name = st->name;
+        double ns = 0;
+        for (size_t k = 0; k < n; k++) {
+            const trace_op *op = trace_timeline_get(tl, k);
+            if (!trace_timeline_in_run(op, run) || !op->timed || !st->has_op(op, w)) continue;
+            ns += (double)(op->end_ns - op->start_ns);
+            c->ops++;
+        }
+        c->device_ms = ns / 1e6;
+        const lab_reported *r = &reported[i];
+        c->reported = r->set && r->run == run;
+        c->reported_ms = c->reported ? r->ms : 0;
+        double allowed = st->tolerance * c->device_ms + st->slack_us_per_op * c->ops / 1e3;
+        if (!c->reported) {
+            snprintf(c->why, sizeof(c->why),
+                     "not reported: call lab_report_ms(ctx, \"%s\", ms) in run(), with the GPU time of the %s", st->name,
+                     st->what);
+        } else if (!(c->reported_ms == c->reported_ms) || isinf(c->reported_ms)) {
+            snprintf(c->why, sizeof(c->why), "you reported %g ms, which is not a time", c->reported_ms);
+        } else if (fabs(c->reported_ms - c->device_ms) <= allowed) {
+            c->ok = true;
+            snprintf(c->why, sizeof(c->why), "you reported %.3f ms; the GPU ran its %d %s for %.3f ms: right", c->reported_ms,
+                     c->ops, st->what, c->device_ms);
+        } else if (c->reported_ms < 0.5 * c->device_ms) {
+            snprintf(c->why, sizeof(c->why),
+                     "you reported %.3f ms, but the GPU ran its %d %s for %.3f ms: a host clock around asynchronous "
+                     "calls measures how long they took to queue, not to run. Time them on the GPU, with events",
+                     c->reported_ms, c->ops, st->what, c->device_ms);
+        } else {
+            snprintf(c->why, sizeof(c->why),
+                     "you reported %.3f ms, but the GPU ran its %d %s for %.3f ms (allowed: %.3f ms either way): "
+                     "time exactly those, with an event just before and one just after each",
+                     c->reported_ms, c->ops, st->what, c->device_ms, allowed);
+        }
+        m->ok &= c->ok;
+    }
+}
+
+void lab_measurement_print(const lab_measurement *m, FILE *out) {
+    for (int i = 0; i < m->n; i++)
+        fprintf(out, "  %-10s \"%s\": %s%s\n", i == 0 ? "measured" : "", m->stage[i].name, m->stage[i].ok ? "" : "NOT right: ",
+                m->stage[i].why);
+}
+
+cJSON *lab_measurement_json(const lab_measurement *m) {
+    if (m->n == 0) return NULL;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "ok", m->ok);
+    cJSON *a = cJSON_AddArrayToObject(o, "stages");
+    for (int i = 0; i < m->n; i++) {
+        const lab_stage_check *c = &m->stage[i];
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "name", c->name);
+        cJSON_AddBoolToObject(s, "reported", c->reported);
+        cJSON_AddNumberToObject(s, "reported_ms", c->reported_ms == c->reported_ms ? c->reported_ms : -1);
+        cJSON_AddNumberToObject(s, "device_ms", c->device_ms);
+        cJSON_AddNumberToObject(s, "ops", c->ops);
+        cJSON_AddBoolToObject(s, "ok", c->ok);
+        cJSON_AddStringToObject(s, "why", c->why);
+        cJSON_AddItemToArray(a, s);
+    }
+    return o;
+}

@@ -1,0 +1,109 @@
+// labs/lab02_test.cc: lab 02 end to end on the simulated GPU, as a student and the grader
+// run it. The skeleton orders its stages by making the host wait and times the combine
+// with a host clock: correct, below the speed target, and the measurement fails with the
+// reason (exit 1). Timing with events fixes the measurement only (exit 1); ordering with
+// events but timing on the host is fast enough and still fails the measurement (exit 1);
+// an event recorded before the work it should mark is a race the report names (exit 2);
+// the reference passes both parts (exit 0).
+#include "labs/lab_test_support.h"
+
+#include <string>
+
+namespace {
+
+using namespace labtest;
+
+const cJSON *Stage(const cJSON *j) {
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "measurement"), "stages"),
+                              0);
+}
+
+TEST(Lab02, TheSkeletonIsSlowAndItsHostTimedCombineIsWrong) {
+    Outcome o = RunLab("labs/02_events_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "lab"), "02_events");
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - 0.05);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "measurement");
+    ASSERT_NE(m, nullptr) << o.out;
+    EXPECT_FALSE(Bool(m, "ok"));
+    const cJSON *st = Stage(j);
+    EXPECT_EQ(Str(st, "name"), "combine");
+    EXPECT_EQ(Num(st, "ops"), 32);
+    // A host clock around each launch: a small fraction of what the kernels ran.
+    EXPECT_LT(Num(st, "reported_ms"), 0.2 * Num(st, "device_ms"));
+    EXPECT_NE(Str(st, "why").find("measures how long they took to queue, not to run"), std::string::npos)
+        << Str(st, "why");
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (time the combine on the GPU)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("  measured   \"combine\": NOT right: you reported "), std::string::npos) << o.err;
+}
+
+TEST(Lab02, TheReferencePassesBothParts) {
+    Outcome o = RunLab("solutions/02_events_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_GE(Num(j, "bound_fraction"), 0.95);
+    EXPECT_LE(Num(j, "bound_fraction"), 1.02);
+    EXPECT_TRUE(Bool(cJSON_GetObjectItemCaseSensitive(j, "measurement"), "ok"));
+    const cJSON *st = Stage(j);
+    // Event pairs include each kernel's start-up, which the trace's kernel time does not:
+    // a little more, within the spec's 10% and 4 us a kernel.
+    EXPECT_GE(Num(st, "reported_ms"), Num(st, "device_ms"));
+    EXPECT_LE(Num(st, "reported_ms"), 1.1 * Num(st, "device_ms") + 32 * 0.004);
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    cJSON_Delete(j);
+    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+}
+
+TEST(Lab02, EventTimingAloneFixesTheMeasurementNotTheSpeed) {
+    Outcome o = RunLab("labs/02_events_gpu_timed_host_synced_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(cJSON_GetObjectItemCaseSensitive(j, "measurement"), "ok"));
+    EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
+    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (order the streams with events, not the host)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
+}
+
+TEST(Lab02, FastEnoughButHostTimedIsNotAPass) {
+    Outcome o = RunLab("labs/02_events_events_host_timed_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_GE(Num(j, "speedup"), Num(j, "target"));
+    EXPECT_FALSE(Bool(cJSON_GetObjectItemCaseSensitive(j, "measurement"), "ok"));
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (time the combine on the GPU)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("fast enough"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("but the time you reported is not what the GPU did"), std::string::npos) << o.err;
+}
+
+TEST(Lab02, AnEventRecordedTooEarlyIsARaceThatNamesTheRecord) {
+    Outcome o = RunLab("labs/02_events_early_record_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_GT(Num(j, "races"), 0);
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "race_reports"), 0);
+    ASSERT_NE(first, nullptr) << o.out;
+    EXPECT_EQ(Str(first, "kind"), "RAW");
+    EXPECT_EQ(Str(first, "fix").rfind("\"A\" waits on event ", 0), 0u) << Str(first, "fix");
+    EXPECT_NE(Str(first, "fix").find("but it was recorded on \"B\" before kernel process batch 0"), std::string::npos)
+        << Str(first, "fix");
+    // The record's line is the student's cudaEventRecord.
+    const cJSON *early = cJSON_GetObjectItemCaseSensitive(first, "early_record");
+    ASSERT_NE(early, nullptr) << o.out;
+    const std::string file = "labs/02_events/testdata/variants.c";
+    std::string line = Str(early, "line");
+    ASSERT_EQ(line.rfind(file + ":", 0), 0u) << line;
+    int n = std::atoi(line.c_str() + file.size() + 1);
+    EXPECT_NE(LineText(file, n).find("cudaEventRecord(produced, stream_b)"), std::string::npos) << LineText(file, n);
+    cJSON_Delete(j);
+}
+
+}  // namespace
