@@ -8,17 +8,21 @@
  * (tens of microseconds), so a host round trip between stages (a synchronisation, then
  * the next launch) is not small next to a stage: the skeleton, which orders the stages by
  * making the host wait four times a batch, leaves the device idle at each wait: 81% of the
- * bound on the simulated H200 (the host's wake-up there is an assumed 2 us).
+ * bound on the simulated H200 (the host's wake-up there is an assumed 2 us), 80-85% on a
+ * real H200.
  *
  * Two graded parts. Speed: the bound is the same graph ordered by events alone, measured
- * on this device (the host queues every batch and the device runs them back to back);
- * the target, 90% of it, fails the host-synchronised skeleton (81% simulated) and passes
- * the events (100%); docs/measured.md has a real GPU's figures. Measurement: the student reports the GPU time of the
+ * on this device (the host queues every batch and the device runs them back to back), with
+ * the combine timed by events as the lab asks; the target, 92% of it, fails the
+ * host-synchronised skeleton and passes the events (100% simulated, 98-99% on a real
+ * H200; docs/measured.md). Measurement: the student reports the GPU time of the
  * combine kernels of a run (lab_report_ms(ctx, "combine", ms)), which the harness checks
- * against the trace within 10% and 4 us per kernel (event resolution and the kernel's
- * start-up, which an event pair includes and the trace's kernel time does not). Each
- * combine kernel runs about 33 us, a launch about 3: a host clock around the launches
- * measures how long they took to queue, a tenth of the GPU's time, and fails. */
+ * against the trace within 10% and 12 us per kernel. An event pair includes what the trace's
+ * kernel time does not: the kernel's start-up, and, on a stream the host has just let run
+ * dry, the launch's trip to the GPU (an event recorded on an idle stream completes at
+ * once; the kernel arrives later): 5 us a kernel on the simulator, 8-10 on a real H200.
+ * Each combine kernel runs about 33-35 us, a launch takes about 3 on the host: a host clock
+ * around the launches reports a fifth of the GPU's time or less, and fails. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +35,7 @@
 typedef struct graph {
     cudaStream_t a, b;
     cudaEvent_t uploaded, produced; /* for the event-ordered version */
+    cudaEvent_t start, stop;        /* ... which also times the combine, as the lab asks */
     uint32_t *d_in, *d_mid, *d_out;
 } graph;
 
@@ -41,6 +46,8 @@ static int graph_setup(lab_ctx *ctx, graph *g, bool events) {
     if (events) {
         LAB_CHECK(cudaEventCreateWithFlags(&g->uploaded, cudaEventDisableTiming));
         LAB_CHECK(cudaEventCreateWithFlags(&g->produced, cudaEventDisableTiming));
+        LAB_CHECK(cudaEventCreate(&g->start));
+        LAB_CHECK(cudaEventCreate(&g->stop));
     }
     LAB_CHECK(cudaMalloc((void **)&g->d_in, w->batch_bytes));
     LAB_CHECK(cudaMalloc((void **)&g->d_mid, w->batch_bytes));
@@ -54,6 +61,8 @@ static void graph_teardown(graph *g) {
     cudaFree(g->d_out);
     if (g->uploaded) cudaEventDestroy(g->uploaded);
     if (g->produced) cudaEventDestroy(g->produced);
+    if (g->start) cudaEventDestroy(g->start);
+    if (g->stop) cudaEventDestroy(g->stop);
     if (g->a) cudaStreamDestroy(g->a);
     if (g->b) cudaStreamDestroy(g->b);
     memset(g, 0, sizeof(*g));
@@ -79,7 +88,9 @@ static int graph_batch(lab_ctx *ctx, graph *g, int b, bool events) {
         LAB_CHECK(cudaStreamSynchronize(g->a));
         LAB_CHECK(cudaStreamSynchronize(g->b));
     }
+    if (events) LAB_CHECK(cudaEventRecord(g->start, g->a));
     LAB_CHECK(kernels_process(g->d_out, g->d_mid, w->batch_elems, w->process, g->a));
+    if (events) LAB_CHECK(cudaEventRecord(g->stop, g->a));
     if (!events) LAB_CHECK(cudaStreamSynchronize(g->a));
     LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), g->d_out, w->batch_bytes, cudaMemcpyDeviceToHost, g->a));
     return 0;
@@ -119,7 +130,8 @@ static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected
     kernels_oracle_process(expected, in, w->batch_elems, twice);
 }
 
-/* ---- the bound: every batch ordered by events, the host never waiting ------------------ */
+/* ---- the bound: every batch ordered by events, the host never waiting, the combine timed
+ * by a pair of events as the lab asks ------------------------------------------------------ */
 
 static int measure_bound(lab_ctx *ctx, lab_bound *out) {
     const lab_workload *w = lab_get_workload(ctx);
@@ -170,7 +182,7 @@ static bool is_combine(const trace_op *op, const lab_workload *w) {
 }
 
 static const lab_stage stages[] = {
-    {.name = "combine", .what = "combine kernels", .has_op = is_combine, .tolerance = 0.10, .slack_us_per_op = 4},
+    {.name = "combine", .what = "combine kernels", .has_op = is_combine, .tolerance = 0.10, .slack_us_per_op = 12},
 };
 
 /* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
@@ -246,7 +258,7 @@ const lab_spec LAB_SPEC = {
     .bound_name = "event-ordered bound",
     .bound_label = "bound",
     .metric = LAB_METRIC_SPEEDUP,
-    .target_bound_fraction = 0.90,
+    .target_bound_fraction = 0.92,
     .stages = stages,
     .n_stages = (int)(sizeof(stages) / sizeof(stages[0])),
     .steps = steps,
