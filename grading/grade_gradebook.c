@@ -45,6 +45,8 @@ static char *note(const grade_student *s) {
         else if (!lab->checks[GRADE_CORRECT].passed) why = "wrong results";
         else if (!lab->checks[GRADE_RACE_FREE].passed) why = "races";
         else if (!lab->checks[GRADE_SPEEDUP].passed) why = "below the speed target";
+        else if (grade_lab_has_check(lab, GRADE_MEASUREMENT) && !lab->checks[GRADE_MEASUREMENT].passed)
+            why = "measurement not accepted";
         if (!why) continue;
         char *first = grade_text_first_line(why, 160);
         grade_buf_printf(&b, "%s%s: %s", b.len ? "; " : "", lab->lab, first);
@@ -58,8 +60,11 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
     grade_buf_init(&b);
     grade_buf_puts(&b, "student,score,max_score");
     const grade_student *first = n ? students[0] : NULL;
+    /* A column per lab and check the lab has: every student's lab has the same checks (one
+     * rubric), so the first student's say which. */
     for (size_t l = 0; first && l < first->n_labs; l++)
         for (int c = 0; c < GRADE_CHECKS; c++) {
+            if (!grade_lab_has_check(&first->labs[l], (grade_check_id)c)) continue;
             char *col = grade_strf("%s %s", first->labs[l].lab, grade_check_names[c]);
             field(&b, col, false);
             free(col);
@@ -72,6 +77,7 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
         number(&b, s->max_score);
         for (size_t l = 0; first && l < first->n_labs; l++)
             for (int c = 0; c < GRADE_CHECKS; c++) {
+                if (!grade_lab_has_check(&first->labs[l], (grade_check_id)c)) continue;
                 const grade_lab *lab = NULL;
                 for (size_t k = 0; k < s->n_labs; k++)
                     if (!strcmp(s->labs[k].lab, first->labs[l].lab)) lab = &s->labs[k];

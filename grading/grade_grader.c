@@ -184,7 +184,8 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
         const grade_kit *kit = &env->kits[i];
         const grade_rubric_lab *rule = env->rules[i];
         grade_lab *lab = &out->labs[i];
-        double max[GRADE_CHECKS] = {rule->correct_points, rule->race_free_points, rule->speed.points};
+        double max[GRADE_CHECKS] = {rule->correct_points, rule->race_free_points, rule->speed.points,
+                                    rule->measurement_points};
         grade_lab_init(lab, kit->lab, kit->student_file, max);
         double l0 = now_s();
         if (out->problem) {

@@ -195,7 +195,8 @@ static void lost_student(app *a, size_t i, int status, grade_student *s) {
     s->n_labs = a->n_labs;
     for (size_t l = 0; l < a->n_labs; l++) {
         const grade_rubric_lab *r = a->rules[l];
-        double max[GRADE_CHECKS] = {r->correct_points, r->race_free_points, r->speed.points};
+        double max[GRADE_CHECKS] = {r->correct_points, r->race_free_points, r->speed.points,
+                                    r->measurement_points};
         grade_lab_init(&s->labs[l], a->kits[l].lab, a->kits[l].student_file, max);
         for (int c = 0; c < GRADE_CHECKS; c++) grade_check_set(&s->labs[l].checks[c], 0, s->problem);
     }

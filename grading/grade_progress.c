@@ -73,6 +73,7 @@ char *grade_lab_outcome(const grade_lab *lab) {
     double pts = 0, max = 0;
     bool all = true;
     for (int c = 0; c < GRADE_CHECKS; c++) {
+        if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
         pts += lab->checks[c].points;
         max += lab->checks[c].max;
         all &= lab->checks[c].passed;
@@ -86,7 +87,8 @@ char *grade_lab_outcome(const grade_lab *lab) {
     if (all) return grade_strf("%.0f: pass", pts);
     const char *why = !lab->checks[GRADE_CORRECT].passed     ? "wrong"
                       : !lab->checks[GRADE_RACE_FREE].passed ? "racy"
-                                                             : "slow";
+                      : !lab->checks[GRADE_SPEEDUP].passed   ? "slow"
+                                                             : "measurement";
     return grade_strf("%.4g/%.4g: %s", grade_round_points(pts), grade_round_points(max), why);
 }
 

@@ -46,7 +46,7 @@ static void testcase(grade_buf *b, const char *classname, const char *name, cons
 
 static int failures(const grade_lab *lab) {
     int f = 0;
-    for (int c = 0; c < GRADE_CHECKS; c++) f += !lab->checks[c].passed;
+    for (int c = 0; c < GRADE_CHECKS; c++) f += grade_lab_has_check(lab, (grade_check_id)c) && !lab->checks[c].passed;
     return f;
 }
 
@@ -59,10 +59,11 @@ char *grade_report_junit_student(const grade_student *s) {
         const grade_lab *lab = &s->labs[i];
         char *labname = grade_xml_escape(lab->lab);
         grade_buf_printf(&b, "  <testsuite name=\"%s: %s\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
-                         student, labname, GRADE_CHECKS, failures(lab), lab->seconds);
+                         student, labname, grade_lab_checks(lab), failures(lab), lab->seconds);
         char *classname = grade_strf("%s.%s", s->name, lab->lab);
         for (int c = 0; c < GRADE_CHECKS; c++)
-            testcase(&b, classname, grade_check_names[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
+            if (grade_lab_has_check(lab, (grade_check_id)c))
+                testcase(&b, classname, grade_check_names[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
         free(classname);
         free(labname);
         grade_buf_puts(&b, "  </testsuite>\n");
@@ -80,7 +81,7 @@ char *grade_report_junit_class(const grade_student *const *students, size_t n) {
         const grade_student *s = students[i];
         int tests = 0, fails = 0;
         for (size_t l = 0; l < s->n_labs; l++) {
-            tests += GRADE_CHECKS;
+            tests += grade_lab_checks(&s->labs[l]);
             fails += failures(&s->labs[l]);
         }
         char *student = grade_xml_escape(s->name);
@@ -90,7 +91,8 @@ char *grade_report_junit_class(const grade_student *const *students, size_t n) {
             const grade_lab *lab = &s->labs[l];
             char *classname = grade_strf("%s.%s", s->name, lab->lab);
             for (int c = 0; c < GRADE_CHECKS; c++)
-                testcase(&b, classname, grade_check_names[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
+                if (grade_lab_has_check(lab, (grade_check_id)c))
+                    testcase(&b, classname, grade_check_names[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
             free(classname);
         }
         grade_buf_puts(&b, "  </testsuite>\n");

@@ -8,7 +8,7 @@
 #include "grading/grade_score.h"
 #include "grading/grade_text.h"
 
-static const char *const check_titles[GRADE_CHECKS] = {"correct", "race-free", "speed"};
+static const char *const check_titles[GRADE_CHECKS] = {"correct", "race-free", "speed", "measurement"};
 
 static const char *str(const cJSON *o, const char *k) {
     const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
@@ -90,7 +90,12 @@ char *grade_report_text_lab(const grade_lab *lab) {
     grade_buf b;
     grade_buf_init(&b);
     double pts = 0, max = 0;
+    /* The titles' column: "measurement" is wider than the others, and only labs that have
+     * it make the column wider. */
+    int title_w = 9;
     for (int c = 0; c < GRADE_CHECKS; c++) {
+        if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
+        if ((int)strlen(check_titles[c]) > title_w) title_w = (int)strlen(check_titles[c]);
         pts += lab->checks[c].points;
         max += lab->checks[c].max;
     }
@@ -101,9 +106,10 @@ char *grade_report_text_lab(const grade_lab *lab) {
                              "see the same inputs)\n",
                          (unsigned long long)lab->seed, (unsigned long long)lab->seed);
     for (int c = 0; c < GRADE_CHECKS; c++) {
+        if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
         const grade_check *k = &lab->checks[c];
-        grade_buf_printf(&b, "  [%s] %-9s %6.2f / %-6.2f ", k->passed ? "PASS" : k->points > 0 ? "PART" : "FAIL",
-                         check_titles[c], k->points, k->max);
+        grade_buf_printf(&b, "  [%s] %-*s %6.2f / %-6.2f ", k->passed ? "PASS" : k->points > 0 ? "PART" : "FAIL",
+                         title_w, check_titles[c], k->points, k->max);
         /* The reason may be long: wrap it under the check. */
         grade_buf_printf(&b, "%s\n", k->reason);
     }

@@ -13,6 +13,7 @@
 
 extern "C" {
 #include "grading/grade_gradebook.h"
+#include "grading/grade_progress.h"
 #include "grading/grade_report_gradescope.h"
 #include "grading/grade_report_junit.h"
 #include "grading/grade_report_text.h"
@@ -192,6 +193,146 @@ TEST(Reports, StudentsSurviveTheTripThroughJson) {
     cJSON *bad = cJSON_Parse("[1]");
     EXPECT_EQ(grade_student_from_json(bad, &junk), -1);
     cJSON_Delete(bad);
+}
+
+// A student with two labs: 02_events, whose rubric gives the measurement check 20 points,
+// and 03_double_buffer, whose rubric has no such check. Everything passes but, unless
+// `measured`, the measurement.
+struct TwoLabs {
+    grade_student s;
+    explicit TwoLabs(const std::string &name, bool measured = false) {
+        memset(&s, 0, sizeof(s));
+        s.name = grade_strdup(name.c_str());
+        s.source = grade_strdup("alice/ (a folder)");
+        s.labs = static_cast<grade_lab *>(calloc(2, sizeof(grade_lab)));
+        s.n_labs = 2;
+        double with[GRADE_CHECKS] = {40, 20, 40, 20}, without[GRADE_CHECKS] = {40, 20, 40};
+        grade_lab_init(&s.labs[0], "02_events", "labs/02_events/lab.c", with);
+        grade_lab_init(&s.labs[1], "03_double_buffer", "labs/03_double_buffer/lab.c", without);
+        for (grade_lab *l : {&s.labs[0], &s.labs[1]}) {
+            l->submitted = true;
+            grade_check_set(&l->checks[GRADE_CORRECT], 40, "fine");
+            grade_check_set(&l->checks[GRADE_RACE_FREE], 20, "no races");
+            grade_check_set(&l->checks[GRADE_SPEEDUP], 40, "fast");
+            grade_check_set(&l->checks[GRADE_MEASUREMENT], 0, "the lab reported no measurement");
+        }
+        grade_check_set(&s.labs[0].checks[GRADE_MEASUREMENT], measured ? 20 : 0,
+                        measured ? "the lab accepted your timing of 1 stage: combine: right"
+                                 : "the lab did not accept your timing of 1 stage: combine: a host clock");
+        grade_student_total(&s);
+    }
+    ~TwoLabs() { grade_student_free(&s); }
+};
+
+TEST(Measurement, OnlyLabsWhoseRubricGivesItPointsHaveTheCheck) {
+    TwoLabs st("alice");
+    EXPECT_TRUE(grade_lab_has_check(&st.s.labs[0], GRADE_MEASUREMENT));
+    EXPECT_FALSE(grade_lab_has_check(&st.s.labs[1], GRADE_MEASUREMENT));
+    EXPECT_EQ(grade_lab_checks(&st.s.labs[0]), 4);
+    EXPECT_EQ(grade_lab_checks(&st.s.labs[1]), 3);
+    EXPECT_EQ(st.s.score, 200);
+    EXPECT_EQ(st.s.max_score, 220);
+}
+
+TEST(Measurement, GradebookHasAColumnOnlyForLabsWithTheCheck) {
+    TwoLabs a("alice"), b("bob", true);
+    const grade_student *list[] = {&a.s, &b.s};
+    std::string csv = Take(grade_gradebook_csv(list, 2));
+    EXPECT_EQ(csv,
+              "student,score,max_score,02_events correct,02_events race_free,02_events speedup,02_events measurement,"
+              "03_double_buffer correct,03_double_buffer race_free,03_double_buffer speedup,note\r\n"
+              "alice,200.00,220.00,40.00,20.00,40.00,0.00,40.00,20.00,40.00,02_events: measurement not accepted\r\n"
+              "bob,220.00,220.00,40.00,20.00,40.00,20.00,40.00,20.00,40.00,\r\n");
+    EXPECT_EQ(csv.find("03_double_buffer measurement"), std::string::npos);
+}
+
+TEST(Measurement, GradescopeHasATestOnlyForLabsWithTheCheck) {
+    TwoLabs st("alice");
+    std::string text = Take(grade_report_gradescope(&st.s, &kCtx));
+    cJSON *j = cJSON_Parse(text.c_str());
+    ASSERT_NE(j, nullptr) << text;
+    cJSON *tests = cJSON_GetObjectItem(j, "tests");
+    ASSERT_EQ(cJSON_GetArraySize(tests), 7);
+    std::vector<std::string> names;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tests) names.push_back(cJSON_GetObjectItem(t, "name")->valuestring);
+    EXPECT_EQ(names, (std::vector<std::string>{"02_events: correct", "02_events: race-free", "02_events: speed",
+                                               "02_events: measurement", "03_double_buffer: correct",
+                                               "03_double_buffer: race-free", "03_double_buffer: speed"}));
+    const cJSON *m = cJSON_GetArrayItem(tests, 3);
+    EXPECT_EQ(cJSON_GetObjectItem(m, "score")->valuedouble, 0);
+    EXPECT_EQ(cJSON_GetObjectItem(m, "max_score")->valuedouble, 20);
+    EXPECT_STREQ(cJSON_GetObjectItem(m, "status")->valuestring, "failed");
+    EXPECT_STREQ(cJSON_GetObjectItem(m, "output")->valuestring,
+                 "the lab did not accept your timing of 1 stage: combine: a host clock");
+    EXPECT_EQ(cJSON_GetObjectItem(j, "score")->valuedouble, 200);
+    cJSON_Delete(j);
+}
+
+TEST(Measurement, JunitCountsTheCheckOnlyForLabsWithIt) {
+    TwoLabs st("alice");
+    std::string xml = Take(grade_report_junit_student(&st.s));
+    EXPECT_NE(xml.find("<testsuite name=\"alice: 02_events\" tests=\"4\" failures=\"1\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<testsuite name=\"alice: 03_double_buffer\" tests=\"3\" failures=\"0\""), std::string::npos)
+        << xml;
+    EXPECT_NE(xml.find("<testcase classname=\"alice.02_events\" name=\"measurement\""), std::string::npos) << xml;
+    EXPECT_EQ(xml.find("<testcase classname=\"alice.03_double_buffer\" name=\"measurement\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("type=\"failed\">0.00 of 20.00 points: the lab did not accept"), std::string::npos) << xml;
+    const grade_student *list[] = {&st.s};
+    std::string cls = Take(grade_report_junit_class(list, 1));
+    EXPECT_NE(cls.find("<testsuite name=\"alice\" tests=\"7\" failures=\"1\""), std::string::npos) << cls;
+}
+
+TEST(Measurement, TextReportShowsTheCheckOnlyForLabsWithIt) {
+    TwoLabs st("alice");
+    std::string text = Take(grade_report_text(&st.s, &kCtx));
+    EXPECT_NE(text.find("== 02_events (labs/02_events/lab.c): 100.00 / 120.00\n"), std::string::npos) << text;
+    // The lab with the check widens its title column for it; the other keeps its own.
+    EXPECT_NE(text.find("  [PASS] correct      40.00 / 40.00  fine\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("  [FAIL] measurement   0.00 / 20.00  the lab did not accept your timing of 1 stage: "
+                        "combine: a host clock\n"),
+              std::string::npos)
+        << text;
+    size_t lab03 = text.find("== 03_double_buffer");
+    ASSERT_NE(lab03, std::string::npos) << text;
+    EXPECT_NE(text.find("  [PASS] correct    40.00 / 40.00  fine\n", lab03), std::string::npos) << text;
+    EXPECT_EQ(text.find("measurement", lab03), std::string::npos) << text;
+}
+
+TEST(Measurement, ProgressSaysWhatWasMissed) {
+    TwoLabs a("alice"), b("bob", true);
+    EXPECT_EQ(Take(grade_lab_outcome(&a.s.labs[0])), "100/120: measurement");
+    EXPECT_EQ(Take(grade_lab_outcome(&a.s.labs[1])), "100: pass");
+    EXPECT_EQ(Take(grade_lab_outcome(&b.s.labs[0])), "120: pass");
+    const grade_student *list[] = {&a.s, &b.s};
+    std::string table = Take(grade_summary_table(list, 2));
+    EXPECT_NE(table.find("100/120: measurement"), std::string::npos) << table;
+    EXPECT_NE(table.find("mean score 210.00 / 220.00"), std::string::npos) << table;
+}
+
+TEST(Measurement, TheCheckSurvivesTheTripThroughJsonAndItsAbsenceToo) {
+    TwoLabs st("alice");
+    cJSON *j = grade_student_to_json(&st.s);
+    const cJSON *labs = cJSON_GetObjectItem(j, "labs");
+    EXPECT_NE(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(labs, 0), "checks"), "measurement"), nullptr);
+    // A lab without the check writes what it wrote before the check existed.
+    EXPECT_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(labs, 1), "checks"), "measurement"), nullptr);
+    grade_student back;
+    ASSERT_EQ(grade_student_from_json(j, &back), 0);
+    ASSERT_EQ(back.n_labs, 2u);
+    EXPECT_TRUE(grade_lab_has_check(&back.labs[0], GRADE_MEASUREMENT));
+    EXPECT_EQ(back.labs[0].checks[GRADE_MEASUREMENT].max, 20);
+    EXPECT_EQ(back.labs[0].checks[GRADE_MEASUREMENT].points, 0);
+    EXPECT_FALSE(back.labs[0].checks[GRADE_MEASUREMENT].passed);
+    EXPECT_STREQ(back.labs[0].checks[GRADE_MEASUREMENT].reason,
+                 "the lab did not accept your timing of 1 stage: combine: a host clock");
+    EXPECT_FALSE(grade_lab_has_check(&back.labs[1], GRADE_MEASUREMENT));
+    // And the writers say the same of it as of the original.
+    const grade_student *originals[] = {&st.s}, *backs[] = {&back};
+    std::string a = Take(grade_gradebook_csv(originals, 1));
+    EXPECT_EQ(Take(grade_gradebook_csv(backs, 1)), a);
+    grade_student_free(&back);
+    cJSON_Delete(j);
 }
 
 }  // namespace

@@ -8,7 +8,17 @@
 
 #include "grading/grade_text.h"
 
-const char *const grade_check_names[GRADE_CHECKS] = {"correct", "race_free", "speedup"};
+const char *const grade_check_names[GRADE_CHECKS] = {"correct", "race_free", "speedup", "measurement"};
+
+bool grade_lab_has_check(const grade_lab *lab, grade_check_id c) {
+    return c != GRADE_MEASUREMENT || lab->checks[c].max > 0;
+}
+
+int grade_lab_checks(const grade_lab *lab) {
+    int n = 0;
+    for (int c = 0; c < GRADE_CHECKS; c++) n += grade_lab_has_check(lab, (grade_check_id)c);
+    return n;
+}
 
 void grade_lab_init(grade_lab *lab, const char *id, const char *student_file, const double max[GRADE_CHECKS]) {
     memset(lab, 0, sizeof(*lab));
@@ -119,6 +129,8 @@ static cJSON *lab_to_json(const grade_lab *l) {
     cJSON_AddNumberToObject(o, "seconds", l->seconds);
     cJSON *checks = cJSON_AddObjectToObject(o, "checks");
     for (int c = 0; c < GRADE_CHECKS; c++) {
+        /* A check the lab does not have is left out (from_json reads it back as max 0). */
+        if (!grade_lab_has_check(l, (grade_check_id)c)) continue;
         cJSON *k = cJSON_AddObjectToObject(checks, grade_check_names[c]);
         cJSON_AddNumberToObject(k, "points", l->checks[c].points);
         cJSON_AddNumberToObject(k, "max", l->checks[c].max);

@@ -1,5 +1,5 @@
-/* grading/grade_result.h: what grading found, per student and per lab: the three checks
- * of the rubric (points, whether full marks, the reason in words), the build's
+/* grading/grade_result.h: what grading found, per student and per lab: the checks of the
+ * rubric (points, whether full marks, the reason in words), the build's
  * diagnostics, the speed figures of every attempt, the lab's own result object, the text
  * timeline and the program's output. Every report is written from these structs, and a
  * worker process hands a student's to the main process as JSON (to_json / from_json). */
@@ -20,10 +20,11 @@ typedef enum grade_check_id {
     GRADE_CORRECT = 0,
     GRADE_RACE_FREE,
     GRADE_SPEEDUP,
+    GRADE_MEASUREMENT, /* optional: only labs whose rubric gives it points have it */
     GRADE_CHECKS
 } grade_check_id;
 
-/* "correct", "race_free", "speedup": the rubric's names. */
+/* "correct", "race_free", "speedup", "measurement": the rubric's names. */
 extern const char *const grade_check_names[GRADE_CHECKS];
 
 typedef struct grade_check {
@@ -69,6 +70,13 @@ typedef struct grade_student {
     double score, max_score;
     double seconds;
 } grade_student;
+
+/* Whether lab has check c: the first three always; measurement only when the rubric gives
+ * it points (max > 0). Reports show, count and total only the checks a lab has, so a lab
+ * without the measurement check reads exactly as before the check existed. */
+bool grade_lab_has_check(const grade_lab *lab, grade_check_id c);
+/* How many checks lab has (3 or 4). */
+int grade_lab_checks(const grade_lab *lab);
 
 /* A lab with its checks' maxima set and nothing found yet. */
 void grade_lab_init(grade_lab *lab, const char *id, const char *student_file, const double max[GRADE_CHECKS]);

@@ -159,7 +159,7 @@ static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
             return fail(c, where, "is not a lab id (lower-case letters, digits and _, like 03_double_buffer)%s", NULL);
     snprintf(out->id, sizeof(out->id), "%s", lab->string);
-    static const char *const keys[] = {"correct", "race_free", "speedup", NULL};
+    static const char *const keys[] = {"correct", "race_free", "speedup", "measurement", NULL};
     if (check_keys(c, lab, where, keys)) return -1;
     static const char *const point_keys[] = {"points", NULL};
     const cJSON *o;
@@ -172,7 +172,15 @@ static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
     if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->race_free_points)) return -1;
     if (!(o = need_object(c, lab, "speedup", where))) return -1;
     snprintf(w, sizeof(w), "%.300s.speedup", where);
-    return parse_speed(c, o, w, &out->speed);
+    if (parse_speed(c, o, w, &out->speed)) return -1;
+    /* Optional: a lab without it has no measurement check. */
+    out->measurement_points = 0;
+    if (cJSON_GetObjectItemCaseSensitive(lab, "measurement")) {
+        if (!(o = need_object(c, lab, "measurement", where))) return -1;
+        snprintf(w, sizeof(w), "%.300s.measurement", where);
+        if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->measurement_points)) return -1;
+    }
+    return 0;
 }
 
 static void line_col(const char *text, size_t len, const char *at, int *line, int *col) {
@@ -317,7 +325,7 @@ const grade_rubric_lab *grade_rubric_find(const grade_rubric *r, const char *lab
 }
 
 double grade_rubric_lab_points(const grade_rubric_lab *lab) {
-    return lab->correct_points + lab->race_free_points + lab->speed.points;
+    return lab->correct_points + lab->race_free_points + lab->speed.points + lab->measurement_points;
 }
 
 const grade_rubric_lab *grade_rubric_lookup(const grade_rubric *r, const char *name) {

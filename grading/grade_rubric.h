@@ -1,8 +1,8 @@
 /* grading/grade_rubric.h: the instructor's rubric (grading/rubric.json): points per lab
- * for a correct result, for race-freedom and for speed, and how re-runs near a threshold
- * are made. Loaded and validated in one go: unknown keys, missing fields, wrong types,
- * negative points, a floor at or above its target are each reported with the file and
- * the field.
+ * for a correct result, for race-freedom, for speed and (optionally) for a stage the
+ * student timed on the GPU, and how re-runs near a threshold are made. Loaded and
+ * validated in one go: unknown keys, missing fields, wrong types, negative points, a floor
+ * at or above its target are each reported with the file and the field.
  *
  *   {
  *     "comment": "any object may carry a comment string",
@@ -11,7 +11,8 @@
  *       "03_double_buffer": {
  *         "correct":   {"points": 40},
  *         "race_free": {"points": 20},
- *         "speedup":   {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"}
+ *         "speedup":   {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"},
+ *         "measurement": {"points": 20}
  *       }
  *     }
  *   }
@@ -21,7 +22,12 @@
  * pipeline bound (the best speedup a perfect pipeline of the measured phases reaches, so
  * the same rubric fits any GPU), or "speedup", the speedup over the lab's baseline. floor
  * may be "baseline" (no faster than the baseline: speedup 1) and target may be "lab" (the
- * pass target the lab's spec sets). */
+ * pass target the lab's spec sets).
+ *
+ * "measurement" is optional: labs that ask the student to time a stage with CUDA events
+ * and report it (lab 02) carry a "measurement" object in their result, and these points
+ * go to a correct result whose measurement the lab accepted. Left out (or 0 points), the
+ * lab has no such check and no report shows one. */
 #ifndef STREAMLAB_GRADE_RUBRIC_H
 #define STREAMLAB_GRADE_RUBRIC_H
 
@@ -51,6 +57,7 @@ typedef struct grade_rubric_lab {
     double correct_points;
     double race_free_points;
     grade_speed_rule speed;
+    double measurement_points; /* 0: the lab has no measurement check */
 } grade_rubric_lab;
 
 typedef struct grade_rubric {

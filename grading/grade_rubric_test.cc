@@ -144,7 +144,8 @@ TEST(Rubric, UnknownKeysAreNamed) {
               "comment)");
     EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
                         R"({"points": 40, "unit": "speedup", "floor": 1, "target": 2})", R"(, "style": {"points": 1})")),
-              "r.json: labs.03_double_buffer.style: unknown key (expected correct, race_free, speedup, or comment)");
+              "r.json: labs.03_double_buffer.style: unknown key (expected correct, race_free, speedup, measurement, or "
+              "comment)");
 }
 
 TEST(Rubric, MissingFieldsAreNamed) {
@@ -201,6 +202,40 @@ TEST(Rubric, AMissingFileIsNamed) {
     char err[1024];
     EXPECT_EQ(grade_rubric_load("/nonexistent/rubric.json", &r, err, sizeof(err)), -1);
     EXPECT_EQ(std::string(err), "rubric /nonexistent/rubric.json: No such file or directory");
+}
+
+// The optional fourth check: points for a stage the student timed and reported (lab 02).
+TEST(Rubric, MeasurementIsOptionalAndReadAsWritten) {
+    grade_rubric r;
+    char err[1024];
+    std::string text = Lab(R"({"points": 40})", R"({"points": 20})",
+                           R"({"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})",
+                           R"(, "measurement": {"points": 20, "comment": "lab 02: the combine stage, timed with events"})");
+    ASSERT_EQ(grade_rubric_parse(text.data(), text.size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_EQ(r.labs[0].measurement_points, 20);
+    EXPECT_EQ(grade_rubric_lab_points(&r.labs[0]), 120);
+    grade_rubric_free(&r);
+    // Left out: no points, and no such check.
+    text = Lab();
+    ASSERT_EQ(grade_rubric_parse(text.data(), text.size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_EQ(r.labs[0].measurement_points, 0);
+    EXPECT_EQ(grade_rubric_lab_points(&r.labs[0]), 100);
+    grade_rubric_free(&r);
+}
+
+TEST(Rubric, ABadMeasurementFieldIsNamed) {
+    const std::string speed = R"({"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})";
+    auto with = [&](const std::string &m) { return Error(Lab(R"({"points": 40})", R"({"points": 20})", speed, m)); };
+    EXPECT_EQ(with(R"(, "measurement": 20)"), "r.json: labs.03_double_buffer.measurement: must be an object {...}");
+    EXPECT_EQ(with(R"(, "measurement": {})"), "r.json: labs.03_double_buffer.measurement.points: missing");
+    EXPECT_EQ(with(R"(, "measurement": {"points": -20})"),
+              "r.json: labs.03_double_buffer.measurement.points: must not be negative (it is -20)");
+    EXPECT_EQ(with(R"(, "measurement": {"points": "20"})"),
+              "r.json: labs.03_double_buffer.measurement.points: must be a number");
+    EXPECT_EQ(with(R"(, "measurement": {"points": 1e9})"),
+              "r.json: labs.03_double_buffer.measurement.points: is implausibly large (over a million points)");
+    EXPECT_EQ(with(R"(, "measurement": {"points": 20, "tolerance": 0.1})"),
+              "r.json: labs.03_double_buffer.measurement.tolerance: unknown key (expected points, or comment)");
 }
 
 }  // namespace

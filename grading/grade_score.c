@@ -76,10 +76,13 @@ static double num(const cJSON *o, const char *k) {
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* Every check none; the measurement check (when the lab has it) gives the race check's
+ * reason: neither could be looked at. */
 static void all_zero(grade_lab *lab, const char *correct, const char *race, const char *speed) {
     grade_check_set(&lab->checks[GRADE_CORRECT], 0, correct);
     grade_check_set(&lab->checks[GRADE_RACE_FREE], 0, race);
     grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, speed);
+    grade_check_set(&lab->checks[GRADE_MEASUREMENT], 0, race);
 }
 
 static char *correct_reason(const grade_lab *lab, const cJSON *r) {
@@ -114,6 +117,77 @@ static char *race_reason(const cJSON *r) {
                       str(first, "second"), str(first, "second_stream"), cJSON_IsString(b) ? " (" : "",
                       cJSON_IsString(b) ? b->valuestring : "", cJSON_IsString(b) ? ")" : "", num(first, "bytes"),
                       str(first, "fix"));
+}
+
+/* "combine: " and the lab's own words on the stage (which carry its figures); the figures
+ * when it gave none. */
+static void stage_text(grade_buf *b, const cJSON *stage) {
+    const char *name = str(stage, "name");
+    grade_buf_printf(b, "%s: ", *name ? name : "a stage");
+    if (*str(stage, "why")) {
+        grade_buf_puts(b, str(stage, "why"));
+        return;
+    }
+    const cJSON *reported = cJSON_GetObjectItemCaseSensitive(stage, "reported_ms");
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, "reported")) || !cJSON_IsNumber(reported))
+        grade_buf_puts(b, "not reported");
+    else
+        grade_buf_printf(b, "you reported %.3f ms", reported->valuedouble);
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(stage, "device_ms");
+    int ops = (int)num(stage, "ops");
+    if (cJSON_IsNumber(device))
+        grade_buf_printf(b, "; the GPU ran %d op%s for %.3f ms", ops, ops == 1 ? "" : "s", device->valuedouble);
+}
+
+char *grade_measurement_reason(const cJSON *result, bool *ok) {
+    *ok = false;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(result, "measurement");
+    if (!cJSON_IsObject(m)) return grade_strdup("the lab reported no measurement");
+    *ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "ok"));
+    const cJSON *stages = cJSON_GetObjectItemCaseSensitive(m, "stages");
+    int n = cJSON_IsArray(stages) ? cJSON_GetArraySize(stages) : 0;
+    /* When it failed, the stages that failed say why; all of them when none says it failed. */
+    int failed = 0;
+    const cJSON *stage;
+    if (n > 0)
+        cJSON_ArrayForEach(stage, stages) failed += cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, "ok"));
+    grade_buf b;
+    grade_buf_init(&b);
+    if (*ok && n == 0) {
+        grade_buf_puts(&b, "the lab accepted your measurement");
+    } else if (*ok) {
+        grade_buf_printf(&b, "the lab accepted your timing of %d stage%s", n, n == 1 ? "" : "s");
+    } else if (n == 0) {
+        grade_buf_puts(&b, "the lab did not accept your measurement (it reported no stage)");
+    } else {
+        grade_buf_puts(&b, "the lab did not accept your timing");
+        if (failed == n || failed == 0)
+            grade_buf_printf(&b, " of %d stage%s", n, n == 1 ? "" : "s");
+        else
+            grade_buf_printf(&b, " of %d of %d stages", failed, n);
+    }
+    const char *sep = ": ";
+    if (n > 0)
+        cJSON_ArrayForEach(stage, stages) {
+            if (!*ok && failed > 0 && !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, "ok"))) continue;
+            grade_buf_puts(&b, sep);
+            stage_text(&b, stage);
+            sep = "; ";
+        }
+    return grade_buf_take(&b);
+}
+
+/* The measurement check of a correct, finished lab (see grade_score.h). */
+static void score_measurement(const grade_rubric_lab *rule, grade_lab *lab, bool correct) {
+    if (!correct) {
+        grade_check_set(&lab->checks[GRADE_MEASUREMENT], 0,
+                        "not scored: a measurement counts only for correct results");
+        return;
+    }
+    bool ok;
+    char *why = grade_measurement_reason(lab->result, &ok);
+    grade_check_set(&lab->checks[GRADE_MEASUREMENT], ok ? rule->measurement_points : 0, why);
+    free(why);
 }
 
 void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
@@ -155,6 +229,8 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     why = race_reason(r);
     grade_check_set(&lab->checks[GRADE_RACE_FREE], race_free ? rule->race_free_points : 0, why);
     free(why);
+    /* Before speed, whose reasons return early: a race does not cost the measurement. */
+    score_measurement(rule, lab, correct);
 
     if (!correct || !race_free) {
         grade_check_set(&lab->checks[GRADE_SPEEDUP], 0,

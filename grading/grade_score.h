@@ -4,7 +4,13 @@
  *   race_free  full points when the happens-before checker found no race (and the lab
  *              ran to the end, so that it could look);
  *   speedup    linear between the rubric's floor (none) and target (all), on the median
- *              speedup over the baseline; only for a correct, race-free lab.
+ *              speedup over the baseline; only for a correct, race-free lab;
+ *   measurement (only labs whose rubric gives it points) full points when the lab accepted
+ *              the stage times the student measured and reported (its result's
+ *              measurement.ok), none otherwise, the reason built from each stage's "why";
+ *              only for a correct lab, but a race does not cost it (timing a stage is a
+ *              skill of its own, and the lab compares the report with the device's own
+ *              figures whatever the ordering).
  *
  * A lab not submitted, not built or not finished gets none, each check saying why. */
 #ifndef STREAMLAB_GRADE_SCORE_H
@@ -35,6 +41,11 @@ bool grade_speed_near_target(double speedup, double target_s, double band);
  * "pipeline bound" for results that do not say (lab 03's older ones). */
 const char *grade_bound_name(const cJSON *result);
 double grade_median(const double *v, int n);
+/* Whether the lab accepted the stage times the student measured (result's
+ * "measurement": {"ok": ..., "stages": [...]}), and why in words: each stage's figures and
+ * the lab's "why" (the failed stages only, when it did not); "the lab reported no
+ * measurement" when the result has none. Returns the reason, to free. */
+char *grade_measurement_reason(const cJSON *result, bool *ok);
 /* Sets lab->checks from what lab holds (see grade_result.h) and the rule. */
 void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab);
 

@@ -78,11 +78,12 @@ TEST(Score, MedianOfAttempts) {
     EXPECT_EQ(grade_median(v, 0), 0);
 }
 
-// A lab with a result object as the harness writes it.
+// A lab with a result object as the harness writes it (and a measurement check of
+// `measurement` points, when given).
 struct Lab {
     grade_lab lab;
-    explicit Lab(const std::string &result_json) {
-        double max[GRADE_CHECKS] = {40, 20, 40};
+    explicit Lab(const std::string &result_json, double measurement = 0) {
+        double max[GRADE_CHECKS] = {40, 20, 40, measurement};
         grade_lab_init(&lab, "03_double_buffer", "labs/03_double_buffer/lab.c", max);
         lab.submitted = true;
         if (!result_json.empty()) {
@@ -182,6 +183,133 @@ TEST(Score, AnUnknownBoundMeansNoSpeedPointsAndSaysWhy) {
     grade_score_lab(&r, &l.lab);
     EXPECT_EQ(l.Points(GRADE_SPEEDUP), 0);
     EXPECT_NE(l.Reason(GRADE_SPEEDUP).find("could not measure its bound"), std::string::npos);
+}
+
+// ---- the measurement check (lab 02: a stage timed with CUDA events and reported) ----------
+
+grade_rubric_lab MeasuredRule() {
+    grade_rubric_lab r = Rule(GRADE_UNIT_BOUND_FRACTION, true, 0, true, 0);
+    snprintf(r.id, sizeof(r.id), "02_events");
+    r.measurement_points = 20;
+    return r;
+}
+
+// A correct, race-free, fast result with the given "measurement" member (none when empty).
+std::string Measured(const std::string &measurement, const std::string &head = R"("correct":true,"races":0)") {
+    return "{\"status\":\"pass\"," + head + R"(,"speedup":2.5,"pipeline_bound":2.6,"target":1.7,"runs":5)" +
+           (measurement.empty() ? "" : ",\"measurement\":" + measurement) + "}";
+}
+
+const char kCombineOk[] = R"({"name":"combine","reported":true,"reported_ms":1.65,"device_ms":1.62,"ops":24,"ok":true,
+    "why":"you reported 1.650 ms; the GPU ran its 24 combine kernels for 1.620 ms: right"})";
+const char kSplitWrong[] = R"({"name":"split","reported":true,"reported_ms":0.05,"device_ms":0.9,"ops":24,"ok":false,
+    "why":"you reported 0.050 ms, but the GPU ran its 24 split kernels for 0.900 ms: a host clock"})";
+
+TEST(Score, AnAcceptedMeasurementGetsItsPoints) {
+    grade_rubric_lab rule = MeasuredRule();
+    Lab l(Measured(std::string(R"({"ok":true,"stages":[)") + kCombineOk + "]}"), 20);
+    grade_score_lab(&rule, &l.lab);
+    EXPECT_TRUE(grade_lab_has_check(&l.lab, GRADE_MEASUREMENT));
+    EXPECT_EQ(l.Points(GRADE_MEASUREMENT), 20);
+    EXPECT_TRUE(l.lab.checks[GRADE_MEASUREMENT].passed);
+    EXPECT_EQ(l.Reason(GRADE_MEASUREMENT),
+              "the lab accepted your timing of 1 stage: combine: you reported 1.650 ms; the GPU ran its 24 combine "
+              "kernels for 1.620 ms: right");
+    // The other checks are scored as ever.
+    EXPECT_EQ(l.Points(GRADE_CORRECT), 40);
+    EXPECT_EQ(l.Points(GRADE_SPEEDUP), 40);
+}
+
+TEST(Score, ARejectedMeasurementGetsNoneAndSaysWhyForTheStagesThatFailed) {
+    grade_rubric_lab rule = MeasuredRule();
+    Lab l(Measured(std::string(R"({"ok":false,"stages":[)") + kCombineOk + "," + kSplitWrong + "]}"), 20);
+    grade_score_lab(&rule, &l.lab);
+    EXPECT_EQ(l.Points(GRADE_MEASUREMENT), 0);
+    EXPECT_FALSE(l.lab.checks[GRADE_MEASUREMENT].passed);
+    EXPECT_EQ(l.Reason(GRADE_MEASUREMENT),
+              "the lab did not accept your timing of 1 of 2 stages: split: you reported 0.050 ms, but the GPU ran its "
+              "24 split kernels for 0.900 ms: a host clock");
+    // Speed is independent of it.
+    EXPECT_EQ(l.Points(GRADE_SPEEDUP), 40);
+
+    // A stage without words of its own is described by its figures.
+    Lab bare(Measured(R"({"ok":false,"stages":[{"name":"combine","reported":false,"reported_ms":0,"device_ms":1.5,
+                           "ops":24,"ok":false}]})"),
+             20);
+    grade_score_lab(&rule, &bare.lab);
+    EXPECT_EQ(bare.Points(GRADE_MEASUREMENT), 0);
+    EXPECT_EQ(bare.Reason(GRADE_MEASUREMENT),
+              "the lab did not accept your timing of 1 stage: combine: not reported; the GPU ran 24 ops for 1.500 ms");
+}
+
+TEST(Score, NoMeasurementInTheResultGetsNoneWhenTheRubricWantsOne) {
+    grade_rubric_lab rule = MeasuredRule();
+    Lab l(Measured(""), 20);
+    grade_score_lab(&rule, &l.lab);
+    EXPECT_EQ(l.Points(GRADE_MEASUREMENT), 0);
+    EXPECT_EQ(l.Reason(GRADE_MEASUREMENT), "the lab reported no measurement");
+    Lab junk(Measured("17"), 20);
+    grade_score_lab(&rule, &junk.lab);
+    EXPECT_EQ(junk.Reason(GRADE_MEASUREMENT), "the lab reported no measurement");
+    Lab empty(Measured(R"({"ok":false,"stages":[]})"), 20);
+    grade_score_lab(&rule, &empty.lab);
+    EXPECT_EQ(empty.Reason(GRADE_MEASUREMENT), "the lab did not accept your measurement (it reported no stage)");
+}
+
+TEST(Score, AMeasurementCountsOnlyForACorrectResultButARaceDoesNotCostIt) {
+    grade_rubric_lab rule = MeasuredRule();
+    std::string ok = std::string(R"({"ok":true,"stages":[)") + kCombineOk + "]}";
+    Lab wrong(Measured(ok, R"("correct":false,"races":0)"), 20);
+    grade_score_lab(&rule, &wrong.lab);
+    EXPECT_EQ(wrong.Points(GRADE_MEASUREMENT), 0);
+    EXPECT_EQ(wrong.Reason(GRADE_MEASUREMENT), "not scored: a measurement counts only for correct results");
+
+    Lab racy(Measured(ok, R"("correct":true,"races":2)"), 20);
+    grade_score_lab(&rule, &racy.lab);
+    EXPECT_EQ(racy.Points(GRADE_RACE_FREE), 0);
+    EXPECT_EQ(racy.Points(GRADE_SPEEDUP), 0);
+    EXPECT_EQ(racy.Points(GRADE_MEASUREMENT), 20);
+}
+
+TEST(Score, AMeasurementOfALabThatDidNotFinishGetsNothing) {
+    grade_rubric_lab rule = MeasuredRule();
+    std::string ok = std::string(R"({"ok":true,"stages":[)") + kCombineOk + "]}";
+    Lab error(R"({"status":"error","error":"your setup() returned 1","correct":true,"races":0,"measurement":)" + ok + "}",
+              20);
+    grade_score_lab(&rule, &error.lab);
+    EXPECT_EQ(error.Points(GRADE_MEASUREMENT), 0);
+    EXPECT_EQ(error.Reason(GRADE_MEASUREMENT), "not checked: the lab stopped with an error (your setup() returned 1)");
+
+    Lab crashed("", 20);
+    crashed.lab.failure = grade_strdup("crashed with SIGSEGV in run() of your lab");
+    grade_score_lab(&rule, &crashed.lab);
+    EXPECT_EQ(crashed.Points(GRADE_MEASUREMENT), 0);
+    EXPECT_EQ(crashed.Reason(GRADE_MEASUREMENT),
+              "not checked: the lab did not run to the end (crashed with SIGSEGV in run() of your lab)");
+
+    Lab broken("", 20);
+    broken.lab.build_error = grade_strdup("does not compile: lab.c:1:1: error: x");
+    grade_score_lab(&rule, &broken.lab);
+    EXPECT_EQ(broken.Reason(GRADE_MEASUREMENT), "not checked: does not compile: lab.c:1:1: error: x");
+
+    Lab missing("", 20);
+    missing.lab.submitted = false;
+    missing.lab.missing = grade_strdup("no labs/02_events/lab.c");
+    grade_score_lab(&rule, &missing.lab);
+    EXPECT_EQ(missing.Reason(GRADE_MEASUREMENT), "not submitted: no labs/02_events/lab.c");
+    for (const Lab *l : {&error, &crashed, &broken, &missing}) EXPECT_EQ(l->Points(GRADE_MEASUREMENT), 0);
+}
+
+TEST(Score, ALabWithoutMeasurementPointsHasNoSuchCheck) {
+    // Even when its result carries a measurement, a rubric without the check gives nothing
+    // for it and takes nothing: the lab's total is what it always was.
+    Lab l(Measured(std::string(R"({"ok":true,"stages":[)") + kCombineOk + "]}"));
+    grade_score_lab(&kRule, &l.lab);
+    EXPECT_FALSE(grade_lab_has_check(&l.lab, GRADE_MEASUREMENT));
+    EXPECT_EQ(grade_lab_checks(&l.lab), 3);
+    EXPECT_EQ(l.Points(GRADE_MEASUREMENT), 0);
+    EXPECT_EQ(l.lab.checks[GRADE_MEASUREMENT].max, 0);
+    for (grade_check_id c : {GRADE_CORRECT, GRADE_RACE_FREE, GRADE_SPEEDUP}) EXPECT_TRUE(grade_lab_has_check(&l.lab, c));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 //    figures;
 //  - the kit builds the reference exactly as Bazel does (same figures for the same seed);
 //  - Gradescope mode writes results.json in Gradescope's format;
+//  - a rubric's optional measurement check shows in every report, for its lab only;
 //  - a broken rubric, a missing submissions folder and bad options stop the grader with a
 //    message naming the problem.
 #include <gtest/gtest.h>
@@ -532,6 +533,78 @@ TEST(Grader, Lab01IsGradedOnBandwidthAgainstTheLinkBound) {
     EXPECT_NE(Str(speed, "output").find("link bound"), std::string::npos) << Str(speed, "output");
     EXPECT_NE(Str(speed, "output").find("GB/s"), std::string::npos) << Str(speed, "output");
     EXPECT_EQ(Str(FindTest(j, "01_pinned_memory: correct"), "status"), "passed");
+    cJSON_Delete(j);
+}
+
+// The optional measurement check (lab 02's timed stages): a rubric that gives it points
+// for lab 03, which reports no measurement, and none for lab 00. Every writer shows it for
+// lab 03 only (through the worker's JSON), scored 0 with the reason.
+TEST(Grader, AMeasurementCheckIsShownOnlyForTheLabWhoseRubricGivesItPoints) {
+    const std::string speed = R"("speedup": {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})";
+    const std::string rubric = R"({"labs": {"00_default_stream": {"correct": {"points": 40}, "race_free": {"points": 20}, )" +
+                               speed + R"(}, "03_double_buffer": {"correct": {"points": 40}, "race_free": {"points": 20}, )" +
+                               speed + R"(, "measurement": {"points": 20}}}})";
+    std::string dir = TempDir("measurement"), subs = dir + "/subs", out = dir + "/out";
+    Spit(dir + "/rubric.json", rubric);
+    Spit(subs + "/ref/labs/00_default_stream/lab.c", Slurp(Runfile("solutions/00_default_stream.c")));
+    Spit(subs + "/ref/" + kLabFile, Reference());
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--seed", "5", "--rubric", dir + "/rubric.json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(csv,
+              "student,score,max_score,00_default_stream correct,00_default_stream race_free,00_default_stream speedup,"
+              "03_double_buffer correct,03_double_buffer race_free,03_double_buffer speedup,03_double_buffer measurement,"
+              "note\r\n"
+              "ref,200.00,220.00,40.00,20.00,40.00,40.00,20.00,40.00,0.00,03_double_buffer: measurement not accepted\r\n");
+    cJSON *j = ParseFile(out + "/ref/results.json");
+    ASSERT_NE(j, nullptr);
+    EXPECT_EQ(Num(j, "score"), 200);
+    EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "tests")), 7);
+    const cJSON *m = FindTest(j, "03_double_buffer: measurement");
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(Num(m, "score"), 0);
+    EXPECT_EQ(Num(m, "max_score"), 20);
+    EXPECT_EQ(Str(m, "status"), "failed");
+    EXPECT_EQ(Str(m, "output"), "the lab reported no measurement");
+    EXPECT_EQ(FindTest(j, "00_default_stream: measurement"), nullptr);
+    cJSON_Delete(j);
+    std::string junit = Slurp(out + "/junit.xml");
+    EXPECT_NE(junit.find("<testsuite name=\"ref\" tests=\"7\" failures=\"1\""), std::string::npos) << junit;
+    std::string report = Slurp(out + "/ref/report.txt");
+    EXPECT_NE(report.find("[FAIL] measurement   0.00 / 20.00  the lab reported no measurement\n"), std::string::npos)
+        << report;
+    EXPECT_NE(report.find("== 03_double_buffer (labs/03_double_buffer/lab.c): 100.00 / 120.00\n"), std::string::npos)
+        << report;
+    EXPECT_NE(r.out.find("100/120: measurement"), std::string::npos) << r.out;
+}
+
+// Lab 02 is graded in two parts besides correctness: speed, and the measurement of the
+// combine stage. Ordered by events but timed with a host clock earns the speed and not the
+// measurement; the skeleton earns neither; the reference earns both.
+TEST(Grader, Lab02GradesSpeedAndMeasurementApart) {
+    const char lab02[] = "labs/02_events/lab.c";
+    const std::string variants = Slurp(Runfile("labs/02_events/testdata/variants.c"));
+    std::string subs = TempDir("lab02_subs"), out = TempDir("lab02_out");
+    Spit(subs + "/alice/" + lab02, Slurp(Runfile("solutions/02_events.c")));
+    Spit(subs + "/bob/" + lab02, "#define LAB_VARIANT_EVENTS_HOST_TIMED\n" + variants);
+    Spit(subs + "/carol/" + lab02, Slurp(Runfile("labs/02_events/lab.c")));
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "02", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(csv.rfind("student,score,max_score,02_events correct,02_events race_free,02_events speedup,"
+                        "02_events measurement,note\r\n",
+                        0),
+              0u)
+        << csv;
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,20.00,20.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\nbob,80.00,100.00,40.00,20.00,20.00,0.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ncarol,60.00,100.00,40.00,20.00,0.00,0.00,"), std::string::npos) << csv;
+    cJSON *j = ParseFile(out + "/bob/results.json");
+    const cJSON *m = FindTest(j, "02_events: measurement");
+    EXPECT_EQ(Str(m, "status"), "failed");
+    EXPECT_NE(Str(m, "output").find("Time them on the GPU, with events"), std::string::npos) << Str(m, "output");
     cJSON_Delete(j);
 }
 

@@ -12,15 +12,15 @@
  * all on an H200, not 2 x 55). A perfect pipeline uploads the first batch alone, then
  * moves every other batch up while the one before comes down, then downloads the last one
  * alone: 1.57 ms on the simulated H200 (85 GB/s), 1.6-1.8 ms on a lent H100. The pageable
- * skeleton reaches 5-10% of it; pinned but one stream, 56-59% (simulated H200, H100), and
- * an estimated 66% on H100 hosts whose link carries less both ways at once (47 GB/s one
- * way, 68 both); pinned with both directions at once, 99% on the simulator and 87-91% on
- * the H100. The target, 75%, sits between the two with about ten points on either side
- * (docs/measured.md).
+ * skeleton reaches 5-12% of it; pinned but one stream, 56-59% (the simulated H200, a real
+ * H200 and an H100), and an estimated 66% on H100 hosts whose link carries less both ways
+ * at once (47 GB/s one way, 68 both); pinned with both directions at once, 99% on the
+ * simulator, 94% on an H200 and 87-91% on an H100. The target, 75%, sits between the two
+ * with about ten points on either side (docs/measured.md).
  *
  * Setup is not timed, so pinning there costs nothing in the metric; the report shows what
  * it cost and after how many runs it paid off. Pinning inside run() is timed: registering
- * and unregistering 128 MiB took 4.8 ms on the simulated H200 and 11-15 ms on the H100,
+ * and unregistering 128 MiB took 7.2 ms on the simulated H200 and 10-11 ms on a real one,
  * several times the bound, so it cannot pass. */
 #include <stdbool.h>
 #include <stdio.h>
