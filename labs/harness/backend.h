@@ -35,6 +35,9 @@ int lab_backend_probe(char *out, size_t out_len);
 /* The clock runs are timed with, in ns: virtual time on the simulator, the monotonic
  * clock on a GPU. */
 uint64_t lab_backend_now_ns(void);
+/* Lets the host's clock reach t (lab_backend_now_ns' clock): the simulator's virtual
+ * clock is moved on (the host idles); on a GPU the thread waits. Nothing when t is past. */
+void lab_backend_wait_until(uint64_t t);
 /* Whether the backend can perturb its schedule (--schedules). */
 bool lab_backend_can_perturb(void);
 /* Perturbs timing from now on (amount 0: exact). */

@@ -1,8 +1,10 @@
 /* labs/harness/backend_gpu.c: the real-GPU side of backend.h. Device times come from CUPTI
  * (or, where CUPTI cannot start, from CUDA events: trace/gpu/collector.h);
  * runs are timed on the same clock. Streams and phases are named for Nsight Systems too. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime.h>
 
@@ -57,6 +59,18 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
 int lab_backend_probe(char *out, size_t out_len) { return device_name(out, out_len); }
 
 uint64_t lab_backend_now_ns(void) { return trace_gpu_now_ns(); }
+
+void lab_backend_wait_until(uint64_t t) {
+    /* Sleep most of the way, spin the last 100 us: a request must not arrive late. */
+    for (;;) {
+        uint64_t now = trace_gpu_now_ns();
+        if (now >= t) return;
+        if (t - now > 200000) {
+            struct timespec ts = {0, (long)(t - now - 100000)};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
 
 bool lab_backend_can_perturb(void) { return false; }
 

@@ -47,6 +47,11 @@ int lab_backend_probe(char *out, size_t out_len) {
 
 uint64_t lab_backend_now_ns(void) { return sim_now_ns(); }
 
+void lab_backend_wait_until(uint64_t t) {
+    uint64_t now = sim_now_ns();
+    if (t > now) sim_host_work(t - now);
+}
+
 bool lab_backend_can_perturb(void) { return true; }
 
 void lab_backend_perturb(uint64_t seed, double amount) { sim_set_perturbation(seed, amount); }

@@ -22,6 +22,12 @@ typedef struct lab_buffers {
     uint32_t **inputs;   /* [batches] host buffers (pinned or pageable, as the spec says) */
     uint32_t **outputs;  /* [batches] host buffers (pinned or pageable, as the spec says) */
     uint32_t **expected; /* [batches] what the oracle says, for the current run */
+    /* Labs of requests: each batch's input until it arrives, when it arrived (host clock),
+     * whether it has; and the background's device buffer. */
+    uint32_t **pending;
+    uint64_t *arrival_ns;
+    bool *arrived;
+    void *background;
 } lab_buffers;
 
 /* What a run reported with lab_report_ms: the last value of each of the spec's stages. */
@@ -33,6 +39,7 @@ typedef struct lab_reported {
 
 struct lab_ctx {
     lab_buffers *buffers;
+    uint64_t run_start_ns; /* when the current run() began (host clock) */
     lab_reported reported[LAB_MAX_STAGES];
     void *state;
     const char *who; /* "baseline" or "yours", for messages */

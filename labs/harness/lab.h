@@ -71,6 +71,17 @@ void lab_report_ms(lab_ctx *ctx, const char *stage, double ms);
  * simulated one (where real time means nothing). For timing the host, not the GPU. */
 double lab_host_ms(void);
 
+/* Labs whose batches are requests that arrive while run() runs (lab 04): waits until
+ * request i has arrived (the harness decides when: its input exists only from then on),
+ * and returns at once when it already has. Its latency is counted from its arrival to the
+ * end of its last operation. */
+void lab_wait_request(lab_ctx *ctx, int i);
+
+/* Labs with background work (lab 04): queues the lab's background work on stream. The
+ * harness checks that a run did all of it, and did not take much longer than the
+ * baseline's. Returns 0, or non-zero when a call failed. */
+int lab_background(lab_ctx *ctx, cudaStream_t stream);
+
 /* Gives a stream a name for the timeline, the race reports and Nsight Systems. */
 void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name);
 

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *lab_status_name(lab_status status) {
@@ -20,12 +21,15 @@ const char *lab_metric_name(lab_metric_kind kind) {
     switch (kind) {
     case LAB_METRIC_SPEEDUP: return "speedup";
     case LAB_METRIC_BANDWIDTH: return "bandwidth";
+    case LAB_METRIC_LATENCY: return "latency";
     }
     return "speedup";
 }
 
 void lab_metric_format(lab_metric_kind kind, double value, char *buf, size_t len) {
-    if (kind == LAB_METRIC_BANDWIDTH)
+    if (kind == LAB_METRIC_LATENCY)
+        snprintf(buf, len, "p99 %.3f ms", value);
+    else if (kind == LAB_METRIC_BANDWIDTH)
         snprintf(buf, len, "%.1f GB/s", value);
     else
         snprintf(buf, len, "%.2fx", value);
@@ -43,6 +47,52 @@ const char *lab_items(const lab_spec *spec) {
     return plural;
 }
 
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n) {
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof(double), compare_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void lab_result_latency_summary(lab_result *r) {
+    double v[3][4096];
+    int n = r->runs < 4096 ? r->runs : 4096;
+    for (int who = 0; who < 2; who++) {
+        r->background_ops[who] = 0;
+        for (int k = 0; k < n; k++) {
+            v[0][k] = r->latency[who][k].p50_ms;
+            v[1][k] = r->latency[who][k].p99_ms;
+            v[2][k] = r->latency[who][k].background_ms;
+            if (k == 0 || r->latency[who][k].background_ops < r->background_ops[who])
+                r->background_ops[who] = r->latency[who][k].background_ops;
+        }
+        r->p50_ms[who] = median_of(v[0], n);
+        r->p99_ms[who] = median_of(v[1], n);
+        r->background_ms[who] = median_of(v[2], n);
+    }
+    r->background_ok = true;
+    r->background_why[0] = '\0';
+    if (!r->spec->is_background) return;
+    double tol = r->spec->background_tolerance;
+    if (r->background_ops[1] < r->background_ops[0]) {
+        r->background_ok = false;
+        snprintf(r->background_why, sizeof(r->background_why),
+                 "a run of yours did %d of the background's %d operations: call lab_background(ctx, stream) once in "
+                 "every run()",
+                 r->background_ops[1], r->background_ops[0]);
+    } else if (r->background_ms[1] > (1 + tol) * r->background_ms[0]) {
+        r->background_ok = false;
+        snprintf(r->background_why, sizeof(r->background_why),
+                 "the background took %.2f ms, more than %.0f%% longer than the baseline's %.2f ms: urgent work must "
+                 "not starve it",
+                 r->background_ms[1], 100 * tol, r->background_ms[0]);
+    }
+}
+
 void lab_result_decide(lab_result *r) {
     if (r->error[0]) {
         r->status = LAB_STATUS_ERROR;
@@ -53,7 +103,8 @@ void lab_result_decide(lab_result *r) {
     } else if (r->races > 0) {
         r->status = LAB_STATUS_RACY;
         r->exit_code = LAB_EXIT_FAIL;
-    } else if (r->speedup_bound <= 0 || r->speedup < r->target_speedup || (r->measurement.n > 0 && !r->measurement.ok)) {
+    } else if (r->speedup_bound <= 0 || r->speedup < r->target_speedup || (r->measurement.n > 0 && !r->measurement.ok) ||
+               (r->latency[0] && !r->background_ok)) {
         r->status = LAB_STATUS_BELOW_TARGET;
         r->exit_code = LAB_EXIT_BELOW_TARGET;
     } else {
@@ -74,10 +125,21 @@ static void print_verdict(const lab_result *r, const char *value, const char *ta
     const lab_spec *s = r->spec;
     switch (r->status) {
     case LAB_STATUS_PASS:
-        fprintf(out, "PASS: correct, race-free, and %s is at or above the %s target.\n", value, target);
+        if (s->metric == LAB_METRIC_LATENCY)
+            fprintf(out, "PASS: correct, race-free, the whole background done, and the requests' %s is within the %s "
+                         "target.\n",
+                    value, target + 4);
+        else
+            fprintf(out, "PASS: correct, race-free, and %s is at or above the %s target.\n", value, target);
         break;
     case LAB_STATUS_BELOW_TARGET:
-        if (r->speedup >= r->target_speedup && r->speedup_bound > 0)
+        if (r->latency[0] && !r->background_ok)
+            fprintf(out, "BELOW TARGET: correct and race-free, but %s. The lesson: %s\n", r->background_why, s->lesson);
+        else if (s->metric == LAB_METRIC_LATENCY)
+            fprintf(out, "BELOW TARGET: correct and race-free, but the requests' %s is above the %s target. The "
+                         "lesson: %s\n",
+                    value, target + 4, s->lesson);
+        else if (r->speedup >= r->target_speedup && r->speedup_bound > 0)
             fprintf(out, "BELOW TARGET: correct, race-free and fast enough (%s), but the time%s you reported %s not what "
                          "the GPU did (see \"measured\" above). The lesson: %s\n",
                     value, r->measurement.n == 1 ? "" : "s", r->measurement.n == 1 ? "is" : "are", s->lesson);
@@ -188,8 +250,19 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
         fprintf(out, "  %-10s %s (median of %d); the %s could not be measured\n", lab_metric_name(s->metric), value,
                 r->runs, s->bound_name ? s->bound_name : "bound");
     }
-    fprintf(out, "  time       baseline %.3f ms, yours %.3f ms (medians)", r->baseline_median_ms, r->yours_median_ms);
-    if (s->metric != LAB_METRIC_SPEEDUP) fprintf(out, ", a speedup of %.2fx", r->speedup);
+    if (r->latency[0]) {
+        fprintf(out, "  requests   %d, arriving every %.2f ms from %.2f ms into run(): p50 %.3f ms, p99 %.3f ms (the "
+                     "baseline: p50 %.3f, p99 %.3f ms)\n",
+                r->workload.batches, s->request_every_us / 1e3, s->request_first_us / 1e3, r->p50_ms[1], r->p99_ms[1],
+                r->p50_ms[0], r->p99_ms[0]);
+        fprintf(out, "  background %s: %.2f ms (the baseline's %.2f ms), %d operation%s\n",
+                r->background_ok ? "done" : "NOT right", r->background_ms[1], r->background_ms[0], r->background_ops[1],
+                r->background_ops[1] == 1 ? "" : "s");
+        if (!r->background_ok) fprintf(out, "             %s\n", r->background_why);
+    }
+    fprintf(out, "  time       baseline %.3f ms, yours %.3f ms (medians%s)", r->baseline_median_ms, r->yours_median_ms,
+            s->metric == LAB_METRIC_LATENCY ? " of the p99 latency" : "");
+    if (s->metric == LAB_METRIC_BANDWIDTH) fprintf(out, ", a speedup of %.2fx", r->speedup);
     if (r->have_metrics)
         fprintf(out, "; engines busy: H2D %.0f%%, compute %.0f%%, D2H %.0f%%; overlap %.0f%%", 100 * r->util_h2d,
                 100 * r->util_compute, 100 * r->util_d2h, 100 * r->overlap);
@@ -289,7 +362,9 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(o, "bound_fraction", r->bound_fraction);
     cJSON *metric = cJSON_AddObjectToObject(o, "metric");
     cJSON_AddStringToObject(metric, "name", lab_metric_name(r->spec->metric));
-    cJSON_AddStringToObject(metric, "unit", r->spec->metric == LAB_METRIC_BANDWIDTH ? "GB/s" : "x");
+    cJSON_AddStringToObject(metric, "unit", r->spec->metric == LAB_METRIC_BANDWIDTH ? "GB/s"
+                                            : r->spec->metric == LAB_METRIC_LATENCY ? "ms"
+                                                                                     : "x");
     cJSON_AddNumberToObject(metric, "value", r->value);
     cJSON_AddNumberToObject(metric, "best", r->value_best);
     cJSON_AddNumberToObject(metric, "bound", r->value_bound);
@@ -331,6 +406,19 @@ cJSON *lab_result_json(const lab_result *r) {
     if (r->busy_text[0]) cJSON_AddStringToObject(o, "busy_at_return", r->busy_text);
     if (lab_host_memory_worth_showing(&r->host, r->spec))
         cJSON_AddItemToObject(o, "host_memory", lab_host_memory_json(&r->host));
+    if (r->latency[0]) {
+        cJSON *l = cJSON_AddObjectToObject(o, "latency");
+        cJSON_AddNumberToObject(l, "requests", r->workload.batches);
+        cJSON_AddNumberToObject(l, "p50_ms", r->p50_ms[1]);
+        cJSON_AddNumberToObject(l, "p99_ms", r->p99_ms[1]);
+        cJSON_AddNumberToObject(l, "baseline_p50_ms", r->p50_ms[0]);
+        cJSON_AddNumberToObject(l, "baseline_p99_ms", r->p99_ms[0]);
+        cJSON_AddNumberToObject(l, "background_ms", r->background_ms[1]);
+        cJSON_AddNumberToObject(l, "baseline_background_ms", r->background_ms[0]);
+        cJSON_AddNumberToObject(l, "background_ops", r->background_ops[1]);
+        cJSON_AddBoolToObject(l, "background_ok", r->background_ok);
+        if (r->background_why[0]) cJSON_AddStringToObject(l, "background_why", r->background_why);
+    }
     cJSON *measurement = lab_measurement_json(&r->measurement);
     if (measurement) cJSON_AddItemToObject(o, "measurement", measurement);
     if (r->spec->n_steps > 0) {

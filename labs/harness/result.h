@@ -14,6 +14,7 @@
 #include "labs/harness/backend.h"
 #include "labs/harness/host_memory.h"
 #include "labs/harness/measure.h"
+#include "labs/harness/requests.h"
 #include "labs/harness/spec.h"
 #include "labs/harness/verify.h"
 #include "trace/check/race.h"
@@ -88,11 +89,21 @@ typedef struct lab_result {
     lab_host_memory host;
     /* The stage times yours reported against the device's (labs with stages: lab 02). */
     lab_measurement measurement;
+    /* Labs of requests (lab 04): each timed run's latencies and background, [0] the
+     * baseline's and [1] yours ([runs] each, NULL for other labs), and their medians. */
+    lab_run_latency *latency[2];
+    double p50_ms[2], p99_ms[2], background_ms[2];
+    int background_ops[2];
+    bool background_ok;     /* yours did all of the background, not much slower than the baseline */
+    char background_why[256];
     int step;               /* the first of spec->steps not done, -1 when none */
     char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
     int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run */
 } lab_result;
 
+/* The medians of the runs' latencies and backgrounds, and whether yours did the whole
+ * background within the spec's tolerance of the baseline's time. */
+void lab_result_latency_summary(lab_result *r);
 /* Derives status and exit code from the fields. */
 void lab_result_decide(lab_result *r);
 /* "pass", "below_target", "incorrect", "racy", "error". */

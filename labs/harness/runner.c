@@ -22,6 +22,7 @@
 #include "labs/harness/guard.h"
 #include "labs/harness/source_line.h"
 #include "labs/harness/options.h"
+#include "labs/harness/requests.h"
 #include "labs/harness/result.h"
 #include "labs/harness/spec.h"
 #include "labs/harness/steps.h"
@@ -60,6 +61,7 @@ typedef struct harness {
     lab_findings findings;   /* what that run shows of your code (steps.h) */
     uint64_t setup_t0, setup_t1; /* when your setup() began and returned */
     lab_reported last_reported[LAB_MAX_STAGES]; /* what your last timed run reported (lab_report_ms) */
+    void *background;          /* the background's device buffer (labs of requests) */
     int total_runs;    /* warm-ups, timed runs and schedules, for progress */
 } harness;
 
@@ -99,10 +101,13 @@ static void prepare_run(harness *h, lab_buffers *buf, int32_t run) {
         trace_record_host_access(buf->inputs[b], w->batch_bytes, true, "input", b, now);
         trace_record_host_access(buf->outputs[b], w->batch_bytes, true, "poison", -1, now);
     }
+    if (buf->pending) lab_requests_hold(buf);
 }
 
 typedef struct run_outcome {
     int rc;              /* what run() returned */
+    int missing_request; /* labs of requests: the first one run() did not wait for, or -1 */
+    lab_run_latency latency; /* labs of requests: the run's latencies and background */
     cudaError_t cuda;    /* the first CUDA error seen when it had returned */
     double ms;
     uint64_t returned_ns; /* when run() returned */
@@ -123,8 +128,10 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     lab_backend_phase(label, true);
     lab_guard_phase("run", who_name[w]);
     uint64_t t0 = lab_backend_now_ns();
+    h->ctx[w].run_start_ns = t0;
     o.rc = h->impl[w]->run(&h->ctx[w]);
     uint64_t t1 = lab_backend_now_ns();
+    o.missing_request = buf->pending ? lab_requests_missing(buf) : -1;
     lab_guard_phase("check", "harness");
     const lab_workload *wl = &buf->workload;
     for (int b = 0; b < wl->batches; b++)
@@ -138,6 +145,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     lab_backend_flush(); /* this run's device times, after its timing */
     lab_backend_phase(label, false);
     trace_record_phase(label, t0, t1);
+    if (buf->pending && o.missing_request < 0) lab_requests_measure(buf, h->res->spec, h->timeline, run, &o.latency);
     o.ms = (double)(t1 - t0) / 1e6;
     o.returned_ns = t1;
     return o;
@@ -149,6 +157,13 @@ static bool run_failed(harness *h, who w, const char *label, const run_outcome *
         snprintf(h->res->error, sizeof(h->res->error), "%s: %s run() returned %d%s", label,
                  w == WHO_YOURS ? "your" : "the baseline's", o->rc,
                  w == WHO_YOURS ? " (the message above says which call failed)" : "");
+        return true;
+    }
+    if (o->missing_request >= 0) {
+        snprintf(h->res->error, sizeof(h->res->error),
+                 "%s: %s run() returned without waiting for request %d (lab_wait_request(ctx, %d)): a request's "
+                 "input exists only once it has arrived",
+                 label, w == WHO_YOURS ? "your" : "the baseline's", o->missing_request, o->missing_request);
         return true;
     }
     if (o->cuda != cudaSuccess) {
@@ -375,6 +390,11 @@ static bool run_all(harness *h) {
             o = do_run(h, w, label);
             snprintf(label, sizeof(label), "run %d", k + 1);
             if (run_failed(h, w, label, &o)) return false;
+            bool latency = h->res->spec->metric == LAB_METRIC_LATENCY;
+            if (latency) {
+                r->latency[w == WHO_YOURS][k] = o.latency;
+                o.ms = o.latency.p99_ms; /* what the metric and the bound compare */
+            }
             if (w == WHO_YOURS) {
                 r->yours_ms[k] = o.ms;
                 h->last_yours_run = h->next_run - 1;
@@ -411,6 +431,7 @@ static double metric_of(const lab_result *r, double t_ms) {
         double bytes = 2.0 * (double)r->workload.batches * (double)r->workload.batch_bytes;
         return bytes / (t_ms * 1e6); /* bytes per ns = GB/s */
     }
+    case LAB_METRIC_LATENCY: return t_ms; /* the p99 latency itself */
     case LAB_METRIC_SPEEDUP: break;
     }
     return r->baseline_median_ms / t_ms;
@@ -433,8 +454,10 @@ static void finish_speed(lab_result *r) {
         r->target_speedup = r->spec->target_bound_fraction * r->speedup_bound;
         r->bound_fraction = r->speedup / r->speedup_bound;
         r->value_bound = metric_of(r, r->ideal_ms);
-        r->value_target = r->spec->target_bound_fraction * r->value_bound;
+        r->value_target = r->spec->metric == LAB_METRIC_LATENCY ? r->value_bound / r->spec->target_bound_fraction
+                                                                 : r->spec->target_bound_fraction * r->value_bound;
     }
+    if (r->latency[0]) lab_result_latency_summary(r);
 }
 
 
@@ -539,6 +562,22 @@ int main(int argc, char **argv) {
         snprintf(R.error, sizeof(R.error), "could not allocate the baseline's buffers: %.400s", err);
         goto report;
     }
+    if (lab_has_requests(spec)) {
+        void *background = NULL;
+        if (spec->background_bytes && cudaMalloc(&background, spec->background_bytes) != cudaSuccess) {
+            snprintf(R.error, sizeof(R.error), "could not allocate the background's %zu bytes of device memory",
+                     spec->background_bytes);
+            goto report;
+        }
+        h->background = background;
+        if (lab_requests_alloc(&h->buf, background, err, sizeof(err)) != 0 ||
+            (baseline_own && lab_requests_alloc(&h->baseline_buf, background, err, sizeof(err)) != 0)) {
+            snprintf(R.error, sizeof(R.error), "could not allocate the requests: %.400s", err);
+            goto report;
+        }
+        R.latency[0] = calloc((size_t)R.runs, sizeof(lab_run_latency));
+        R.latency[1] = calloc((size_t)R.runs, sizeof(lab_run_latency));
+    }
     h->impl[WHO_BASELINE] = spec->baseline;
     h->impl[WHO_YOURS] = &LAB_STUDENT;
     for (int w = 0; w < 2; w++) {
@@ -598,8 +637,13 @@ report:
     emit(h);
     lab_guard_done();
     lab_events_close(h->events);
+    lab_requests_free(&h->buf);
+    lab_requests_free(&h->baseline_buf);
     lab_buffers_free(&h->buf);
     lab_buffers_free(&h->baseline_buf);
+    if (h->background) cudaFree(h->background);
+    free(R.latency[0]);
+    free(R.latency[1]);
     trace_timeline_uninstall(h->timeline);
     trace_racecheck_uninstall(h->racecheck);
     trace_timeline_destroy(h->timeline);

@@ -39,10 +39,15 @@ typedef enum lab_memory {
 
 /* What the lab grades. Each is a rate computed from a run's time t:
  *   LAB_METRIC_SPEEDUP    baseline time / t, shown as "2.50x";
- *   LAB_METRIC_BANDWIDTH  the bytes a run moves (inputs and outputs) / t, as "52.1 GB/s". */
+ *   LAB_METRIC_BANDWIDTH  the bytes a run moves (inputs and outputs) / t, as "52.1 GB/s";
+ *   LAB_METRIC_LATENCY    for labs of requests (lab 04): t is not the run's time but the
+ *                         99th percentile of its requests' latencies (arrival to the end of
+ *                         the request's last op), shown as "p99 0.041 ms"; lower is better,
+ *                         and the fraction of the bound is still ideal / t. */
 typedef enum lab_metric_kind {
     LAB_METRIC_SPEEDUP = 0,
-    LAB_METRIC_BANDWIDTH
+    LAB_METRIC_BANDWIDTH,
+    LAB_METRIC_LATENCY
 } lab_metric_kind;
 
 /* One measurement behind the bound, for --json and the report. */
@@ -140,6 +145,17 @@ typedef struct lab_spec {
     lab_metric_kind metric;
     /* The pass threshold: the metric must reach this fraction of its value at the bound. */
     double target_bound_fraction;
+
+    /* Requests (LAB_METRIC_LATENCY): batch i arrives request_first_us + i * request_every_us
+     * after run() starts; lab_wait_request waits for it. */
+    double request_first_us, request_every_us;
+    /* Background work (may be NULL): what lab_background queues, with a device buffer of
+     * background_bytes the harness allocates; which ops are the background's; how much
+     * longer than the baseline's it may take (a fraction) before a run fails for it. */
+    int (*background)(lab_ctx *ctx, cudaStream_t stream, void *buffer);
+    size_t background_bytes;
+    bool (*is_background)(const trace_op *op);
+    double background_tolerance;
 
     /* The stages the student times on the GPU and reports (may be NULL): a second graded
      * part, "measurement", besides the metric. */

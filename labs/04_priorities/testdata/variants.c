@@ -1,0 +1,62 @@
+/* labs/04_priorities/testdata/variants.c: what students write in lab 04, for the tests
+ * (labs/lab04_test.cc) and for checking the verdicts on a real GPU. One variant per build,
+ * chosen with -DLAB_VARIANT_<NAME>:
+ *
+ *   BACKGROUND_HIGH   the priorities the wrong way round: the background on the greatest,
+ *                     the requests on the least (below target: as slow as the skeleton).
+ *   ONE_STREAM        the requests queued on the background's stream (below target: each
+ *                     waits for the whole background, in stream order).
+ *   NO_BACKGROUND     the requests on the greatest priority, the background never queued
+ *                     (fast, and below target: the background was not done). */
+#include "labs/harness/lab.h"
+
+static cudaStream_t background_stream, request_stream;
+static uint32_t *d_in, *d_out; /* one request's input and result on the device */
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    int least, greatest;
+    LAB_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+#if defined(LAB_VARIANT_BACKGROUND_HIGH)
+    LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, greatest));
+    LAB_CHECK(cudaStreamCreateWithPriority(&request_stream, cudaStreamNonBlocking, least));
+#elif defined(LAB_VARIANT_ONE_STREAM)
+    (void)greatest;
+    LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, least));
+    request_stream = background_stream;
+#else
+    LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, least));
+    LAB_CHECK(cudaStreamCreateWithPriority(&request_stream, cudaStreamNonBlocking, greatest));
+#endif
+    lab_name_stream(ctx, background_stream, "background");
+    if (request_stream != background_stream) lab_name_stream(ctx, request_stream, "requests");
+    LAB_CHECK(cudaMalloc((void **)&d_in, w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&d_out, w->batch_bytes));
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+#if !defined(LAB_VARIANT_NO_BACKGROUND)
+    if (lab_background(ctx, background_stream) != 0) return 1;
+#endif
+    for (int i = 0; i < w->batches; i++) {
+        lab_wait_request(ctx, i);
+        LAB_CHECK(cudaMemcpyAsync(d_in, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, request_stream));
+        LAB_CHECK(kernels_process(d_out, d_in, w->batch_elems, w->process, request_stream));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, request_stream));
+    }
+    LAB_CHECK(cudaStreamSynchronize(request_stream));
+    LAB_CHECK(cudaStreamSynchronize(background_stream));
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaStreamDestroy(background_stream);
+    if (request_stream != background_stream) cudaStreamDestroy(request_stream);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};

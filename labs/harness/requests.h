@@ -1,0 +1,59 @@
+/* labs/harness/requests.h: labs whose batches are requests that arrive while run() runs
+ * (lab 04, priorities), and the background work they compete with.
+ *
+ * The harness decides when request i arrives (the spec's first and every, from the start
+ * of run()); its input is written into lab_input(ctx, i) only then, by lab_wait_request,
+ * so no program can start a request before it exists. A request's latency runs from its
+ * arrival to the end of the last operation that carried its data (the trace's batch
+ * tags), on the trace's clock, which the host and the device share on both backends. A
+ * run's metric is the 99th percentile of its requests' latencies.
+ *
+ * lab_background queues the spec's background work (a long kernel that fills the device)
+ * on the student's stream; the harness checks from the trace that each run did all of it,
+ * and compares how long it took with the baseline's. */
+#ifndef STREAMLAB_LAB_REQUESTS_H
+#define STREAMLAB_LAB_REQUESTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "labs/harness/ctx.h"
+#include "labs/harness/spec.h"
+#include "trace/view/timeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whether the spec's batches are requests (LAB_METRIC_LATENCY). */
+bool lab_has_requests(const lab_spec *spec);
+
+/* Gives b what requests need (pending inputs, arrival times) and the background buffer.
+ * Returns 0, or non-zero with err filled. */
+int lab_requests_alloc(lab_buffers *b, void *background, char *err, size_t err_len);
+void lab_requests_free(lab_buffers *b);
+
+/* After a run's inputs were made: keeps each one back until its request arrives (the
+ * input buffer holds LAB_POISON until then). */
+void lab_requests_hold(lab_buffers *b);
+/* The first request run() returned without waiting for, or -1. */
+int lab_requests_missing(const lab_buffers *b);
+
+/* What one run's requests and background did. */
+typedef struct lab_run_latency {
+    int requests;         /* requests with a finished operation */
+    double p50_ms, p99_ms, max_ms;
+    int background_ops;   /* the background's ops in the run */
+    double background_ms; /* from its first op's start to its last op's end */
+} lab_run_latency;
+
+/* Measures recorder run `run` (after its device times are known). */
+void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_timeline *tl, int32_t run,
+                          lab_run_latency *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

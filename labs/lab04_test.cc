@@ -1,0 +1,79 @@
+// labs/lab04_test.cc: lab 04 end to end on the simulated GPU, as a student and the grader
+// run it. The skeleton's requests wait for the background's pending blocks: correct, p99
+// in milliseconds, below target (exit 1). The reference, on a stream of the greatest
+// priority, passes with p99 within a small multiple of a request alone (exit 0); the
+// priorities the wrong way round or the requests on the background's stream stay slow
+// (exit 1); skipping the background is caught (exit 1); a run that never waits for a
+// request is an error that says so (the harness writes a request's input at its arrival).
+#include "labs/lab_test_support.h"
+
+#include <string>
+
+namespace {
+
+using namespace labtest;
+
+const cJSON *Latency(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "latency"); }
+
+TEST(Lab04, TheSkeletonsRequestsWaitForTheBackground) {
+    Outcome o = RunLab("labs/04_priorities_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "lab"), "04_priorities");
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(j, "metric");
+    EXPECT_EQ(Str(metric, "name"), "latency");
+    EXPECT_EQ(Str(metric, "unit"), "ms");
+    const cJSON *l = Latency(j);
+    ASSERT_NE(l, nullptr) << o.out;
+    EXPECT_EQ(Num(l, "requests"), 16);
+    // Each request waits until the background's last wave is dispatched (about 5 ms after
+    // it started): the last ones least, the first ones most.
+    EXPECT_GT(Num(l, "p99_ms"), 3.0);
+    EXPECT_GT(Num(l, "p50_ms"), 1.5);
+    EXPECT_TRUE(Bool(l, "background_ok"));
+    EXPECT_LT(Num(j, "bound_fraction"), 0.05);
+    EXPECT_EQ(NextStep(j), "0/1 TODO 1 (a stream of the greatest priority for the requests)");
+    cJSON_Delete(j);
+}
+
+TEST(Lab04, TheReferencePassesWithTheBackgroundDone) {
+    Outcome o = RunLab("solutions/04_priorities_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    const cJSON *l = Latency(j);
+    // A request's blocks slip in as background blocks retire: within a few tens of
+    // microseconds of a request alone on an idle device (probe2 on a real H200: 0.025 ms
+    // for the kernel), while the background loses almost nothing.
+    EXPECT_LT(Num(l, "p99_ms"), 0.1);
+    EXPECT_GE(Num(j, "bound_fraction"), 0.5);
+    EXPECT_LT(Num(l, "background_ms"), 1.05 * Num(l, "baseline_background_ms"));
+    EXPECT_EQ(NextStep(j), "1/1 ");
+    cJSON_Delete(j);
+}
+
+TEST(Lab04, PrioritiesTheWrongWayRoundOrOneStreamStaySlow) {
+    for (const char *v : {"labs/04_priorities_background_high_sim", "labs/04_priorities_one_stream_sim"}) {
+        Outcome o = RunLab(v, Args());
+        EXPECT_EQ(o.exit_code, 1) << v << o.err;
+        cJSON *j = Json(o);
+        EXPECT_GT(Num(Latency(j), "p99_ms"), 3.0) << v;
+        cJSON_Delete(j);
+    }
+}
+
+TEST(Lab04, SkippingTheBackgroundIsCaught) {
+    Outcome o = RunLab("labs/04_priorities_no_background_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_FALSE(Bool(Latency(j), "background_ok"));
+    EXPECT_EQ(Num(Latency(j), "background_ops"), 0);
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("a run of yours did 0 of the background's 1 operations"), std::string::npos) << o.err;
+}
+
+}  // namespace
