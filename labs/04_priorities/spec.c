@@ -14,10 +14,14 @@
  * behind every pending block of the background, so it waits until the background's last
  * wave is dispatched: milliseconds. On a stream of the greatest priority its blocks are
  * dispatched as soon as background blocks retire: tens of microseconds (a real H200,
- * ../shared/calibration/h200.md: 8.12 ms and 0.025 ms for the same shapes). The target,
- * a p99 within 3.3 times the bound (30%), fails the first by two orders of magnitude and
- * passes the second. The background must be done in every run and take at most 25% longer
- * than the baseline's (it may not be starved or skipped). */
+ * ../shared/calibration/h200.md: 8.12 ms and 0.025 ms for a bare kernel of these shapes).
+ * Measured with this lab on a real H200: p99 8.47 ms at equal priority, 0.14-0.15 ms on the
+ * greatest (a request alone: 0.042-0.055 ms; the request's kernel runs slower beside the
+ * spinning background blocks than alone, which the simulator, at 0.059 ms, does not
+ * show). The target, a p99 within 5 times the bound (20%), fails the first by two orders
+ * of magnitude and passes the second with room (docs/measured.md). The background must be
+ * done in every run and take at most 25% longer than the baseline's (it may not be starved
+ * or skipped). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -185,7 +189,7 @@ const lab_spec LAB_SPEC = {
     .bound_name = "idle-device bound",
     .bound_label = "bound",
     .metric = LAB_METRIC_LATENCY,
-    .target_bound_fraction = 0.30,
+    .target_bound_fraction = 0.20,
     .request_first_us = 500,
     .request_every_us = 250,
     .background = background,

@@ -43,6 +43,7 @@ static int pin(lab_ctx *ctx) {
     return 0;
 }
 
+#if !defined(LAB_VARIANT_NO_UNREGISTER) && !defined(LAB_VARIANT_PAGEABLE_STREAMS)
 static void unpin(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int b = 0; b < w->batches; b++) {
@@ -50,6 +51,7 @@ static void unpin(lab_ctx *ctx) {
         cudaHostUnregister(lab_output(ctx, b));
     }
 }
+#endif
 
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
