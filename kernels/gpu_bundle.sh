@@ -72,6 +72,8 @@ targets=(
   "//labs:04_priorities_background_high_gpu verdict 1"
   "//labs:04_priorities_one_stream_gpu verdict 1"
   "//labs:04_priorities_no_background_gpu verdict 1"
+  "//labs:04_priorities_single_wave_gpu verdict 1"
+  "//labs:04_priorities_single_wave_skeleton_gpu verdict 1"
   "//labs:03_double_buffer_gpu verdict 1"
   "//labs:03_double_buffer_two_streams_gpu verdict 0"
   "//labs:03_double_buffer_racy_gpu verdict 2"

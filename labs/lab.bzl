@@ -25,8 +25,9 @@ BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
 # the rest. The binaries keep it because .bazelrc links with --strip=never.
 STUDENT_COPTS = ["-Wno-error", "-g"]
 
-def lab(name, src, spec, copts = [], tags = [], visibility = None):
-    """The targets of one lab; copts are extra flags for the student's file only (tests)."""
+def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = None):
+    """The targets of one lab; copts are extra flags for the student's file only (tests),
+    spec_copts for the spec's (a variant of the lab's workload, for a lesson's second part)."""
     for backend in BACKENDS:
         native.cc_library(
             name = "%s_impl_%s" % (name, backend),
@@ -39,6 +40,7 @@ def lab(name, src, spec, copts = [], tags = [], visibility = None):
         native.cc_library(
             name = "%s_spec_%s" % (name, backend),
             srcs = [spec],
+            copts = spec_copts,
             deps = [
                 "//kernels:cpu",
                 "//labs/harness:lab_api_" + backend,

@@ -30,14 +30,26 @@
 #include "labs/harness/spec.h"
 
 #define BG_THREADS 128u
+#if defined(LAB04_SINGLE_WAVE)
+/* The lesson's second part (//labs:04_priorities_single_wave): the same 5 ms of background
+ * as 10 kernels of a single wave each (16 blocks an SM, 500 us a block). No block is ever
+ * pending while a kernel runs, so priority has nothing to choose: a request waits for the
+ * running kernel, whatever its stream's priority. */
+#define BG_KERNELS 10u
+#define BG_BLOCK_NS 500000u
+#define BG_BLOCKS (132u * 16u)
+#else
+#define BG_KERNELS 1u
 #define BG_BLOCK_NS 20000u
 #define BG_BLOCKS (132u * 16u * 250u)
+#endif
 
 /* ---- the background ------------------------------------------------------------------ */
 
 static int background(lab_ctx *ctx, cudaStream_t stream, void *buffer) {
     (void)ctx;
-    LAB_CHECK(kernels_spin((uint32_t *)buffer, BG_BLOCKS, BG_THREADS, BG_BLOCK_NS, 0, stream));
+    for (unsigned k = 0; k < BG_KERNELS; k++)
+        LAB_CHECK(kernels_spin((uint32_t *)buffer, BG_BLOCKS, BG_THREADS, BG_BLOCK_NS, k, stream));
     return 0;
 }
 
