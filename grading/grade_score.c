@@ -43,10 +43,13 @@ const char *grade_bound_name(const cJSON *result) {
     return name && *name ? name : "pipeline bound";
 }
 
-/* A speedup as the lab's metric shows it: "2.50x", or in the metric's unit ("52.1 GB/s")
- * when k, the metric's value per unit of speedup, is known. */
+/* A speedup as the lab's metric shows it: "2.50x", or in the metric's unit when k is
+ * known: a rate ("52.1 GB/s") is k times the speedup; a latency ("p99 0.145 ms", unit
+ * "ms") is k over it, lower being better. */
 static void speed_text(double speedup, double k, const char *unit, char *buf, size_t len) {
-    if (k > 0)
+    if (k > 0 && !strcmp(unit, "ms"))
+        snprintf(buf, len, "p99 %.3f ms", speedup > 0 ? k / speedup : 0);
+    else if (k > 0)
         snprintf(buf, len, "%.1f %s", speedup * k, unit);
     else
         snprintf(buf, len, "%.2fx", speedup);
@@ -250,12 +253,16 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     double frac = grade_speed_fraction(lab->speedup, lab->floor_speedup, lab->target_speedup);
     grade_buf b;
     grade_buf_init(&b);
-    /* Points go by the speedup; a lab graded on another rate (lab 01: GB/s) is shown in
-     * its own unit. Every metric is a rate from the run's time, so it is the speedup times
-     * one factor (metric.value / speedup), and the fraction of the way is the same. */
+    /* Points go by the speedup; a lab graded on another metric is shown in its own unit.
+     * A rate (lab 01: GB/s) is the speedup times one factor (metric.value / speedup); a
+     * latency (lab 04: ms) is one factor over it (metric.value * speedup); either way the
+     * fraction of the way is the same. */
     const cJSON *metric = cJSON_GetObjectItemCaseSensitive(r, "metric");
     const char *unit = str(metric, "unit");
-    double k = unit && strcmp(unit, "x") && lab->speedup > 0 ? num(metric, "value") / lab->speedup : 0;
+    bool latency = unit && !strcmp(unit, "ms");
+    double k = unit && strcmp(unit, "x") && lab->speedup > 0
+                   ? (latency ? num(metric, "value") * lab->speedup : num(metric, "value") / lab->speedup)
+                   : 0;
     char v[32], bound[32], floor_v[32], target_v[32];
     speed_text(lab->speedup, k, unit, v, sizeof(v));
     speed_text(lab->pipeline_bound, k, unit, bound, sizeof(bound));
@@ -270,7 +277,8 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     else
         grade_buf_printf(&b, ", the median of %d timed runs", runs);
     if (lab->attempts > 1) grade_buf_printf(&b, " (median of %d lab runs' medians)", lab->attempts);
-    grade_buf_printf(&b, "; no points at or below %s%s, all at %s%s", floor_v,
+    grade_buf_printf(&b, latency ? "; no points at or above %s%s, all at %s%s" : "; no points at or below %s%s, all at %s%s",
+                     floor_v,
                      rule->speed.floor_is_baseline ? " (the baseline)" : "", target_v,
                      rule->speed.target_is_lab ? " (the lab's target)" : "");
     if (frac > 0 && frac < 1) grade_buf_printf(&b, ": %.0f%% of the way", 100.0 * frac);

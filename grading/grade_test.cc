@@ -608,6 +608,25 @@ TEST(Grader, Lab02GradesSpeedAndMeasurementApart) {
     cJSON_Delete(j);
 }
 
+// Lab 04 is graded on the requests' p99 latency, and the grader says so in milliseconds:
+// the reference earns everything, the skeleton's equal priorities nothing for speed.
+TEST(Grader, Lab04IsGradedOnTheRequestsLatency) {
+    const char lab04[] = "labs/04_priorities/lab.c";
+    std::string subs = TempDir("lab04_subs"), out = TempDir("lab04_out");
+    Spit(subs + "/alice/" + lab04, Slurp(Runfile("solutions/04_priorities.c")));
+    Spit(subs + "/bob/" + lab04, Slurp(Runfile("labs/04_priorities/lab.c")));
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "04", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\nbob,60.00,100.00,40.00,20.00,0.00,"), std::string::npos) << csv;
+    cJSON *j = ParseFile(out + "/alice/results.json");
+    std::string speed = Str(FindTest(j, "04_priorities: speed"), "output");
+    EXPECT_EQ(speed.rfind("p99 0.0", 0), 0u) << speed;
+    EXPECT_NE(speed.find("of the idle-device bound p99 0.0"), std::string::npos) << speed;
+    cJSON_Delete(j);
+}
+
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {
     std::string subs = TempDir("rubric_subs"), out = TempDir("rubric_out");
     Spit(subs + "/ref/" + kLabFile, Reference());

@@ -455,6 +455,18 @@ TEST_F(DrawTest, TheHeaderShowsTheLabsOwnMetric) {
     EXPECT_EQ(Row(1).find("11.58x"), std::string::npos) << Row(1);
 }
 
+TEST_F(DrawTest, TheHeaderShowsALatencyLabsP99) {
+    EventStream ev;
+    ev.Hello();
+    ev.Result(R"({"status":"pass","speedup":58.2,"target":11.9,"races":0,)"
+              R"("metric":{"name":"latency","unit":"ms","value":0.059,"target":0.228}})");
+    ev.Bye(0, "pass");
+    Feed(yours, ev);
+    tui_session_exited(yours, 0);
+    Render(100, 30);
+    EXPECT_NE(Row(1).find("latency p99 0.059 ms (target p99 0.228 ms) PASS"), std::string::npos) << Row(1);
+}
+
 TEST_F(DrawTest, TheHeaderShowsTheLiveSpeedupThenTheVerdict) {
     EventStream ev;
     ev.Hello();
