@@ -230,7 +230,21 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     grade_check_set(&lab->checks[GRADE_CORRECT], correct ? rule->correct_points : 0, why);
     free(why);
     why = race_reason(r);
-    grade_check_set(&lab->checks[GRADE_RACE_FREE], race_free ? rule->race_free_points : 0, why);
+    double race_points = race_free ? rule->race_free_points : 0;
+    /* A lab with planted races (lab 05): the points in proportion to the planted races
+     * fixed; races that are none of them count as one more left. */
+    const cJSON *planted = cJSON_GetObjectItemCaseSensitive(r, "planted_races");
+    if (!race_free && cJSON_IsObject(planted) && num(planted, "total") > 0) {
+        double total = num(planted, "total"), fixed = num(planted, "fixed"), other = num(planted, "other");
+        double of = total + (other > 0 ? 1 : 0);
+        race_points = rule->race_free_points * (fixed > 0 ? fixed : 0) / of;
+        char *more = grade_strf("%.0f of %.0f planted races fixed%s, %.2f of %.0f points; %s", fixed, total,
+                                other > 0 ? " and some race reports that are none of them (one more left)" : "",
+                                race_points, rule->race_free_points, why);
+        free(why);
+        why = more;
+    }
+    grade_check_set(&lab->checks[GRADE_RACE_FREE], race_points, why);
     free(why);
     /* Before speed, whose reasons return early: a race does not cost the measurement. */
     score_measurement(rule, lab, correct);

@@ -627,6 +627,29 @@ TEST(Grader, Lab04IsGradedOnTheRequestsLatency) {
     cJSON_Delete(j);
 }
 
+// Lab 05 gives race-freedom's points in proportion to the planted races fixed: two of
+// five is two fifths, and the reason says so.
+TEST(Grader, Lab05GivesPartialCreditPerRaceFixed) {
+    const char lab05[] = "labs/05_cross_stream_races/lab.c";
+    const std::string variants = Slurp(Runfile("labs/05_cross_stream_races/testdata/variants.c"));
+    std::string subs = TempDir("lab05_subs"), out = TempDir("lab05_out");
+    Spit(subs + "/alice/" + lab05, Slurp(Runfile("solutions/05_cross_stream_races.c")));
+    Spit(subs + "/bob/" + lab05, "#define LAB_VARIANT_FIXED_2\n" + variants);
+    Spit(subs + "/carol/" + lab05, "#define LAB_VARIANT_OVER_SYNCED\n" + variants);
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "05", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,30.00,50.00,20.00,"), std::string::npos) << csv;
+    // bob: wrong results, 2 of 5 planted races fixed: 20 of 50.
+    EXPECT_NE(csv.find("\r\nbob,20.00,100.00,0.00,20.00,0.00,"), std::string::npos) << csv;
+    // carol: right and race-free, no faster than the baseline.
+    EXPECT_NE(csv.find("\r\ncarol,80.00,100.00,30.00,50.00,0.00,"), std::string::npos) << csv;
+    cJSON *j = ParseFile(out + "/bob/results.json");
+    std::string why = Str(FindTest(j, "05_cross_stream_races: race-free"), "output");
+    EXPECT_EQ(why.rfind("2 of 5 planted races fixed, 20.00 of 50 points; ", 0), 0u) << why;
+    cJSON_Delete(j);
+}
+
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {
     std::string subs = TempDir("rubric_subs"), out = TempDir("rubric_out");
     Spit(subs + "/ref/" + kLabFile, Reference());

@@ -134,7 +134,7 @@ TEST(App, AnUnknownLabListsTheOnesThereAre) {
     static tui_app a;
     char err[4096];
     EXPECT_EQ(tui_app_init(&a, &o, nullptr, 80, 24, err, sizeof(err)), -1);
-    EXPECT_NE(std::string(err).find("no lab '99_nope'; the labs are: 00_default_stream 01_pinned_memory 02_events 03_double_buffer 04_priorities"), std::string::npos) << err;
+    EXPECT_NE(std::string(err).find("no lab '99_nope'; the labs are: 00_default_stream 01_pinned_memory 02_events 03_double_buffer 04_priorities 05_cross_stream_races"), std::string::npos) << err;
     tui_app_free(&a);
 }
 

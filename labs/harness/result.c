@@ -221,6 +221,15 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
                 level == LAB_REPORT_SUMMARY ? " (the JSON result has them and their fixes)"
                       : r->races > r->races_shown ? " (the first ones below)" : " (below)");
     }
+    if (s->n_planted > 0) {
+        fprintf(out, "  planted    %d of %d races fixed", r->planted_fixed, s->n_planted);
+        if (r->other_races) fprintf(out, "; and %llu race report%s of yours that %s none of them",
+                                    (unsigned long long)r->other_races, r->other_races == 1 ? "" : "s",
+                                    r->other_races == 1 ? "is" : "are");
+        fputc('\n', out);
+        for (int p = 0; p < s->n_planted && p < LAB_MAX_PLANTED; p++)
+            if (r->planted_left >> p & 1u) fprintf(out, "             left: %s\n", s->planted[p].name);
+    }
 
     /* what stream 0 did to your streams, and streams still busy when run() returned */
     if (r->stalls > 0) {
@@ -349,6 +358,15 @@ cJSON *lab_result_json(const lab_result *r) {
         cJSON_AddStringToObject(m, "why", r->mismatch.why);
     }
     cJSON_AddNumberToObject(o, "races", (double)r->races);
+    if (r->spec->n_planted > 0) {
+        cJSON *p = cJSON_AddObjectToObject(o, "planted_races");
+        cJSON_AddNumberToObject(p, "total", r->spec->n_planted);
+        cJSON_AddNumberToObject(p, "fixed", r->planted_fixed);
+        cJSON_AddNumberToObject(p, "other", (double)r->other_races);
+        cJSON *left = cJSON_AddArrayToObject(p, "left");
+        for (int k = 0; k < r->spec->n_planted && k < LAB_MAX_PLANTED; k++)
+            if (r->planted_left >> k & 1u) cJSON_AddItemToArray(left, cJSON_CreateString(r->spec->planted[k].name));
+    }
     cJSON *races = cJSON_AddArrayToObject(o, "race_reports");
     for (size_t i = 0; i < r->races_shown; i++) cJSON_AddItemToArray(races, race_json(&r->race[i], r->race_site[i]));
     cJSON_AddNumberToObject(o, "speedup", r->speedup);

@@ -65,6 +65,11 @@ typedef struct lab_result {
     int schedule_failed;    /* first failing schedule (1-based), 0 when none */
 
     uint64_t races;         /* races involving your runs */
+    /* Labs with planted races (lab 05): which are still there (a bit each, spec order), how
+     * many are fixed, and races of your runs that are none of them. */
+    unsigned planted_left;
+    int planted_fixed;
+    uint64_t other_races;
     size_t races_shown;
     trace_race race[LAB_MAX_RACES_SHOWN];
     /* Each shown race's call sites (first, second), relative to the lab binary, where

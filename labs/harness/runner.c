@@ -233,7 +233,40 @@ static uint64_t line_of_site(uint64_t site, char *out, size_t len) {
     return 0;
 }
 
+_Static_assert(LAB_RACE_RAW == (int)TRACE_RACE_RAW && LAB_RACE_WAR == (int)TRACE_RACE_WAR &&
+                   LAB_RACE_WAW == (int)TRACE_RACE_WAW && LAB_RACE_HOST_READ == (int)TRACE_RACE_HOST_READ,
+               "lab_race_kind follows trace_race_kind");
+
+/* Whether race r is the spec's planted race p. */
+static bool is_planted(const lab_planted_race *p, const trace_race *r) {
+    return (int)r->kind == (int)p->kind && r->first.kind == p->first && r->second.kind == p->second &&
+           (p->first != TRACE_OP_COPY || r->first.dir == p->first_dir) &&
+           (p->second != TRACE_OP_COPY || r->second.dir == p->second_dir);
+}
+
+/* Which planted races your runs still have, and how many of their races are none of them. */
+static void count_planted(harness *h) {
+    const lab_spec *spec = h->res->spec;
+    if (spec->n_planted <= 0) return;
+    size_t kept = trace_racecheck_kept(h->racecheck);
+    for (size_t i = 0; i < kept; i++) {
+        const trace_race *r = trace_racecheck_report(h->racecheck, i);
+        int32_t run = r->second.run >= 0 ? r->second.run : r->first.run;
+        if (run < 0 || run >= MAX_RUNS || !h->yours_run[run]) continue;
+        bool known = false;
+        for (int p = 0; p < spec->n_planted && p < LAB_MAX_PLANTED; p++)
+            if (is_planted(&spec->planted[p], r)) {
+                h->res->planted_left |= 1u << p;
+                known = true;
+            }
+        if (!known) h->res->other_races++;
+    }
+    h->res->planted_fixed = 0;
+    for (int p = 0; p < spec->n_planted && p < LAB_MAX_PLANTED; p++) h->res->planted_fixed += !(h->res->planted_left >> p & 1u);
+}
+
 static void collect_races(harness *h) {
+    count_planted(h);
     size_t kept = trace_racecheck_kept(h->racecheck);
     int32_t chosen = -1;
     for (size_t i = 0; i < kept; i++) {
@@ -356,6 +389,7 @@ static void compute_metrics(harness *h) {
     h->findings.pins_in_run = r->host.run.calls;
     h->findings.left_registered = r->host.left_registered;
     h->findings.measured = r->measurement.ok;
+    h->findings.planted_left = r->planted_left;
     r->findings = h->findings;
     r->step = r->spec->n_steps > 0 ? lab_steps_first_open(r->spec, &h->findings) : -1;
     if (!h->opt.quiet && h->last_yours_run > 0) {

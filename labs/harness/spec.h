@@ -85,6 +85,7 @@ typedef struct lab_findings {
     int shared_buffers;   /* buffers (by address) that work on more than one stream wrote */
     bool measured;        /* every stage the lab asks for was reported, and right */
     int host_syncs;       /* times the host waited for the device before run() had queued all its work */
+    unsigned planted_left; /* a bit per planted race (spec order) still found in your runs */
     int pageable_copies;  /* copies from or to pageable host memory */
     int pins_in_run;      /* calls that pin or unpin host memory inside run() */
     int left_registered;  /* the harness's buffers teardown() left registered */
@@ -104,6 +105,25 @@ typedef struct lab_stage {
 } lab_stage;
 
 #define LAB_MAX_STAGES 4
+
+/* A race the skeleton has on purpose (lab 05), recognised in a race report by its kind and
+ * the kinds of its two operations, so that the report and the grader can say how many of
+ * them the student has fixed. */
+typedef enum lab_race_kind { /* trace/check/race.h's trace_race_kind, for specs */
+    LAB_RACE_RAW = 0,
+    LAB_RACE_WAR,
+    LAB_RACE_WAW,
+    LAB_RACE_HOST_READ
+} lab_race_kind;
+
+typedef struct lab_planted_race {
+    const char *name;         /* "the kernel reads its input before the upload finished" */
+    lab_race_kind kind;
+    trace_op_kind first, second;
+    trace_copy_dir first_dir, second_dir; /* for copies; TRACE_COPY_NONE otherwise */
+} lab_planted_race;
+
+#define LAB_MAX_PLANTED 8
 
 #define LAB_HINT_TIERS 3
 
@@ -156,6 +176,11 @@ typedef struct lab_spec {
     size_t background_bytes;
     bool (*is_background)(const trace_op *op);
     double background_tolerance;
+
+    /* The races the skeleton has on purpose (may be NULL): the report says how many are
+     * fixed, and the grader gives race-freedom's points in proportion. */
+    const lab_planted_race *planted;
+    int n_planted;
 
     /* The stages the student times on the GPU and reports (may be NULL): a second graded
      * part, "measurement", besides the metric. */

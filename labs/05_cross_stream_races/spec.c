@@ -1,0 +1,290 @@
+/* labs/05_cross_stream_races/spec.c: lab 05's workload, baseline, oracle, bound, planted
+ * races and pass threshold. Instructor-owned: students edit lab.c, never this file.
+ *
+ * Workload: 24 batches of 1 Mi uint32 values (4 MiB) through a three-stream pipeline: an
+ * upload stream, a compute stream and a download stream, two buffer pairs used in turn
+ * (lab 03's sizes: each phase takes 80-95 us). The skeleton is as fast as that pipeline
+ * can be and wrong in five places, each a race of its own kind (the planted races below,
+ * recognised in the race reports by their kind and the kinds of their two operations):
+ * the report says how many are fixed, and the grader gives race-freedom's points in
+ * proportion.
+ *
+ * The bound is the same pipeline with every race fixed by the least synchronisation (an
+ * event per hand-over), measured on this device. The baseline is one stream, one batch
+ * after another. A version that makes the host wait for the whole device after every
+ * batch is correct and reaches about 40% of the bound; the target, 70%, fails it and
+ * passes the least synchronisation (docs/measured.md). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/cpu/cpu.h"
+#include "labs/harness/spec.h"
+
+#define NBUF 2
+
+/* ---- baseline: one stream, one batch after another ---------------------------------------- */
+
+static cudaStream_t base_stream;
+static uint32_t *base_in, *base_out;
+
+static int base_setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaStreamCreateWithFlags(&base_stream, cudaStreamNonBlocking));
+    lab_name_stream(ctx, base_stream, "baseline");
+    LAB_CHECK(cudaMalloc((void **)&base_in, w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&base_out, w->batch_bytes));
+    return 0;
+}
+
+static int base_run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int b = 0; b < w->batches; b++) {
+        LAB_CHECK(cudaMemcpyAsync(base_in, lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, base_stream));
+        LAB_CHECK(kernels_process(base_out, base_in, w->batch_elems, w->process, base_stream));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), base_out, w->batch_bytes, cudaMemcpyDeviceToHost, base_stream));
+    }
+    LAB_CHECK(cudaStreamSynchronize(base_stream));
+    return 0;
+}
+
+static void base_teardown(lab_ctx *ctx) {
+    (void)ctx;
+    cudaFree(base_in);
+    cudaFree(base_out);
+    cudaStreamDestroy(base_stream);
+}
+
+static const lab_impl baseline = {base_setup, base_run, base_teardown};
+
+/* ---- oracle ------------------------------------------------------------------------------ */
+
+static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
+    kernels_oracle_process(expected, in, w->batch_elems, w->process);
+}
+
+/* ---- the bound: the three-stream pipeline with an event per hand-over ------------------- */
+
+typedef struct pipe {
+    cudaStream_t up, compute, down;
+    cudaEvent_t uploaded[NBUF], computed[NBUF], downloaded[NBUF], start, end;
+    uint32_t *d_in[NBUF], *d_out[NBUF];
+} pipe;
+
+static int pipe_run(lab_ctx *ctx, pipe *p) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int b = 0; b < w->batches; b++) {
+        int k = b % NBUF;
+        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(p->up, p->computed[k], 0));
+        LAB_CHECK(cudaMemcpyAsync(p->d_in[k], lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, p->up));
+        LAB_CHECK(cudaEventRecord(p->uploaded[k], p->up));
+        LAB_CHECK(cudaStreamWaitEvent(p->compute, p->uploaded[k], 0));
+        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(p->compute, p->downloaded[k], 0));
+        LAB_CHECK(kernels_process(p->d_out[k], p->d_in[k], w->batch_elems, w->process, p->compute));
+        LAB_CHECK(cudaEventRecord(p->computed[k], p->compute));
+        LAB_CHECK(cudaStreamWaitEvent(p->down, p->computed[k], 0));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), p->d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, p->down));
+        LAB_CHECK(cudaEventRecord(p->downloaded[k], p->down));
+    }
+    return 0;
+}
+
+static int measure_bound(lab_ctx *ctx, lab_bound *out) {
+    const lab_workload *w = lab_get_workload(ctx);
+    enum { SAMPLES = 3 };
+    pipe p;
+    memset(&p, 0, sizeof(p));
+    double t[SAMPLES];
+    int rc = 1;
+    if (cudaStreamCreateWithFlags(&p.up, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&p.compute, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&p.down, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreate(&p.start) != cudaSuccess || cudaEventCreate(&p.end) != cudaSuccess)
+        goto out;
+    for (int k = 0; k < NBUF; k++)
+        if (cudaEventCreateWithFlags(&p.uploaded[k], cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventCreateWithFlags(&p.computed[k], cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventCreateWithFlags(&p.downloaded[k], cudaEventDisableTiming) != cudaSuccess ||
+            cudaMalloc((void **)&p.d_in[k], w->batch_bytes) != cudaSuccess ||
+            cudaMalloc((void **)&p.d_out[k], w->batch_bytes) != cudaSuccess)
+            goto out;
+    lab_name_stream(ctx, p.up, "bound up");
+    lab_name_stream(ctx, p.compute, "bound compute");
+    lab_name_stream(ctx, p.down, "bound down");
+    for (int s = 0; s < SAMPLES; s++) {
+        if (cudaEventRecord(p.start, p.up) != cudaSuccess || cudaStreamWaitEvent(p.down, p.start, 0) != cudaSuccess ||
+            cudaStreamWaitEvent(p.compute, p.start, 0) != cudaSuccess || pipe_run(ctx, &p) != 0 ||
+            cudaEventRecord(p.end, p.down) != cudaSuccess)
+            goto out;
+        t[s] = lab_spec_elapsed_ns(p.start, p.end);
+        if (t[s] <= 0) goto out;
+        if (cudaDeviceSynchronize() != cudaSuccess) goto out;
+    }
+    out->ideal_ns = lab_spec_median(t, SAMPLES);
+    snprintf(out->detail, sizeof(out->detail),
+             "the same three-stream pipeline with an event at every hand-over takes %.3f ms (%.1f us a batch)",
+             out->ideal_ns / 1e6, out->ideal_ns / 1e3 / w->batches);
+    out->figures_key = "pipeline_us";
+    lab_bound_add(out, "all_batches", out->ideal_ns / 1e3);
+    rc = 0;
+out:
+    cudaDeviceSynchronize();
+    for (int k = 0; k < NBUF; k++) {
+        cudaFree(p.d_in[k]);
+        cudaFree(p.d_out[k]);
+        if (p.uploaded[k]) cudaEventDestroy(p.uploaded[k]);
+        if (p.computed[k]) cudaEventDestroy(p.computed[k]);
+        if (p.downloaded[k]) cudaEventDestroy(p.downloaded[k]);
+    }
+    if (p.start) cudaEventDestroy(p.start);
+    if (p.end) cudaEventDestroy(p.end);
+    if (p.up) cudaStreamDestroy(p.up);
+    if (p.compute) cudaStreamDestroy(p.compute);
+    if (p.down) cudaStreamDestroy(p.down);
+    return rc;
+}
+
+/* ---- the planted races, and the student's path ------------------------------------------ */
+
+static const lab_planted_race planted[] = {
+    {"the kernel reads its input before the upload has finished (read-after-write)", LAB_RACE_RAW, TRACE_OP_COPY,
+     TRACE_OP_KERNEL, TRACE_COPY_H2D, TRACE_COPY_NONE},
+    {"the download reads a result before the kernel has written it (read-after-write: the event is recorded "
+     "before the kernel)",
+     LAB_RACE_RAW, TRACE_OP_KERNEL, TRACE_OP_COPY, TRACE_COPY_NONE, TRACE_COPY_D2H},
+    {"an upload overwrites an input buffer the kernel two batches back may still read (write-after-read)",
+     LAB_RACE_WAR, TRACE_OP_KERNEL, TRACE_OP_COPY, TRACE_COPY_NONE, TRACE_COPY_H2D},
+    {"a kernel overwrites a result buffer the download two batches back may still read (write-after-read)",
+     LAB_RACE_WAR, TRACE_OP_COPY, TRACE_OP_KERNEL, TRACE_COPY_D2H, TRACE_COPY_NONE},
+    {"run() returns, and the harness reads the results, before the downloads have finished (host read before "
+     "completion)",
+     LAB_RACE_HOST_READ, TRACE_OP_COPY, TRACE_OP_HOST_ACCESS, TRACE_COPY_D2H, TRACE_COPY_NONE},
+};
+
+#define FIXED(i) (!(f->planted_left >> (i) & 1u))
+static bool fixed0(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return FIXED(0);
+}
+static bool fixed1(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return FIXED(1);
+}
+static bool fixed2(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return FIXED(2);
+}
+static bool fixed3(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return FIXED(3);
+}
+static bool fixed4(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return FIXED(4) && f->correct;
+}
+
+static const lab_step steps[] = {
+    {
+        .todo = "TODO 1 (the kernel waits for its upload)",
+        .next = "the kernel on \"compute\" may read d_in before the upload on \"up\" has written it (the races of "
+                "kind read-after-write between an H2D and a kernel). Make the compute stream wait for each upload, "
+                "without making the host wait.",
+        .hints =
+            {
+                "Find the race whose first operation is an H2D on \"up\" and whose second is the kernel on "
+                "\"compute\". What would order them?",
+                "An event recorded on one stream after an operation, and waited on by another stream, orders the "
+                "other stream's later work after that operation, on the device. docs/concepts.md, \"Events: "
+                "timing and ordering\".",
+                "An event per buffer, uploaded[k]: cudaEventRecord(uploaded[k], up) after the upload, and "
+                "cudaStreamWaitEvent(compute, uploaded[k], 0) before the kernel.",
+            },
+        .done = fixed0,
+    },
+    {
+        .todo = "TODO 2 (record the event after the kernel)",
+        .next = "the download waits on computed[k], but computed[k] is recorded before the kernel is launched, so "
+                "it marks nothing (the race report says which event and where it was recorded). Record it after "
+                "the kernel.",
+        .hints =
+            {
+                "The download does wait on an event. What had the compute stream been given when that event was "
+                "recorded?",
+                "cudaEventRecord marks the work queued on the stream so far; a wait is for the record as it was "
+                "when cudaStreamWaitEvent was called. An event recorded before the work it should mark completes "
+                "too early. docs/concepts.md, \"Events: timing and ordering\".",
+                "Move cudaEventRecord(computed[k], compute) to just after the kernel launch, before "
+                "cudaStreamWaitEvent(down, computed[k], 0).",
+            },
+        .done = fixed1,
+    },
+    {
+        .todo = "TODO 3 (do not overwrite an input still being read)",
+        .next = "batch b's upload into d_in[b % 2] may start while the kernel of batch b - 2 still reads that "
+                "buffer (write-after-read). Make the upload stream wait until that kernel is done.",
+        .hints =
+            {
+                "Two batches share d_in[k]. What must have finished before the second upload into it may start?",
+                "Reusing a buffer needs the same ordering as filling it, the other way round: the writer waits "
+                "for the last reader. The event that marks the kernel's end already exists. docs/concepts.md, "
+                "\"Races\".",
+                "Before the upload of batch b (for b >= 2): cudaStreamWaitEvent(up, computed[k], 0), the event "
+                "recorded after the kernel of batch b - 2.",
+            },
+        .done = fixed2,
+    },
+    {
+        .todo = "TODO 4 (do not overwrite a result still being downloaded)",
+        .next = "batch b's kernel writes d_out[b % 2] while the download of batch b - 2 may still read it "
+                "(write-after-read). Make the compute stream wait until that download is done.",
+        .hints =
+            {
+                "The same question for d_out: who reads it last, and who writes it next?",
+                "The writer waits for the last reader: an event recorded after the download, waited on by the "
+                "compute stream before the kernel that reuses the buffer. docs/concepts.md, \"Races\".",
+                "An event per buffer, downloaded[k]: cudaEventRecord(downloaded[k], down) after the download; "
+                "before the kernel of batch b (for b >= 2): cudaStreamWaitEvent(compute, downloaded[k], 0).",
+            },
+        .done = fixed3,
+    },
+    {
+        .todo = "TODO 5 (wait for the downloads before returning)",
+        .next = "run() waits for the compute stream only, so the results may be read before the downloads on "
+                "\"down\" have written them (host read before completion). Wait for what writes the results.",
+        .hints =
+            {
+                "Which stream writes lab_output()? Which stream does run() wait for?",
+                "The host must wait for the stream whose work it reads: cudaStreamSynchronize on that stream (its "
+                "last operation is ordered after everything it waited on). docs/concepts.md, \"What makes the "
+                "host wait\".",
+                "End run() with cudaStreamSynchronize(down) instead of (or after) cudaStreamSynchronize(compute).",
+            },
+        .done = fixed4,
+    },
+};
+
+const lab_spec LAB_SPEC = {
+    .id = "05_cross_stream_races",
+    .title = "Cross-stream races: a fast pipeline that is wrong, and the least synchronisation that makes it right",
+    .lesson = "labs/05_cross_stream_races/README.md",
+    .item = "batch",
+    .workload =
+        {
+            .batches = 24,
+            .batch_elems = 1u << 20,
+            .batch_bytes = (1u << 20) * sizeof(uint32_t),
+            .process = {.mul = 0, .add = 0, .iters = 1400},
+            .steps = 1,
+        },
+    .baseline = &baseline,
+    .oracle = oracle,
+    .measure_bound = measure_bound,
+    .bound_name = "pipeline bound",
+    .bound_label = "pipeline",
+    .metric = LAB_METRIC_SPEEDUP,
+    .target_bound_fraction = 0.70,
+    .planted = planted,
+    .n_planted = (int)(sizeof(planted) / sizeof(planted[0])),
+    .steps = steps,
+    .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+};

@@ -1,0 +1,82 @@
+/* labs/05_cross_stream_races/testdata/variants.c: lab 05 on the way, for the tests
+ * (labs/lab05_test.cc) and for checking the verdicts on a real GPU. One variant per build,
+ * chosen with -DLAB_VARIANT_<NAME>:
+ *
+ *   FIXED_2        TODOs 1 and 2 done: the kernel waits for its upload, the download for
+ *                  an event recorded after the kernel; three planted races left (racy).
+ *   FIXED_4        TODOs 1 to 4 done: only run()'s wait is wrong (racy, and the results
+ *                  are read before they are written).
+ *   OVER_SYNCED    the events of TODOs 1 and 2, and cudaDeviceSynchronize() after every
+ *                  batch instead of the least synchronisation of TODOs 3 to 5 (correct,
+ *                  race-free, below target: the streams no longer overlap across batches). */
+#include "labs/harness/lab.h"
+
+#define NBUF 2
+
+static cudaStream_t up, compute, down;
+static cudaEvent_t uploaded[NBUF], computed[NBUF], downloaded[NBUF];
+static uint32_t *d_in[NBUF], *d_out[NBUF];
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
+    LAB_CHECK(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
+    LAB_CHECK(cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking));
+    lab_name_stream(ctx, up, "up");
+    lab_name_stream(ctx, compute, "compute");
+    lab_name_stream(ctx, down, "down");
+    for (int k = 0; k < NBUF; k++) {
+        LAB_CHECK(cudaEventCreateWithFlags(&uploaded[k], cudaEventDisableTiming));
+        LAB_CHECK(cudaEventCreateWithFlags(&computed[k], cudaEventDisableTiming));
+        LAB_CHECK(cudaEventCreateWithFlags(&downloaded[k], cudaEventDisableTiming));
+        LAB_CHECK(cudaMalloc((void **)&d_in[k], w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&d_out[k], w->batch_bytes));
+    }
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int b = 0; b < w->batches; b++) {
+        int k = b % NBUF;
+#if defined(LAB_VARIANT_FIXED_4)
+        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(up, computed[k], 0));
+#endif
+        LAB_CHECK(cudaMemcpyAsync(d_in[k], lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, up));
+        LAB_CHECK(cudaEventRecord(uploaded[k], up));
+        LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[k], 0));
+#if defined(LAB_VARIANT_FIXED_4)
+        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[k], 0));
+#endif
+        LAB_CHECK(kernels_process(d_out[k], d_in[k], w->batch_elems, w->process, compute));
+        LAB_CHECK(cudaEventRecord(computed[k], compute));
+        LAB_CHECK(cudaStreamWaitEvent(down, computed[k], 0));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, down));
+        LAB_CHECK(cudaEventRecord(downloaded[k], down));
+#if defined(LAB_VARIANT_OVER_SYNCED)
+        LAB_CHECK(cudaDeviceSynchronize());
+#endif
+    }
+#if defined(LAB_VARIANT_OVER_SYNCED)
+    LAB_CHECK(cudaStreamSynchronize(down));
+#else
+    LAB_CHECK(cudaStreamSynchronize(compute)); /* TODO 5 left: the downloads are on "down" */
+#endif
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int k = 0; k < NBUF; k++) {
+        cudaEventDestroy(uploaded[k]);
+        cudaEventDestroy(computed[k]);
+        cudaEventDestroy(downloaded[k]);
+        cudaFree(d_in[k]);
+        cudaFree(d_out[k]);
+    }
+    cudaStreamDestroy(up);
+    cudaStreamDestroy(compute);
+    cudaStreamDestroy(down);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};
