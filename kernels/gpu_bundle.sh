@@ -2,7 +2,11 @@
 # kernels/gpu_bundle.sh: packs streamlab's GPU tests and measurement binaries into a folder
 # that runs on a machine with an NVIDIA GPU, its driver and CUDA but no Bazel.
 #
-#   kernels/gpu_bundle.sh OUT_DIR [--no-build]
+#   kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX]
+#
+# --only REGEX packs only the targets whose label matches REGEX (an extended regular
+# expression, e.g. '05_cross|01_pinned'): the whole bundle is over the 64 MiB a device
+# command may carry, so one lab's binaries go in a bundle of their own.
 #
 # Builds the targets below (unless --no-build), copies them to OUT_DIR/bin, copies into
 # OUT_DIR/lib the shared libraries they need that a bare GPU machine may lack (what ldd
@@ -14,19 +18,26 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: kernels/gpu_bundle.sh OUT_DIR [--no-build]" >&2
+  echo "usage: kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX]" >&2
   exit 2
 }
 
 out=""
 build=1
-for arg in "$@"; do
-  case "${arg}" in
+only=""
+while (($#)); do
+  case "$1" in
     --no-build) build=0 ;;
+    --only)
+      [[ $# -ge 2 ]] || { echo "gpu_bundle: --only needs a regular expression" >&2; usage; }
+      only="$2"
+      shift
+      ;;
     -h | --help) usage ;;
-    -*) echo "gpu_bundle: unknown option ${arg}" >&2; usage ;;
-    *) [[ -z "${out}" ]] || usage; out="${arg}" ;;
+    -*) echo "gpu_bundle: unknown option $1" >&2; usage ;;
+    *) [[ -z "${out}" ]] || usage; out="$1" ;;
   esac
+  shift
 done
 [[ -n "${out}" ]] || usage
 
@@ -89,6 +100,13 @@ targets=(
   "//labs:03_double_buffer_kernel_on_stream0_gpu verdict 1"
   "//labs:03_double_buffer_host_touches_device_gpu verdict 2"
 )
+if [[ -n "${only}" ]]; then
+  kept=()
+  for t in "${targets[@]}"; do [[ "${t%% *}" =~ ${only} ]] && kept+=("${t}"); done
+  ((${#kept[@]})) || { echo "gpu_bundle: --only '${only}' matches no target" >&2; exit 2; }
+  targets=("${kept[@]}")
+fi
+
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done
 
