@@ -1,7 +1,7 @@
 // sim/memory_test.cc: device and page-locked host memory. cudaMalloc gives aligned,
 // zeroed memory within the profile's capacity; frees and registrations are checked
 // against the allocation table and misuse gets the runtime's error codes; page-locking
-// costs host time as measured; freeing waits for the device.
+// costs host time as measured; freeing waits for the whole device, allocating does not.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -171,6 +171,56 @@ TEST(Memory, FreeingWaitsForTheDevice) {
     std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
     ASSERT_EQ(syncs.size(), 1u);
     EXPECT_EQ(syncs[0].sync, TRACE_SYNC_DEVICE);
+}
+
+// cudaFree and cudaFreeHost wait for the whole device, a non-blocking stream's work too
+// (the conformance cases "cudaFree while a non-blocking stream runs a kernel, ..." and
+// "cudaFreeHost ...", answered alike on an H200).
+TEST(Memory, FreeingWaitsForNonBlockingStreamsToo) {
+    Reset();
+    Capture cap;
+    cudaStream_t nb;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking), cudaSuccess);
+    void *d, *h;
+    ASSERT_EQ(cudaMalloc(&d, 4096), cudaSuccess);
+    ASSERT_EQ(cudaMallocHost(&h, 4096), cudaSuccess);
+    ASSERT_EQ(Spin(nb, 3e6, 1, 32, "a"), cudaSuccess);
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
+    ASSERT_TRUE(cap.Kernel("a").timed);
+    EXPECT_GE(sim_now_ns(), cap.Kernel("a").end_ns);
+    EXPECT_EQ(cudaStreamQuery(nb), cudaSuccess);
+    ASSERT_EQ(Spin(nb, 3e6, 1, 32, "b"), cudaSuccess);
+    ASSERT_EQ(cudaFreeHost(h), cudaSuccess);
+    ASSERT_TRUE(cap.Kernel("b").timed);
+    EXPECT_GE(sim_now_ns(), cap.Kernel("b").end_ns);
+    EXPECT_EQ(cudaStreamQuery(nb), cudaSuccess);
+    std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 2u);
+    EXPECT_EQ(syncs[0].sync, TRACE_SYNC_DEVICE);
+    EXPECT_EQ(syncs[1].sync, TRACE_SYNC_DEVICE);
+}
+
+// cudaMalloc and cudaMallocHost do not wait for the device: the reference says only that
+// any call "may block or synchronize" (API synchronization behavior), and on an H200 a
+// 4 KiB cudaMalloc or cudaMallocHost returned while a non-blocking stream's kernel ran
+// (the conformance cases "cudaMalloc while a non-blocking stream runs a kernel, ...").
+TEST(Memory, AllocatingDoesNotWaitForTheDevice) {
+    Reset();
+    Capture cap;
+    cudaStream_t nb;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(Spin(nb, 3e6, 1, 32, "k"), cudaSuccess);
+    void *d, *h;
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaMalloc(&d, 4096), cudaSuccess);
+    EXPECT_EQ(sim_now_ns() - t0, simtest::Ns(Profile().malloc_ns)) << "the call's own cost only";
+    ASSERT_EQ(cudaMallocHost(&h, 4096), cudaSuccess);
+    EXPECT_EQ(cudaStreamQuery(nb), cudaErrorNotReady);
+    EXPECT_FALSE(cap.Kernel("k").timed) << "the kernel still runs";
+    EXPECT_TRUE(cap.Of(TRACE_OP_SYNC).empty());
+    ASSERT_EQ(cudaStreamSynchronize(nb), cudaSuccess);
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
+    ASSERT_EQ(cudaFreeHost(h), cudaSuccess);
 }
 
 TEST(Memory, TheTableFindsTheHoldingAllocation) {

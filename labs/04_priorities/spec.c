@@ -170,8 +170,9 @@ static const lab_step steps[] = {
             {
                 "Look at the compute lane: when do the request kernels start, next to when their requests arrived? "
                 "What decides which waiting blocks the GPU runs next?",
-                "When SMs free up, the GPU dispatches pending blocks of higher-priority streams first. It never "
-                "stops a running block, so priority helps when the background has many waves of blocks, as here. "
+                "Stream priority is a scheduling hint for kernels: when SMs free up, pending blocks of "
+                "higher-priority streams are preferred (on an H200 they went first, as measured). It does not stop "
+                "a running block, so priority helps when the background has many waves of blocks, as here. "
                 "cudaDeviceGetStreamPriorityRange gives the range; a lower number is a greater priority. "
                 "docs/concepts.md, \"Stream priorities\".",
                 "In setup(): int least, greatest; cudaDeviceGetStreamPriorityRange(&least, &greatest); then create "

@@ -3,8 +3,9 @@
  * against the simulated runtime (//sim:conformance_sim, whose output must equal
  * conformance.expected) and against the real one (//sim:conformance_gpu, to be run on a
  * GPU and compared line by line). Cases that leave the context unusable, and those that
- * may crash the real runtime, come last. per_thread.c holds the calls written as a unit
- * built for per-thread default streams writes them. */
+ * may crash the real runtime, come last. per_thread.h's calls are written as a unit built
+ * for per-thread default streams writes them (per_thread.c, and per_thread_launch_sim.c or
+ * per_thread_launch_gpu.cu for the launch). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,79 @@ static void default_stream_cases(void) {
     NEED(cudaStreamDestroy(nb));
 }
 
+/* Stream 0 is the default stream of the unit that writes the call: a launch on stream 0
+ * written in the per-thread unit goes to the per-thread stream, which synchronises with
+ * the legacy stream only, so it does not wait for a blocking stream's work; one written
+ * here goes to the legacy stream, which does; cudaStreamLegacy is the legacy stream in
+ * both units. Each case queues 50 ms on a blocking stream, then a short kernel on the
+ * default stream, waits for that default stream, and asks whether the blocking stream's
+ * kernel is done. */
+static void default_stream_unit_cases(void) {
+    cudaStream_t b;
+    NEED(cudaStreamCreate(&b));
+    NEED(conformance_ptds_launch_spin(50.0, 0));
+    CASE("cudaStreamQuery(cudaStreamPerThread) after a per-thread launch on stream 0",
+         cudaStreamQuery(cudaStreamPerThread));
+    NEED(cudaDeviceSynchronize());
+    NEED(conformance_launch_spin(50.0, b));
+    NEED(conformance_ptds_launch_spin(0.0, 0));
+    NEED(conformance_ptds_synchronize(0));
+    CASE("per-thread launch and cudaStreamSynchronize on stream 0 behind a blocking stream's kernel, then "
+         "cudaStreamQuery of that stream",
+         cudaStreamQuery(b));
+    NEED(cudaDeviceSynchronize());
+    NEED(conformance_launch_spin(50.0, b));
+    NEED(conformance_ptds_launch_spin(0.0, cudaStreamLegacy));
+    NEED(conformance_ptds_synchronize(cudaStreamLegacy));
+    CASE("per-thread launch and cudaStreamSynchronize on cudaStreamLegacy behind a blocking stream's kernel, then "
+         "cudaStreamQuery of that stream",
+         cudaStreamQuery(b));
+    NEED(cudaDeviceSynchronize());
+    NEED(conformance_launch_spin(50.0, b));
+    NEED(conformance_launch_spin(0.0, 0));
+    NEED(cudaStreamSynchronize(0));
+    CASE("launch and cudaStreamSynchronize on stream 0 behind a blocking stream's kernel, then cudaStreamQuery of "
+         "that stream",
+         cudaStreamQuery(b));
+    NEED(cudaDeviceSynchronize());
+    NEED(cudaStreamDestroy(b));
+}
+
+/* Whether allocating and freeing wait for the work the device is running: a 50 ms kernel
+ * on a non-blocking stream (so that no default stream is involved), the call, then a
+ * query of that stream. The reference says only that any call "may block or synchronize"
+ * ("API synchronization behavior"); these cases say what the runtime does. */
+static void allocation_sync_cases(void) {
+    cudaStream_t nb;
+    void *d = NULL, *h = NULL, *p = NULL;
+    NEED(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+    NEED(cudaMalloc(&d, 4096));
+    NEED(cudaMallocHost(&h, 4096));
+    NEED(conformance_launch_spin(50.0, nb));
+    NEED(cudaMalloc(&p, 4096));
+    CASE("cudaMalloc while a non-blocking stream runs a kernel, then cudaStreamQuery of that stream",
+         cudaStreamQuery(nb));
+    NEED(cudaDeviceSynchronize());
+    NEED(cudaFree(p));
+    NEED(conformance_launch_spin(50.0, nb));
+    NEED(cudaFree(d));
+    CASE("cudaFree while a non-blocking stream runs a kernel, then cudaStreamQuery of that stream",
+         cudaStreamQuery(nb));
+    NEED(cudaDeviceSynchronize());
+    NEED(conformance_launch_spin(50.0, nb));
+    NEED(cudaMallocHost(&p, 4096));
+    CASE("cudaMallocHost while a non-blocking stream runs a kernel, then cudaStreamQuery of that stream",
+         cudaStreamQuery(nb));
+    NEED(cudaDeviceSynchronize());
+    NEED(cudaFreeHost(p));
+    NEED(conformance_launch_spin(50.0, nb));
+    NEED(cudaFreeHost(h));
+    CASE("cudaFreeHost while a non-blocking stream runs a kernel, then cudaStreamQuery of that stream",
+         cudaStreamQuery(nb));
+    NEED(cudaDeviceSynchronize());
+    NEED(cudaStreamDestroy(nb));
+}
+
 /* Handles used after they were destroyed: undefined behaviour in the real runtime; the
  * simulator reports them as invalid handles. */
 static void dead_handle_cases(void) {
@@ -316,6 +390,8 @@ int main(void) {
     device_cases();
     launch_cases();
     default_stream_cases();
+    default_stream_unit_cases();
+    allocation_sync_cases();
     illegal_address_cases();
     /* Last: on the real runtime a destroyed handle is undefined behaviour, and its first
      * use may end the process (a CUDA 13.0 runtime on an H200 crashed here). */

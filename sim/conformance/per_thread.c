@@ -1,6 +1,5 @@
-/* sim/conformance/per_thread.c: see per_thread.h. The only file of the conformance
- * program built with CUDA_API_PER_THREAD_DEFAULT_STREAM, where stream 0 is the per-thread
- * default stream. */
+/* sim/conformance/per_thread.c: see per_thread.h. Built with
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM, where stream 0 is the per-thread default stream. */
 #include "sim/conformance/per_thread.h"
 
 #if !defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
@@ -8,3 +7,5 @@
 #endif
 
 cudaError_t conformance_ptds_query(cudaStream_t stream) { return cudaStreamQuery(stream); }
+
+cudaError_t conformance_ptds_synchronize(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
