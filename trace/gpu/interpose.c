@@ -143,8 +143,26 @@ cudaError_t __wrap_cudaMalloc(void **devPtr, size_t size) {
     ALLOCATE("cudaMalloc", __real_cudaMalloc(devPtr, size), *devPtr, size, TRACE_GPU_MEM_DEVICE);
 }
 
+/* A release that waits for the device first: cudaFree and cudaFreeHost returned only once a
+ * kernel running on a non-blocking stream had ended (H200, sim/conformance/), so the trace
+ * gets a device sync, as the simulator records one, and the race checker orders what
+ * follows after everything before. Freeing NULL waits for nothing. */
+#define RELEASE_SYNC(api, call, ptr)                                                                         \
+    do {                                                                                                     \
+        bool on_ = tracing();                                                                                \
+        uint64_t t0_ = on_ ? now() : 0;                                                                      \
+        cudaError_t err_ = (call);                                                                           \
+        if (err_ == cudaSuccess) cache_remove(ptr);                                                          \
+        if (on_) {                                                                                           \
+            uint64_t t1_ = now();                                                                            \
+            if (err_ == cudaSuccess && (ptr)) trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, t0_, t1_);    \
+            trace_record_api(api, t0_, t1_);                                                                 \
+        }                                                                                                    \
+        return err_;                                                                                         \
+    } while (0)
+
 cudaError_t __wrap_cudaFree(void *devPtr) {
-    TRACE_CALL_SITE(); RELEASE("cudaFree", __real_cudaFree(devPtr), devPtr); }
+    TRACE_CALL_SITE(); RELEASE_SYNC("cudaFree", __real_cudaFree(devPtr), devPtr); }
 
 cudaError_t __wrap_cudaMallocHost(void **ptr, size_t size) {
     TRACE_CALL_SITE();
@@ -157,7 +175,7 @@ cudaError_t __wrap_cudaHostAlloc(void **pHost, size_t size, unsigned int flags) 
 }
 
 cudaError_t __wrap_cudaFreeHost(void *ptr) {
-    TRACE_CALL_SITE(); RELEASE("cudaFreeHost", __real_cudaFreeHost(ptr), ptr); }
+    TRACE_CALL_SITE(); RELEASE_SYNC("cudaFreeHost", __real_cudaFreeHost(ptr), ptr); }
 
 cudaError_t __wrap_cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
     TRACE_CALL_SITE();

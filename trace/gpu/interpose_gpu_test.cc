@@ -449,6 +449,21 @@ TEST_F(Interpose, DeviceAllocationsAreFoundWithTheirStartAndSize) {
     EXPECT_FALSE(trace_gpu_device_allocation_of(gone, nullptr, nullptr)) << "freed";
 }
 
+// cudaFree waits for the device (measured on an H200: sim/conformance/), so the trace gets
+// a device sync for it, as on the simulator; freeing NULL gets none.
+TEST_F(Interpose, FreeingRecordsADeviceSync) {
+    void *d = nullptr;
+    CUDA_OK(cudaMalloc(&d, 64));
+    size_t before = of_kind(TRACE_OP_SYNC).size();
+    CUDA_OK(cudaFree(nullptr));
+    EXPECT_EQ(of_kind(TRACE_OP_SYNC).size(), before);
+    CUDA_OK(cudaFree(d));
+    std::vector<trace_op> syncs = of_kind(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), before + 1);
+    EXPECT_EQ(syncs.back().sync, TRACE_SYNC_DEVICE);
+    EXPECT_STREQ(syncs.back().name, "cudaFree");
+}
+
 volatile uintptr_t g_expected_fault = 0;
 
 void OnSegv(int, siginfo_t *info, void *) {
