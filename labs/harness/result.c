@@ -3,7 +3,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *lab_status_name(lab_status status) {
@@ -47,17 +46,6 @@ const char *lab_items(const lab_spec *spec) {
     return plural;
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n) {
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof(double), compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 void lab_result_latency_summary(lab_result *r) {
     double v[3][4096];
     int n = r->runs < 4096 ? r->runs : 4096;
@@ -70,9 +58,9 @@ void lab_result_latency_summary(lab_result *r) {
             if (k == 0 || r->latency[who][k].background_ops < r->background_ops[who])
                 r->background_ops[who] = r->latency[who][k].background_ops;
         }
-        r->p50_ms[who] = median_of(v[0], n);
-        r->p99_ms[who] = median_of(v[1], n);
-        r->background_ms[who] = median_of(v[2], n);
+        r->p50_ms[who] = lab_spec_median(v[0], n);
+        r->p99_ms[who] = lab_spec_median(v[1], n);
+        r->background_ms[who] = lab_spec_median(v[2], n);
     }
     r->background_ok = true;
     r->background_why[0] = '\0';
