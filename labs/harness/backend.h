@@ -48,6 +48,8 @@ void lab_backend_phase(const char *name, bool begin);
  * starts and the bytes asked for: what a crash report says of a faulting address.
  * Async-signal-safe. */
 bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes);
+/* Names a stream on the timeline (and in Nsight Systems on a GPU). */
+void lab_backend_name_stream(cudaStream_t stream, const char *name);
 /* Makes every device time known to the recorder (flushes CUPTI on a GPU). */
 void lab_backend_flush(void);
 /* Stops what lab_backend_init started. */

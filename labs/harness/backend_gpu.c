@@ -9,7 +9,6 @@
 #include <cuda_runtime.h>
 
 #include "labs/harness/backend.h"
-#include "labs/harness/ctx.h"
 #include "trace/gpu/allocations.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/nvtx.h"

@@ -6,7 +6,6 @@
 #include <streamlab_sim.h>
 
 #include "labs/harness/backend.h"
-#include "labs/harness/ctx.h"
 #include "trace/record/recorder.h"
 
 int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, size_t err_len) {

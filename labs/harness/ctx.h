@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "labs/harness/backend.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 
@@ -51,9 +52,6 @@ struct lab_ctx {
 int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, lab_memory inputs, lab_memory outputs, char *err,
                       size_t err_len);
 void lab_buffers_free(lab_buffers *b);
-
-/* Names a stream on the timeline (and in Nsight Systems on a GPU). */
-void lab_backend_name_stream(cudaStream_t stream, const char *name);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
     char *json = cJSON_PrintUnformatted(chrome);
     double chrome_s = bench_now() - t0;
     t0 = bench_now();
-    trace_text_options o = {120, true, TRACE_RUN_ANY, true};
+    trace_text_options o = {120, true, TRACE_RUN_ANY, true, 0};
     char *text = trace_export_text(tl, &o);
     double text_s = bench_now() - t0;
     printf("recorded %llu ops, %zu timed ops stored in %.3f s\n", (unsigned long long)ops, trace_timeline_count(tl),

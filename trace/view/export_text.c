@@ -207,6 +207,7 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
         return b.failed ? (free(b.s), NULL) : b.s;
     }
     uint64_t t0 = m.t0_ns, span = m.makespan_ns ? m.makespan_ns : 1;
+    if (o.span_ns > span) span = o.span_ns;
     size_t n_lanes = trace_timeline_lanes(tl, o.run, NULL, 0);
     trace_lane *lanes = calloc(n_lanes + 1, sizeof(trace_lane));
     cell *row = calloc(w, sizeof(cell));

@@ -30,6 +30,9 @@ typedef struct trace_text_options {
     bool utf8;     /* block characters; false: plain ASCII */
     int32_t run;   /* TRACE_RUN_ANY: everything kept */
     bool legend;   /* end with a legend line */
+    uint64_t span_ns; /* 0: the axis covers the timeline's own span; larger: this many ns from
+                         its first op, so that several timelines drawn one above the other
+                         share one scale */
 } trace_text_options;
 
 /* The timeline as text, one line per lane then the axis (and legend), each line ending

@@ -145,7 +145,7 @@ TEST(TextTimeline, ASyncShowsAsAWaitNotAsTheApiSpanRecordedWithIt) {
     trace_timeline_add_op(tl, &enqueue);
     trace_timeline_add_op(tl, &sync);
     trace_timeline_add_op(tl, &span);
-    trace_text_options o = {60, false, TRACE_RUN_ANY, false};
+    trace_text_options o = {60, false, TRACE_RUN_ANY, false, 0};
     char *text = trace_export_text(tl, &o);
     ASSERT_NE(text, nullptr);
     std::vector<std::string> lines = Lines(text);
@@ -155,6 +155,30 @@ TEST(TextTimeline, ASyncShowsAsAWaitNotAsTheApiSpanRecordedWithIt) {
     size_t waits = std::count(bars.begin(), bars.end(), '~');
     EXPECT_GT(waits, 5 * dots) << lines[0];
     std::free(text);
+    trace_timeline_destroy(tl);
+}
+
+// Two timelines drawn one above the other share a scale: a pipeline of 80 us on an axis of
+// 160 us fills the first half of its row and the axis reads past 100.
+TEST(TextTimeline, AGivenSpanPutsTimelinesOnOneScale) {
+    trace_timeline *tl = Pipeline();
+    trace_text_options o = {};
+    o.width = 18 + 60 + 6;
+    o.run = TRACE_RUN_ANY;
+    char *own = trace_export_text(tl, &o);
+    o.span_ns = 160000;
+    char *wide = trace_export_text(tl, &o);
+    std::vector<std::string> a = Lines(own), b = Lines(wide);
+    ASSERT_FALSE(a.empty());
+    ASSERT_EQ(a.size(), b.size());
+    std::string own_d2h = a[2].substr(TRACE_TEXT_LABEL_WIDTH, 60), wide_d2h = b[2].substr(TRACE_TEXT_LABEL_WIDTH, 60);
+    EXPECT_NE(own_d2h.find_last_not_of(' '), std::string::npos);
+    EXPECT_GE(own_d2h.find_last_not_of(' '), 55u) << own_d2h;   // the last D2H copy ends the row
+    EXPECT_LE(wide_d2h.find_last_not_of(' '), 31u) << wide_d2h; // and ends half-way on 160 us
+    EXPECT_NE(b.back().find("150"), std::string::npos) << b.back();
+    EXPECT_EQ(a.back().find("100"), std::string::npos) << a.back();
+    free(own);
+    free(wide);
     trace_timeline_destroy(tl);
 }
 
