@@ -52,6 +52,10 @@ bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *by
 void lab_backend_name_stream(cudaStream_t stream, const char *name);
 /* Makes every device time known to the recorder (flushes CUPTI on a GPU). */
 void lab_backend_flush(void);
+/* Between independent programs in one process: the simulator starts again from nothing
+ * (clock at 0, no streams, no allocations, the profile kept); on a GPU the device is waited
+ * for. */
+void lab_backend_reset(void);
 /* Stops what lab_backend_init started. */
 void lab_backend_shutdown(void);
 

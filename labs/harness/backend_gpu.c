@@ -93,4 +93,6 @@ bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *by
 
 void lab_backend_flush(void) { trace_gpu_flush(); }
 
+void lab_backend_reset(void) { (void)cudaDeviceSynchronize(); }
+
 void lab_backend_shutdown(void) { trace_gpu_end(); }

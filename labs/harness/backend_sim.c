@@ -8,6 +8,8 @@
 #include "labs/harness/backend.h"
 #include "trace/record/recorder.h"
 
+static char g_profile[256]; /* what --profile chose, chosen again after a reset */
+
 int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, size_t err_len) {
     memset(info, 0, sizeof(*info));
     info->name = "sim";
@@ -28,6 +30,7 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
         snprintf(err + len, err_len - len, ")");
         return LAB_EXIT_USAGE;
     }
+    snprintf(g_profile, sizeof(g_profile), "%s", o->profile ? o->profile : "");
     snprintf(info->profile, sizeof(info->profile), "%s", sim_profile_name());
     struct cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
@@ -67,5 +70,10 @@ bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *by
 }
 
 void lab_backend_flush(void) {}
+
+void lab_backend_reset(void) {
+    sim_reset();
+    if (g_profile[0]) (void)sim_select_profile(g_profile);
+}
 
 void lab_backend_shutdown(void) {}
