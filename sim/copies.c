@@ -13,6 +13,7 @@
 #include "sim/core/copy_engine.h"
 #include "sim/errors.h"
 #include "sim/call.h"
+#include "sim/capture.h"
 #include "sim/kernels.h"
 #include "sim/memory.h"
 #include "sim/core/scheduler.h"
@@ -129,9 +130,25 @@ static cudaError_t classify(void *dst, const void *src, size_t count, enum cudaM
 static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t count,
                            enum cudaMemcpyKind kind, cudaStream_t stream, bool async) {
     const sim_profile *p = sim_prof();
-    sim_host_charge(p->memcpy_call_ns + p->memcpy_call_ns_per_mib * ((double)count / MIB));
     uint32_t si;
-    if (!sim_stream_resolve(stream, &si)) return cudaErrorInvalidResourceHandle;
+    bool captured = false;
+    bool stream_ok = sim_stream_resolve(stream, &si);
+    cudaError_t cap_err = stream_ok ? sim_capture_enqueue_check(si, &captured) : cudaSuccess;
+    /* A capturing stream records the copy as a node: host work only. */
+    sim_host_charge(captured ? p->capture_call_ns
+                             : p->memcpy_call_ns + p->memcpy_call_ns_per_mib * ((double)count / MIB));
+    if (!stream_ok) return cudaErrorInvalidResourceHandle;
+    if (cap_err != cudaSuccess) return cap_err;
+    if (!async) {
+        /* A synchronous copy makes the host wait for it: it cannot be captured, and it is
+         * one of the potentially unsafe calls while a global-mode capture is active. */
+        if (captured) {
+            sim_capture_invalidate_stream(si);
+            return cudaErrorStreamCaptureUnsupported;
+        }
+        cudaError_t unsafe = sim_capture_check_unsafe();
+        if (unsafe != cudaSuccess) return unsafe;
+    }
     trace_copy_dir dir = TRACE_COPY_NONE;
     bool pinned = false;
     if (count == 0) return ((unsigned)kind > (unsigned)cudaMemcpyDefault) ? cudaErrorInvalidMemcpyDirection : cudaSuccess;
@@ -190,6 +207,11 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
     t.enqueue_ns = call->start_ns;
     trace_op_add_range(&t, src, count, TRACE_RANGE_READ | (rule.host_staged_src ? TRACE_RANGE_HOST_ORDERED : 0));
     trace_op_add_range(&t, dst, count, TRACE_RANGE_WRITE);
+    if (captured) {
+        /* The host does not wait for a captured copy: it does not run now. */
+        sim_capture_add_op(si, op, &t);
+        return cudaSuccess;
+    }
     op->trace_id = trace_record(&t, trace_stream);
     op->visible_ns = visible_now(p);
     sim_sched_enqueue(op, si);
@@ -228,9 +250,13 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
 static cudaError_t do_memset(sim_call *call, void *ptr, int value, size_t count, cudaStream_t stream,
                              bool async) {
     const sim_profile *p = sim_prof();
-    sim_host_charge(p->memset_call_ns);
     uint32_t si;
-    if (!sim_stream_resolve(stream, &si)) return cudaErrorInvalidResourceHandle;
+    bool captured = false;
+    bool stream_ok = sim_stream_resolve(stream, &si);
+    cudaError_t cap_err = stream_ok ? sim_capture_enqueue_check(si, &captured) : cudaSuccess;
+    sim_host_charge(captured ? p->capture_call_ns : p->memset_call_ns);
+    if (!stream_ok) return cudaErrorInvalidResourceHandle;
+    if (cap_err != cudaSuccess) return cap_err;
     if (count == 0) return cudaSuccess;
     if (!ptr) return cudaErrorInvalidValue;
     bool device = sim_mem_range_is(ptr, count, SIM_MEM_DEVICE);
@@ -246,6 +272,10 @@ static cudaError_t do_memset(sim_call *call, void *ptr, int value, size_t count,
     t.bytes = count;
     t.enqueue_ns = call->start_ns;
     trace_op_add_range(&t, ptr, count, TRACE_RANGE_WRITE);
+    if (captured) {
+        sim_capture_add_op(si, op, &t);
+        return cudaSuccess;
+    }
     op->trace_id = trace_record(&t, sim_stream_trace_handle(si));
     op->visible_ns = visible_now(p);
     sim_sched_enqueue(op, si);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/capture.h"
 #include "sim/core/ops.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
@@ -86,6 +87,16 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
                                                                               : p->event_record_ns);
     if (!event_ok || !sim_stream_resolve(stream, &si))
         return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    bool captured;
+    err = sim_capture_enqueue_check(si, &captured);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    if (captured) {
+        /* In a capture a record makes no node: the event stands for the stream's current
+         * nodes, for waits to depend on. */
+        sim_capture_event_record(ei, si);
+        return sim_call_end(&call, cudaSuccess);
+    }
+    sim_capture_event_forget(ei);
     sim_event *e = sim_event_at(ei);
     sim_op *op = sim_op_new(SIM_OP_EVENT_RECORD);
     op->u.record.event = ei;
@@ -107,6 +118,8 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     sim_host_charge(sim_prof()->query_ns);
     uint32_t i;
     if (!resolve(event, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    err = sim_capture_check_event_sync(i);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_sched_advance(sim_host_now());
     return sim_call_end(&call, sim_event_complete(sim_event_at(i)) ? cudaSuccess : cudaErrorNotReady);
 }
@@ -118,6 +131,8 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     sim_host_charge(sim_prof()->sync_call_ns);
     uint32_t i;
     if (!resolve(event, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    err = sim_capture_check_event_sync(i);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
     const sim_event *e = sim_event_at(i);
     if (e->recorded) sim_sched_wait_seq(e->stream, e->seq);
     trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventSynchronize", call.start_ns, sim_host_now());
@@ -156,6 +171,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     if (!sim_stream_resolve(stream, &si) || !resolve(event, &ei))
         return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     if (flags & ~(unsigned)cudaEventWaitExternal) return sim_call_end(&call, cudaErrorInvalidValue);
+    bool captured, handled;
+    err = sim_capture_enqueue_check(si, &captured);
+    if (err == cudaSuccess) err = sim_capture_wait_event(si, ei, &handled);
+    if (err != cudaSuccess || handled) return sim_call_end(&call, err);
     const sim_event *e = sim_event_at(ei);
     sim_op *op = sim_op_new(SIM_OP_EVENT_WAIT);
     /* It waits for the record as it is now; later records do not change this wait, and

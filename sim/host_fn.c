@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/capture.h"
 #include "sim/core/ops.h"
 #include "sim/core/scheduler.h"
 #include "sim/streams.h"
@@ -16,9 +17,13 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userD
     cudaError_t err = sim_call_begin(&call, "cudaLaunchHostFunc", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     const sim_profile *p = sim_prof();
-    sim_host_charge(p->host_func_call_ns);
     uint32_t si;
-    if (!sim_stream_resolve(stream, &si)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    bool captured = false;
+    bool stream_ok = sim_stream_resolve(stream, &si);
+    cudaError_t cap_err = stream_ok ? sim_capture_enqueue_check(si, &captured) : cudaSuccess;
+    sim_host_charge(captured ? p->capture_call_ns : p->host_func_call_ns);
+    if (!stream_ok) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    if (cap_err != cudaSuccess) return sim_call_end(&call, cap_err);
     if (!fn) return sim_call_end(&call, cudaErrorInvalidValue);
     sim_op *op = sim_op_new(SIM_OP_HOST_FN);
     op->u.host_fn.fn = fn;
@@ -30,6 +35,10 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userD
     t.batch = -1;
     t.enqueue_ns = call.start_ns;
     memcpy(t.name, "host function", sizeof("host function"));
+    if (captured) {
+        sim_capture_add_op(si, op, &t);
+        return sim_call_end(&call, cudaSuccess);
+    }
     op->trace_id = trace_record(&t, sim_stream_trace_handle(si));
     op->visible_ns = sim_host_now() + (uint64_t)p->submit_latency_ns;
     sim_sched_enqueue(op, si);

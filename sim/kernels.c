@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/capture.h"
 #include "sim/memory.h"
 #include "sim/core/scheduler.h"
 #include "sim/streams.h"
@@ -102,9 +103,13 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
     uint32_t si;
     bool stream_ok = sim_stream_resolve(stream, &si);
     bool blocking = stream_ok && (si == SIM_STREAM_LEGACY || sim_stream_at(si)->blocking);
-    sim_host_charge(p->launch_ns + (blocking ? p->launch_blocking_extra_ns : 0));
+    bool captured = false;
+    cudaError_t cap_err = stream_ok ? sim_capture_enqueue_check(si, &captured) : cudaSuccess;
+    /* A capturing stream records the launch as a node: host work only, nothing submitted. */
+    sim_host_charge(captured ? p->capture_call_ns : p->launch_ns + (blocking ? p->launch_blocking_extra_ns : 0));
     if (!launch) return sim_call_end(&call, cudaErrorInvalidValue);
     if (!stream_ok) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    if (cap_err != cudaSuccess) return sim_call_end(&call, cap_err);
     if ((launch->args_size > 0 && !launch->args) || launch->args_size > MAX_ARGS_BYTES ||
         launch->n_ranges > TRACE_MAX_RANGES)
         return sim_call_end(&call, cudaErrorInvalidValue);
@@ -129,6 +134,7 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
         }
     }
     if (launch->args_size) memcpy(k->args, launch->args, launch->args_size);
+    k->args_size = (uint32_t)launch->args_size;
     for (uint32_t i = 0; i < launch->n_ranges; i++) {
         const trace_range *r = &launch->ranges[i];
         if (r->bytes && !sim_mem_device_accessible((const void *)(uintptr_t)r->addr, r->bytes))
@@ -151,6 +157,10 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
     for (uint32_t i = 0; i < launch->n_ranges; i++)
         trace_op_add_range(&t, (const void *)(uintptr_t)launch->ranges[i].addr, launch->ranges[i].bytes,
                            launch->ranges[i].flags);
+    if (captured) {
+        sim_capture_add_op(si, op, &t);
+        return sim_call_end(&call, cudaSuccess);
+    }
     op->trace_id = trace_record(&t, sim_stream_trace_handle(si));
     op->visible_ns = sim_host_now() + (uint64_t)p->submit_latency_ns;
     sim_sched_enqueue(op, si);

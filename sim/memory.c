@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/capture.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
 #include "streamlab_sim.h"
@@ -33,6 +34,9 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
     if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_host_charge(sim_prof()->malloc_ns);
     if (!devPtr) return sim_call_end(&call, cudaErrorInvalidValue);
+    /* The runtime's example of a potentially unsafe call during capture. */
+    err = sim_capture_check_unsafe();
+    if (err != cudaSuccess) return sim_call_end(&call, err);
     if (size == 0) {
         *devPtr = NULL;
         return sim_call_end(&call, cudaSuccess);

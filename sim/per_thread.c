@@ -74,3 +74,23 @@ cudaError_t sim_launch_kernel_ptsz(const sim_kernel_launch *launch, cudaStream_t
     TRACE_CALL_SITE();
     return sim_launch_kernel(launch, per_thread(stream));
 }
+
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+    TRACE_CALL_SITE();
+    return cudaStreamBeginCapture(per_thread(stream), mode);
+}
+
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph) {
+    TRACE_CALL_SITE();
+    return cudaStreamEndCapture(per_thread(stream), pGraph);
+}
+
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus) {
+    TRACE_CALL_SITE();
+    return cudaStreamIsCapturing(per_thread(stream), pCaptureStatus);
+}
+
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    return cudaGraphLaunch(graphExec, per_thread(stream));
+}

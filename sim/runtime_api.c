@@ -9,6 +9,8 @@
 #include "sim/errors.h"
 #include "sim/events.h"
 #include "sim/call.h"
+#include "sim/capture.h"
+#include "sim/graph.h"
 #include "sim/memory.h"
 #include "sim/core/ops.h"
 #include "sim/core/perturb.h"
@@ -42,7 +44,7 @@ void sim_runtime_ensure_ready(void) {
 bool sim_runtime_in_use(void) {
     if (!R.ready) return sim_mem_count() > 0;
     return sim_mem_count() > 0 || sim_streams_live() > 0 || sim_events_live() > 0 ||
-           sim_sched_outstanding() > 0;
+           sim_graphs_live() > 0 || sim_sched_outstanding() > 0;
 }
 
 void sim_runtime_profile_changed(void) { R.ready = false; }
@@ -212,6 +214,8 @@ cudaError_t cudaDeviceSynchronize(void) {
     cudaError_t err = sim_call_begin(&call, "cudaDeviceSynchronize", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_host_charge(sim_prof()->sync_call_ns);
+    err = sim_capture_check_device_sync();
+    if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_sched_wait_device();
     trace_record_sync(TRACE_SYNC_DEVICE, NULL, "cudaDeviceSynchronize", call.start_ns, sim_host_now());
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
@@ -220,6 +224,8 @@ cudaError_t cudaDeviceSynchronize(void) {
 /* Discards queued work and frees every allocation, stream and event (the recorder hears
  * of the streams and events that die); forgets the errors. */
 static void teardown(void) {
+    sim_capture_reset();
+    sim_graphs_reset(true);
     if (R.streams_made) {
         sim_sched_reset();
         sim_streams_restart(true);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/capture.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
 #include "trace/record/recorder.h"
@@ -46,6 +47,17 @@ bool sim_stream_resolve(cudaStream_t handle, uint32_t *index) {
 
 const void *sim_stream_trace_handle(uint32_t index) {
     return index == SIM_STREAM_LEGACY ? NULL : sim_stream_at(index)->handle;
+}
+
+uint32_t sim_stream_add_internal(const char *name, int priority) {
+    uint32_t i = sim_streams_add(NULL, cudaStreamNonBlocking, true, priority);
+    sim_stream *st = sim_stream_at(i);
+    st->handle = make_handle(i);
+    /* Not live: sim_stream_resolve refuses it, and it does not count as the program's. */
+    st->live = false;
+    trace_stream_created(st->handle, cudaStreamNonBlocking, priority);
+    trace_stream_set_name(st->handle, name);
+    return i;
 }
 
 /* ---- the runtime calls -------------------------------------------------------------- */
@@ -107,6 +119,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     sim_host_charge(sim_prof()->sync_call_ns);
     uint32_t i;
     if (!sim_stream_resolve(stream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    /* Captured work never runs: waiting for it is refused, and breaks the capture. */
+    err = sim_capture_check_stream_sync(i);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
     uint64_t start = call.start_ns;
     if (i == SIM_STREAM_LEGACY)
         sim_sched_wait_blocking_streams(); /* the legacy stream's work waits for theirs */
@@ -123,6 +138,8 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     sim_host_charge(sim_prof()->query_ns);
     uint32_t i;
     if (!sim_stream_resolve(stream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    err = sim_capture_check_stream_sync(i);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
     /* The answer is about the device as it is when the call returns. As with
      * cudaStreamSynchronize, the legacy stream counts the work of the streams that
      * synchronise with it (measured: an H100 with CUDA 13.0 answers cudaErrorNotReady for

@@ -22,6 +22,10 @@ extern "C" {
 bool sim_stream_resolve(cudaStream_t handle, uint32_t *index);
 /* The handle to report to the recorder for a stream index. */
 const void *sim_stream_trace_handle(uint32_t index);
+/* A stream for the simulator's own use (a graph branch): non-blocking, never resolvable
+ * from a handle the program holds, registered with the recorder under name. Returns its
+ * index; sim_stream_trace_handle gives the handle the recorder knows it by. */
+uint32_t sim_stream_add_internal(const char *name, int priority);
 /* Forgets every stream and sets the default ones up again (a reset). */
 void sim_streams_restart(bool notify);
 

@@ -38,6 +38,25 @@ void sim_op_free(sim_op *op) {
     g_free = op;
 }
 
+sim_op *sim_op_clone(const sim_op *op) {
+    sim_op *c = sim_op_new((sim_op_kind)op->kind);
+    c->u = op->u;
+    if (op->kind == SIM_OP_COMPUTE) {
+        sim_kernel_state *k = &c->u.kernel;
+        const sim_kernel_state *src = &op->u.kernel;
+        if (src->args == src->inline_args) {
+            k->args = k->inline_args;
+        } else if (src->args) {
+            k->args = xmalloc(src->args_size ? src->args_size : 1);
+            memcpy(k->args, src->args, src->args_size);
+        }
+        k->next_block = k->done_blocks = 0;
+        k->order = 0;
+        k->dispatching = false;
+    }
+    return c;
+}
+
 void sim_op_add_dep(sim_op *op, uint32_t stream, uint64_t seq) {
     if (op->n_deps == op->deps_cap) {
         uint32_t ncap = op->deps_cap * 2;

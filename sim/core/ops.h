@@ -52,6 +52,7 @@ typedef struct sim_copy_state {
 typedef struct sim_kernel_state {
     sim_kernel_body body;
     void *args; /* the launch's copy of the arguments (inline_args or malloc'd) */
+    uint32_t args_size; /* their size in bytes */
     unsigned char inline_args[SIM_KERNEL_INLINE_ARGS];
     uint32_t nblocks;
     uint32_t next_block;  /* blocks dispatched so far */
@@ -110,6 +111,10 @@ struct sim_op {
 sim_op *sim_op_new(sim_op_kind kind);
 /* Returns an op (and what it owns: extra deps, kernel arguments) to the free list. */
 void sim_op_free(sim_op *op);
+/* A fresh, unqueued copy of op as it was before it ran (its kind's state, its own copy
+ * of kernel arguments, no dependencies, no stream, no times): what a graph launch
+ * enqueues for each node. */
+sim_op *sim_op_clone(const sim_op *op);
 /* Adds a dependency. */
 void sim_op_add_dep(sim_op *op, uint32_t stream, uint64_t seq);
 /* Frees the free list itself (sim_reset). */

@@ -61,6 +61,7 @@ extern "C" {
     X(compute, op_latency_ns, false, 0, 1e6)                                                  \
     X(compute, dram_gbps, false, 1e-3, 1e6)                                                   \
     X(compute, kernel_overhead_ns, false, 0, 1e9)                                             \
+    X(compute, graph_kernel_overhead_ns, false, 0, 1e9)                                       \
     X(compute, block_overhead_ns, false, 0, 1e9)                                              \
     X(compute, block_overhead_spread_ns, false, 0, 1e9)                                       \
     X(compute, sm_classes, true, 1, 1024)                                                     \
@@ -68,6 +69,9 @@ extern "C" {
     X(host, submit_latency_ns, false, 0, 1e9)                                                 \
     X(host, launch_ns, false, 0, 1e9)                                                         \
     X(host, launch_blocking_extra_ns, false, 0, 1e9)                                          \
+    X(host, capture_call_ns, false, 0, 1e9)                                                   \
+    X(host, graph_instantiate_ns_per_node, false, 0, 1e9)                                     \
+    X(host, graph_launch_ns, false, 0, 1e9)                                                   \
     X(host, memcpy_call_ns, false, 0, 1e9)                                                    \
     X(host, memcpy_call_ns_per_mib, false, 0, 1e9)                                            \
     X(host, memset_call_ns, false, 0, 1e9)                                                    \

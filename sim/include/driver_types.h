@@ -203,6 +203,28 @@ typedef struct CUevent_st *cudaEvent_t;
 /* A host function enqueued with cudaLaunchHostFunc. */
 typedef void(CUDART_CB *cudaHostFn_t)(void *userData);
 
+/* ---- stream capture and graphs -------------------------------------------------------- */
+
+/* What cudaStreamIsCapturing reports. */
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,       /* not capturing */
+    cudaStreamCaptureStatusActive = 1,     /* capturing */
+    cudaStreamCaptureStatusInvalidated = 2 /* part of a capture sequence that an error has
+                                              invalidated, not yet ended */
+};
+
+/* How a capture sequence treats potentially unsafe calls (cudaStreamBeginCapture). */
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+
+/* A graph (what capture produces), one of its nodes, and an executable graph. */
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+
 /* ---- device properties and attributes ------------------------------------------------ */
 
 struct CUuuid_st {

@@ -1,0 +1,131 @@
+/* sim/graph_launch.c: cudaGraphLaunch. The whole graph runs in the launch stream's order:
+ * after the work before it there, and the stream's later work waits for all of it. The
+ * nodes of the capture's origin stream run on the launch stream; each other branch (a
+ * stream that joined the capture) runs on an internal stream of the executable graph,
+ * which the trace names "graph branch N", so branches run concurrently as the graph
+ * allows. Every node's op is a copy of the captured one, enqueued and recorded to the
+ * trace now. Dependencies between branches are zero-time event records and waits on
+ * internal events (the trace sees them, so the race checker orders the branches as the
+ * graph does): a fork from the launch stream to each branch, a record after each node
+ * another branch depends on and a wait before that node, and each branch's join back.
+ * The host pays graph_launch_ns for the call; a kernel node (and a memset or
+ * device-to-device copy node) pays graph_kernel_overhead_ns on the device in place of
+ * kernel_overhead_ns. Launches of one executable graph are ordered, as the runtime
+ * documents: a launch waits for the previous launch of the same graph. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/call.h"
+#include "sim/capture.h"
+#include "sim/core/scheduler.h"
+#include "sim/errors.h"
+#include "sim/graph.h"
+#include "sim/streams.h"
+#include "trace/record/recorder.h"
+
+/* No event of the table: a record op that only marks a point of its stream. */
+#define NO_EVENT 0xffffffffu
+
+typedef struct launch {
+    uint64_t host_ns;    /* the call's start: the ops' enqueue time */
+    uint64_t visible_ns; /* when the device sees them */
+} launch;
+
+static uint64_t enqueue_record(const launch *l, uint32_t stream, const void *token) {
+    sim_op *op = sim_op_new(SIM_OP_EVENT_RECORD);
+    op->u.record.event = NO_EVENT;
+    op->visible_ns = l->visible_ns;
+    op->trace_id = trace_record_event_record(token, sim_stream_trace_handle(stream), l->host_ns);
+    sim_sched_enqueue(op, stream);
+    return op->seq;
+}
+
+static void enqueue_wait(const launch *l, uint32_t stream, const void *token, uint32_t on_stream, uint64_t on_seq) {
+    sim_op *op = sim_op_new(SIM_OP_EVENT_WAIT);
+    sim_op_add_dep(op, on_stream, on_seq);
+    op->visible_ns = l->visible_ns;
+    op->trace_id = token ? trace_record_stream_wait(sim_stream_trace_handle(stream), token, l->host_ns) : 0;
+    sim_sched_enqueue(op, stream);
+}
+
+static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profile *p) {
+    const sim_graph *g = &x->g;
+    int32_t priority = sim_stream_at(ls)->priority;
+    /* After the previous launch of this graph, wherever it ran. */
+    if (x->launched && x->last_stream != ls) enqueue_wait(l, ls, NULL, x->last_stream, x->last_seq);
+    bool forked = false;
+    for (uint32_t b = 1; b < g->n_branches; b++) forked |= x->branch_used[b];
+    if (forked) {
+        uint64_t fork = enqueue_record(l, ls, x->tokens + g->n);
+        for (uint32_t b = 1; b < g->n_branches; b++) {
+            if (!x->branch_used[b]) continue;
+            sim_stream_at(x->branch_stream[b])->priority = priority;
+            enqueue_wait(l, x->branch_stream[b], x->tokens + g->n, ls, fork);
+        }
+    }
+    uint64_t *record_seq = NULL;
+    if (forked) {
+        record_seq = calloc(g->n, sizeof(uint64_t));
+        if (!record_seq) {
+            fprintf(stderr, "streamlab simulated GPU: out of memory (graph launch)\n");
+            abort();
+        }
+    }
+    for (uint32_t i = 0; i < g->n; i++) {
+        const sim_graph_node *nd = &g->nodes[i];
+        uint32_t st = nd->branch ? x->branch_stream[nd->branch] : ls;
+        for (uint32_t k = 0; k < nd->n_deps; k++) {
+            const sim_graph_node *d = &g->nodes[nd->deps[k]];
+            if (d->branch == nd->branch) continue;
+            uint32_t ds = d->branch ? x->branch_stream[d->branch] : ls;
+            enqueue_wait(l, st, x->tokens + nd->deps[k], ds, record_seq[nd->deps[k]]);
+        }
+        sim_op *op = sim_op_clone(nd->proto);
+        if (op->kind == SIM_OP_COMPUTE) {
+            op->u.kernel.overhead_ns = p->graph_kernel_overhead_ns;
+            op->u.kernel.priority = priority;
+        }
+        trace_op t = nd->trace;
+        t.id = 0;
+        t.enqueue_ns = l->host_ns;
+        op->trace_id = trace_record(&t, sim_stream_trace_handle(st));
+        op->visible_ns = l->visible_ns;
+        sim_sched_enqueue(op, st);
+        if (x->needs_record[i]) record_seq[i] = enqueue_record(l, st, x->tokens + i);
+    }
+    if (forked) {
+        for (uint32_t b = 1; b < g->n_branches; b++) {
+            if (!x->branch_used[b]) continue;
+            uint64_t end = enqueue_record(l, x->branch_stream[b], x->tokens + g->n + b);
+            enqueue_wait(l, ls, x->tokens + g->n + b, x->branch_stream[b], end);
+        }
+    }
+    free(record_seq);
+    x->launched = true;
+    x->last_stream = ls;
+    x->last_seq = sim_stream_at(ls)->enq_seq;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaGraphLaunch", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    const sim_profile *p = sim_prof();
+    sim_host_charge(p->graph_launch_ns);
+    sim_graph_exec *x = sim_graph_exec_resolve(graphExec);
+    if (!x) return sim_call_end(&call, cudaErrorInvalidValue);
+    uint32_t ls;
+    if (!sim_stream_resolve(stream, &ls)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    bool captured;
+    err = sim_capture_enqueue_check(ls, &captured);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    if (captured) {
+        /* Capturing a launch would add the graph as a child node: not modelled. */
+        sim_capture_invalidate_stream(ls);
+        return sim_call_end(&call, cudaErrorStreamCaptureUnsupported);
+    }
+    launch l = {call.start_ns, sim_host_now() + (uint64_t)p->submit_latency_ns};
+    run(x, ls, &l, p);
+    return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
+}

@@ -1,0 +1,342 @@
+// sim/graphs_test.cc: CUDA graphs made by stream capture. Captured work does not run and
+// is not recorded until the graph is launched; a launch runs the whole graph in its
+// stream's order (after what precedes it, before what follows), its branches
+// concurrently on internal streams that the trace names "graph branch N", and the trace
+// sees every node and the events between branches; the costs (2000 tiny kernels as direct
+// launches and as one graph) follow the profile; cudaGraphGetNodes counts the nodes; runs
+// are deterministic.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/test_support.h"
+
+namespace {
+
+using simtest::Capture;
+using simtest::Profile;
+using simtest::Reset;
+using simtest::Spin;
+
+const double kUs = 1e3;
+const double kMs = 1e6;
+
+#define CK(x) ASSERT_EQ((x), cudaSuccess) << #x
+
+// probe2's `tiny`: x[threadIdx.x] += 1.0f, one block of 32 threads.
+cudaError_t Tiny(float *x, cudaStream_t s) {
+    sim_kernel_launch l{};
+    l.name = "tiny";
+    l.grid = dim3(1);
+    l.block = dim3(32);
+    l.cost.fp32_ops = 32;
+    l.cost.chain_ops = 1;
+    l.cost.dram_bytes = 32 * 8;
+    l.n_ranges = 1;
+    l.ranges[0] = {(uint64_t)(uintptr_t)x, 32 * 4, TRACE_RANGE_READ | TRACE_RANGE_WRITE};
+    return sim_launch_kernel(&l, s);
+}
+
+// What probe2.cu did: 2000 tiny kernels launched directly, then captured as one graph and
+// launched (after a warm-up launch), each timed from the first call to the end of the
+// stream synchronisation. In ms of virtual time.
+struct TinyTimes {
+    double direct, graph;
+};
+
+TinyTimes TinyKernels(const char *profile) {
+    Reset(profile);
+    TinyTimes r{0, 0};
+    float *x = nullptr;
+    EXPECT_EQ(cudaMalloc((void **)&x, 4096), cudaSuccess);
+    cudaStream_t s;
+    EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    for (int i = 0; i < 2000; ++i) EXPECT_EQ(Tiny(x, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    uint64_t t0 = sim_now_ns();
+    for (int i = 0; i < 2000; ++i) EXPECT_EQ(Tiny(x, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    r.direct = (double)(sim_now_ns() - t0) / kMs;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    EXPECT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    for (int i = 0; i < 2000; ++i) EXPECT_EQ(Tiny(x, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+    EXPECT_EQ(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+    EXPECT_EQ(cudaGraphLaunch(ge, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    t0 = sim_now_ns();
+    EXPECT_EQ(cudaGraphLaunch(ge, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    r.graph = (double)(sim_now_ns() - t0) / kMs;
+    EXPECT_EQ(cudaGraphExecDestroy(ge), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(g), cudaSuccess);
+    std::printf("%s: 2000 tiny kernels: direct %.3f ms, graph %.3f ms (%.2fx)\n", profile, r.direct, r.graph,
+                r.direct / r.graph);
+    return r;
+}
+
+TEST(Graphs, TinyKernelsAsAGraphMatchTheH200) {
+    // ../shared/calibration/h200.md, "Launches and graphs": 5.33 ms vs 2.03 ms.
+    TinyTimes t = TinyKernels("h200");
+    EXPECT_NEAR(t.direct, 5.33, 0.533);
+    EXPECT_NEAR(t.graph, 2.03, 0.203);
+}
+
+TEST(Graphs, TinyKernelsAsAGraphOnTheH100Profile) {
+    TinyTimes t = TinyKernels("h100");
+    EXPECT_NEAR(t.direct, 5.33, 0.533);
+    EXPECT_NEAR(t.graph, 2.03, 0.203);
+}
+
+TEST(Graphs, CapturedWorkDoesNotRunAndIsNotRecordedUntilLaunched) {
+    Reset();
+    Capture cap;
+    cudaStream_t s;
+    CK(cudaStreamCreate(&s));
+    float *d, *h;
+    CK(cudaMalloc((void **)&d, 4096));
+    CK(cudaMallocHost((void **)&h, 4096));
+    h[0] = 7;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    uint64_t t0 = sim_now_ns();
+    CK(cudaMemsetAsync(d, 0, 4096, s));
+    CK(cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s));
+    CK(Spin(s, 1 * kMs, 1, 32, "k"));
+    CK(cudaMemcpyAsync(h + 1, d, 4, cudaMemcpyDeviceToHost, s));
+    uint64_t captured_ns = sim_now_ns() - t0;
+    EXPECT_DOUBLE_EQ((double)captured_ns, 4 * Profile().capture_call_ns) << "capture charges capture_call_ns a call";
+    enum cudaStreamCaptureStatus st;
+    CK(cudaStreamIsCapturing(s, &st));
+    EXPECT_EQ(st, cudaStreamCaptureStatusActive);
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaStreamIsCapturing(s, &st));
+    EXPECT_EQ(st, cudaStreamCaptureStatusNone);
+    EXPECT_TRUE(cap.Of(TRACE_OP_KERNEL).empty());
+    EXPECT_TRUE(cap.Of(TRACE_OP_COPY).empty());
+    EXPECT_TRUE(cap.Of(TRACE_OP_MEMSET).empty());
+    CK(cudaStreamSynchronize(s));
+    EXPECT_EQ(h[1], 0.0f) << "nothing ran";
+    size_t n = 0;
+    CK(cudaGraphGetNodes(g, nullptr, &n));
+    EXPECT_EQ(n, 4u);
+    cudaGraphNode_t nodes[6];
+    n = 6;
+    CK(cudaGraphGetNodes(g, nodes, &n));
+    EXPECT_EQ(n, 4u);
+    EXPECT_EQ(nodes[5], nullptr);
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphDestroy(g));  // the executable graph keeps its own copy
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    EXPECT_EQ(h[1], 7.0f) << "the graph moved the data";
+    ASSERT_EQ(cap.Of(TRACE_OP_KERNEL).size(), 1u);
+    ASSERT_EQ(cap.Of(TRACE_OP_COPY).size(), 2u);
+    ASSERT_EQ(cap.Of(TRACE_OP_MEMSET).size(), 1u);
+    trace_op k = cap.Kernel("k");
+    EXPECT_TRUE(k.timed);
+    EXPECT_EQ(k.stream, trace_stream_id(s)) << "the origin stream's nodes run on the launch stream";
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaFree(d));
+    CK(cudaFreeHost(h));
+}
+
+TEST(Graphs, ALaunchRunsInItsStreamsOrder) {
+    Reset();
+    Capture cap;
+    cudaStream_t s, other;
+    CK(cudaStreamCreate(&s));
+    CK(cudaStreamCreate(&other));
+    CK(cudaStreamBeginCapture(other, cudaStreamCaptureModeGlobal));
+    CK(Spin(other, 1 * kMs, 1, 32, "g1"));
+    CK(Spin(other, 1 * kMs, 1, 32, "g2"));
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(other, &g));
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(Spin(s, 2 * kMs, 1, 32, "before"));
+    CK(cudaGraphLaunch(ge, s));
+    CK(Spin(s, 1 * kMs, 1, 32, "after"));
+    CK(cudaStreamSynchronize(s));
+    trace_op before = cap.Kernel("before"), g1 = cap.Kernel("g1"), g2 = cap.Kernel("g2"), after = cap.Kernel("after");
+    EXPECT_GE(g1.start_ns, before.end_ns);
+    EXPECT_GE(g2.start_ns, g1.end_ns);
+    EXPECT_GE(after.start_ns, g2.end_ns);
+    // A graph kernel's device overhead is graph_kernel_overhead_ns.
+    EXPECT_GE(g2.start_ns - g1.end_ns, simtest::Ns(Profile().graph_kernel_overhead_ns));
+    EXPECT_LT(g2.start_ns - g1.end_ns, simtest::Ns(Profile().kernel_overhead_ns));
+}
+
+// Fork and join: s forks to s2 through an event, both run a kernel, s2 joins back.
+void ForkJoinCapture(cudaStream_t s, cudaStream_t s2, cudaEvent_t fork, cudaEvent_t join, bool rejoin) {
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CK(Spin(s, 0.1 * kMs, 1, 32, "first"));
+    CK(cudaEventRecord(fork, s));
+    CK(cudaStreamWaitEvent(s2, fork, 0));
+    enum cudaStreamCaptureStatus st;
+    CK(cudaStreamIsCapturing(s2, &st));
+    EXPECT_EQ(st, cudaStreamCaptureStatusActive) << "s2 joined the capture";
+    CK(Spin(s, 2 * kMs, 1, 32, "main"));
+    CK(Spin(s2, 2 * kMs, 1, 32, "side"));
+    if (rejoin) {
+        CK(cudaEventRecord(join, s2));
+        CK(cudaStreamWaitEvent(s, join, 0));
+        CK(Spin(s, 0.1 * kMs, 1, 32, "last"));
+    }
+}
+
+TEST(Graphs, BranchesOfAMultiStreamCaptureRunConcurrently) {
+    Reset();
+    Capture cap;
+    cudaStream_t s, s2;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t fork, join;
+    CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    ForkJoinCapture(s, s2, fork, join, true);
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(s, &g));
+    enum cudaStreamCaptureStatus st;
+    CK(cudaStreamIsCapturing(s2, &st));
+    EXPECT_EQ(st, cudaStreamCaptureStatusNone) << "the capture ended for every stream in it";
+    size_t n = 0;
+    CK(cudaGraphGetNodes(g, nullptr, &n));
+    EXPECT_EQ(n, 4u) << "event records and waits make no nodes";
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    cudaStream_t ls;
+    CK(cudaStreamCreateWithFlags(&ls, cudaStreamNonBlocking));
+    CK(cudaGraphLaunch(ge, ls));
+    CK(Spin(ls, 0.1 * kMs, 1, 32, "after"));
+    CK(cudaStreamSynchronize(ls));
+    trace_op first = cap.Kernel("first"), main_k = cap.Kernel("main"), side = cap.Kernel("side"),
+             last = cap.Kernel("last"), after = cap.Kernel("after");
+    EXPECT_EQ(main_k.stream, trace_stream_id(ls));
+    EXPECT_NE(side.stream, trace_stream_id(ls));
+    const trace_stream *branch = trace_stream_get(side.stream);
+    ASSERT_NE(branch, nullptr);
+    EXPECT_STREQ(branch->name, "graph branch 1");
+    EXPECT_GE(side.start_ns, first.end_ns);
+    EXPECT_LT(side.start_ns, main_k.end_ns) << "the branches overlap";
+    EXPECT_LT(main_k.start_ns, side.end_ns);
+    EXPECT_GE(last.start_ns, side.end_ns);
+    EXPECT_GE(last.start_ns, main_k.end_ns);
+    EXPECT_GE(after.start_ns, last.end_ns);
+    EXPECT_LT((double)(last.end_ns - first.start_ns), 3 * kMs);
+    // The race checker's view: the events between the branches are in the trace.
+    EXPECT_GE(cap.Of(TRACE_OP_EVENT_RECORD).size(), 3u);  // fork, first's record, side's join
+    EXPECT_GE(cap.Of(TRACE_OP_EVENT_WAIT).size(), 3u);
+    for (const trace_op &op : cap.Of(TRACE_OP_EVENT_WAIT)) EXPECT_TRUE(op.timed);
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+}
+
+TEST(Graphs, EndCaptureFailsWhenAJoinedStreamWasNotJoinedBack) {
+    Reset();
+    cudaStream_t s, s2;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t fork, join;
+    CK(cudaEventCreate(&fork));
+    CK(cudaEventCreate(&join));
+    ForkJoinCapture(s, s2, fork, join, false);
+    cudaGraph_t g = (cudaGraph_t)0x1;
+    EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaErrorStreamCaptureUnjoined);
+    EXPECT_EQ(g, nullptr);
+    enum cudaStreamCaptureStatus st;
+    CK(cudaStreamIsCapturing(s2, &st));
+    EXPECT_EQ(st, cudaStreamCaptureStatusNone);
+    CK(cudaStreamSynchronize(s2));
+}
+
+TEST(Graphs, EndCaptureOnAJoinedStreamIsUnmatched) {
+    Reset();
+    cudaStream_t s, s2;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t fork, join;
+    CK(cudaEventCreate(&fork));
+    CK(cudaEventCreate(&join));
+    ForkJoinCapture(s, s2, fork, join, true);
+    cudaGraph_t g;
+    EXPECT_EQ(cudaStreamEndCapture(s2, &g), cudaErrorStreamCaptureUnmatched);
+    EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaErrorStreamCaptureInvalidated);
+}
+
+TEST(Graphs, LaunchesOfOneGraphAreOrdered) {
+    Reset();
+    Capture cap;
+    cudaStream_t a, b;
+    CK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+    CK(cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal));
+    CK(Spin(a, 1 * kMs, 1, 32, "g"));
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(a, &g));
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, a));
+    CK(cudaGraphLaunch(ge, b));
+    CK(cudaDeviceSynchronize());
+    trace_op g0 = cap.Kernel("g", 0), g1 = cap.Kernel("g", 1);
+    EXPECT_EQ(g1.stream, trace_stream_id(b));
+    EXPECT_GE(g1.start_ns, g0.end_ns);
+}
+
+TEST(Graphs, InvalidHandlesAndArguments) {
+    Reset();
+    cudaGraphExec_t ge;
+    EXPECT_EQ(cudaGraphInstantiate(&ge, (cudaGraph_t)0x1234, 0), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGraphLaunch((cudaGraphExec_t)0x1234, 0), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGraphDestroy((cudaGraph_t)0x1234), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGraphExecDestroy((cudaGraphExec_t)0x1234), cudaErrorInvalidValue);
+    cudaStream_t s;
+    CK(cudaStreamCreate(&s));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(s, &g));
+    EXPECT_EQ(cudaGraphInstantiate(nullptr, g, 0), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGraphInstantiate(&ge, g, 1ull << 40), cudaErrorInvalidValue);
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, s));  // an empty graph
+    CK(cudaStreamSynchronize(s));
+    CK(cudaGraphDestroy(g));
+    EXPECT_EQ(cudaGraphDestroy(g), cudaErrorInvalidValue) << "twice";
+    CK(cudaGraphExecDestroy(ge));
+    EXPECT_EQ(cudaGraphLaunch(ge, s), cudaErrorInvalidValue) << "destroyed";
+}
+
+std::vector<std::string> GraphTimeline() {
+    Reset();
+    Capture cap;
+    cudaStream_t s, s2;
+    EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    EXPECT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+    cudaEvent_t fork, join;
+    EXPECT_EQ(cudaEventCreate(&fork), cudaSuccess);
+    EXPECT_EQ(cudaEventCreate(&join), cudaSuccess);
+    ForkJoinCapture(s, s2, fork, join, true);
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+    EXPECT_EQ(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(cudaGraphLaunch(ge, s), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<std::string> out;
+    for (const auto &kv : cap.ops())
+        out.push_back(std::to_string(kv.second.kind) + ":" + kv.second.name + ":" + std::to_string(kv.second.stream) +
+                      ":" + std::to_string(kv.second.start_ns) + "-" + std::to_string(kv.second.end_ns));
+    return out;
+}
+
+TEST(Graphs, LaunchesAreDeterministic) {
+    std::vector<std::string> a = GraphTimeline(), b = GraphTimeline();
+    EXPECT_EQ(a, b);
+    EXPECT_GT(a.size(), 12u);
+}
+
+}  // namespace
