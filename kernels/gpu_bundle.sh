@@ -48,7 +48,8 @@ cd "${root}"
 # device), "measure" (prints figures), "lab" (a lab binary, run under each GPU timing to
 # measure what tracing costs its timed runs; installed as PACKAGE_NAME), "verdict N" (a
 # lab binary whose exit status must be N, as on the simulator, for every seed; installed
-# as PACKAGE_NAME).
+# as PACKAGE_NAME), "puzzles" (the puzzle runner: every puzzle is played with --reveal and
+# must show the answer its explanation is written for, as on the simulator).
 targets=(
   "//kernels:smoke check"
   "//kernels:smoke_test test"
@@ -99,6 +100,7 @@ targets=(
   "//labs:03_double_buffer_sync_memcpy_gpu verdict 1"
   "//labs:03_double_buffer_kernel_on_stream0_gpu verdict 1"
   "//labs:03_double_buffer_host_touches_device_gpu verdict 2"
+  "//puzzles:puzzles_gpu puzzles"
 )
 if [[ -n "${only}" ]]; then
   kept=()
@@ -312,6 +314,36 @@ while read -r name kind expect; do
         failed=$((failed + 1))
       else
         summary+=("${name}: measured")
+      fi
+      ;;
+    puzzles)
+      # Every puzzle on this GPU: the answer its runs show must be the one the explanation
+      # is written for (the runner notes it when they differ), as on the simulator.
+      if ! "${here}/bin/${name}" --probe-device >"${logs}/${name}-probe.log" 2>&1; then
+        echo "== ${name}: SKIP ($(head -c 200 "${logs}/${name}-probe.log"))"
+        summary+=("${name}: SKIP (no device)")
+        skipped=$((skipped + 1))
+        continue
+      fi
+      bad=0
+      for id in $("${here}/bin/${name}" | awk '/^  [0-9][0-9][0-9]_/ {print $1}'); do
+        rc="$(run "${name}" "-${id}" --reveal --plain --width 120 "${id}")"
+        log="${logs}/${name}-${id}.log"
+        shows="$(grep -o '^The runs show [a-e])' "${log}" | head -1)"
+        if [[ "${rc}" == 0 && -n "${shows}" ]] && ! grep -q '^Note: the explanation below' "${log}"; then
+          echo "== ${name} ${id}: PASS (${shows#The runs show })"
+        else
+          echo "== ${name} ${id}: FAIL (exit ${rc}, ${shows:-no answer shown})"
+          bad=$((bad + 1))
+        fi
+        grep -E '^[A-Z].*: device [0-9.]+ ms|^  [a-z].*ms' "${log}" | head -12 | sed 's/^/   /'
+      done
+      if ((bad)); then
+        summary+=("${name}: FAIL (${bad} puzzles gave another answer)")
+        failed=$((failed + 1))
+      else
+        summary+=("${name}: PASS")
+        passed=$((passed + 1))
       fi
       ;;
     verdict)

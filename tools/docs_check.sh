@@ -45,7 +45,7 @@ problem() {
 }
 
 # Folders and top-level files a path in the docs may start with.
-tops='\.ci|shared|docs|grading|kernels|labs|sim|solutions|third_party|tools|trace|tui'
+tops='\.ci|shared|docs|grading|kernels|labs|puzzles|sim|solutions|third_party|tools|trace|tui'
 top_files='setup\.sh|WORKSPACE|\.bazelrc|\.bazelversion|README\.md'
 
 # ---- 1. paths ----------------------------------------------------------------------------
