@@ -40,7 +40,8 @@ static trace_op kernel_op(kernels_id id, uint32_t blocks, uint32_t threads) {
 static cudaError_t finish(cudaError_t err, trace_op *op, cudaStream_t stream, uint64_t token, uint64_t t0) {
     trace_gpu_op_end(token, stream);
     uint64_t t1 = trace_gpu_now_ns();
-    if (err == cudaSuccess) {
+    /* A launch captured into a graph does not run now: no op (the graph's launch is one). */
+    if (err == cudaSuccess && !trace_gpu_stream_capturing(stream)) {
         op->enqueue_ns = t0;
         trace_gpu_op_bind(token, trace_record(op, stream), t0);
     } else {

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "trace/gpu/clock.h"
+#include "trace/gpu/collector.h"
 #include "trace/gpu/event_chain.h"
 #include "trace/gpu/event_clock.h"
 #include "trace/gpu/real.h"
@@ -227,13 +228,7 @@ void trace_gpu_events_stop(void) {
     E.running = false;
 }
 
-static bool capturing(const void *stream) {
-    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    cudaError_t pending = cudaPeekAtLastError();
-    cudaError_t err = cudaStreamIsCapturing((cudaStream_t)stream, &status);
-    trace_gpu_forget_error(err, pending);
-    return err != cudaSuccess || status != cudaStreamCaptureStatusNone;
-}
+static bool capturing(const void *stream) { return trace_gpu_stream_capturing(stream); }
 
 uint64_t trace_gpu_events_op_begin(const void *stream, trace_gpu_op_class op_class) {
     if (!E.running || capturing(stream)) return 0;
@@ -271,6 +266,12 @@ static timed_op *find(uint64_t token) {
 void trace_gpu_events_op_end(uint64_t token, const void *stream) {
     timed_op *t = token ? find(token) : NULL;
     if (!t) return;
+    /* The call took the stream into a capture (a wait on a captured event): its end
+     * event would become part of the graph. */
+    if (capturing(stream)) {
+        release(t);
+        return;
+    }
     if (record(t->end, stream))
         t->ended = true;
     else

@@ -33,6 +33,7 @@
 #include "trace/gpu/allocations.h"
 #include "trace/gpu/classify.h"
 #include "trace/gpu/collector.h"
+#include "trace/gpu/graphs.h"
 #include "trace/gpu/host_fn.h"
 #include "trace/gpu/mem_cache.h"
 #include "trace/gpu/nvtx.h"
@@ -236,7 +237,8 @@ static cudaError_t traced_copy(const char *api, copy_fn real, void *dst, const v
     cudaError_t err = real(dst, src, count, kind, stream);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
-    if (err != cudaSuccess || count == 0) {
+    /* A copy captured into a graph never runs as such: no op. */
+    if (err != cudaSuccess || count == 0 || (async && trace_gpu_stream_capturing(stream))) {
         trace_gpu_op_cancel(token);
         trace_record_api(api, t0, t1);
         return err;
@@ -296,7 +298,7 @@ static cudaError_t traced_memset(const char *api, memset_fn real, void *ptr, int
     cudaError_t err = real(ptr, value, count, stream);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
-    if (err != cudaSuccess || count == 0) {
+    if (err != cudaSuccess || count == 0 || trace_gpu_stream_capturing(stream)) {
         trace_gpu_op_cancel(token);
         trace_record_api(api, t0, t1);
         return err;
@@ -451,7 +453,8 @@ static cudaError_t traced_wait_event(cudaError_t (*real)(cudaStream_t, cudaEvent
     cudaError_t err = real(stream, event, flags);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
-    if (err == cudaSuccess) {
+    /* A wait in a capture (or one that joined the stream to a capture) is a graph edge. */
+    if (err == cudaSuccess && !trace_gpu_stream_capturing(stream)) {
         uint64_t id = trace_record_stream_wait(stream, event, t0);
         trace_gpu_op_bind(token, id, t0);
     } else {
@@ -475,6 +478,13 @@ cudaError_t __wrap_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t eve
 
 static cudaError_t traced_host_func(cudaError_t (*real)(cudaStream_t, cudaHostFn_t, void *), cudaStream_t stream,
                                     cudaHostFn_t fn, void *userData) {
+    if (trace_gpu_stream_capturing(stream)) {
+        /* Captured: the function runs at each launch of the graph, unrecorded. */
+        uint64_t t0 = now();
+        cudaError_t err = real(stream, fn, userData);
+        trace_record_api("cudaLaunchHostFunc", t0, now());
+        return err;
+    }
     trace_gpu_host_call *call = fn ? trace_gpu_host_call_new(fn, userData) : NULL;
     if (!call) return real(stream, fn, userData);
     uint64_t t0 = now();
@@ -548,7 +558,7 @@ static cudaError_t traced_event_record(cudaError_t (*real)(cudaEvent_t, cudaStre
     cudaError_t err = real(event, stream);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
-    if (err == cudaSuccess) {
+    if (err == cudaSuccess && !trace_gpu_stream_capturing(stream)) {
         uint64_t id = trace_record_event_record(event, stream, t0);
         trace_gpu_op_bind(token, id, t0);
     } else {
@@ -614,4 +624,80 @@ cudaError_t __wrap_cudaDeviceReset(void) {
     else
         trace_record_api("cudaDeviceReset", t0, t1);
     return err;
+}
+
+/* ---- graphs ------------------------------------------------------------------------------ */
+
+cudaError_t __wrap_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+    TRACE_CALL_SITE();
+    bool on = tracing();
+    uint64_t t0 = on ? now() : 0;
+    cudaError_t err = __real_cudaGraphInstantiate(pGraphExec, graph, flags);
+    if (err == cudaSuccess) {
+        size_t nodes = 0;
+        cudaError_t pending = cudaPeekAtLastError();
+        cudaError_t qerr = cudaGraphGetNodes(graph, NULL, &nodes);
+        trace_gpu_forget_error(qerr, pending);
+        if (qerr == cudaSuccess) trace_gpu_graph_exec_add(*pGraphExec, nodes);
+    }
+    if (on) trace_record_api("cudaGraphInstantiate", t0, now());
+    return err;
+}
+
+cudaError_t __wrap_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+    TRACE_CALL_SITE();
+    bool on = tracing();
+    uint64_t t0 = on ? now() : 0;
+    cudaError_t err = __real_cudaGraphExecDestroy(graphExec);
+    if (err == cudaSuccess) trace_gpu_graph_exec_forget(graphExec);
+    if (on) trace_record_api("cudaGraphExecDestroy", t0, now());
+    return err;
+}
+
+/* A graph launch is one KERNEL op on its stream, named "graph (N nodes)", with no memory
+ * ranges (the race checker does not see what the graph's nodes touch). With CUDA-event
+ * timing, events around the launch time it; under CUPTI, whose records are per node, the
+ * op gets the launch call's host span instead (docs/gpu-tracing.md). */
+static cudaError_t traced_graph_launch(cudaError_t (*real)(cudaGraphExec_t, cudaStream_t), cudaGraphExec_t exec,
+                                       cudaStream_t stream) {
+    bool capturing = trace_gpu_stream_capturing(stream);
+    bool events = !capturing && trace_gpu_status() == TRACE_GPU_EVENTS;
+    uint64_t t0 = now();
+    uint64_t token = events ? trace_gpu_op_begin(stream, TRACE_GPU_OP_DEVICE) : 0;
+    cudaError_t err = real(exec, stream);
+    trace_gpu_op_end(token, stream);
+    uint64_t t1 = now();
+    if (err != cudaSuccess || capturing) {
+        trace_gpu_op_cancel(token);
+        trace_record_api("cudaGraphLaunch", t0, t1);
+        return err;
+    }
+    trace_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = TRACE_OP_KERNEL;
+    op.engine = TRACE_ENGINE_COMPUTE;
+    op.batch = -1;
+    op.enqueue_ns = t0;
+    trace_gpu_graph_name(exec, op.name, sizeof(op.name));
+    if (!token) {
+        op.start_ns = t0;
+        op.end_ns = t1;
+        op.timed = true;
+    }
+    uint64_t id = trace_record(&op, stream);
+    trace_gpu_op_bind(token, id, t0);
+    trace_record_api("cudaGraphLaunch", t0, t1);
+    return err;
+}
+
+cudaError_t __wrap_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    if (!tracing()) return __real_cudaGraphLaunch(graphExec, stream);
+    return traced_graph_launch(__real_cudaGraphLaunch, graphExec, stream);
+}
+
+cudaError_t __wrap_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    if (!tracing()) return __real_cudaGraphLaunch_ptsz(graphExec, stream);
+    return traced_graph_launch(__real_cudaGraphLaunch_ptsz, graphExec, per_thread(stream));
 }

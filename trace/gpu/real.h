@@ -37,6 +37,9 @@ cudaError_t __real_cudaEventSynchronize(cudaEvent_t event);
 cudaError_t __real_cudaEventDestroy(cudaEvent_t event);
 cudaError_t __real_cudaDeviceSynchronize(void);
 cudaError_t __real_cudaDeviceReset(void);
+cudaError_t __real_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags);
+cudaError_t __real_cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+cudaError_t __real_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 
 /* The entry points that code compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM calls instead
  * of the plain ones above (the toolkit's header renames them there, and declares them only
@@ -51,6 +54,7 @@ cudaError_t __real_cudaStreamQuery_ptsz(cudaStream_t stream);
 cudaError_t __real_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 cudaError_t __real_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData);
 cudaError_t __real_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
+cudaError_t __real_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream);
 
 /* After a call the tracer made on its own behalf: clears the error it left for
  * cudaGetLastError, unless the program already had one pending (which stays for the
