@@ -127,7 +127,7 @@ const puzzle puzzle_004_blocking_copies = {
         "engines take the data by DMA while the host goes on launching, and the three lanes overlap. In "
         "PyTorch, non_blocking=True gives this overlap only with pin_memory=True; on a pageable tensor it "
         "quietly behaves like a blocking copy.",
-    .interview = "Why does non_blocking=True need pinned memory to overlap? (docs/interview-questions.md)",
+    .interview = "Q6: Why can a copy from malloc'd memory not overlap with anything?",
     .n_variants = 3,
     .variants =
         {

@@ -160,7 +160,7 @@ const puzzle puzzle_007_issue_order = {
         "streams share a queue: with more busy streams than connections, or with "
         "CUDA_DEVICE_MAX_CONNECTIONS=1, a stream's upload issued after another stream's download may wait "
         "for it, and breadth-first issue avoids that.",
-    .interview = "Does the order in which you issue work to several streams (depth-first or breadth-first) "
+    .interview = "Q37: Does the order in which you issue work to several streams (depth-first or breadth-first) "
                  "change how it overlaps?",
     .n_variants = 3,
     .variants =
