@@ -101,6 +101,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     sim_op *op = sim_op_new(SIM_OP_EVENT_RECORD);
     op->u.record.event = ei;
     op->u.record.gen = ++e->gen;
+    op->u.record.timing = !(e->flags & cudaEventDisableTiming);
     op->visible_ns = sim_host_now() + (uint64_t)p->submit_latency_ns;
     op->trace_id = trace_record_event_record(event, sim_stream_trace_handle(si), call.start_ns);
     sim_sched_enqueue(op, si);

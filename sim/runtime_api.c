@@ -4,6 +4,7 @@
 #include "sim/runtime.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/errors.h"
@@ -26,6 +27,19 @@ static struct {
     bool streams_made;
 } R;
 
+/* The device's hardware work queues: CUDA_DEVICE_MAX_CONNECTIONS when it holds a whole
+ * number (clamped to 1..32, the documented range), else the profile's max_connections. Read
+ * whenever the device is set up: at first use, after cudaDeviceReset and after sim_reset,
+ * as the real driver reads it when it creates a context. */
+static void set_connections(void) {
+    const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    if (!v || !*v) return;
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    if (*end != '\0') return;
+    sim_sched_set_connections(n < 1 ? 1u : (n > 32 ? 32u : (uint32_t)n));
+}
+
 void sim_runtime_ensure_ready(void) {
     if (R.ready) return;
     const sim_profile *p = sim_profile_current();
@@ -35,6 +49,7 @@ void sim_runtime_ensure_ready(void) {
         R.streams_made = true;
     }
     sim_sched_init(p);
+    set_connections();
     R.ready = true;
     /* Any program linked against the simulated runtime gets the race checker with
      * STREAMLAB_RACECHECK=1 (races on stderr, exit status 66). */
@@ -245,6 +260,7 @@ cudaError_t cudaDeviceReset(void) {
     sim_sched_wait_device();
     teardown();
     sim_sched_init(sim_prof());
+    set_connections();
     R.ready = true;
     return sim_call_end(&call, cudaSuccess);
 }

@@ -336,6 +336,60 @@ static void allocation_sync_cases(void) {
     NEED(cudaStreamDestroy(nb));
 }
 
+/* The hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, unset here: 8 queues). A queue
+ * starts its ops in order, and an op that holds it (a kernel, a record of a timing event)
+ * waits for its stream at the head, holding back every op behind it, of any stream. Eight
+ * blocking streams each run a long kernel (40 ms on the first, 50 ms on the others) and
+ * record an event after it; a ninth stream runs an empty kernel; the host waits for that
+ * stream and asks which records are done. Where the ninth stream found a queue of its own,
+ * none is; where it had to share one, it started after the record ahead of it: on an H200
+ * (and the simulator) it shared the first stream's queue. A record of an event created
+ * with cudaEventDisableTiming does not hold its queue; with seven streams holding queues,
+ * the ninth takes the free eighth; eight long kernels with nothing behind them hold none. */
+static void connection_round(cudaStream_t *s, cudaEvent_t *e, int held) {
+    dim3 one = {1, 1, 1};
+    NEED(cudaDeviceSynchronize());
+    for (int i = 0; i < held; i++) {
+        NEED(conformance_launch_spin(i == 0 ? 40.0 : 50.0, s[i]));
+        if (e) NEED(cudaEventRecord(e[i], s[i]));
+    }
+    NEED(conformance_launch_empty(one, one, 0, s[8]));
+    NEED(cudaStreamSynchronize(s[8]));
+}
+
+static void connection_cases(void) {
+    cudaStream_t s[9];
+    cudaEvent_t timed[8], untimed[8];
+    for (int i = 0; i < 9; i++) NEED(cudaStreamCreate(&s[i]));
+    for (int i = 0; i < 8; i++) {
+        NEED(cudaEventCreate(&timed[i]));
+        NEED(cudaEventCreateWithFlags(&untimed[i], cudaEventDisableTiming));
+    }
+    connection_round(s, timed, 8);
+    CASE("a ninth stream's kernel while eight streams each hold a queue (a long kernel, then a timing event's "
+         "record waiting for it), then cudaEventQuery of the first stream's record (40 ms)",
+         cudaEventQuery(timed[0]));
+    CASE("the same, then cudaEventQuery of the second stream's record (50 ms)", cudaEventQuery(timed[1]));
+    connection_round(s, untimed, 8);
+    CASE("the same with events created with cudaEventDisableTiming, then cudaEventQuery of the first stream's "
+         "record (40 ms)",
+         cudaEventQuery(untimed[0]));
+    connection_round(s, timed, 7);
+    CASE("a ninth stream's kernel while seven streams each hold a queue, then cudaEventQuery of the first "
+         "stream's record (40 ms)",
+         cudaEventQuery(timed[0]));
+    connection_round(s, NULL, 8);
+    CASE("a ninth stream's kernel while eight streams each run a long kernel with nothing behind it, then "
+         "cudaStreamQuery of the first of them (40 ms)",
+         cudaStreamQuery(s[0]));
+    NEED(cudaDeviceSynchronize());
+    for (int i = 0; i < 8; i++) {
+        NEED(cudaEventDestroy(timed[i]));
+        NEED(cudaEventDestroy(untimed[i]));
+    }
+    for (int i = 0; i < 9; i++) NEED(cudaStreamDestroy(s[i]));
+}
+
 /* Handles used after they were destroyed: undefined behaviour in the real runtime; the
  * simulator reports them as invalid handles. */
 static void dead_handle_cases(void) {
@@ -392,6 +446,7 @@ int main(void) {
     default_stream_cases();
     default_stream_unit_cases();
     allocation_sync_cases();
+    connection_cases();
     illegal_address_cases();
     /* Last: on the real runtime a destroyed handle is undefined behaviour, and its first
      * use may end the process (a CUDA 13.0 runtime on an H200 crashed here). */

@@ -74,7 +74,11 @@ typedef struct sim_op sim_op;
 struct sim_op {
     sim_op *next;  /* in its stream's queue, or the free list */
     sim_op *qnext; /* in a copy engine's queue */
+    sim_op *cnext; /* in its hardware work queue (connections.h) until it starts */
     uint32_t stream;
+    uint32_t conn; /* its hardware work queue */
+    bool conn_holds;  /* waits at the head of its queue, holding it (connections.h) */
+    bool conn_passed; /* has left its queue without holding it */
     uint8_t kind;  /* sim_op_kind */
     bool started;
     uint64_t seq;        /* its number within its stream, from 1 */
@@ -94,6 +98,7 @@ struct sim_op {
         struct {
             uint32_t event;
             uint64_t gen;
+            bool timing; /* the event takes a timestamp (no cudaEventDisableTiming) */
         } record;
         struct {
             sim_host_fn fn;

@@ -48,6 +48,7 @@ extern "C" {
     X(device, reserved_shared_mem_per_block, true, 0, 1 << 20)                                \
     X(device, priority_least, true, -64, 64)                                                  \
     X(device, priority_greatest, true, -64, 64)                                               \
+    X(device, max_connections, true, 1, 32)                                                   \
     X(copy, h2d_pinned_gbps, false, 1e-3, 1e5)                                                \
     X(copy, d2h_pinned_gbps, false, 1e-3, 1e5)                                                \
     X(copy, bidir_total_gbps, false, 1e-3, 2e5)                                               \

@@ -9,6 +9,7 @@
 
 #include "sim/core/clock.h"
 #include "sim/core/compute.h"
+#include "sim/core/connections.h"
 #include "sim/core/copy_engine.h"
 #include "sim/core/events.h"
 #include "sim/core/memory.h"
@@ -103,6 +104,7 @@ void sim_sched_reset(void) {
     sim_copy_reset();
     sim_compute_reset();
     sim_eventq_free(&S.q);
+    sim_conn_init(sim_conn_count());
     free(S.active);
     free(S.cand);
     const sim_profile *p = S.prof;
@@ -113,6 +115,7 @@ void sim_sched_reset(void) {
 void sim_sched_init(const sim_profile *profile) {
     sim_sched_reset();
     S.prof = profile;
+    sim_conn_init((uint32_t)profile->max_connections);
     static const sim_engine_env env = {
         .push = sim_sched_push,
         .complete = sim_sched_complete,
@@ -125,9 +128,38 @@ void sim_sched_init(const sim_profile *profile) {
 
 /* ---- enqueue ------------------------------------------------------------------------ */
 
+void sim_sched_set_connections(uint32_t n) { sim_conn_init(n); }
+
+/* Whether an op waits for its stream at the head of its hardware queue, holding it, or
+ * steps aside (connections.h). Measured on an H200 with one queue: kernels, memsets,
+ * device-to-device copies, host functions and records of timing events held it;
+ * host-device copies and records of events without timing did not. Stream waits are
+ * taken to hold it (what they wait for is an event, like a timing record's). Host-to-host
+ * copies, done by the host, are taken not to. */
+static bool holds_queue(const sim_op *op) {
+    switch ((sim_op_kind)op->kind) {
+    case SIM_OP_COMPUTE:
+    case SIM_OP_HOST_FN:
+    case SIM_OP_EVENT_WAIT:
+        return true;
+    case SIM_OP_EVENT_RECORD:
+        return op->u.record.timing;
+    case SIM_OP_COPY:
+    case SIM_OP_HOST_COPY:
+        return false;
+    }
+    return true;
+}
+uint32_t sim_sched_connections(void) { return sim_conn_count(); }
+
 void sim_sched_enqueue(sim_op *op, uint32_t stream) {
     sim_stream *st = sim_stream_at(stream);
+    /* A stream with no outstanding work is bound to a hardware queue afresh; its work
+     * goes through that queue until all of it has completed. */
+    if (st->enq_seq == st->done_seq) st->conn = sim_conn_pick();
     op->stream = stream;
+    op->conn_holds = holds_queue(op);
+    sim_conn_push(st->conn, op);
     op->seq = ++st->enq_seq;
     op->order = S.next_order++;
     op->tiebreak = sim_perturb_key();
@@ -197,6 +229,7 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
         break;
     }
     if (op->trace_id) trace_op_timed(op->trace_id, op->start_ns, op->end_ns);
+    sim_conn_done(op->conn);
     st->head = op->next;
     if (!st->head) {
         st->tail = NULL;
@@ -212,6 +245,10 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
 static void start(sim_op *op) {
     sim_stream *st = sim_stream_at(op->stream);
     op->started = true;
+    /* It leaves its hardware queue (unless it left it already). The next op there may
+     * start now unless it is this stream's own next op, which waits for this one to
+     * complete anyway. */
+    if (!op->conn_passed && sim_conn_pop(op->conn)) S.dirty = true;
     switch ((sim_op_kind)op->kind) {
     case SIM_OP_EVENT_RECORD:
         op->start_ns = S.now;
@@ -259,6 +296,8 @@ static void pass(void) {
             sim_stream *st = sim_stream_at(S.active[i]);
             sim_op *head = st->head;
             if (!head || head->started) continue;
+            /* Only the head of its hardware queue can start (connections.h). */
+            if (!head->conn_passed && sim_conn_head(head->conn) != head) continue;
             if (head->visible_ns > S.now) {
                 if (st->wake_at != head->visible_ns) {
                     st->wake_at = head->visible_ns;

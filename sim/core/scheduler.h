@@ -1,7 +1,7 @@
 /* sim/core/scheduler.h: the discrete-event core of the simulated device. Ops wait in their
  * streams; a stream's head op starts when the device can see it (the host submitted it),
- * its predecessor has completed and its dependencies (event waits, the legacy-stream
- * barrier) are met; it then runs on its engine (a copy engine, the SMs, the host-function
+ * its predecessor has completed, its dependencies (event waits, the legacy-stream
+ * barrier) are met and it is at the head of its hardware work queue (connections.h); it then runs on its engine (a copy engine, the SMs, the host-function
  * thread) and completes at a virtual time, moving its data then. The device is only ever
  * simulated up to the host's clock: before a runtime call returns, or while the host
  * waits for something. */
@@ -24,6 +24,11 @@ extern "C" {
 void sim_sched_init(const sim_profile *profile);
 /* Discards every queued op and future event (sim_reset). */
 void sim_sched_reset(void);
+/* The number of hardware work queues (connections.h; 1..32): the profile's max_connections
+ * after sim_sched_init, unless set here (CUDA_DEVICE_MAX_CONNECTIONS), before any work is
+ * queued. */
+void sim_sched_set_connections(uint32_t n);
+uint32_t sim_sched_connections(void);
 
 /* Queues op on a stream: numbers it, adds the legacy-stream barrier dependencies, and
  * makes it visible to the device at op->visible_ns (set by the caller). */

@@ -31,6 +31,7 @@ typedef struct sim_stream {
     uint64_t last_end_ns; /* when its last completed op ended */
     uint64_t wake_at;    /* a wake-up is scheduled for this time (0: none) */
     bool active;         /* in the scheduler's list of streams with queued ops */
+    uint32_t conn;       /* the hardware work queue its outstanding work goes through */
 } sim_stream;
 
 /* Sets up the legacy stream and the per-thread stream, whose handle the program uses
