@@ -8,6 +8,13 @@
 
 char *grade_csv_field(const char *text) {
     char *s = grade_text_clean(text ? text : "", text ? strlen(text) : 0, 4096);
+    /* A cell a spreadsheet would run as a formula (=, +, -, @ first) gets a ' before it,
+     * which spreadsheets show as text (OWASP's advice for CSV injection). */
+    if (s[0] && strchr("=+-@\t\r", s[0])) {
+        char *quoted = grade_strf("'%s", s);
+        free(s);
+        s = quoted;
+    }
     if (!strpbrk(s, ",\"\r\n")) return s;
     grade_buf b;
     grade_buf_init(&b);
@@ -73,6 +80,16 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const grade_student *s = students[i];
         field(&b, s->name, true);
+        if (s->not_graded) {
+            /* Empty cells, not zeros: nobody should read a grade into them. */
+            grade_buf_puts(&b, ",,");
+            for (size_t l = 0; first && l < first->n_labs; l++)
+                for (int c = 0; c < GRADE_CHECKS; c++)
+                    if (grade_lab_has_check(&first->labs[l], (grade_check_id)c)) grade_buf_puts(&b, ",");
+            field(&b, s->problem ? s->problem : "NOT GRADED", false);
+            grade_buf_puts(&b, "\r\n");
+            continue;
+        }
         number(&b, s->score);
         number(&b, s->max_score);
         for (size_t l = 0; first && l < first->n_labs; l++)

@@ -89,6 +89,7 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
     }
 
     lab->seed = env->fixed_seed ? env->seed : (grade_random_u64() & ((1ull << 53) - 1));
+    lab->seed_fixed = env->fixed_seed;
     grade_attempt a;
     grade_run_lab(env->sandbox, kit, built.binary, build_dir, run_dir, log_dir, &env->run, lab->seed, &a);
     lab->attempts = 1;

@@ -79,6 +79,14 @@ int grade_kit_load(const char *dir, grade_kit *kit, char *err, size_t err_len) {
     if (str_array(root, "link", &kit->link, &kit->n_link, file, err, err_len)) goto out;
     if (str_array(root, "link_flags", &kit->link_flags, &kit->n_link_flags, file, err, err_len)) goto out;
     kit->sanitized = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "sanitized"));
+    const cJSON *skeleton = cJSON_GetObjectItemCaseSensitive(root, "skeleton");
+    if (skeleton) {
+        if (!cJSON_IsString(skeleton) || strstr(skeleton->valuestring, "..") || skeleton->valuestring[0] == '/') {
+            snprintf(err, err_len, "%s: \"skeleton\" must be a path inside the kit", file);
+            goto out;
+        }
+        kit->skeleton = grade_path_join(dir, skeleton->valuestring);
+    }
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(root, "libraries");
     if (!cJSON_IsArray(libs)) {
         snprintf(err, err_len, "%s: \"libraries\" must be an array", file);
@@ -123,6 +131,7 @@ void grade_kit_free(grade_kit *kit) {
     free(kit->lab);
     free(kit->backend);
     free(kit->student_file);
+    free(kit->skeleton);
     free(kit->compiler);
     free(kit->linker);
     free_strings(kit->compile, kit->n_compile);

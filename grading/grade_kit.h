@@ -23,6 +23,8 @@ typedef struct grade_kit {
     char *lab;          /* "03_double_buffer" */
     char *backend;      /* "sim" or "gpu" */
     char *student_file; /* "labs/03_double_buffer/lab.c" */
+    char *skeleton;     /* the lab's own starting file in the kit (the grader's pre-flight run
+                           builds it), or NULL for a kit made without one */
     char *compiler, *linker;
     char **compile;     /* with @KIT@ @SRC@ @OBJ@ */
     size_t n_compile;

@@ -1,7 +1,11 @@
 /* grading/grade_main.c: the grader's main(): options, rubric and kits, the sandbox probe,
  * a scratch folder with the kits installed, then every student graded in worker processes
  * (or the one Gradescope submission), and the class's gradebook, JUnit file and summary.
- * See docs/grading.md. */
+ * Before anyone is graded: the submissions and --out folders are checked and --out locked,
+ * and each lab's skeleton is run once with the instructor's settings (grade_preflight.h).
+ * SIGINT and SIGTERM stop the workers, remove the scratch folder and write the gradebook of
+ * the students finished so far, marked incomplete (--resume finishes it). See
+ * docs/grading.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -17,9 +21,12 @@
 #include "grading/grade_fs.h"
 #include "grading/grade_gradebook.h"
 #include "grading/grade_grader.h"
+#include "grading/grade_hash.h"
 #include "grading/grade_kit.h"
 #include "grading/grade_options.h"
+#include "grading/grade_outdir.h"
 #include "grading/grade_pool.h"
+#include "grading/grade_preflight.h"
 #include "grading/grade_progress.h"
 #include "grading/grade_report_gradescope.h"
 #include "grading/grade_report_junit.h"
@@ -45,7 +52,21 @@ typedef struct app {
     grade_progress progress;
     char *sandbox_desc, *backend_desc, *settings_desc;
     char when[64];
+    const char *usage;    /* how the instructor runs the grader */
+    int argc;
+    char **argv;
+    grade_outdir outdir;
+    uint64_t settings_hash; /* kits, rubric and settings: part of every student's key */
+    char (*keys)[17];       /* per submission: what its result depends on */
+    size_t *order;          /* the submissions this run grades */
+    size_t n_order;
+    bool *graded;           /* per submission: graded in this run */
+    bool report_failed;     /* a report could not be written */
 } app;
+
+static volatile sig_atomic_t g_stop;
+
+static void on_stop(int sig) { g_stop = sig; }
 
 static int cannot_run(const char *fmt, const char *detail) {
     fprintf(stderr, "grade: ");
@@ -81,9 +102,15 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
                 free(copy);
                 return GRADE_EXIT_USAGE;
             }
-            bool twice = false;
-            for (size_t i = 0; i < n; i++) twice |= !strcmp(ids[i], named->id);
-            if (!twice) ids[n++] = named->id;
+            for (size_t i = 0; i < n; i++)
+                if (!strcmp(ids[i], named->id)) {
+                    snprintf(err, err_len, "--labs names %s twice%s%s%s: name each lab once", named->id,
+                             strcmp(t, named->id) ? " (once as " : "", strcmp(t, named->id) ? t : "",
+                             strcmp(t, named->id) ? ")" : "");
+                    free(copy);
+                    return GRADE_EXIT_USAGE;
+                }
+            ids[n++] = named->id;
         }
         if (n == 0) {
             snprintf(err, err_len, "--labs names no lab");
@@ -136,7 +163,8 @@ static char *work_path(const app *a, size_t i) { return grade_strf("%s/s%zu", a-
 /* OUT/<student>/; a student named like a class file gets a prefix, so that nothing a
  * submission is called can overwrite the gradebook. */
 static char *student_dir(const app *a, const char *name) {
-    if (!strcmp(name, "gradebook.csv") || !strcmp(name, "junit.xml")) {
+    if (!strcmp(name, "gradebook.csv") || !strcmp(name, "junit.xml") || !strcmp(name, "INCOMPLETE.txt") ||
+        !strncmp(name, ".streamlab-grade", 16)) {
         char *prefixed = grade_strf("student_%s", name);
         char *dir = grade_path_join(a->opt.out, prefixed);
         free(prefixed);
@@ -145,8 +173,9 @@ static char *student_dir(const app *a, const char *name) {
     return grade_path_join(a->opt.out, name);
 }
 
-static int job(void *ctx, size_t i) {
+static int job(void *ctx, size_t k) {
     app *a = ctx;
+    size_t i = a->order[k];
     grade_student s;
     char *work = work_path(a, i);
     char err[768];
@@ -207,16 +236,24 @@ static void lost_student(app *a, size_t i, int status, grade_student *s) {
     free(dir);
 }
 
-static void done(void *ctx, size_t i, int status) {
+static void done(void *ctx, size_t k, int status) {
     app *a = ctx;
+    size_t i = a->order[k];
+    if (g_stop) return; /* interrupted: the student is not graded (a worker killed by Ctrl-C) */
     char *state = state_path(a, i);
     char *text = NULL;
     size_t len = 0;
     char err[512];
     bool ok = false;
+    if (status == 4 || status == 5) a->report_failed = true;
     if (status == 0 && grade_read_file(state, 64u << 20, &text, &len, NULL, err, sizeof(err)) == 0) {
         cJSON *j = cJSON_ParseWithLength(text, len);
         ok = j && grade_student_from_json(j, &a->students[i]) == 0;
+        /* Kept in --out for --regrade and --resume. */
+        if (ok && grade_outdir_store(&a->outdir, a->students[i].name, a->keys[i], j, err, sizeof(err)) != 0) {
+            fprintf(stderr, "grade: %s\n", err);
+            a->report_failed = true;
+        }
         cJSON_Delete(j);
         free(text);
     }
@@ -224,47 +261,237 @@ static void done(void *ctx, size_t i, int status) {
         if (a->students[i].name) grade_student_free(&a->students[i]);
         lost_student(a, i, status, &a->students[i]);
     }
+    a->graded[i] = true;
     unlink(state);
     free(state);
     grade_progress_step(&a->progress, &a->students[i]);
 }
 
-static int class_mode(app *a) {
-    char err[1024];
+/* Whether the submissions folder looks like one student's (it holds labs/ or a lab's
+ * file itself) rather than one entry per student. */
+static const char *one_students_folder(const app *a) {
+    for (size_t l = 0; l < a->n_labs; l++) {
+        char *p = grade_path_join(a->opt.submissions, a->kits[l].student_file);
+        bool there = grade_is_file(p);
+        free(p);
+        if (there) return a->kits[l].student_file;
+    }
+    for (size_t i = 0; i < a->subs.n; i++)
+        if (!strcmp(a->subs.items[i].name, "labs") && a->subs.items[i].kind == GRADE_SUB_FOLDER) return "labs/";
+    return NULL;
+}
+
+/* A student the run did not get to: no score, the note says why. */
+static void placeholder(app *a, const char *name, const char *why, grade_student *s) {
+    memset(s, 0, sizeof(*s));
+    s->name = grade_strdup(name);
+    s->problem = grade_strdup(why);
+    s->not_graded = true;
+    s->labs = calloc(a->n_labs ? a->n_labs : 1, sizeof(grade_lab));
+    s->n_labs = a->n_labs;
+    for (size_t l = 0; l < a->n_labs; l++) {
+        const grade_rubric_lab *r = a->rules[l];
+        double max[GRADE_CHECKS] = {r->correct_points, r->race_free_points, r->speed.points, r->measurement_points};
+        grade_lab_init(&s->labs[l], a->kits[l].lab, a->kits[l].student_file, max);
+    }
+}
+
+static int by_name(const void *x, const void *y) {
+    return strcmp((*(grade_student *const *)x)->name, (*(grade_student *const *)y)->name);
+}
+
+/* The settings every student's result depends on besides their submission. */
+static uint64_t settings_hash(const app *a) {
+    uint64_t h = GRADE_HASH_START;
+    char err[512];
+    for (size_t l = 0; l < a->n_labs; l++) {
+        const grade_kit *k = grade_kit_set_find(&a->all_kits, a->kits[l].lab, a->kits[l].backend);
+        h = grade_hash_str(h, a->kits[l].lab);
+        if (k && grade_hash_path(&h, k->dir, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
+    }
+    if (grade_hash_path(&h, a->rubric.path, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
+    char *opts = grade_strf("runs %d schedules %d timeout %d profile %s mem %ld out %ld seed %d %llu backend %s",
+                            a->opt.runs, a->opt.schedules, a->opt.timeout_s, a->opt.profile ? a->opt.profile : "",
+                            a->opt.mem_mb, a->opt.output_mb, a->opt.seed_given, (unsigned long long)a->opt.seed,
+                            a->n_labs ? a->kits[0].backend : "");
+    h = grade_hash_str(h, opts);
+    free(opts);
+    return h;
+}
+
+/* The submissions and --out folders, checked before the pre-flight run. */
+static int open_class(app *a) {
+    char err[2048];
     if (grade_submissions_list(a->opt.submissions, &a->subs, err, sizeof(err)) != 0)
         return cannot_run("%s", err);
     if (*a->subs.warnings) fprintf(stderr, "%s", a->subs.warnings);
-    if (grade_mkdir_p(a->opt.out, 0755, err, sizeof(err)) != 0) return cannot_run("--out: %s", err);
-    if (a->subs.n == 0) fprintf(stderr, "grade: %s holds no submissions\n", a->opt.submissions);
-    a->students = calloc(a->subs.n ? a->subs.n : 1, sizeof(grade_student));
-    bool show = a->opt.progress == 1 || (a->opt.progress == -1 && isatty(STDERR_FILENO));
-    grade_progress_start(&a->progress, a->subs.n, show);
-    int jobs = a->opt.jobs;
-    if ((size_t)jobs > a->subs.n && a->subs.n > 0) jobs = (int)a->subs.n;
-    grade_pool_run(a->subs.n, jobs, job, done, a);
-    grade_progress_finish(&a->progress);
+    const char *own = one_students_folder(a);
+    if (own) {
+        fprintf(stderr,
+                "grade: --submissions %s looks like one student's folder (it holds %s): give the folder that holds "
+                "one folder or archive per student (alice/labs/..., bob.zip, ...)\n",
+                a->opt.submissions, own);
+        return GRADE_EXIT_CANNOT_RUN;
+    }
+    if (a->subs.n == 0) {
+        fprintf(stderr,
+                "grade: --submissions %s holds no submissions: it should hold one folder or archive (.zip, .tar.gz, "
+                ".tgz, .tar) per student, each with the lab files at their repository paths "
+                "(alice/labs/03_double_buffer/lab.c); is it the right folder?\n",
+                a->opt.submissions);
+        return GRADE_EXIT_CANNOT_RUN;
+    }
+    grade_out_mode mode = a->opt.force ? GRADE_OUT_FORCE
+                          : a->opt.regrade ? GRADE_OUT_REGRADE
+                          : a->opt.resume ? GRADE_OUT_RESUME
+                                          : GRADE_OUT_NEW;
+    if (grade_outdir_open(a->opt.out, a->opt.submissions, mode, a->usage, &a->outdir, err, sizeof(err)) != 0)
+        return cannot_run("%s", err);
+    return 0;
+}
 
-    const grade_student **list = calloc(a->subs.n ? a->subs.n : 1, sizeof(grade_student *));
-    for (size_t i = 0; i < a->subs.n; i++) list[i] = &a->students[i];
-    char *csv = grade_gradebook_csv(list, a->subs.n);
-    char *junit = grade_report_junit_class(list, a->subs.n);
+/* The command that finishes an interrupted run: this one with --resume. */
+static char *resume_command(const app *a) {
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_puts(&b, a->usage);
+    for (int i = 1; i < a->argc; i++) {
+        const char *arg = a->argv[i];
+        if (!strcmp(arg, "--regrade") || !strcmp(arg, "--force") || !strcmp(arg, "--resume")) continue;
+        bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:@+") ==
+                                 strlen(arg);
+        if (plain)
+            grade_buf_printf(&b, " %s", arg);
+        else {
+            grade_buf_puts(&b, " '");
+            for (const char *p = arg; *p; p++) grade_buf_puts(&b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+            grade_buf_puts(&b, "'");
+        }
+    }
+    grade_buf_puts(&b, " --resume");
+    return grade_buf_take(&b);
+}
+
+static int class_mode(app *a) {
+    char err[1024];
+    a->students = calloc(a->subs.n, sizeof(grade_student));
+    a->keys = calloc(a->subs.n, sizeof(*a->keys));
+    a->order = calloc(a->subs.n, sizeof(size_t));
+    a->graded = calloc(a->subs.n, sizeof(bool));
+    a->settings_hash = settings_hash(a);
+    for (size_t i = 0; i < a->subs.n; i++) {
+        uint64_t h = a->settings_hash;
+        if (grade_hash_path(&h, a->subs.items[i].path, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
+        grade_hash_hex(h, a->keys[i]);
+    }
+    grade_stored *stored = NULL;
+    size_t n_stored = 0;
+    if (a->outdir.used && grade_outdir_load(&a->outdir, &stored, &n_stored, err, sizeof(err)) != 0)
+        return cannot_run("--out: %s", err);
+    if (grade_outdir_clean(&a->outdir, err, sizeof(err)) != 0) {
+        grade_stored_free(stored, n_stored);
+        return cannot_run("--out: %s", err);
+    }
+    /* --resume: a student whose stored result has the same key is done. */
+    bool *kept = calloc(n_stored ? n_stored : 1, sizeof(bool));
+    bool *reuse = calloc(a->subs.n, sizeof(bool));
+    size_t skipped = 0;
+    for (size_t i = 0; i < a->subs.n; i++) {
+        for (size_t k = 0; k < n_stored; k++) {
+            if (strcmp(stored[k].name, a->subs.items[i].name)) continue;
+            if (a->opt.resume && !strcmp(stored[k].key, a->keys[i]) &&
+                grade_student_from_json(stored[k].student, &a->students[i]) == 0) {
+                reuse[i] = true;
+                skipped++;
+            }
+            kept[k] = true; /* this run's row, either way */
+        }
+        if (!reuse[i]) a->order[a->n_order++] = i;
+    }
+    if (skipped)
+        fprintf(stderr, "grade: --resume: %zu student%s already graded with the same submission, kits and settings; "
+                        "grading the other %zu\n",
+                skipped, skipped == 1 ? "" : "s", a->n_order);
+
+    a->env.report.when = a->when;
+    bool show = a->opt.progress == 1 || (a->opt.progress == -1 && isatty(STDERR_FILENO));
+    grade_progress_start(&a->progress, a->n_order, show);
+    int jobs = a->opt.jobs;
+    if ((size_t)jobs > a->n_order && a->n_order > 0) jobs = (int)a->n_order;
+    int stopped = g_stop ? 1 : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
+    grade_progress_finish(&a->progress);
+    bool interrupted = stopped == 1 || g_stop;
+
+    /* The gradebook: this run's students, and the earlier run's others (a merge). */
+    size_t n_rows = a->subs.n + n_stored;
+    grade_student *extra = calloc(n_rows, sizeof(grade_student));
+    const grade_student **list = calloc(n_rows, sizeof(grade_student *));
+    size_t n = 0, n_extra = 0, finished = 0;
+    for (size_t i = 0; i < a->subs.n; i++) {
+        if (a->graded[i] || reuse[i]) {
+            list[n++] = &a->students[i];
+            finished++;
+        } else {
+            placeholder(a, a->subs.items[i].name,
+                        "NOT GRADED: the grader was interrupted before it got to this student; finish with --resume",
+                        &extra[n_extra]);
+            list[n++] = &extra[n_extra++];
+        }
+    }
+    for (size_t k = 0; k < n_stored; k++) {
+        if (kept[k] || grade_student_from_json(stored[k].student, &extra[n_extra]) != 0) continue;
+        list[n++] = &extra[n_extra++];
+    }
+    qsort(list, n, sizeof(*list), by_name);
+
+    char *csv = grade_gradebook_csv(list, n);
+    const grade_student **done_list = calloc(n ? n : 1, sizeof(grade_student *));
+    size_t n_done = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!list[i]->not_graded) done_list[n_done++] = list[i];
+    char *junit = grade_report_junit_class(done_list, n_done);
     char *csv_path = grade_path_join(a->opt.out, "gradebook.csv");
     char *junit_path = grade_path_join(a->opt.out, "junit.xml");
     int rc = GRADE_EXIT_OK;
+    char *resume = resume_command(a);
+    char *how = grade_strf("This gradebook is INCOMPLETE: the grader was interrupted with %zu of %zu students graded.\n"
+                           "Students not graded have empty scores and a NOT GRADED note. To finish, run:\n  %s\n",
+                           finished, a->subs.n, resume);
     if (grade_write_file(csv_path, csv, strlen(csv), err, sizeof(err)) != 0 ||
-        grade_write_file(junit_path, junit, strlen(junit), err, sizeof(err)) != 0)
-        rc = cannot_run("%s", err);
-    if (!a->opt.quiet && a->subs.n) {
-        char *table = grade_summary_table(list, a->subs.n);
+        grade_write_file(junit_path, junit, strlen(junit), err, sizeof(err)) != 0 ||
+        grade_outdir_mark(&a->outdir, !interrupted, how, err, sizeof(err)) != 0) {
+        fprintf(stderr, "grade: %s\n", err);
+        a->report_failed = true;
+    }
+    if (interrupted) {
+        fprintf(stderr,
+                "\ngrade: interrupted (%s): %zu of %zu students graded; %s lists them and marks the others NOT "
+                "GRADED (INCOMPLETE.txt says so). To finish, run:\n  %s\n",
+                g_stop == SIGTERM ? "SIGTERM" : "SIGINT", finished, a->subs.n, csv_path, resume);
+        rc = g_stop == SIGTERM ? GRADE_EXIT_INTERRUPTED_TERM : GRADE_EXIT_INTERRUPTED_INT;
+    } else if (!a->opt.quiet && n) {
+        char *table = grade_summary_table(list, n);
         printf("%s", table);
         printf("reports in %s (gradebook.csv, junit.xml, and a folder per student)\n", a->opt.out);
         free(table);
     }
+    if (a->report_failed && rc == GRADE_EXIT_OK) {
+        fprintf(stderr, "grade: some reports could not be written (see above): the gradebook may not be whole\n");
+        rc = GRADE_EXIT_CANNOT_RUN;
+    }
+    free(how);
+    free(resume);
     free(csv);
     free(junit);
     free(csv_path);
     free(junit_path);
+    free(done_list);
     free(list);
+    for (size_t i = 0; i < n_extra; i++) grade_student_free(&extra[i]);
+    free(extra);
+    free(kept);
+    free(reuse);
+    grade_stored_free(stored, n_stored);
     return rc;
 }
 
@@ -303,6 +530,38 @@ static int gradescope_mode(app *a) {
     return rc;
 }
 
+/* Each lab's skeleton built and run once with the instructor's settings: options the lab
+ * refuses and a rubric that does not fit the lab's target stop the grader here. */
+static int preflight(app *a) {
+    grade_run_settings run = {
+        .runs = 1,
+        .schedules = 0,
+        .timeout_s = a->opt.timeout_s,
+        .profile = a->opt.profile,
+        .mem_mb = a->opt.mem_mb,
+        .output_mb = a->opt.output_mb,
+        .width = 100,
+        .gpu_lock = a->gpu_lock,
+    };
+    char err[2048];
+    for (size_t l = 0; l < a->n_labs && !g_stop; l++) {
+        char *dir = grade_strf("%s/preflight_%s", a->scratch, a->kits[l].lab);
+        grade_lab_facts facts;
+        int rc = grade_preflight_lab(&a->sandbox, &a->kits[l], &run, dir, &facts, err, sizeof(err));
+        if (!a->opt.keep_scratch) {
+            char e2[256];
+            grade_rm_rf(dir, e2, sizeof(e2));
+        }
+        free(dir);
+        if (rc == 0) rc = grade_preflight_check_rule(a->rubric.path, a->rules[l], &facts, err, sizeof(err));
+        if (rc != 0) {
+            fprintf(stderr, "grade: %s\ngrade: nobody was graded\n", err);
+            return GRADE_EXIT_CANNOT_RUN;
+        }
+    }
+    return 0;
+}
+
 /* Under `bazel run` the program starts in its runfiles: relative paths are the user's,
  * relative to where they typed the command. */
 static const char *from_user(const char *path) {
@@ -317,15 +576,26 @@ int main(int argc, char **argv) {
     char err[1024];
     signal(SIGPIPE, SIG_IGN);
     umask(022);
+    a->usage = grade_usage_name(argv[0]);
+    a->argc = argc;
+    a->argv = argv;
     int rc = grade_parse_options(argc, argv, &a->opt, err, sizeof(err));
     if (rc) {
-        fprintf(stderr, "grade: %s\nTry '%s --help'.\n", err, argv[0]);
+        fprintf(stderr, "grade: %s\nTry '%s --help'.\n", err, a->usage);
         return rc;
     }
     if (a->opt.help) {
-        grade_print_usage(argv[0], stdout);
+        grade_print_usage(a->usage, stdout);
         return GRADE_EXIT_OK;
     }
+    /* Ctrl-C and SIGTERM: stop grading, clean up, and write what is done (no SA_RESTART,
+     * so that the pool's wait returns to see it). */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     /* (These few strings live as long as the program.) */
     a->opt.submissions = from_user(a->opt.submissions);
     a->opt.out = from_user(a->opt.out);
@@ -383,6 +653,17 @@ int main(int argc, char **argv) {
     }
     bool gpu = !strcmp(backend, "gpu");
     if (gpu) a->gpu_lock = grade_path_join(a->scratch, "gpu.lock");
+    if (!a->opt.gradescope) rc = open_class(a);
+    if (!rc) rc = preflight(a);
+    if (rc || g_stop) {
+        if (!rc) {
+            fprintf(stderr, "grade: interrupted before anyone was graded: nothing was written\n");
+            rc = g_stop == SIGTERM ? GRADE_EXIT_INTERRUPTED_TERM : GRADE_EXIT_INTERRUPTED_INT;
+        }
+        grade_rm_rf(a->scratch, err, sizeof(err));
+        grade_outdir_close(&a->outdir);
+        return rc;
+    }
 
     time_t now = time(NULL);
     struct tm tm;
@@ -422,10 +703,17 @@ int main(int argc, char **argv) {
 
     rc = a->opt.gradescope ? gradescope_mode(a) : class_mode(a);
 
-    if (a->opt.keep_scratch)
+    if (a->opt.keep_scratch && !g_stop)
         fprintf(stderr, "grade: scratch folders kept in %s\n", a->scratch);
-    else if (grade_rm_rf(a->scratch, err, sizeof(err)) != 0)
-        fprintf(stderr, "grade: %s\n", err);
+    else if (grade_rm_rf(a->scratch, err, sizeof(err)) != 0) {
+        /* A lab program killed with its worker may still be going away: once more. */
+        usleep(200 * 1000);
+        if (grade_rm_rf(a->scratch, err, sizeof(err)) != 0) fprintf(stderr, "grade: %s\n", err);
+    }
+    grade_outdir_close(&a->outdir);
+    free(a->keys);
+    free(a->order);
+    free(a->graded);
     for (size_t i = 0; i < a->subs.n && a->students; i++) grade_student_free(&a->students[i]);
     free(a->students);
     grade_submission_list_free(&a->subs);

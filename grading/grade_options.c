@@ -33,6 +33,9 @@ enum {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_QUIET,
+    OPT_REGRADE,
+    OPT_FORCE,
+    OPT_RESUME,
     OPT_HELP
 };
 
@@ -59,6 +62,9 @@ static const struct option long_options[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"regrade", no_argument, NULL, OPT_REGRADE},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"resume", no_argument, NULL, OPT_RESUME},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -163,6 +169,9 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         case OPT_PROGRESS: o->progress = 1; break;
         case OPT_NO_PROGRESS: o->progress = 0; break;
         case OPT_QUIET: o->quiet = true; break;
+        case OPT_REGRADE: o->regrade = true; break;
+        case OPT_FORCE: o->force = true; break;
+        case OPT_RESUME: o->resume = true; break;
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
@@ -179,7 +188,23 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         snprintf(err, err_len, "--submissions DIR and --out DIR are both needed (or --gradescope)");
         return GRADE_EXIT_USAGE;
     }
+    if ((int)o->regrade + (int)o->force + (int)o->resume > 1) {
+        snprintf(err, err_len, "--regrade, --resume and --force each say what to do with a used --out: give one");
+        return GRADE_EXIT_USAGE;
+    }
+    if (o->gradescope && (o->regrade || o->force || o->resume)) {
+        snprintf(err, err_len, "--regrade, --resume and --force are for class mode (--out), not --gradescope");
+        return GRADE_EXIT_USAGE;
+    }
     return 0;
+}
+
+const char *grade_usage_name(const char *argv0) {
+    const char *set = getenv("STREAMLAB_USAGE_NAME");
+    if (set && *set) return set;
+    if (getenv("BUILD_WORKSPACE_DIRECTORY")) return "bazel run //grading:grade --";
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    return slash ? slash + 1 : (argv0 ? argv0 : "grade");
 }
 
 void grade_print_usage(const char *prog, FILE *out) {
@@ -211,11 +236,19 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --keep-scratch       keep them, to look at builds and logs\n"
             "  --progress, --no-progress  the progress display (default: on a terminal)\n"
             "  --quiet              no summary table\n"
+            "  --regrade            --out was used before: grade these students again and merge\n"
+            "                       (their rows are replaced, other students keep theirs)\n"
+            "  --resume             --out holds an interrupted (or earlier) run: grade only the\n"
+            "                       students whose submission, kits, rubric or settings changed\n"
+            "  --force              --out was used before: remove its reports and start clean\n"
             "  --gradescope         grade the one submission in --submission-dir\n"
             "                       (/autograder/submission) into --results\n"
             "                       (/autograder/results/results.json)\n\n"
-            "Exit status: 0 when every submission that could be graded was graded (a broken\n"
-            "submission is a grade, not an error), 1 when the grader could not run at all,\n"
-            "64 bad usage.\n",
+            "Exit status: 0 when every submission was graded and every report written (a broken\n"
+            "submission is a grade, not an error); 1 when the grader could not run or refused\n"
+            "its inputs (a rubric that does not fit a lab, options the lab rejects, an empty or\n"
+            "wrong submissions folder, a used, locked or overlapping --out) or a report could not\n"
+            "be written; 64 bad usage; 130 (Ctrl-C) or 143 (SIGTERM) interrupted, with the\n"
+            "students graded so far in gradebook.csv and the rest marked NOT GRADED (--resume).\n",
             prog, prog);
 }

@@ -19,6 +19,9 @@ extern "C" {
 #define GRADE_EXIT_OK 0
 #define GRADE_EXIT_CANNOT_RUN 1
 #define GRADE_EXIT_USAGE 64
+/* Grading stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal, as a shell reports it. */
+#define GRADE_EXIT_INTERRUPTED_INT 130
+#define GRADE_EXIT_INTERRUPTED_TERM 143
 
 typedef struct grade_options {
     const char *submissions;    /* class mode: one entry per student */
@@ -43,12 +46,18 @@ typedef struct grade_options {
     const char *results;        /* Gradescope mode */
     int progress;               /* -1 auto (a terminal), 0 off, 1 on */
     bool quiet;                 /* no summary table */
+    bool regrade;               /* a used --out: grade again and merge the gradebook */
+    bool force;                 /* a used --out: start clean */
+    bool resume;                /* a used --out: skip students whose result is up to date */
     bool help;
 } grade_options;
 
 /* Returns 0, or GRADE_EXIT_USAGE with what is wrong in err. */
 int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size_t err_len);
 void grade_print_usage(const char *prog, FILE *out);
+/* How the instructor runs the grader, for messages: "bazel run //grading:grade --" under
+ * `bazel run`, STREAMLAB_USAGE_NAME when a launcher set it, else argv0's last part. */
+const char *grade_usage_name(const char *argv0);
 
 #ifdef __cplusplus
 }

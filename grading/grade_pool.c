@@ -11,7 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int grade_pool_run(size_t n, int parallel, grade_job_fn job, grade_done_fn done, void *ctx) {
+int grade_pool_run(size_t n, int parallel, grade_job_fn job, grade_done_fn done, void *ctx,
+                   volatile sig_atomic_t *stop) {
     if (parallel < 1) parallel = 1;
     pid_t *pids = calloc((size_t)parallel, sizeof(pid_t));
     size_t *which = calloc((size_t)parallel, sizeof(size_t));
@@ -20,6 +21,18 @@ int grade_pool_run(size_t n, int parallel, grade_job_fn job, grade_done_fn done,
     int rc = 0;
     pid_t me = getpid();
     while (finished < n) {
+        if (stop && *stop) {
+            for (int s = 0; s < parallel; s++)
+                if (pids[s] > 0) kill(pids[s], SIGKILL);
+            for (int s = 0; s < parallel; s++)
+                if (pids[s] > 0) {
+                    while (waitpid(pids[s], NULL, 0) < 0 && errno == EINTR) {
+                    }
+                    pids[s] = 0;
+                }
+            rc = 1;
+            break;
+        }
         while (running < parallel && next < n) {
             fflush(NULL);
             pid_t pid = fork();
@@ -36,6 +49,8 @@ int grade_pool_run(size_t n, int parallel, grade_job_fn job, grade_done_fn done,
                 /* A worker dies with the grader (Ctrl-C), and its lab programs with it. */
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != me) _exit(1);
+                signal(SIGINT, SIG_DFL);
+                signal(SIGTERM, SIG_DFL);
                 int status = job(ctx, next);
                 fflush(NULL);
                 _exit(status);

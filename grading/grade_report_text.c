@@ -102,9 +102,11 @@ char *grade_report_text_lab(const grade_lab *lab) {
     grade_buf_printf(&b, "== %s (%s): %.2f / %.2f\n", lab->lab, lab->student_file, grade_round_points(pts),
                      grade_round_points(max));
     if (lab->submitted && lab->seed)
-        grade_buf_printf(&b, "  seed %llu (the workload is new for every student; rerun the lab with --seed %llu to "
-                             "see the same inputs)\n",
-                         (unsigned long long)lab->seed, (unsigned long long)lab->seed);
+        grade_buf_printf(&b, "  seed %llu (%s; rerun the lab with --seed %llu to see the same inputs)\n",
+                         (unsigned long long)lab->seed,
+                         lab->seed_fixed ? "the instructor chose this one workload for every student"
+                                                : "the workload is new for every student",
+                         (unsigned long long)lab->seed);
     for (int c = 0; c < GRADE_CHECKS; c++) {
         if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
         const grade_check *k = &lab->checks[c];

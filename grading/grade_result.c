@@ -108,6 +108,7 @@ static cJSON *lab_to_json(const grade_lab *l) {
     char seed[32];
     snprintf(seed, sizeof(seed), "%llu", (unsigned long long)l->seed);
     cJSON_AddStringToObject(o, "seed", seed);
+    cJSON_AddBoolToObject(o, "seed_fixed", l->seed_fixed);
     cJSON_AddNumberToObject(o, "attempts", l->attempts);
     cJSON *sp = cJSON_AddArrayToObject(o, "speedups");
     cJSON *bf = cJSON_AddArrayToObject(o, "bound_fractions");
@@ -163,6 +164,7 @@ static void lab_from_json(const cJSON *o, grade_lab *l) {
     l->build_error = get_str(o, "build_error");
     const char *seed = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "seed"));
     l->seed = seed ? strtoull(seed, NULL, 10) : 0;
+    l->seed_fixed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "seed_fixed"));
     l->attempts = (int)get_num(o, "attempts");
     if (l->attempts < 0) l->attempts = 0;
     if (l->attempts > GRADE_MAX_ATTEMPTS) l->attempts = GRADE_MAX_ATTEMPTS;

@@ -44,6 +44,7 @@ typedef struct grade_lab {
     char *diagnostics;    /* the compiler's and linker's output about the file ("" when none) */
     char *build_error;    /* does not compile / link: the first error, else NULL */
     uint64_t seed;        /* the workload seed it ran with */
+    bool seed_fixed;      /* the instructor's --seed (the same for every student) */
     int attempts;         /* lab runs made (1 + re-runs) */
     double speedups[GRADE_MAX_ATTEMPTS];       /* each attempt's median speedup */
     double bound_fractions[GRADE_MAX_ATTEMPTS];
@@ -69,6 +70,7 @@ typedef struct grade_student {
     size_t n_labs;
     double score, max_score;
     double seconds;
+    bool not_graded;      /* an interrupted run did not get to it: no score, only the note */
 } grade_student;
 
 /* Whether lab has check c: the first three always; measurement only when the rubric gives

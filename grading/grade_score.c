@@ -23,6 +23,15 @@ int grade_speed_thresholds(const grade_speed_rule *rule, double pipeline_bound, 
     double scale = rule->unit == GRADE_UNIT_BOUND_FRACTION ? pipeline_bound : 1.0;
     *floor_s = rule->floor_is_baseline ? 1.0 : rule->floor * scale;
     *target_s = rule->target_is_lab ? lab_target : rule->target * scale;
+    if (*floor_s >= *target_s) {
+        /* The pre-flight check refuses such a rubric; a device whose bound differs could
+         * still get here: no points are fair then, so none are given, and the reason says. */
+        snprintf(why, why_len,
+                 "the rubric's floor (speedup %.3f) is not below its target (speedup %.3f) on this run: fix the rubric "
+                 "and grade again",
+                 *floor_s, *target_s);
+        return -1;
+    }
     return 0;
 }
 

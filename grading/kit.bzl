@@ -145,6 +145,9 @@ def _grading_kit_impl(ctx):
         if flag.startswith("-fsanitize="):
             sanitized = True
 
+    if ctx.file.skeleton:
+        copies.append((ctx.file.skeleton, "skeleton/" + ctx.file.skeleton.basename))
+
     manifest = {
         "version": 1,
         "lab": ctx.attr.lab,
@@ -158,6 +161,8 @@ def _grading_kit_impl(ctx):
         "link_flags": link_flags + ctx.fragments.cpp.linkopts,
         "sanitized": sanitized,
     }
+    if ctx.file.skeleton:
+        manifest["skeleton"] = "skeleton/" + ctx.file.skeleton.basename
     manifest_file = ctx.actions.declare_file(ctx.label.name + ".manifest.json")
     ctx.actions.write(manifest_file, json.encode(manifest))
     copies.append((manifest_file, "manifest.json"))
@@ -189,6 +194,10 @@ grading_kit = rule(
         "lab": attr.string(mandatory = True, doc = "the lab's id, e.g. 03_double_buffer"),
         "backend": attr.string(mandatory = True, values = ["sim", "gpu"]),
         "student_file": attr.string(doc = "the student's file; default labs/<lab>/lab.c"),
+        "skeleton": attr.label(
+            allow_single_file = [".c", ".cu"],
+            doc = "the lab's starting file: the grader builds and runs it once before grading anyone, to check its options and learn the lab's target",
+        ),
         "api": attr.label(mandatory = True, providers = [CcInfo], doc = "the headers lab.c may include"),
         "deps": attr.label_list(mandatory = True, providers = [CcInfo], doc = "what the binary links"),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
