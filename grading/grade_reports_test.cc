@@ -73,6 +73,15 @@ TEST(Csv, QuotesOnlyWhatNeedsIt) {
     EXPECT_EQ(Take(grade_csv_field("")), "");
 }
 
+// A cell a spreadsheet would run as a formula is shown as text (a ' before it).
+TEST(Csv, EscapesCellsASpreadsheetWouldRunAsAFormula) {
+    EXPECT_EQ(Take(grade_csv_field("=HYPERLINK(\"http://x\")")), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+    EXPECT_EQ(Take(grade_csv_field("+1")), "'+1");
+    EXPECT_EQ(Take(grade_csv_field("-2")), "'-2");
+    EXPECT_EQ(Take(grade_csv_field("@SUM(A1)")), "'@SUM(A1)");
+    EXPECT_EQ(Take(grade_csv_field("a=b")), "a=b");
+}
+
 // A student with one lab: correct full, race-free partial... as given.
 struct Student {
     grade_student s;
