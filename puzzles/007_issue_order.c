@@ -5,8 +5,9 @@
  * order, so depth-first put each upload behind the previous stream's download. Since
  * Kepler's Hyper-Q the driver gives streams separate hardware queues (8 by default,
  * CUDA_DEVICE_MAX_CONNECTIONS), and a GPU with a copy engine per direction, as the H200 is,
- * finishes both orders in about the same time. The simulator models one queue per stream,
- * never shared, and an engine per direction on the h200 profile. */
+ * finishes both orders in about the same time. With four streams each has a hardware queue
+ * of its own (8 by default, CUDA_DEVICE_MAX_CONNECTIONS), and the h200 profile has an engine
+ * per direction; puzzle 011 shows what changes when streams outnumber the queues. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -50,8 +50,11 @@ uint64_t sim_now_ns(void) { return sim_host_now(); }
 
 void sim_host_work(uint64_t ns) {
     /* A host function runs on another thread in the real runtime: its work does not
-     * hold up the program's thread. */
-    if (sim_in_host_fn()) return;
+     * hold up the program's thread; it lengthens the function's op in its stream. */
+    if (sim_in_host_fn()) {
+        sim_host_fn_add_work(ns);
+        return;
+    }
     sim_host_advance_to(sim_host_now() + ns);
     if (sim_profile_current()) {
         sim_runtime_ensure_ready();

@@ -2,6 +2,8 @@
 // its stream has completed, at that point of simulated time (so it sees that work's
 // data and not later work's), later work in the stream waits for it, enqueueing it does
 // not block the host, and runtime calls made from it fail with cudaErrorNotPermitted.
+// Work the function does (sim_host_work) holds its stream, not the program, and functions
+// of independent streams take turns on the one host-function thread.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -87,6 +89,40 @@ TEST(HostFunctions, RuntimeCallsFromAHostFunctionAreNotPermitted) {
     EXPECT_EQ(seen.calls, 1);
     EXPECT_EQ(seen.api, cudaErrorNotPermitted);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "the program's own last error is untouched";
+}
+
+void Work2ms(void *) { sim_host_work(2000000); }
+
+TEST(HostFunctions, TheirWorkHoldsTheirStreamNotTheProgram) {
+    Reset();
+    Capture cap;
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    uint64_t before = sim_now_ns();
+    ASSERT_EQ(cudaLaunchHostFunc(s, Work2ms, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(nullptr, 0, 0, s), cudaSuccess);
+    EXPECT_LT(sim_now_ns() - before, 100000u) << "enqueueing did not wait for the 2 ms";
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    std::vector<trace_op> fns = cap.Of(TRACE_OP_HOST_FN);
+    ASSERT_EQ(fns.size(), 1u);
+    EXPECT_NEAR((double)(fns[0].end_ns - fns[0].start_ns), 2e6 + Profile().host_fn_latency_ns, 1.0);
+    EXPECT_GE(sim_now_ns() - before, 2000000u) << "the stream was done only after the work";
+}
+
+TEST(HostFunctions, FunctionsOfIndependentStreamsTakeTurns) {
+    Reset();
+    Capture cap;
+    cudaStream_t a, b;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaLaunchHostFunc(a, Work2ms, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaLaunchHostFunc(b, Work2ms, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<trace_op> fns = cap.Of(TRACE_OP_HOST_FN);
+    ASSERT_EQ(fns.size(), 2u);
+    uint64_t last = fns[0].end_ns > fns[1].end_ns ? fns[0].end_ns : fns[1].end_ns;
+    uint64_t first = fns[0].start_ns < fns[1].start_ns ? fns[0].start_ns : fns[1].start_ns;
+    EXPECT_GE(last - first, 4000000u) << "two 2 ms functions on one thread take 4 ms";
 }
 
 TEST(HostFunctions, BadArguments) {

@@ -7,6 +7,7 @@
 
 static uint64_t g_host_ns;
 static int g_host_fn_depth;
+static uint64_t g_host_fn_work;
 
 uint64_t sim_clock_ns(double ns) {
     if (!(ns > 0)) return 0;
@@ -22,8 +23,14 @@ void sim_host_advance_to(uint64_t t) {
 
 uint64_t sim_host_now(void) { return g_host_ns; }
 
-void sim_host_fn_enter(void) { g_host_fn_depth++; }
+void sim_host_fn_enter(void) {
+    if (g_host_fn_depth++ == 0) g_host_fn_work = 0;
+}
 void sim_host_fn_leave(void) { g_host_fn_depth--; }
 bool sim_in_host_fn(void) { return g_host_fn_depth > 0; }
+
+void sim_host_fn_add_work(uint64_t ns) { g_host_fn_work += ns; }
+
+uint64_t sim_host_fn_work(void) { return g_host_fn_work; }
 
 void sim_host_clock_reset(void) { g_host_ns = 0; }

@@ -23,6 +23,11 @@ uint64_t sim_host_now(void);
 void sim_host_fn_enter(void);
 void sim_host_fn_leave(void);
 bool sim_in_host_fn(void);
+/* Work a host function's body does (sim_host_work inside it): it runs on the runtime's
+ * host-function thread, so it lengthens the function's op, not the program's clock.
+ * sim_host_fn_enter zeroes it; sim_host_fn_work reads it after the body returns. */
+void sim_host_fn_add_work(uint64_t ns);
+uint64_t sim_host_fn_work(void);
 
 /* Back to time 0. */
 void sim_host_clock_reset(void);

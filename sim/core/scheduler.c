@@ -28,6 +28,7 @@ static struct {
     sim_op **cand;    /* scratch: heads ready to start */
     size_t cap_cand;
     bool dirty;       /* something changed: look at the stream heads again */
+    uint64_t host_fn_free_ns; /* when the host-function thread finishes what it runs */
     bool failed;
 } S;
 
@@ -219,11 +220,7 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
     case SIM_OP_EVENT_RECORD:
         sim_events_record_done(op->u.record.event, op->u.record.gen, t);
         break;
-    case SIM_OP_HOST_FN:
-        sim_host_fn_enter();
-        op->u.host_fn.fn(op->u.host_fn.data);
-        sim_host_fn_leave();
-        break;
+    case SIM_OP_HOST_FN: /* its body ran when it started */
     case SIM_OP_COMPUTE:
     case SIM_OP_EVENT_WAIT:
         break;
@@ -260,11 +257,22 @@ static void start(sim_op *op) {
         if (op->start_ns > S.now) op->start_ns = S.now;
         sim_sched_complete(op, S.now);
         break;
-    case SIM_OP_HOST_FN:
+    case SIM_OP_HOST_FN: {
+        /* The runtime's one host-function thread wakes up, waits until it is done with any
+         * other stream's function (functions without an order between them may be
+         * serialised), then runs the body; the stream goes on when the body returns, after
+         * the work it did (sim_host_work inside it). */
         op->start_ns = S.now;
-        sim_sched_push(S.now + ns_of(S.prof->host_fn_latency_ns * op->jitter), SIM_EV_OP_DONE,
-                       op->stream, 0, op);
+        uint64_t begin = S.now + ns_of(S.prof->host_fn_latency_ns * op->jitter);
+        if (S.host_fn_free_ns > begin) begin = S.host_fn_free_ns;
+        sim_host_fn_enter();
+        op->u.host_fn.fn(op->u.host_fn.data);
+        uint64_t work = sim_host_fn_work();
+        sim_host_fn_leave();
+        S.host_fn_free_ns = begin + work;
+        sim_sched_push(begin + work, SIM_EV_OP_DONE, op->stream, 0, op);
         break;
+    }
     case SIM_OP_HOST_COPY:
         op->start_ns = S.now;
         sim_sched_push(S.now + ns_of((double)op->u.host_copy.bytes / S.prof->host_memcpy_gbps *
