@@ -245,8 +245,11 @@ static void done(void *ctx, size_t k, int status) {
     size_t len = 0;
     char err[512];
     bool ok = false;
-    if (status == 4 || status == 5) a->report_failed = true;
-    if (status == 0 && grade_read_file(state, 64u << 20, &text, &len, NULL, err, sizeof(err)) == 0) {
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    /* 4: the student's reports could not be written (the worker said why), but the result
+     * is good; 5: not even the result. */
+    if (code == 4 || code == 5) a->report_failed = true;
+    if ((code == 0 || code == 4) && grade_read_file(state, 64u << 20, &text, &len, NULL, err, sizeof(err)) == 0) {
         cJSON *j = cJSON_ParseWithLength(text, len);
         ok = j && grade_student_from_json(j, &a->students[i]) == 0;
         /* Kept in --out for --regrade and --resume. */

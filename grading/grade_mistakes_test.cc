@@ -243,6 +243,19 @@ TEST(GraderMistakes, AUsedOutIsRefusedUnlessToldWhatToDo) {
     EXPECT_TRUE(fs::exists(other + "/thesis.tex"));
 }
 
+// A student's reports that cannot be written (a file where their folder goes) make the
+// run exit 1, not 0.
+TEST(GraderMistakes, AReportThatCannotBeWrittenIsAnError) {
+    std::string subs = Class("unwritable_subs"), out = TempDir("unwritable_out");
+    Outcome r = Grade3({"--submissions", subs, "--out", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    fs::remove_all(out + "/bob");
+    Spit(out + "/bob", "in the way\n");
+    r = Grade3({"--submissions", subs, "--out", out, "--regrade"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("some reports could not be written"), std::string::npos) << r.err;
+}
+
 TEST(GraderMistakes, ASecondGraderOnTheSameOutIsRefused) {
     std::string subs = Class("lock_subs"), out = TempDir("lock_out");
     int fd = open((out + "/.streamlab-grade.lock").c_str(), O_RDWR | O_CREAT, 0644);

@@ -51,6 +51,18 @@ TEST(Score, ThresholdsInBothUnits) {
     EXPECT_NE(std::string(why).find("no target"), std::string::npos);
 }
 
+// The issue-22 case: floor 0.9 of a 2.6x bound (2.34x) above the lab's own target 1.69x.
+// Scoring must never give full marks between them: no points, and the reason says why.
+TEST(Score, AFloorAtOrAboveTheLabsTargetScoresNothing) {
+    double f = 0, t = 0;
+    char why[256];
+    grade_rubric_lab r = Rule(GRADE_UNIT_BOUND_FRACTION, false, 0.9, true, 0);
+    EXPECT_EQ(grade_speed_thresholds(&r.speed, 2.6, 1.69, &f, &t, why, sizeof(why)), -1);
+    EXPECT_NE(std::string(why).find("floor (speedup 2.340) is not below its target (speedup 1.690)"),
+              std::string::npos)
+        << why;
+}
+
 TEST(Score, SpeedPointsAreLinearBetweenFloorAndTarget) {
     const double floor_s = 1.0, target_s = 2.0;
     EXPECT_EQ(grade_speed_fraction(0.5, floor_s, target_s), 0);
