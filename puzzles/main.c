@@ -20,6 +20,7 @@
 #include "labs/harness/backend.h"
 #include "puzzles/play.h"
 #include "puzzles/puzzle.h"
+#include "puzzles/score.h"
 #include "puzzles/source.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 2, EXIT_USAGE = 64 };
@@ -124,9 +125,31 @@ static void rule(int width, bool utf8) {
 
 static void list(void) {
     printf("Puzzles: predict what the streams will do, then see it.\n\n");
-    for (const puzzle *const *p = puzzle_all(); *p; p++) printf("  %-26s %s\n", (*p)->id, (*p)->title);
+    char path[4096];
+    bool have = puzzle_score_path(path, sizeof(path));
+    int total = 0, solved = 0;
+    for (const puzzle *const *p = puzzle_all(); *p; p++) {
+        int tried = 0, right = 0;
+        if (have) puzzle_score_get(path, (*p)->id, &tried, &right);
+        total++;
+        if (right) solved++;
+        const char *mark = right ? "solved" : tried ? "tried" : "";
+        if (*mark)
+            printf("  %-26s %-50s %s\n", (*p)->id, (*p)->title, mark);
+        else
+            printf("  %-26s %s\n", (*p)->id, (*p)->title);
+    }
+    if (have && solved) printf("\nYou have solved %d of %d.\n", solved, total);
     printf("\nPlay one:  bazel run //puzzles -- 004\n"
            "A drill:   bazel run //puzzles -- --quiz 5\n");
+}
+
+/* Keeps the answer in the player's record; a record that cannot be written costs only it. */
+static void remember(const puzzle *p, bool right) {
+    char path[4096];
+    if (!puzzle_score_path(path, sizeof(path))) return;
+    if (puzzle_score_add(path, p->id, right) != 0)
+        fprintf(stderr, "note: could not keep this answer in %s\n", path);
 }
 
 static int choice_count(const puzzle *p) {
@@ -225,6 +248,7 @@ static int play(const puzzle *p, const options *o, const puzzle_backend *b, int 
         if (why[0]) wrap(why, text_width, "  ");
     }
     int right = said >= 0 && shown >= 0 && said == shown;
+    if (said >= 0 && shown >= 0) remember(p, right);
     if (said >= 0 && said < n) printf("You said %c): %s\n", 'a' + said, right ? "right." : "not this time.");
     if (shown >= 0 && shown != p->answer)
         printf("Note: the explanation below is written for %c), which the simulated H200 shows; this "

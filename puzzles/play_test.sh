@@ -3,14 +3,17 @@
 # on a private socket) puzzle 004 shows its code, asks, takes a wrong answer, then one
 # letter, runs the variants on the simulator and draws their timelines one above the other
 # in block characters, says what the runs showed and keeps the score; q stops a quiz with
-# its score. Piped, the runner reads the answer from stdin and writes plain ASCII. Bad
-# options are refused with a message and status 64.
+# its score. Right answers are kept between runs (the list marks them). Piped, the runner
+# reads the answer from stdin and writes plain ASCII. Bad options are refused with a
+# message and status 64.
 set -euo pipefail
 trap 'echo "FAIL: line ${LINENO}: ${BASH_COMMAND}"' ERR
 
 bin="${TEST_SRCDIR}/streamlab/puzzles/puzzles_sim"
 [[ -x "${bin}" ]] || { echo "FAIL: ${bin} is missing"; exit 1; }
 command -v tmux >/dev/null || { echo "FAIL: tmux is not installed (./setup.sh installs it)"; exit 1; }
+
+export XDG_STATE_HOME="${TEST_TMPDIR}/state"
 
 # --- piped: the answer from stdin, plain ASCII out -------------------------------------
 out="$(echo c | "${bin}" 004)"
@@ -20,6 +23,10 @@ grep -qF "You said c): right." <<<"${out}" || { echo "FAIL: piped answer not tak
 grep -q '^s[0-9] "matmul"' <<<"${out}" || { echo "FAIL: no matmul lane"; echo "${out}"; exit 1; }
 if LC_ALL=C grep -q '[^ -~]' <<<"${out}"; then echo "FAIL: piped output is not plain ASCII"; exit 1; fi
 [[ "$(grep -c '^time (ms)' <<<"${out}")" == 3 ]] || { echo "FAIL: not three timelines"; echo "${out}"; exit 1; }
+# The right answer is kept: the list marks the puzzle solved.
+listing="$("${bin}")"
+grep -qE '^  004_blocking_copies .* solved$' <<<"${listing}" || { echo "FAIL: 004 not marked solved"; echo "${listing}"; exit 1; }
+grep -qE '^You have solved 1 of [0-9]+\.$' <<<"${listing}" || { echo "FAIL: no count of solved puzzles"; echo "${listing}"; exit 1; }
 
 # --- refusals ---------------------------------------------------------------------------
 expect_usage() {
@@ -84,7 +91,7 @@ wait_status() {
 T new-session -d -s p -x 120 -y 50 "sleep 600"
 T set-option -t p history-limit 5000 >/dev/null
 
-T respawn-pane -k -t p "${wrapper} env LC_ALL=C.UTF-8 TERM=tmux-256color ${bin} 004"
+T respawn-pane -k -t p "${wrapper} env LC_ALL=C.UTF-8 TERM=tmux-256color XDG_STATE_HOME=${XDG_STATE_HOME} ${bin} 004"
 wait_for "Your answer (a-d, q to stop):"
 T send-keys -t p "x" Enter
 wait_for "Please answer with one letter, a to d."
@@ -96,7 +103,7 @@ screen | grep -qF "B: copies from pageable memory: device" || fail "no variant h
 [[ "$(wait_status)" == 0 ]] || fail "the runner did not exit 0"
 
 rm -f "${status_file}"
-T respawn-pane -k -t p "${wrapper} env LC_ALL=C.UTF-8 TERM=tmux-256color ${bin} --quiz 3 --seed 7"
+T respawn-pane -k -t p "${wrapper} env LC_ALL=C.UTF-8 TERM=tmux-256color XDG_STATE_HOME=${XDG_STATE_HOME} ${bin} --quiz 3 --seed 7"
 wait_for "Puzzle 1 of 3"
 wait_for "q to stop):"
 T send-keys -t p "a" Enter
@@ -106,4 +113,6 @@ T send-keys -t p "q" Enter
 wait_for "Final score: "
 screen | grep -qE "Final score: [01] of 1" || fail "the quiz's score is not of the one puzzle answered"
 [[ "$(wait_status)" == 0 ]] || fail "the quiz did not exit 0"
+# The wrong answer at the terminal counted as tried, the piped right one still stands.
+"${bin}" | grep -qE '^  004_blocking_copies .* solved$' || { echo "FAIL: the record lost 004"; exit 1; }
 echo "PASS"
