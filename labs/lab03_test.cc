@@ -54,6 +54,14 @@ TEST(Lab03, TheReferenceReachesNinetyPercentOfTheBound) {
     cJSON_Delete(j);
 }
 
+// A 64-bit seed comes back in --json as its own digits, not as a rounded double.
+TEST(Lab03, TheJsonGivesTheSeedAsItsDigits) {
+    Outcome o = RunLab("solutions/03_double_buffer_sim",
+                       {"--seed", "2669372196862991", "--runs", "1", "--schedules", "0", "--json"});
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("\"seed\":2669372196862991"), std::string::npos) << o.out.substr(0, 400);
+}
+
 TEST(Lab03, DoubleBufferingWithTwoStreamsAlsoPasses) {
     Outcome o = RunLab("labs/03_double_buffer_two_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;

@@ -329,7 +329,10 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddStringToObject(o, "profile", r->backend.profile);
     cJSON_AddStringToObject(o, "device", r->backend.device);
     cJSON_AddBoolToObject(o, "simulated", r->backend.simulated);
-    cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+    /* The seed's own digits: a double would print a 64-bit seed as 2.66937219686299e+15. */
+    char seed[24];
+    snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
+    cJSON_AddRawToObject(o, "seed", seed);
     cJSON_AddStringToObject(o, "status", lab_status_name(r->status));
     cJSON_AddBoolToObject(o, "passed", r->status == LAB_STATUS_PASS);
     cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
