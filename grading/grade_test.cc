@@ -652,6 +652,38 @@ TEST(Grader, Lab05GivesPartialCreditPerRaceFixed) {
     cJSON_Delete(j);
 }
 
+// Lab 07 (CUDA graphs): the reference earns everything; a graph made in every run() is
+// right and part of the way to the target; a graph that captured step 0's copies is wrong;
+// a synchronisation inside the capture fails setup(), and the feedback shows the refused
+// call and the capture rule.
+TEST(Grader, Lab07GradesGraphsAndShowsCaptureErrors) {
+    const char lab07[] = "labs/07_cuda_graphs/lab.c";
+    const std::string variants = Slurp(Runfile("labs/07_cuda_graphs/testdata/variants.c"));
+    std::string subs = TempDir("lab07_subs"), out = TempDir("lab07_out");
+    Spit(subs + "/alice/" + lab07, Slurp(Runfile("solutions/07_cuda_graphs.c")));
+    Spit(subs + "/bob/" + lab07, "#define LAB_VARIANT_REBUILT_GRAPH\n" + variants);
+    Spit(subs + "/carol/" + lab07, "#define LAB_VARIANT_COPIES_IN_GRAPH\n" + variants);
+    Spit(subs + "/dave/" + lab07, "#define LAB_VARIANT_SYNC_IN_CAPTURE\n" + variants);
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "07", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
+    // bob: right, race-free, and most of the way from the baseline to the target.
+    size_t bob = csv.find("\r\nbob,");
+    ASSERT_NE(bob, std::string::npos) << csv;
+    double bob_score = std::atof(csv.c_str() + bob + 6);
+    EXPECT_GT(bob_score, 75.0) << csv;
+    EXPECT_LT(bob_score, 100.0) << csv;
+    EXPECT_NE(csv.find(",40.00,20.00,", bob), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ncarol,20.00,100.00,0.00,20.00,0.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ndave,0.00,100.00,0.00,0.00,0.00,"), std::string::npos) << csv;
+    std::string dave = Slurp(out + "/dave/results.json");
+    EXPECT_NE(dave.find("cudaErrorStreamCaptureUnsupported"), std::string::npos) << dave;
+    EXPECT_NE(dave.find("stream capture: this call is not allowed while a stream is being captured"),
+              std::string::npos)
+        << dave;
+}
+
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {
     std::string subs = TempDir("rubric_subs"), out = TempDir("rubric_out");
     Spit(subs + "/ref/" + kLabFile, Reference());

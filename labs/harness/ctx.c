@@ -53,9 +53,51 @@ void lab_set_state(lab_ctx *ctx, void *state) { ctx->state = state; }
 
 void *lab_get_state(const lab_ctx *ctx) { return ctx->state; }
 
+/* What a stream-capture error means in a lab's terms, and what to change (lab 07). The
+ * rules are the CUDA Programming Guide's ("Prohibited and unhandled operations") and
+ * docs/simulator.md's table; NULL for other errors. */
+static const char *capture_advice(cudaError_t err) {
+    switch (err) {
+    case cudaErrorStreamCaptureUnsupported:
+        return "this call is not allowed while a stream is being captured into a graph (synchronising or "
+               "querying a capturing stream, cudaDeviceSynchronize, cudaMalloc or cudaMemcpy in a global-mode "
+               "capture), and it invalidated the capture. Make the call before cudaStreamBeginCapture or after "
+               "cudaStreamEndCapture: inside a capture nothing runs, so there is nothing to wait for";
+    case cudaErrorStreamCaptureInvalidated:
+        return "an earlier call during this capture was refused, which invalidated it: every later call on "
+               "its streams fails and cudaStreamEndCapture returns no graph. Fix the first call that failed";
+    case cudaErrorStreamCaptureUnjoined:
+        return "a stream joined the capture (it waited on an event recorded on a capturing stream) and was "
+               "never joined back: record an event on it after its last work and make the stream that began "
+               "the capture wait on that event before cudaStreamEndCapture";
+    case cudaErrorStreamCaptureIsolation:
+        return "a capturing stream waited on an event recorded outside the capture (before "
+               "cudaStreamBeginCapture, or on a stream that is not capturing): a graph cannot depend on work "
+               "outside it. Record the event after cudaStreamBeginCapture, on a stream in the capture";
+    case cudaErrorStreamCaptureImplicit:
+        return "the legacy default stream (stream 0, cudaMemcpy, cudaMemset) was used while a blocking stream "
+               "was capturing: capture on streams made with cudaStreamNonBlocking, and keep stream 0 out of it";
+    case cudaErrorStreamCaptureUnmatched:
+        return "cudaStreamEndCapture must be called on the stream that called cudaStreamBeginCapture, not on a "
+               "stream that joined the capture";
+    case cudaErrorStreamCaptureMerge:
+        return "a wait joined two separate captures into one; begin one capture and fork the other streams "
+               "from it with events";
+    case cudaErrorCapturedEvent:
+        return "this event was recorded inside a capture, where nothing runs: it cannot be queried or "
+               "synchronised until the capture has ended (and then stands for its last record outside it)";
+    case cudaErrorStreamCaptureWrongThread:
+        return "a capture begun in thread-local mode must be ended by the thread that began it";
+    default:
+        return NULL;
+    }
+}
+
 void lab_report_cuda_error(const char *call, const char *file, int line, cudaError_t err) {
     fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, call, cudaGetErrorName(err),
             cudaGetErrorString(err));
+    const char *advice = capture_advice(err);
+    if (advice) fprintf(stderr, "  stream capture: %s.\n", advice);
 }
 
 static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where) {
