@@ -3,8 +3,9 @@
  * The harness keeps each batch's input and output in ordinary pageable memory (malloc),
  * as data read from a file or handed over by a framework is. As given, every batch is
  * copied straight from and to that memory on one stream: correct, and slow, because the
- * driver stages every pageable copy through a small pinned buffer of its own while the
- * host waits. Your job: move the data at the rate the link can carry.
+ * driver stages every pageable copy through a small pinned buffer of its own, and the
+ * call may hold the host until it is done (it did on an H200). Your job: move the data at
+ * the rate the link can carry.
  *
  * Run it:   bazel run //labs:01_pinned_memory
  * Stuck?    bazel run //labs:01_pinned_memory -- --hint   (a little more each time)

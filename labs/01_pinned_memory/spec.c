@@ -196,15 +196,17 @@ static const lab_step steps[] = {
         .todo = "TODO 1 (pin the harness's buffers, once)",
         .next = "your copies go from and to pageable memory, or pin it inside run() (the \"host mem\" and "
                 "\"pinning\" lines): the driver stages every pageable copy through a small pinned buffer of its "
-                "own, at a fraction of the link's rate, while the host waits. In setup(), page-lock the harness's "
-                "input and output buffers, once; in teardown(), undo it.",
+                "own, at a fraction of the link's rate, and the call may hold the host until it is done (it did "
+                "on an H200, and does on the simulator). In setup(), page-lock the harness's input and output "
+                "buffers, once; in teardown(), undo it.",
         .hints =
             {
                 "Look at the \"host mem\" line and at the host lane of the timeline. How fast does each copy go, "
                 "next to the pinned rate, and what is the host doing while it runs?",
                 "Copy engines read and write only page-locked (pinned) host memory. From pageable memory the driver "
-                "copies through a pinned bounce buffer of its own, chunk by chunk, and the host waits. "
-                "cudaHostRegister pins memory you already have; it costs time, so do it once, in setup(), and "
+                "copies through a pinned bounce buffer of its own, chunk by chunk, and the host may wait (on an "
+                "H200 it did). cudaHostRegister pins memory you already have; it costs time, so do it once, in "
+                "setup(), and "
                 "cudaHostUnregister it in teardown(). docs/concepts.md, \"Pageable and pinned memory\".",
                 "In setup(), for each batch b: cudaHostRegister on lab_input(ctx, b) (cast to void *) and on "
                 "lab_output(ctx, b), w->batch_bytes each, flags cudaHostRegisterDefault. In teardown(): "
@@ -235,7 +237,7 @@ static const lab_step steps[] = {
 
 const lab_spec LAB_SPEC = {
     .id = "01_pinned_memory",
-    .title = "Pinned memory: pageable copies are slow and synchronous; pinning costs, once",
+    .title = "Pinned memory: pageable copies are staged and may hold the host; pinning costs, once",
     .lesson = "labs/01_pinned_memory/README.md",
     .item = "batch",
     .workload =

@@ -206,9 +206,10 @@ static const lab_step steps[] = {
             {
                 "Where is the combine kernel when the call that launches it returns? What does the host clock "
                 "around that call measure, then?",
-                "A launch returns as soon as the kernel is queued. cudaEventRecord puts a marker in a stream that "
-                "the GPU timestamps when it gets there; cudaEventElapsedTime(&ms, start, stop) gives the time "
-                "between two markers, once both have completed. docs/concepts.md, \"Events: timing and ordering\".",
+                "A launch normally returns as soon as the kernel is queued. cudaEventRecord puts a marker in a "
+                "stream that the GPU timestamps when it gets there; cudaEventElapsedTime(&ms, start, stop) gives "
+                "the time between two markers, once both have completed. docs/concepts.md, \"Events: timing and "
+                "ordering\".",
                 "In setup(): an array of start and stop events (cudaEventCreate), one pair per batch. In run(): "
                 "cudaEventRecord(start[b], stream A) just before the combine launch and cudaEventRecord(stop[b], "
                 "stream A) just after it. After the final synchronisation, add up cudaEventElapsedTime over the "

@@ -170,7 +170,10 @@ static bool run_failed(harness *h, who w, const char *label, const run_outcome *
         snprintf(h->res->error, sizeof(h->res->error),
                  "%s: a CUDA error after %s run(): %s (%s)%s", label, w == WHO_YOURS ? "your" : "the baseline's",
                  cudaGetErrorName(o->cuda), cudaGetErrorString(o->cuda),
-                 o->cuda == cudaErrorIllegalAddress ? ": a kernel or copy touched memory outside its buffer" : "");
+                 o->cuda == cudaErrorIllegalAddress
+                     ? ": a kernel or copy touched memory outside its buffer (a sticky error: this process can run "
+                       "no more CUDA work, so the lab stops here)"
+                     : "");
         return true;
     }
     if (w == WHO_BASELINE && !o->check.correct) {
