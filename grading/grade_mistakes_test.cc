@@ -300,7 +300,7 @@ TEST(GraderMistakes, CtrlCLeavesAnIncompleteGradebookThatResumeFinishes) {
             Spit((fs::path(subs) / "zed" / e.path().lexically_relative(hang)).string(), Slurp(e.path().string()));
     std::vector<std::string> args = {Runfile("grading/grade"), "--runs", "2", "--schedules", "1", "--memory-mb", "1024",
                                      "--no-progress", "--labs", "03", "--seed", "42", "--quiet", "--jobs", "1",
-                                     "--timeout", "3", "--submissions", subs, "--out", out, "--scratch", scratch};
+                                     "--timeout", "8", "--submissions", subs, "--out", out, "--scratch", scratch};
     int err_p[2];
     ASSERT_EQ(pipe(err_p), 0);
     pid_t pid = fork();
@@ -338,12 +338,12 @@ TEST(GraderMistakes, CtrlCLeavesAnIncompleteGradebookThatResumeFinishes) {
     EXPECT_TRUE(fs::exists(out + "/INCOMPLETE.txt"));
     EXPECT_TRUE(fs::is_empty(scratch)) << "the scratch folder was left in " << scratch;
 
-    Outcome r = Grade3({"--timeout", "3", "--jobs", "1", "--submissions", subs, "--out", out, "--resume"});
+    Outcome r = Grade3({"--timeout", "8", "--jobs", "1", "--submissions", subs, "--out", out, "--resume"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("2 students already graded"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out + "/INCOMPLETE.txt"));
     std::string whole = TempDir("sigint_whole");
-    r = Grade3({"--timeout", "3", "--submissions", subs, "--out", whole});
+    r = Grade3({"--timeout", "8", "--submissions", subs, "--out", whole});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(Slurp(out + "/gradebook.csv"), Slurp(whole + "/gradebook.csv"));
 }

@@ -6,6 +6,7 @@
 #define STREAMLAB_SIM_OPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trace/record/op.h"
@@ -53,7 +54,11 @@ typedef struct sim_kernel_state {
     sim_kernel_body body;
     void *args; /* the launch's copy of the arguments (inline_args or malloc'd) */
     uint32_t args_size; /* their size in bytes */
-    unsigned char inline_args[SIM_KERNEL_INLINE_ARGS];
+    /* Aligned for any argument struct a launcher copies in (they hold pointers and size_t). */
+    union {
+        max_align_t inline_align;
+        unsigned char inline_args[SIM_KERNEL_INLINE_ARGS];
+    };
     uint32_t nblocks;
     uint32_t next_block;  /* blocks dispatched so far */
     uint32_t done_blocks; /* blocks retired so far */
