@@ -22,6 +22,9 @@ extern "C" {
 bool sim_stream_resolve(cudaStream_t handle, uint32_t *index);
 /* The handle to report to the recorder for a stream index. */
 const void *sim_stream_trace_handle(uint32_t index);
+/* A new stream of the program's: added to the table with a handle, registered with the
+ * recorder. Returns its index. */
+uint32_t sim_stream_add(unsigned flags, int priority);
 /* A stream for the simulator's own use (a graph branch): non-blocking, never resolvable
  * from a handle the program holds, registered with the recorder under name. Returns its
  * index; sim_stream_trace_handle gives the handle the recorder knows it by. */
