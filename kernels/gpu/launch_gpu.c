@@ -14,6 +14,7 @@
 #include "kernels/gpu/device.h"
 #include "kernels/kernels.h"
 #include "kernels/validate.h"
+#include "trace/gpu/capture.h"
 #include "trace/gpu/collector.h"
 #include "trace/record/recorder.h"
 

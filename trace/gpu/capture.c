@@ -1,10 +1,9 @@
-/* trace/gpu/capture.c: whether a stream is capturing into a CUDA graph (collector.h,
- * trace_gpu_stream_capturing). Work enqueued on such a stream never runs, so the
+/* trace/gpu/capture.c: whether a stream is capturing into a CUDA graph (capture.h). Work enqueued on such a stream never runs, so the
  * interposer and the kernel launchers record no op for it, and the event timer brackets
  * nothing there (an event recorded in a capture would become part of the graph). */
 #include <cuda_runtime_api.h>
 
-#include "trace/gpu/collector.h"
+#include "trace/gpu/capture.h"
 #include "trace/gpu/real.h"
 
 bool trace_gpu_stream_capturing(const void *stream) {

@@ -134,11 +134,6 @@ void trace_gpu_op_end(uint64_t token, const void *stream);
 void trace_gpu_op_bind(uint64_t token, uint64_t op_id, uint64_t enqueue_ns);
 void trace_gpu_op_cancel(uint64_t token);
 
-/* Whether stream is capturing into a CUDA graph (or its capture was invalidated, or the
- * runtime refuses to say: the legacy stream while a blocking stream captures). Work
- * enqueued there never runs: the sources record no op for it (capture.c). */
-bool trace_gpu_stream_capturing(const void *stream);
-
 /* The host returned from a synchronising call (device_wide: cudaDeviceSynchronize): while
  * autoflush is on, delivers the device times known so far, rate-limited as described
  * above. */

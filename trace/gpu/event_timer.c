@@ -9,7 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "trace/gpu/clock.h"
-#include "trace/gpu/collector.h"
+#include "trace/gpu/capture.h"
 #include "trace/gpu/event_chain.h"
 #include "trace/gpu/event_clock.h"
 #include "trace/gpu/real.h"
@@ -228,10 +228,8 @@ void trace_gpu_events_stop(void) {
     E.running = false;
 }
 
-static bool capturing(const void *stream) { return trace_gpu_stream_capturing(stream); }
-
 uint64_t trace_gpu_events_op_begin(const void *stream, trace_gpu_op_class op_class) {
-    if (!E.running || capturing(stream)) return 0;
+    if (!E.running || trace_gpu_stream_capturing(stream)) return 0;
     if (!grow((void **)&E.pending, &E.cap_pending, E.n_pending + 1, sizeof(timed_op))) return 0;
     timed_op t;
     memset(&t, 0, sizeof(t));
@@ -268,7 +266,7 @@ void trace_gpu_events_op_end(uint64_t token, const void *stream) {
     if (!t) return;
     /* The call took the stream into a capture (a wait on a captured event): its end
      * event would become part of the graph. */
-    if (capturing(stream)) {
+    if (trace_gpu_stream_capturing(stream)) {
         release(t);
         return;
     }

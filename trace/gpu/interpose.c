@@ -31,6 +31,7 @@
 #include <cuda_runtime_api.h>
 
 #include "trace/gpu/allocations.h"
+#include "trace/gpu/capture.h"
 #include "trace/gpu/classify.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/graphs.h"
