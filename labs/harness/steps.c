@@ -4,10 +4,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
+#include "cli/state.h"
 #include "trace/view/stalls.h"
 
 #define MAX_STREAMS 1024
@@ -134,63 +134,7 @@ void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool pass
     fprintf(out, "      Stuck? --hint gives a hint, a little more each time.\n");
 }
 
-bool lab_hints_path(char *buf, size_t len) {
-    const char *state = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
-    int n;
-    if (state && *state)
-        n = snprintf(buf, len, "%s/streamlab/hints.json", state);
-    else if (home && *home)
-        n = snprintf(buf, len, "%s/.local/state/streamlab/hints.json", home);
-    else
-        return false;
-    return n > 0 && (size_t)n < len;
-}
-
-static cJSON *load_state(const char *path) {
-    FILE *f = path ? fopen(path, "r") : NULL;
-    if (!f) return cJSON_CreateObject();
-    char buf[65536];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    cJSON *j = cJSON_Parse(buf);
-    if (!cJSON_IsObject(j)) {
-        cJSON_Delete(j);
-        return cJSON_CreateObject(); /* a broken file starts afresh */
-    }
-    return j;
-}
-
-/* mkdir -p of the folder that holds path. */
-static void make_parent(const char *path) {
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) return;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        mkdir(dir, 0755);
-        *p = '/';
-    }
-    mkdir(dir, 0755);
-}
-
-static void save_state(const char *path, cJSON *state) {
-    if (!path) return;
-    make_parent(path);
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    char *text = cJSON_Print(state);
-    FILE *f = text ? fopen(tmp, "w") : NULL;
-    if (f) {
-        fputs(text, f);
-        if (fclose(f) == 0) rename(tmp, path);
-    }
-    cJSON_free(text);
-}
+bool lab_hints_path(char *buf, size_t len) { return cli_state_path("hints.json", buf, len); }
 
 static const char *const tier_name[LAB_HINT_TIERS] = {"a question", "the idea", "the shape of the code"};
 
@@ -206,7 +150,7 @@ void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const cha
         return;
     }
     const lab_step *st = &spec->steps[i];
-    cJSON *state = load_state(path);
+    cJSON *state = cli_state_load(path);
     cJSON *lab = cJSON_GetObjectItemCaseSensitive(state, spec->id);
     if (!cJSON_IsObject(lab)) {
         cJSON_DeleteItemFromObjectCaseSensitive(state, spec->id);
@@ -229,6 +173,6 @@ void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const cha
     cJSON_DeleteItemFromObjectCaseSensitive(lab, "tier");
     cJSON_AddNumberToObject(lab, "step", i);
     cJSON_AddNumberToObject(lab, "tier", tier);
-    save_state(path, state);
+    (void)cli_state_save(path, state);
     cJSON_Delete(state);
 }
