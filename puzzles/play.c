@@ -165,7 +165,7 @@ int puzzle_play(const puzzle *p, int width, bool utf8, puzzle_run runs[PUZZLE_MA
     double longest = 0;
     for (int i = 0; i < p->n_variants; i++) {
         tls[i] = trace_timeline_create();
-        trace_timeline_keep_run(tls[i], RUN_TIMED);
+        if (tls[i]) trace_timeline_keep_run(tls[i], RUN_TIMED);
         if (!tls[i] || play_one(&p->variants[i], tls[i], &runs[i]) != 0) rc = -1;
         if (runs[i].span_ms > longest) longest = runs[i].span_ms;
     }
