@@ -291,31 +291,49 @@ while read -r name kind expect; do
         skipped=$((skipped + 1))
         continue
       fi
+      # "default" is how a lab runs: the bound and the timed runs untraced, the timeline
+      # from a traced run after them. "none" never times a device op; the "traced-" rows
+      # time the traced runs themselves (STREAMLAB_TIMED_RUNS=traced), to show what
+      # tracing would cost the graded figures.
       seeds=(11 12 13)
-      timings=("none:STREAMLAB_GPU_TIMING=none" "cupti-callback:STREAMLAB_CUPTI_MATCH=callback"
-        "cupti-stream:STREAMLAB_CUPTI_MATCH=stream" "events-single:STREAMLAB_GPU_TIMING=events")
-      declare -A lab_ms=()
+      timings=("none:STREAMLAB_GPU_TIMING=none" "default:"
+        "traced-cupti-callback:STREAMLAB_TIMED_RUNS=traced STREAMLAB_CUPTI_MATCH=callback"
+        "traced-cupti-stream:STREAMLAB_TIMED_RUNS=traced STREAMLAB_CUPTI_MATCH=stream"
+        "traced-events:STREAMLAB_TIMED_RUNS=traced STREAMLAB_GPU_TIMING=events")
+      declare -A lab_ms=() lab_speedup=() lab_fraction=()
       worst=0
+      lab_field() { grep -o "\"$1\":[0-9.e+-]*" "$2" | head -1 | cut -d: -f2; }
+      med() { printf '%s\n' "$@" | grep -v '?' | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}'; }
       for seed in "${seeds[@]}"; do
         for t in "${timings[@]}"; do
           tname="${t%%:*}"
-          rc="$(run "${name}" "-${tname}-${seed}" "${t#*:}" --json --runs 9 --seed "${seed}")"
+          # shellcheck disable=SC2086 # the timing's variables, one word each
+          rc="$(run "${name}" "-${tname}-${seed}" ${t#*:} --json --runs 9 --seed "${seed}")"
           log="${logs}/${name}-${tname}-${seed}.log"
-          ms="$(grep -o '"yours_median_ms":[0-9.]*' "${log}" | head -1 | cut -d: -f2)"
-          src="$(grep -o '"timing_source":"[^"]*' "${log}" | head -1 | cut -d'"' -f4 | cut -c1-100)"
+          ms="$(lab_field yours_median_ms "${log}")"
+          sp="$(lab_field speedup "${log}")"
+          fr="$(lab_field bound_fraction "${log}")"
+          src="$(grep -o '"timing_source":"[^"]*' "${log}" | head -1 | cut -d'"' -f4 | cut -c1-80)"
+          from="$(grep -o '"timeline_from":"[^"]*' "${log}" | head -1 | cut -d'"' -f4)"
           lab_ms["${tname}"]+="${ms:-?} "
-          echo "== ${name} seed ${seed} timing ${tname}: exit ${rc}, yours_median_ms ${ms:-?} (${src})"
+          lab_speedup["${tname}"]+="${sp:-?} "
+          lab_fraction["${tname}"]+="${fr:-?} "
+          echo "== ${name} seed ${seed} timing ${tname}: exit ${rc}, yours_median_ms ${ms:-?}, speedup ${sp:-?}," \
+            "bound_fraction ${fr:-?}, timeline from ${from:-?} (${src})"
           ((rc > worst)) && worst=${rc}
         done
       done
-      echo "== ${name}: median over seeds of the timed runs' median, and the cost of each timing"
-      none_ms="$(printf '%s\n' ${lab_ms[none]} | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')"
+      echo "== ${name}: median over seeds of the timed runs' median, the speedup and the fraction of the bound"
+      # shellcheck disable=SC2086
+      none_ms="$(med ${lab_ms[none]})"
       for t in "${timings[@]}"; do
         tname="${t%%:*}"
-        med="$(printf '%s\n' ${lab_ms[${tname}]} | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')"
-        awk -v n="${tname}" -v m="${med}" -v b="${none_ms}" -v all="${lab_ms[${tname}]}" 'BEGIN {
-          if (b + 0 > 0 && m + 0 > 0) printf "   %-15s %8.3f ms  %+6.2f%% vs none   (per seed: %s)\n", n, m, 100 * (m - b) / b, all;
-          else printf "   %-15s %s (per seed: %s)\n", n, m, all }'
+        # shellcheck disable=SC2086
+        awk -v n="${tname}" -v m="$(med ${lab_ms[${tname}]})" -v b="${none_ms}" \
+          -v sp="$(med ${lab_speedup[${tname}]})" -v fr="$(med ${lab_fraction[${tname}]})" \
+          -v all="${lab_ms[${tname}]}" 'BEGIN {
+          if (b + 0 > 0 && m + 0 > 0) printf "   %-22s %8.3f ms  %+6.2f%% vs none  speedup %5.2fx  bound %5.1f%%  (per seed: %s)\n", n, m, 100 * (m - b) / b, sp, 100 * fr, all;
+          else printf "   %-22s %s (per seed: %s)\n", n, m, all }'
       done
       # Exit 1 is a lab below its target (not a failure of the bundle); 2 and above are.
       if ((worst >= 2)); then

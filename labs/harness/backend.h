@@ -38,6 +38,10 @@ uint64_t lab_backend_now_ns(void);
 /* Lets the host's clock reach t (lab_backend_now_ns' clock): the simulator's virtual
  * clock is moved on (the host idles); on a GPU the thread waits. Nothing when t is past. */
 void lab_backend_wait_until(uint64_t t);
+/* Charges ns of host work to the calling thread, as CPU work would (lab_load_batch): the
+ * simulator's virtual clock moves on with the device running meanwhile; on a GPU the
+ * thread spins (a busy wait, not a sleep). */
+void lab_backend_host_work(uint64_t ns);
 /* Whether the backend can perturb its schedule (--schedules). */
 bool lab_backend_can_perturb(void);
 /* Perturbs timing from now on (amount 0: exact). */
@@ -50,6 +54,16 @@ void lab_backend_phase(const char *name, bool begin);
 bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes);
 /* Names a stream on the timeline (and in Nsight Systems on a GPU). */
 void lab_backend_name_stream(cudaStream_t stream, const char *name);
+/* Whether recording device times slows the program down: on a GPU, CUPTI's records cost
+ * the host a few percent more per operation (docs/gpu-tracing.md, "Overhead"); on the
+ * simulator nothing. When it does, the runner times the graded runs with device timing
+ * off and records the timeline in traced runs of their own, not timed. */
+bool lab_backend_timing_costs(void);
+/* Device times on or off from now on: off, operations are still recorded (the race
+ * checker and the report see them) but untimed; on, they are timed as init chose (CUPTI,
+ * or what STREAMLAB_GPU_TIMING asks for), and info->timing says how. The simulator always
+ * times. */
+void lab_backend_device_times(bool on, lab_backend_info *info);
 /* Makes every device time known to the recorder (flushes CUPTI on a GPU). */
 void lab_backend_flush(void);
 /* Between independent programs in one process: the simulator starts again from nothing

@@ -48,11 +48,21 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
     if (o->profile)
         fprintf(stderr, "note: --profile=%s is for the simulator; this run uses the real GPU\n", o->profile);
     /* Before the warm-up: CUPTI's set-up costs milliseconds. */
-    trace_gpu_mode mode = trace_gpu_begin();
     trace_gpu_set_autoflush(false); /* the runner flushes after each run, outside its timing */
+    lab_backend_device_times(true, info);
+    return 0;
+}
+
+bool lab_backend_timing_costs(void) { return trace_gpu_status() != TRACE_GPU_OFF; }
+
+void lab_backend_device_times(bool on, lab_backend_info *info) {
+    if (!on) {
+        trace_gpu_end(); /* delivers what is known, and stops CUPTI's records */
+        return;
+    }
+    trace_gpu_mode mode = trace_gpu_begin();
     snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),
              mode == TRACE_GPU_EVENTS ? " (the timeline falls back to CUDA events)" : "");
-    return 0;
 }
 
 int lab_backend_probe(char *out, size_t out_len) { return device_name(out, out_len); }
@@ -68,6 +78,12 @@ void lab_backend_wait_until(uint64_t t) {
             struct timespec ts = {0, (long)(t - now - 100000)};
             nanosleep(&ts, NULL);
         }
+    }
+}
+
+void lab_backend_host_work(uint64_t ns) {
+    uint64_t end = trace_gpu_now_ns() + ns;
+    while (trace_gpu_now_ns() < end) {
     }
 }
 

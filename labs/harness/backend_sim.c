@@ -54,6 +54,8 @@ void lab_backend_wait_until(uint64_t t) {
     if (t > now) sim_host_work(t - now);
 }
 
+void lab_backend_host_work(uint64_t ns) { sim_host_work(ns); }
+
 bool lab_backend_can_perturb(void) { return true; }
 
 void lab_backend_perturb(uint64_t seed, double amount) { sim_set_perturbation(seed, amount); }
@@ -67,6 +69,13 @@ void lab_backend_name_stream(cudaStream_t stream, const char *name) { trace_stre
 
 bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes) {
     return sim_device_allocation_of((const void *)addr, base, bytes);
+}
+
+bool lab_backend_timing_costs(void) { return false; }
+
+void lab_backend_device_times(bool on, lab_backend_info *info) {
+    (void)on;
+    (void)info;
 }
 
 void lab_backend_flush(void) {}

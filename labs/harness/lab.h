@@ -63,8 +63,9 @@ uint32_t *lab_output(lab_ctx *ctx, int batch);
 
 /* Reports the time, in ms, that a stage of the workload took on the GPU in this run (lab
  * 02: lab_report_ms(ctx, "combine", ms)). Call it in run(); the harness compares the last
- * value of your last timed run with what the trace saw the device do, within a tolerance
- * the lab sets. A stage the lab does not have is reported on stderr. */
+ * value of the run whose timeline the report shows (your last timed run, or on a GPU your
+ * traced run after them: docs/labs.md) with what the trace saw the device do, within a
+ * tolerance the lab sets. A stage the lab does not have is reported on stderr. */
 void lab_report_ms(lab_ctx *ctx, const char *stage, double ms);
 
 /* The host's clock, in ms: the monotonic clock on a GPU, the host's virtual clock on the

@@ -266,7 +266,14 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     fputc('\n', out);
     if (lab_host_memory_worth_showing(&r->host, s)) lab_host_memory_print(&r->host, out);
     if (r->correct) lab_measurement_print(&r->measurement, out);
-    if (!r->backend.simulated) fprintf(out, "  timing     %s\n", r->backend.timing);
+    if (!r->backend.simulated && r->timeline_apart)
+        fprintf(out,
+                "  timing     the bound and the timed runs: untraced (operations recorded for the race checker, no "
+                "device times), so tracing does not slow what is graded; the timeline: a traced run of each after "
+                "them, not timed, with %s\n",
+                r->backend.timing);
+    else if (!r->backend.simulated)
+        fprintf(out, "  timing     the timed runs were traced: %s\n", r->backend.timing);
 
     if (!quiet) {
         for (size_t i = 0; i < r->races_shown; i++) {
@@ -278,7 +285,9 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
                 if (*p == '\n' && p[1]) fputs("          ", out);
             }
         }
-        if (r->timeline) fprintf(out, "\nyour last run:\n%s", r->timeline);
+        if (r->timeline)
+            fprintf(out, "\n%s:\n%s", r->timeline_apart ? "your traced run (after the timed runs)" : "your last run",
+                    r->timeline);
     }
     fputc('\n', out);
     print_verdict(r, value, target, out);
@@ -443,3 +452,8 @@ cJSON *lab_result_json(const lab_result *r) {
     if (r->timeline_run > 0) cJSON_AddNumberToObject(o, "timeline_run", r->timeline_run);
     return o;
 }
+    /* Which run each figure comes from: the timed runs give the times and the metric; the
+     * timeline, the engines' use, stalls and stage times come from timeline_run, which is
+     * your last timed run, or a traced run of its own when the timed runs went untraced. */
+    cJSON_AddStringToObject(o, "timeline_from", r->timeline_apart ? "traced_run" : "last_timed_run");
+    cJSON_AddBoolToObject(o, "timed_runs_traced", !r->timeline_apart);

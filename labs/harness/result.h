@@ -103,7 +103,10 @@ typedef struct lab_result {
     char background_why[256];
     int step;               /* the first of spec->steps not done, -1 when none */
     char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
-    int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run */
+    int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run,
+                               or with timeline_apart your traced run */
+    bool timeline_apart;    /* the timed runs went untraced (a GPU, where tracing costs time);
+                               the timeline comes from a traced run after them, not timed */
 } lab_result;
 
 /* The medians of the runs' latencies and backgrounds, and whether yours did the whole
