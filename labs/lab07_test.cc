@@ -60,7 +60,7 @@ TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
-    EXPECT_GT(Num(j, "speedup"), 1.0);
+    EXPECT_LT(Num(j, "speedup"), 1.0);
     EXPECT_LT(Num(j, "bound_fraction"), 0.65);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
     cJSON_Delete(j);
@@ -88,7 +88,7 @@ TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
     ASSERT_NE(m, nullptr) << o.out;
     EXPECT_EQ(Num(m, "batch"), 1);
     EXPECT_EQ(Num(m, "got"), 0xdeadbeefu);
-    EXPECT_EQ(Num(m, "wrong_batches"), 7);
+    EXPECT_EQ(Num(m, "wrong_batches"), 15);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (make the graph in setup(), not in run())");
     cJSON_Delete(j);
     EXPECT_NE(o.err.find("a graph freezes the pointers it captured"), std::string::npos) << o.err;
