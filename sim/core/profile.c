@@ -80,6 +80,16 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
                 return fail(err, err_size,
                             "profile %s: \"%s.%s\" has no \"source\" saying where the figure comes from",
                             origin, k_sections[s], entry->string);
+            const cJSON *field;
+            cJSON_ArrayForEach(field, entry) {
+                if (!strcmp(field->string, "value") || !strcmp(field->string, "source")) continue;
+                if (!strcmp(field->string, "measured") && cJSON_IsBool(field)) continue;
+                return fail(err, err_size,
+                            strcmp(field->string, "measured")
+                                ? "profile %s: \"%s.%s\" has an unknown field \"%s\" (value, source, measured)"
+                                : "profile %s: \"%s.%s\": \"%s\" must be true or false",
+                            origin, k_sections[s], entry->string, field->string);
+            }
             double v = value->valuedouble;
             if (!isfinite(v) || v < p->min || v > p->max)
                 return fail(err, err_size, "profile %s: \"%s.%s\" = %g is outside [%g, %g]", origin,

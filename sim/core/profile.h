@@ -4,8 +4,11 @@
  *
  * A profile file has "name", "device_name", "source" (where its figures come from, in
  * general) and four sections, "device", "copy", "compute" and "host", each mapping every
- * parameter below to {"value": number, "source": "where this figure comes from"}. Every
- * parameter must be present, with a source; unknown keys are errors (they are typos). */
+ * parameter below to {"value": number, "source": "where this figure comes from"}, and
+ * optionally "measured": true or false (a calibrated profile, //sim:calibrate, marks which
+ * values its probes measured and which it copied from its base profile). Every parameter
+ * must be present, with a source; unknown keys are errors (they are typos). A calibrated
+ * profile also has a top-level "base", the profile its unmeasured values come from. */
 #ifndef STREAMLAB_SIM_CORE_PROFILE_H
 #define STREAMLAB_SIM_CORE_PROFILE_H
 

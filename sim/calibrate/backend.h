@@ -1,0 +1,32 @@
+/* sim/calibrate/backend.h: what the calibrator needs beyond the CUDA runtime API, with one
+ * implementation per backend: backend_gpu.c (a real GPU: the monotonic clock) and
+ * backend_sim.c (the simulated runtime: its virtual clock and its profiles). */
+#ifndef STREAMLAB_SIM_CALIBRATE_BACKEND_H
+#define STREAMLAB_SIM_CALIBRATE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* True in the simulator build. */
+bool cal_backend_simulated(void);
+/* The host clock, in ns: virtual time on the simulator, CLOCK_MONOTONIC on a GPU. */
+uint64_t cal_now_ns(void);
+/* Keeps the host busy for ns (the simulator moves its virtual clock on). */
+void cal_host_wait_ns(uint64_t ns);
+/* Simulator build: makes name_or_path (a built-in profile or a profile file) the
+ * simulated device, after a reset. GPU build: refused. Returns 0, or -1 with err set. */
+int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size);
+/* Simulator build: the device back as at start (profile kept). GPU build: waits for the
+ * device to be idle. */
+void cal_backend_reset(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

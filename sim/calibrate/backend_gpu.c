@@ -1,0 +1,32 @@
+/* sim/calibrate/backend_gpu.c: backend.h on a real GPU. */
+#define _POSIX_C_SOURCE 200809L
+#include "sim/calibrate/backend.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+bool cal_backend_simulated(void) { return false; }
+
+uint64_t cal_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void cal_host_wait_ns(uint64_t ns) {
+    uint64_t end = cal_now_ns() + ns;
+    while (cal_now_ns() < end) {
+    }
+}
+
+int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size) {
+    snprintf(err, err_size,
+             "--profile=%s chooses a simulated device; this build of the calibrator runs on the real "
+             "GPU (use //sim:calibrate_sim to calibrate a simulated one)",
+             name_or_path);
+    return -1;
+}
+
+void cal_backend_reset(void) { (void)cudaDeviceSynchronize(); }

@@ -1,0 +1,165 @@
+// sim/calibrate/calibrate_roundtrip_test.cc: the calibrator, run against the simulator
+// under each built-in profile, recovers that profile's values. Each calibration takes a
+// different built-in profile as its base, so a value can only come out right by being
+// measured: every value the written profile marks "measured" must be within 5% of the
+// calibrated profile's (an intercept of 0 within 5% of its per-MiB partner's: under 5% of
+// one MiB's cost; any other 0 exactly), at least 30 values must be measured, and the calibrator must reproduce its
+// own figures (exit status 0). Bad input (an unknown flag, a malformed --profile or --base
+// file) is refused with a message and exit status 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cjson/cJSON.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sim/profile.h"
+
+namespace {
+
+std::string runfile(const std::string &rel) {
+    const char *dir = std::getenv("TEST_SRCDIR");
+    const char *ws = std::getenv("TEST_WORKSPACE");
+    if (dir && ws) return std::string(dir) + "/" + ws + "/" + rel;
+    return rel;
+}
+
+std::string tmpdir() {
+    const char *t = std::getenv("TEST_TMPDIR");
+    return t ? t : "/tmp";
+}
+
+// Runs the simulator build of the calibrator; returns its exit status, output in *out.
+int calibrate(const std::string &args, std::string *out) {
+    std::string cmd = runfile("sim/calibrate_sim") + " " + args + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    if (!p) return -1;
+    char buf[4096];
+    size_t n;
+    out->clear();
+    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out->append(buf, n);
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string builtin(const std::string &name) {
+    for (size_t i = 0; i < sim_profile_blob_count; i++)
+        if (name == sim_profile_blobs[i].name) return std::string(sim_profile_blobs[i].json, sim_profile_blobs[i].size);
+    return "";
+}
+
+std::string slurp(const std::string &path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+class RoundTrip : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
+    size_t i = GetParam();
+    std::string name = sim_profile_blobs[i].name;
+    std::string base = sim_profile_blobs[(i + 1) % sim_profile_blob_count].name;
+    ASSERT_NE(name, base) << "needs two built-in profiles";
+    std::string path = tmpdir() + "/roundtrip_" + name + ".json", out;
+    int rc = calibrate("--profile=" + name + " --base=" + base + " --name=rt_" + name + " --quick --out " + path, &out);
+    EXPECT_EQ(rc, 0) << out;
+
+    cJSON *want = cJSON_Parse(builtin(name).c_str());
+    std::string text = slurp(path);
+    cJSON *got = cJSON_Parse(text.c_str());
+    ASSERT_TRUE(want != nullptr);
+    ASSERT_TRUE(got != nullptr) << "no profile written at " << path << "\n" << out;
+    const cJSON *base_item = cJSON_GetObjectItemCaseSensitive(got, "base");
+    ASSERT_TRUE(cJSON_IsString(base_item));
+    EXPECT_EQ(std::string(base_item->valuestring), base);
+    EXPECT_EQ(std::string(cJSON_GetObjectItemCaseSensitive(got, "name")->valuestring), "rt_" + name);
+
+    int measured = 0;
+    const char *sections[] = {"device", "copy", "compute", "host"};
+    for (const char *sec : sections) {
+        const cJSON *gs = cJSON_GetObjectItemCaseSensitive(got, sec), *ws = cJSON_GetObjectItemCaseSensitive(want, sec);
+        const cJSON *entry;
+        cJSON_ArrayForEach(entry, gs) {
+            const cJSON *m = cJSON_GetObjectItemCaseSensitive(entry, "measured");
+            ASSERT_TRUE(cJSON_IsBool(m)) << sec << "." << entry->string << " does not say whether it was measured";
+            if (!cJSON_IsTrue(m)) continue;
+            measured++;
+            double v = cJSON_GetObjectItemCaseSensitive(entry, "value")->valuedouble;
+            const cJSON *we = cJSON_GetObjectItemCaseSensitive(ws, entry->string);
+            ASSERT_TRUE(we != nullptr) << entry->string;
+            double t = cJSON_GetObjectItemCaseSensitive(we, "value")->valuedouble;
+            double scale = std::fabs(t);
+            std::string key = entry->string;
+            if (t == 0) {
+                // An intercept of 0: compare with its per-MiB partner's cost of one MiB. Any
+                // other 0 (a priority, a compute capability's minor number) must be exact.
+                std::string partner = key.size() > 3 ? key.substr(0, key.size() - 3) + "_ns_per_mib" : "";
+                const cJSON *pe = cJSON_GetObjectItemCaseSensitive(ws, partner.c_str());
+                scale = pe ? cJSON_GetObjectItemCaseSensitive(pe, "value")->valuedouble : 0;
+            }
+            EXPECT_LE(std::fabs(v - t), 0.05 * scale)
+                << name << ": " << sec << "." << key << " recovered as " << v << ", the profile says " << t;
+        }
+    }
+    EXPECT_GE(measured, 30) << "too few values measured";
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+
+    // The written profile is one the simulator takes.
+    sim_profile p;
+    char err[1024];
+    EXPECT_EQ(sim_profile_parse(text.data(), text.size(), path.c_str(), &p, err, sizeof(err)), 0) << err;
+}
+
+INSTANTIATE_TEST_SUITE_P(EachBuiltInProfile, RoundTrip, ::testing::Range<size_t>(0, sim_profile_blob_count),
+                         [](const ::testing::TestParamInfo<size_t> &info) {
+                             return std::string(sim_profile_blobs[info.param].name);
+                         });
+
+TEST(CalibrateOptions, UnknownFlagIsRefused) {
+    std::string out;
+    EXPECT_EQ(calibrate("--out /dev/null --frobnicate", &out), 2);
+    EXPECT_NE(out.find("unknown option --frobnicate"), std::string::npos) << out;
+}
+
+TEST(CalibrateOptions, MissingOutIsRefused) {
+    std::string out;
+    EXPECT_EQ(calibrate("--quick", &out), 2);
+    EXPECT_NE(out.find("--out FILE"), std::string::npos) << out;
+}
+
+TEST(CalibrateOptions, MalformedProfileFileIsRefused) {
+    std::string path = tmpdir() + "/broken.json";
+    std::ofstream(path) << "{\"name\": \"broken\", ";
+    std::string out;
+    EXPECT_EQ(calibrate("--profile=" + path + " --out " + tmpdir() + "/x.json", &out), 2);
+    EXPECT_NE(out.find("not valid JSON"), std::string::npos) << out;
+}
+
+TEST(CalibrateOptions, MalformedBaseFileIsRefusedBeforeMeasuring) {
+    std::string path = tmpdir() + "/broken_base.json";
+    std::string h200 = builtin("h200");
+    size_t at = h200.find("\"value\"");
+    ASSERT_NE(at, std::string::npos);
+    h200.replace(at, 7, "\"valeu\"");
+    std::ofstream(path) << h200;
+    std::string out;
+    EXPECT_EQ(calibrate("--base=" + path + " --out " + tmpdir() + "/y.json", &out), 2);
+    EXPECT_NE(out.find("--base=" + path), std::string::npos) << out;
+    EXPECT_EQ(out.find("repetition"), std::string::npos) << "measured before checking the base:\n" << out;
+}
+
+TEST(CalibrateOptions, UnknownBaseNameIsRefused) {
+    std::string out;
+    EXPECT_EQ(calibrate("--base=v100 --out " + tmpdir() + "/z.json", &out), 2);
+    EXPECT_NE(out.find("unknown base profile \"v100\""), std::string::npos) << out;
+}
+
+}  // namespace

@@ -1,0 +1,366 @@
+/* sim/calibrate/fit.c: profile values from the probes' figures (see fit.h). */
+#include "sim/calibrate/fit.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/cost.h"
+#include "kernels/params.h"
+
+static void set(cal_fit *f, const char *section, const char *key, double *field, double value, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void set(cal_fit *f, const char *section, const char *key, double *field, double value, const char *fmt, ...) {
+    *field = value;
+    cal_fitted *e = NULL;
+    for (int i = 0; i < f->n_fitted; i++)
+        if (!strcmp(f->fitted[i].key, key)) e = &f->fitted[i];
+    if (!e && f->n_fitted < CAL_MAX_FITTED) e = &f->fitted[f->n_fitted++];
+    if (!e) return;
+    e->section = section;
+    e->key = key;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->how, sizeof(e->how), fmt, ap);
+    va_end(ap);
+}
+
+static void note(cal_fit *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(cal_fit *f, const char *fmt, ...) {
+    if (f->n_notes >= CAL_MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->notes[f->n_notes++], sizeof(f->notes[0]), fmt, ap);
+    va_end(ap);
+}
+
+/* A value the model needs to be at least 0: a negative fit is clamped and said. */
+static double at_least_zero(cal_fit *f, const char *key, double v) {
+    if (v >= 0) return v;
+    note(f, "%s fitted to %.4g, below 0: set to 0 (the figures it comes from are within the noise of each other)",
+         key, v);
+    return 0;
+}
+
+/* A cost of fixed + slope * x through two figures, y_s at x_s and y_l at x_l. When the
+ * line through both would need a negative slope or intercept (or the intercept is given,
+ * *fixed >= 0 on entry with fixed_given), the other is chosen so that both figures are
+ * missed by the same fraction, one above and one below. */
+static void line_fit(cal_fit *f, const char *what, double x_s, double x_l, double y_s, double y_l, bool fixed_given,
+                     double *fixed, double *slope) {
+    if (fixed_given) {
+        double c = *fixed;
+        *slope = (2 - c / y_s - c / y_l) / (x_s / y_s + x_l / y_l);
+        if (*slope < 0) *slope = 0;
+        return;
+    }
+    *slope = (y_l - y_s) / (x_l - x_s);
+    *fixed = y_s - *slope * x_s;
+    if (*slope < 0) {
+        *slope = 0;
+        *fixed = 2 * y_s * y_l / (y_s + y_l);
+        note(f, "%s: the larger size took less (%.4g against %.4g); the model's cost cannot fall with size, so it is "
+                "one figure between them", what, y_l, y_s);
+    } else if (*fixed < 0) {
+        *fixed = 0;
+        *slope = 2 / (x_s / y_s + x_l / y_l);
+        note(f, "%s: the line through both sizes crosses 0 below the smaller; the model's cost is proportional to "
+                "size between them", what);
+    }
+}
+
+const cal_fitted *cal_fit_find(const cal_fit *fit, const char *key) {
+    for (int i = 0; i < fit->n_fitted; i++)
+        if (!strcmp(fit->fitted[i].key, key)) return &fit->fitted[i];
+    return NULL;
+}
+
+double cal_bidir_model_ns(double bytes, double f1, double f2, double r1, double r2, double total) {
+    double start[2] = {f1, f2}, want[2] = {r1, r2}, left[2] = {bytes, bytes}, end[2] = {0, 0};
+    double t = f1 < f2 ? f1 : f2;
+    for (int guard = 0; guard < 8 && (left[0] > 0 || left[1] > 0); guard++) {
+        bool busy[2];
+        for (int i = 0; i < 2; i++) busy[i] = left[i] > 0 && start[i] <= t;
+        double got[2] = {want[0], want[1]};
+        /* copy_engine.c, rebalance(): both directions at once share the bidirectional
+         * rate, split fairly; one that wants less than half leaves the rest to the other. */
+        if (busy[0] && busy[1] && want[0] + want[1] > total) {
+            double half = total / 2;
+            if (want[0] <= half)
+                got[1] = total - want[0];
+            else if (want[1] <= half)
+                got[0] = total - want[1];
+            else
+                got[0] = got[1] = half;
+        }
+        double next = INFINITY;
+        for (int i = 0; i < 2; i++) {
+            if (busy[i]) {
+                double done = t + left[i] / got[i];
+                if (done < next) next = done;
+            } else if (left[i] > 0 && start[i] > t && start[i] < next) {
+                next = start[i];
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            if (!busy[i]) continue;
+            left[i] -= got[i] * (next - t);
+            if (left[i] <= bytes * 1e-12) {
+                left[i] = 0;
+                end[i] = next;
+            }
+        }
+        t = next;
+    }
+    return end[0] > end[1] ? end[0] : end[1];
+}
+
+/* Largest fractional part of g * golden ratio over the SM classes: the slowest class's
+ * share of block_overhead_spread_ns (sim/core/compute.c, sim_compute_init). */
+static double slowest_class_fraction(const sim_profile *p) {
+    double n = p->sm_classes < p->sm_count ? p->sm_classes : p->sm_count;
+    double best = 0;
+    for (int g = 0; g < (int)n; g++) {
+        double frac = fmod((double)g * 0.6180339887498949, 1.0);
+        if (frac > best) best = frac;
+    }
+    return best;
+}
+
+static void fit_device(const cal_device *d, cal_fit *f) {
+    sim_profile *p = &f->profile;
+#define DEV(key)                                                                                                 \
+    if (d->key >= 0) set(f, "device", #key, &p->key, d->key, "measured: what %s reports (cudaDeviceGetAttribute)", d->name);
+    DEV(compute_major)
+    DEV(compute_minor)
+    DEV(sm_count)
+    DEV(clock_khz)
+    DEV(memory_clock_khz)
+    DEV(memory_bus_width)
+    DEV(l2_cache_bytes)
+    DEV(async_engine_count)
+    DEV(max_threads_per_sm)
+    DEV(max_blocks_per_sm)
+    DEV(regs_per_sm)
+    DEV(shared_mem_per_sm)
+    DEV(shared_mem_per_block_optin)
+#undef DEV
+    if (d->total_global_mem > 0)
+        set(f, "device", "total_global_mem", &p->total_global_mem, d->total_global_mem,
+            "measured: cudaGetDeviceProperties on %s", d->name);
+    if (d->priority_least >= d->priority_greatest && !(d->priority_least == -1 && d->priority_greatest == -1)) {
+        set(f, "device", "priority_least", &p->priority_least, d->priority_least,
+            "measured: cudaDeviceGetStreamPriorityRange on %s", d->name);
+        set(f, "device", "priority_greatest", &p->priority_greatest, d->priority_greatest,
+            "measured: cudaDeviceGetStreamPriorityRange on %s", d->name);
+    }
+}
+
+/* A pinned copy, event-timed on a held-back stream: fixed_ns + bytes / rate. */
+static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
+    sim_profile *p = &f->profile;
+    double small_b = CAL_PINNED_SMALL_MIB * CAL_MIB, large_b = CAL_LARGE_MIB * CAL_MIB;
+    double small_ns = fig[h2d ? CAL_h2d_pinned_small : CAL_d2h_pinned_small] * 1e3;
+    double large_ns = large_b / fig[h2d ? CAL_h2d_pinned_large : CAL_d2h_pinned_large];
+    double ns_per_byte = (large_ns - small_ns) / (large_b - small_b);
+    double rate = 1.0 / ns_per_byte;
+    double fixed = at_least_zero(f, h2d ? "h2d_fixed_ns" : "d2h_fixed_ns", small_ns - small_b * ns_per_byte);
+    const char *dir = h2d ? "H2D" : "D2H";
+    set(f, "copy", h2d ? "h2d_pinned_gbps" : "d2h_pinned_gbps", h2d ? &p->h2d_pinned_gbps : &p->d2h_pinned_gbps,
+        rate, "measured: pinned %s copies of 4 MiB (%.1f us) and 256 MiB (%.2f GB/s), event-timed, on one line: "
+        "set-up + bytes / rate", dir, small_ns / 1e3, large_b / large_ns);
+    set(f, "copy", h2d ? "h2d_fixed_ns" : "d2h_fixed_ns", h2d ? &p->h2d_fixed_ns : &p->d2h_fixed_ns, fixed,
+        "measured: the intercept of the pinned %s line (see %s)", dir, h2d ? "h2d_pinned_gbps" : "d2h_pinned_gbps");
+}
+
+void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile *base, cal_fit *out) {
+    memset(out, 0, sizeof(*out));
+    out->profile = *base;
+    sim_profile *p = &out->profile;
+    fit_device(dev, out);
+
+    /* ---- host calls (the copy fits below subtract them) ---- */
+    /* cudaMemcpyAsync returns after memcpy_call_ns + memcpy_call_ns_per_mib * MiB. */
+    double call_s = fig[CAL_memcpy_return_small] * 1e3, call_l = fig[CAL_memcpy_return_large] * 1e3;
+    double call_ns, call_per_mib;
+    line_fit(out, "cudaMemcpyAsync's return", CAL_CALL_SMALL_MIB, CAL_LARGE_MIB, call_s, call_l, false, &call_ns,
+             &call_per_mib);
+    set(out, "host", "memcpy_call_ns_per_mib", &p->memcpy_call_ns_per_mib, call_per_mib,
+        "measured: a pinned cudaMemcpyAsync returned in %.2f us (1 MiB) and %.2f us (256 MiB), the device idle",
+        call_s / 1e3, call_l / 1e3);
+    set(out, "host", "memcpy_call_ns", &p->memcpy_call_ns, call_ns,
+        "measured: the intercept of the cudaMemcpyAsync return times (see memcpy_call_ns_per_mib)");
+    set(out, "host", "launch_ns", &p->launch_ns, fig[CAL_launch] * 1e3,
+        "measured: %d launches of an empty kernel into a non-blocking stream, %.2f us each (host time)", CAL_CALLS,
+        fig[CAL_launch]);
+    set(out, "host", "launch_blocking_extra_ns", &p->launch_blocking_extra_ns,
+        at_least_zero(out, "launch_blocking_extra_ns", (fig[CAL_launch_blocking] - fig[CAL_launch]) * 1e3),
+        "measured: launches into a blocking stream took %.2f us each, against %.2f us into a non-blocking one",
+        fig[CAL_launch_blocking], fig[CAL_launch]);
+    set(out, "host", "event_record_ns", &p->event_record_ns, fig[CAL_event_record] * 1e3,
+        "measured: %d cudaEventRecord calls, %.3f us each (host time)", CAL_CALLS, fig[CAL_event_record]);
+    set(out, "host", "event_record_no_timing_ns", &p->event_record_no_timing_ns,
+        fig[CAL_event_record_no_timing] * 1e3,
+        "measured: %d cudaEventRecord calls of a cudaEventDisableTiming event, %.3f us each", CAL_CALLS,
+        fig[CAL_event_record_no_timing]);
+    set(out, "host", "sync_call_ns", &p->sync_call_ns, fig[CAL_sync_idle] * 1e3,
+        "measured: %d cudaStreamSynchronize calls of an idle stream, %.3f us each", CAL_CALLS, fig[CAL_sync_idle]);
+
+    /* cudaMallocHost, cudaHostRegister, cudaHostUnregister: a line through 64 and 256 MiB. */
+    struct {
+        const char *what, *key_ns, *key_mib;
+        double *ns, *per_mib;
+        cal_figure_id s, l;
+    } lines[] = {
+        {"cudaMallocHost", "malloc_host_ns", "malloc_host_ns_per_mib", &p->malloc_host_ns, &p->malloc_host_ns_per_mib,
+         CAL_malloc_host_small, CAL_malloc_host_large},
+        {"cudaHostRegister", "host_register_ns", "host_register_ns_per_mib", &p->host_register_ns,
+         &p->host_register_ns_per_mib, CAL_host_register_small, CAL_host_register_large},
+        {"cudaHostUnregister", "host_unregister_ns", "host_unregister_ns_per_mib", &p->host_unregister_ns,
+         &p->host_unregister_ns_per_mib, CAL_host_unregister_small, CAL_host_unregister_large},
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        double s = fig[lines[i].s] * 1e6, l = fig[lines[i].l] * 1e6;
+        double fixed, per_mib;
+        line_fit(out, lines[i].what, CAL_HOSTMEM_SMALL_MIB, CAL_HOSTMEM_LARGE_MIB, s, l, false, &fixed, &per_mib);
+        set(out, "host", lines[i].key_mib, lines[i].per_mib, per_mib,
+            "measured: %s of 64 MiB took %.2f ms and of 256 MiB %.2f ms (a line through both)", lines[i].what, s / 1e6,
+            l / 1e6);
+        set(out, "host", lines[i].key_ns, lines[i].ns, fixed, "measured: the intercept of the %s line (see %s)",
+            lines[i].what, lines[i].key_mib);
+    }
+    /* cudaFreeHost costs free_ns (shared with cudaFree, not measured here) + per MiB. */
+    {
+        double s = fig[CAL_free_host_small] * 1e6, l = fig[CAL_free_host_large] * 1e6;
+        double fixed = p->free_ns, per_mib;
+        line_fit(out, "cudaFreeHost", CAL_HOSTMEM_SMALL_MIB, CAL_HOSTMEM_LARGE_MIB, s, l, true, &fixed, &per_mib);
+        set(out, "host", "free_host_ns_per_mib", &p->free_host_ns_per_mib, per_mib,
+            "measured: cudaFreeHost of 64 MiB took %.2f ms and of 256 MiB %.2f ms; with free_ns (the base profile's, "
+            "shared with cudaFree) the per-MiB cost that misses both by the same fraction", s / 1e6, l / 1e6);
+    }
+
+    /* ---- copies ---- */
+    fit_pinned(out, fig, true);
+    fit_pinned(out, fig, false);
+    /* A pageable cudaMemcpy, host-timed: the call, the submission, the direction's copy
+     * set-up, the staging set-up (pageable_fixed_ns, one for both directions), the bytes
+     * at the direction's pageable rate, and the host's wake-up. Given the staging cost,
+     * each rate makes the 256 MiB copy exact; the staging cost is the one that misses the
+     * two 8 MiB copies by the least. */
+    {
+        double small_b = CAL_PAGEABLE_SMALL_MIB * CAL_MIB, large_b = CAL_LARGE_MIB * CAL_MIB;
+        double ts[2], tl[2], c[2], pf[2];
+        for (int d = 0; d < 2; d++) {
+            bool h2d = d == 0;
+            ts[d] = fig[h2d ? CAL_h2d_pageable_small : CAL_d2h_pageable_small] * 1e3;
+            tl[d] = large_b / fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large];
+            c[d] = p->memcpy_call_ns + p->submit_latency_ns + (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) +
+                   p->sync_wake_ns;
+            /* The staging cost alone would give: the line through both sizes' intercept. */
+            double slope = (tl[d] - ts[d]) / (large_b - small_b) - p->memcpy_call_ns_per_mib / CAL_MIB;
+            pf[d] = ts[d] - small_b * slope - p->memcpy_call_ns_per_mib * CAL_PAGEABLE_SMALL_MIB - c[d];
+        }
+        double lo = 0, hi = fmin(tl[0] - c[0], tl[1] - c[1]) * 0.999;
+        if (hi < 0) hi = 0;
+#define PAGEABLE_MISS(S, d)                                                                                           \
+    fabs((c[d] + (S) + p->memcpy_call_ns_per_mib * CAL_PAGEABLE_SMALL_MIB +                                            \
+          small_b * (tl[d] - c[d] - (S) - p->memcpy_call_ns_per_mib * CAL_LARGE_MIB) / large_b - ts[d]) /           \
+         ts[d])
+        for (int i = 0; i < 200; i++) {
+            double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+            double e1 = fmax(PAGEABLE_MISS(m1, 0), PAGEABLE_MISS(m1, 1));
+            double e2 = fmax(PAGEABLE_MISS(m2, 0), PAGEABLE_MISS(m2, 1));
+            if (e1 <= e2)
+                hi = m2;
+            else
+                lo = m1;
+        }
+        double staging = (lo + hi) / 2;
+#undef PAGEABLE_MISS
+        if (fabs(pf[0] - pf[1]) > 0.2 * fmax(fabs(pf[0]), fabs(pf[1])) && fabs(pf[0] - pf[1]) > 5000)
+            note(out, "pageable copies: the staging cost is %.1f us up and %.1f us down; the model has one for both "
+                      "(%.1f us)", pf[0] / 1e3, pf[1] / 1e3, staging / 1e3);
+        set(out, "copy", "pageable_fixed_ns", &p->pageable_fixed_ns, staging,
+            "measured: the staging cost that, with the pageable rates, misses the 8 MiB copies by the least (alone "
+            "each direction's line would give %.1f us up, %.1f us down)", pf[0] / 1e3, pf[1] / 1e3);
+        for (int d = 0; d < 2; d++) {
+            bool h2d = d == 0;
+            double rate = large_b / (tl[d] - c[d] - staging - p->memcpy_call_ns_per_mib * CAL_LARGE_MIB);
+            set(out, "copy", h2d ? "h2d_pageable_gbps" : "d2h_pageable_gbps",
+                h2d ? &p->h2d_pageable_gbps : &p->d2h_pageable_gbps, rate,
+                "measured: pageable %s cudaMemcpy of 256 MiB at %.2f GB/s host-timed (8 MiB: %.1f us), less the "
+                "call, set-up and staging costs", h2d ? "H2D" : "D2H", large_b / tl[d], ts[d] / 1e3);
+        }
+    }
+    /* Both directions at once: the total rate that makes the copy-engine model give the
+     * measured time. */
+    {
+        double bytes = CAL_LARGE_MIB * CAL_MIB;
+        double t = 2 * bytes / fig[CAL_bidir];
+        double r1 = p->h2d_pinned_gbps, r2 = p->d2h_pinned_gbps;
+        double f1 = p->h2d_fixed_ns, f2 = p->d2h_fixed_ns;
+        double total;
+        double unlimited = cal_bidir_model_ns(bytes, f1, f2, r1, r2, r1 + r2);
+        if (t <= unlimited) {
+            total = r1 + r2;
+            if (t < unlimited * 0.9)
+                note(out, "both directions at once (%.1f GB/s in all) ran faster than each direction alone allows "
+                          "(%.1f GB/s): the model cannot express that", fig[CAL_bidir], 2 * bytes / unlimited);
+        } else {
+            double lo = 1e-3, hi = r1 + r2;
+            for (int i = 0; i < 100; i++) {
+                double mid = (lo + hi) / 2;
+                if (cal_bidir_model_ns(bytes, f1, f2, r1, r2, mid) > t)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            total = (lo + hi) / 2;
+        }
+        set(out, "copy", "bidir_total_gbps", &p->bidir_total_gbps, total,
+            "measured: pinned H2D and D2H of 256 MiB started together took %.3f ms (%.2f GB/s in all); the rate "
+            "they share that gives that time", t / 1e6, fig[CAL_bidir]);
+    }
+
+    /* ---- kernels ---- */
+    /* The spin probe: W full waves of D-ns blocks take kernel_overhead_ns + W * (D + the
+     * block's memory term + the slowest SM class's turnaround). */
+    {
+        double res = cal_spin_residency(dev);
+        double extra = res * 4.0 * p->sm_count / p->dram_gbps; /* kernels_spin_cost's 4 bytes */
+        double t1 = fig[CAL_wave_one] * 1e3, tw = fig[CAL_wave_long] * 1e3;
+        double turnaround = (tw - t1) / (CAL_WAVES_LONG - 1) - CAL_WAVE_NS - extra;
+        double overhead = t1 - CAL_WAVE_NS - extra - turnaround;
+        double spread = p->block_overhead_spread_ns * slowest_class_fraction(p);
+        set(out, "compute", "block_overhead_ns", &p->block_overhead_ns,
+            at_least_zero(out, "block_overhead_ns", turnaround - spread),
+            "measured: a spin kernel of 10 us blocks took %.2f us for one wave and %.2f us for %d; per wave %.0f ns "
+            "more than the blocks, less the SM classes' spread (block_overhead_spread_ns)", t1 / 1e3, tw / 1e3,
+            CAL_WAVES_LONG, turnaround);
+        set(out, "compute", "kernel_overhead_ns", &p->kernel_overhead_ns,
+            at_least_zero(out, "kernel_overhead_ns", overhead),
+            "measured: the spin kernel's single wave (%.2f us) less its 10 us blocks and their turnaround: the "
+            "kernel's fixed device time", t1 / 1e3);
+    }
+    /* The process kernel in full waves: each iteration adds residency * 256 IMADs per SM. */
+    {
+        double res = cal_process_residency(dev);
+        double d_ns = (fig[CAL_process_hi] - fig[CAL_process_lo]) * 1e3;
+        double rate = CAL_PROCESS_WAVES * res * KERNELS_PROCESS_THREADS *
+                      (double)(CAL_PROCESS_ITERS_HI - CAL_PROCESS_ITERS_LO) / d_ns;
+        set(out, "compute", "sm_int_ops_per_ns", &p->sm_int_ops_per_ns, rate,
+            "measured: the process kernel in %d full waves (%g blocks per SM) took %.1f us at %d iterations and "
+            "%.1f us at %d: integer multiply-adds per ns per SM", CAL_PROCESS_WAVES, res, fig[CAL_process_lo],
+            CAL_PROCESS_ITERS_LO, fig[CAL_process_hi], CAL_PROCESS_ITERS_HI);
+        double per_iter = (fig[CAL_chain_hi] - fig[CAL_chain_lo]) * 1e3 / (CAL_CHAIN_ITERS_HI - CAL_CHAIN_ITERS_LO);
+        double throughput = KERNELS_PROCESS_THREADS / rate;
+        if (per_iter < throughput * 0.95)
+            note(out, "one block per SM ran %.3f ns an iteration, faster than the full-wave rate allows (%.3f): the "
+                      "model makes it %.3f", per_iter, throughput, throughput);
+        set(out, "compute", "op_latency_ns", &p->op_latency_ns, per_iter,
+            "measured: the process kernel with one block per SM took %.1f us at %d iterations and %.1f us at %d: "
+            "%.3f ns a dependent iteration", fig[CAL_chain_lo], CAL_CHAIN_ITERS_LO, fig[CAL_chain_hi],
+            CAL_CHAIN_ITERS_HI, per_iter);
+    }
+}

@@ -1,0 +1,116 @@
+/* sim/calibrate/probes.h: the calibrator's probes, plain CUDA runtime calls and kernels.h
+ * launches, so that the same code measures a real GPU and the simulator.
+ *
+ * Each figure is the median of reps repetitions. Device times come from events on a
+ * stream held back by a spin kernel while the events and the work are enqueued, so that
+ * they time the device alone; host times come from the backend's clock (backend.h). */
+#ifndef STREAMLAB_SIM_CALIBRATE_PROBES_H
+#define STREAMLAB_SIM_CALIBRATE_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sizes and shapes the probes use (the fit needs them too). */
+#define CAL_MIB (1024.0 * 1024.0)
+#define CAL_PINNED_SMALL_MIB 4
+#define CAL_PAGEABLE_SMALL_MIB 8
+#define CAL_LARGE_MIB 256
+#define CAL_CALL_SMALL_MIB 1
+#define CAL_HOSTMEM_SMALL_MIB 64
+#define CAL_HOSTMEM_LARGE_MIB 256
+#define CAL_WAVE_NS 10000.0 /* the spin blocks of the wave probe */
+#define CAL_WAVES_LONG 21
+#define CAL_SPIN_THREADS 1024u
+#define CAL_PRIORITY_THREADS 128u
+#define CAL_PROCESS_WAVES 8
+#define CAL_PROCESS_ITERS_LO 1000
+#define CAL_PROCESS_ITERS_HI 4000
+#define CAL_CHAIN_ITERS_LO 20000
+#define CAL_CHAIN_ITERS_HI 80000
+#define CAL_CALLS 1000 /* host calls timed together (launches, event records, syncs) */
+
+/* X(id, unit, kind, what): every figure. kind "fit" figures determine profile values;
+ * "model" figures follow from the simulator's semantics with those values and are only
+ * compared. */
+#define CAL_FIGURES(X)                                                                                          \
+    X(h2d_pinned_small, "us", "fit", "pinned H2D copy of 4 MiB, device time")                                  \
+    X(h2d_pinned_large, "GB/s", "fit", "pinned H2D copy of 256 MiB, device rate")                              \
+    X(d2h_pinned_small, "us", "fit", "pinned D2H copy of 4 MiB, device time")                                  \
+    X(d2h_pinned_large, "GB/s", "fit", "pinned D2H copy of 256 MiB, device rate")                              \
+    X(bidir, "GB/s", "fit", "pinned H2D + D2H of 256 MiB at once on two streams, total rate")                  \
+    X(h2d_pageable_small, "us", "fit", "pageable H2D cudaMemcpy of 8 MiB, host time")                          \
+    X(h2d_pageable_large, "GB/s", "fit", "pageable H2D cudaMemcpy of 256 MiB, host-timed rate")                \
+    X(d2h_pageable_small, "us", "fit", "pageable D2H cudaMemcpy of 8 MiB, host time")                          \
+    X(d2h_pageable_large, "GB/s", "fit", "pageable D2H cudaMemcpy of 256 MiB, host-timed rate")                \
+    X(memcpy_return_small, "us", "fit", "pinned cudaMemcpyAsync of 1 MiB, host time to return")                \
+    X(memcpy_return_large, "us", "fit", "pinned cudaMemcpyAsync of 256 MiB, host time to return")              \
+    X(malloc_host_small, "ms", "fit", "cudaMallocHost of 64 MiB")                                             \
+    X(malloc_host_large, "ms", "fit", "cudaMallocHost of 256 MiB")                                            \
+    X(free_host_small, "ms", "fit", "cudaFreeHost of 64 MiB")                                                 \
+    X(free_host_large, "ms", "fit", "cudaFreeHost of 256 MiB")                                                \
+    X(host_register_small, "ms", "fit", "cudaHostRegister of 64 MiB (malloc'd, touched)")                     \
+    X(host_register_large, "ms", "fit", "cudaHostRegister of 256 MiB")                                        \
+    X(host_unregister_small, "ms", "fit", "cudaHostUnregister of 64 MiB")                                     \
+    X(host_unregister_large, "ms", "fit", "cudaHostUnregister of 256 MiB")                                    \
+    X(launch, "us", "fit", "kernel launch into a non-blocking stream, host time per launch")                   \
+    X(launch_blocking, "us", "fit", "kernel launch into a blocking stream, host time per launch")              \
+    X(event_record, "us", "fit", "cudaEventRecord, host time")                                                \
+    X(event_record_no_timing, "us", "fit", "cudaEventRecord of a cudaEventDisableTiming event, host time")    \
+    X(sync_idle, "us", "fit", "cudaStreamSynchronize of an idle stream, host time")                           \
+    X(wave_one, "us", "fit", "spin kernel, one wave of 10 us blocks, device time")                             \
+    X(wave_long, "us", "fit", "spin kernel, 21 waves of 10 us blocks, device time")                            \
+    X(process_lo, "us", "fit", "process kernel, 8 full waves, 1000 iterations, device time")                  \
+    X(process_hi, "us", "fit", "process kernel, 8 full waves, 4000 iterations, device time")                  \
+    X(chain_lo, "us", "fit", "process kernel, one block per SM, 20000 iterations, device time")               \
+    X(chain_hi, "us", "fit", "process kernel, one block per SM, 80000 iterations, device time")               \
+    X(ds_none, "ms", "model", "two 2 ms kernels on blocking streams s1, s2, nothing on stream 0")             \
+    X(ds_blocking, "ms", "model", "the same with an empty kernel on the legacy stream between them")          \
+    X(ds_nonblocking, "ms", "model", "the same on cudaStreamNonBlocking streams")                             \
+    X(prio_high, "us", "model", "8 urgent one-wave 20 us kernels behind a 100-wave one, high priority: mean latency")       \
+    X(prio_equal, "us", "model", "the first urgent kernel behind a 100-wave one, equal priority: latency")
+
+typedef enum cal_figure_id {
+#define CAL_FIGURE_ENUM(id, unit, kind, what) CAL_##id,
+    CAL_FIGURES(CAL_FIGURE_ENUM)
+#undef CAL_FIGURE_ENUM
+        CAL_FIGURE_COUNT
+} cal_figure_id;
+
+typedef struct cal_figure_info {
+    const char *id, *unit, *kind, *what;
+} cal_figure_info;
+
+extern const cal_figure_info cal_figure_infos[CAL_FIGURE_COUNT];
+
+/* What the device says of itself (cudaDeviceGetAttribute and friends); -1 where the
+ * runtime did not answer. */
+typedef struct cal_device {
+    char name[256];
+    int driver_version, runtime_version;
+    double compute_major, compute_minor, sm_count, clock_khz, memory_clock_khz, memory_bus_width,
+        total_global_mem, l2_cache_bytes, async_engine_count, max_threads_per_sm, max_blocks_per_sm,
+        regs_per_sm, shared_mem_per_sm, shared_mem_per_block_optin, priority_least, priority_greatest;
+} cal_device;
+
+/* Reads the device's attributes. Returns 0, or -1 with err set (no device). */
+int cal_read_device(cal_device *dev, char *err, size_t err_size);
+
+/* Blocks of the spin and process kernels one SM holds at once (the probes fill whole
+ * waves of them). */
+unsigned cal_spin_residency(const cal_device *dev);
+unsigned cal_process_residency(const cal_device *dev);
+
+/* Runs every probe, reps times each, into figures[CAL_FIGURE_COUNT]. Progress goes to
+ * log (may be NULL). Returns 0, or -1 with err set (a CUDA call failed). */
+int cal_measure(const cal_device *dev, int reps, double *figures, FILE *log, char *err, size_t err_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
