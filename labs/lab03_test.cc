@@ -54,6 +54,41 @@ TEST(Lab03, TheReferenceReachesNinetyPercentOfTheBound) {
     cJSON_Delete(j);
 }
 
+// Where tracing costs time (a GPU), the timed runs go untraced and the timeline comes from
+// a traced run of each after them. STREAMLAB_TIMED_RUNS=untraced takes that path on the
+// simulator: the figures still come from the timed runs, the timeline and the metrics from
+// the traced run of yours, and the race checker still sees every run.
+TEST(Lab03, UntracedTimedRunsTakeTheTimelineFromATracedRunAfterThem) {
+    Outcome o = RunLab("solutions/03_double_buffer_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "timeline_from"), "traced_run");
+    EXPECT_FALSE(Bool(j, "timed_runs_traced"));
+    EXPECT_GE(Num(j, "bound_fraction"), 0.90);
+    int64_t timeline_run = static_cast<int64_t>(Num(j, "timeline_run"));
+    const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(j, "metrics");
+    ASSERT_NE(metrics, nullptr);
+    EXPECT_GT(Num(metrics, "overlap"), 0.3);
+    cJSON_Delete(j);
+    Events e = ReadEvents(o.events);
+    EXPECT_EQ(e.run_labels[timeline_run], "traced run (yours)");
+    EXPECT_EQ(e.run_labels[timeline_run - 1], "traced run (baseline)");
+    EXPECT_EQ(e.run_labels[timeline_run - 2], "run 3/3 (yours)");
+
+    Outcome racy = RunLab("labs/03_double_buffer_racy_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    EXPECT_EQ(racy.exit_code, 2) << racy.err;
+    cJSON *r = Json(racy);
+    EXPECT_GT(Num(r, "races"), 0);
+    EXPECT_EQ(Str(r, "timeline_from"), "traced_run");
+    cJSON_Delete(r);
+
+    Outcome plain = RunLab("solutions/03_double_buffer_sim", Args());
+    cJSON *p = Json(plain);
+    EXPECT_EQ(Str(p, "timeline_from"), "last_timed_run");
+    EXPECT_TRUE(Bool(p, "timed_runs_traced"));
+    cJSON_Delete(p);
+}
+
 // A 64-bit seed comes back in --json as its own digits, not as a rounded double.
 TEST(Lab03, TheJsonGivesTheSeedAsItsDigits) {
     Outcome o = RunLab("solutions/03_double_buffer_sim",

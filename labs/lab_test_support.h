@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -40,8 +41,10 @@ inline std::string Binary(const std::string &rel) {
     return std::string(dir ? dir : ".") + "/streamlab/" + rel;
 }
 
-// Runs a lab binary with the live event stream on descriptor 3; kills it after 120 s.
-inline Outcome RunLab(const std::string &rel, std::vector<std::string> args, const char *nonce = nullptr) {
+// Runs a lab binary with the live event stream on descriptor 3 and the variables of env
+// ("NAME=value") set; kills it after 120 s.
+inline Outcome RunLab(const std::string &rel, std::vector<std::string> args, const char *nonce = nullptr,
+                      const std::vector<std::string> &env = {}) {
     int out_p[2], err_p[2], ev_p[2];
     EXPECT_EQ(pipe(out_p), 0);
     EXPECT_EQ(pipe(err_p), 0);
@@ -58,6 +61,7 @@ inline Outcome RunLab(const std::string &rel, std::vector<std::string> args, con
         for (int fd : {out_p[0], out_p[1], err_p[0], err_p[1], ev_p[0], ev_p[1]})
             if (fd > 3) close(fd);
         if (nonce) setenv("STREAMLAB_EVENTS_NONCE", nonce, 1);
+        for (const std::string &v : env) putenv(strdup(v.c_str()));
         std::vector<char *> argv;
         for (auto &a : args) argv.push_back(a.data());
         argv.push_back(nullptr);

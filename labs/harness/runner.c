@@ -413,13 +413,16 @@ static void compute_metrics(harness *h) {
 }
 
 /* Whether the graded runs go untraced, with the timeline recorded apart (see traced_runs):
- * where device timing costs time, unless STREAMLAB_TIMED_RUNS=traced asks to time the
- * traced runs themselves (to measure what tracing costs) or the metric is read off device
- * times (the requests' latencies: lab 04). */
+ * where device timing costs time, unless the metric is read off device times (the
+ * requests' latencies: lab 04). STREAMLAB_TIMED_RUNS=traced traces the timed runs anyway
+ * (to measure what tracing costs them); =untraced splits on any backend (the simulator's
+ * tests of the split). */
 static bool timeline_apart(const lab_spec *spec) {
+    if (spec->metric == LAB_METRIC_LATENCY) return false;
     const char *v = getenv("STREAMLAB_TIMED_RUNS");
     if (v && strcmp(v, "traced") == 0) return false;
-    return lab_backend_timing_costs() && spec->metric != LAB_METRIC_LATENCY;
+    if (v && strcmp(v, "untraced") == 0) return true;
+    return lab_backend_timing_costs();
 }
 
 /* After the untraced timed runs: device timing back on, and one run of the baseline and
