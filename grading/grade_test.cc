@@ -546,6 +546,33 @@ TEST(Grader, Lab05GivesPartialCreditPerRaceFixed) {
     cJSON_Delete(j);
 }
 
+// Lab 06 (a stream pool): the reference earns everything; a pool too small for the
+// requests in flight is right and race-free and earns part of the latency points; a pool
+// that reuses buffer sets across streams without events is right this time and racy, so
+// it earns the correctness points only, and the feedback names the race.
+TEST(Grader, Lab06GradesThePoolsLatency) {
+    const char lab06[] = "labs/06_stream_pool/lab.c";
+    const std::string variants = Slurp(Runfile("labs/06_stream_pool/testdata/variants.c"));
+    std::string subs = TempDir("lab06_subs"), out = TempDir("lab06_out");
+    Spit(subs + "/alice/" + lab06, Slurp(Runfile("solutions/06_stream_pool.c")));
+    Spit(subs + "/bob/" + lab06, "#define LAB_VARIANT_SMALL_POOL\n" + variants);
+    Spit(subs + "/carol/" + lab06, "#define LAB_VARIANT_RING_NO_EVENTS\n" + variants);
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "06", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
+    // bob: right, race-free, and part of the way from the baseline's p99 to the target.
+    size_t bob = csv.find("\r\nbob,");
+    ASSERT_NE(bob, std::string::npos) << csv;
+    double bob_score = std::atof(csv.c_str() + bob + 6);
+    EXPECT_GT(bob_score, 60.0) << csv;
+    EXPECT_LT(bob_score, 100.0) << csv;
+    EXPECT_NE(csv.find(",40.00,20.00,", bob), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ncarol,40.00,100.00,40.00,0.00,0.00,"), std::string::npos) << csv;
+    std::string carol = Slurp(out + "/carol/results.json");
+    EXPECT_NE(carol.find("buffers of their own"), std::string::npos) << carol;
+}
+
 // Lab 07 (CUDA graphs): the reference earns everything; a graph made in every run() is
 // right and part of the way to the target; a graph that captured step 0's copies is wrong;
 // a synchronisation inside the capture fails setup(), and the feedback shows the refused

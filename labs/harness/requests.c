@@ -126,10 +126,14 @@ void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_time
         if (op->batch >= 0 && op->batch < n && op->end_ns > end[op->batch]) end[op->batch] = op->end_ns;
     }
     if (out->background_ops > 0) out->background_ms = (double)(bg1 - bg0) / 1e6;
+    uint64_t first_arrival = UINT64_MAX, last_end = 0;
     for (int i = 0; i < n; i++) {
         if (!b->arrived[i] || end[i] == 0) continue;
         lat[out->requests++] = end[i] > b->arrival_ns[i] ? (double)(end[i] - b->arrival_ns[i]) / 1e6 : 0;
+        if (b->arrival_ns[i] < first_arrival) first_arrival = b->arrival_ns[i];
+        if (end[i] > last_end) last_end = end[i];
     }
+    if (out->requests > 0 && last_end > first_arrival) out->span_ms = (double)(last_end - first_arrival) / 1e6;
     if (out->requests > 0) {
         qsort(lat, (size_t)out->requests, sizeof(double), compare_double);
         out->p50_ms = percentile(lat, out->requests, 0.50);

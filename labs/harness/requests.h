@@ -44,6 +44,8 @@ int lab_requests_missing(const lab_buffers *b);
 typedef struct lab_run_latency {
     int requests;         /* requests with a finished operation */
     double p50_ms, p99_ms, max_ms;
+    double span_ms;       /* from the first request's arrival to the last request's end: the
+                             requests served per ms is requests / span_ms (lab 06) */
     int background_ops;   /* the background's ops in the run */
     double background_ms; /* from its first op's start to its last op's end */
 } lab_run_latency;

@@ -98,6 +98,7 @@ typedef struct lab_result {
      * baseline's and [1] yours ([runs] each, NULL for other labs), and their medians. */
     lab_run_latency *latency[2];
     double p50_ms[2], p99_ms[2], background_ms[2];
+    double span_ms[2];      /* first arrival to last request's end (median): the throughput */
     int background_ops[2];
     bool background_ok;     /* yours did all of the background, not much slower than the baseline */
     char background_why[256];

@@ -1,0 +1,230 @@
+/* labs/06_stream_pool/spec.c: lab 06's requests, baseline, oracle, bound, steps and pass
+ * threshold. Instructor-owned: students edit lab.c, never this file.
+ *
+ * Workload: 32 independent inference-like requests. The first arrives 0.1 ms after run()
+ * starts, then one every 40 us (the harness decides; a request's input exists only from
+ * its arrival). Each is 32 KiB up, three process kernels over it (32 blocks of 256 threads,
+ * 10,000 iterations each: about 30 us a kernel, three quarters of the device's SMs left idle, as a
+ * small-batch inference kernel leaves them), and 32 KiB down: about 0.1 ms alone. The
+ * metric is the 99th percentile of the requests' latencies, from arrival to the end of the
+ * download; the report and --json also give the throughput (requests a millisecond, from
+ * the first arrival to the last download's end).
+ *
+ * Served one at a time on one stream (the skeleton and the baseline), a request takes
+ * about 100 us and one arrives every 40 us: the queue grows by 60 us a request, and the
+ * last of 32 waits 1.8 ms. A pool of streams with a buffer set each serves several at
+ * once: their kernels share the SMs that one request leaves idle, and their copies go
+ * between the kernels, so the device keeps up and each request takes about as long as
+ * alone.
+ *
+ * The bound is one request alone on an idle device, measured here (as lab 04's). Figures
+ * on the simulated H200 (seed 7, the tests' figures): the bound 0.097 ms; the skeleton's
+ * p99 1.81 ms (5% of the bound), serving 10.5 requests a ms while 25 arrive; a pool of two
+ * streams 0.32 ms (30%: two at once serve about one request every 48 us, slower than they
+ * arrive, so the queue still grows); a pool of four that waits for the device after each
+ * request 1.96 ms (5%); the reference, four streams with a buffer set each, 0.098 ms (99%,
+ * 23.9 requests a ms); eight streams sharing four buffer sets through events 98%.
+ *
+ * On a real H100 (docs/measured.md, "Lab 06"; seeds 21-23, medians of 9 runs) the pool's
+ * requests do not keep their alone time: the process kernel's block nearly fills an SM's
+ * integer units, and the kernels of requests in flight together shared SMs, which the
+ * simulator (it gives them idle SMs) does not show. The reference reached 60%, 40% and
+ * 61% of the bound (p99 0.16-0.26 ms against 0.097-0.104 alone), eight streams with
+ * events 42-54%; the servers that fall behind stayed far below: a pool of two 19-22%, the
+ * skeleton 5%, a device sync per request 4-5%. The target, 35% (a p99 within about three
+ * times a request alone), sits between the worst server that keeps up (40%, H100) and
+ * the best that does not (30%, simulator), about as far from each in ratio. It was 50%
+ * first, which the reference missed on one H100 seed of three; the margin on a real GPU
+ * is thin (40% against 35%). The threshold is the same fraction on every device; the
+ * bound is measured on the one in use.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/cpu/cpu.h"
+#include "labs/harness/spec.h"
+
+/* ---- one request, as the baseline and the bound queue it ---------------------------------- */
+
+typedef struct request_bufs {
+    uint32_t *d_in, *d_out;
+} request_bufs;
+
+/* Up, `steps` kernels (the first from d_in to d_out, the others in place), down. */
+static int enqueue_request(lab_ctx *ctx, const request_bufs *r, int i, cudaStream_t s) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaMemcpyAsync(r->d_in, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, s));
+    LAB_CHECK(kernels_process(r->d_out, r->d_in, w->batch_elems, w->process, s));
+    for (int k = 1; k < w->steps; k++) LAB_CHECK(kernels_process(r->d_out, r->d_out, w->batch_elems, w->process, s));
+    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), r->d_out, w->batch_bytes, cudaMemcpyDeviceToHost, s));
+    return 0;
+}
+
+/* ---- baseline: the skeleton, one request at a time on one stream ------------------------- */
+
+static cudaStream_t base_stream;
+static request_bufs base_bufs;
+
+static int base_setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaStreamCreateWithFlags(&base_stream, cudaStreamNonBlocking));
+    lab_name_stream(ctx, base_stream, "baseline server");
+    LAB_CHECK(cudaMalloc((void **)&base_bufs.d_in, w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&base_bufs.d_out, w->batch_bytes));
+    return 0;
+}
+
+static int base_run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int i = 0; i < w->batches; i++) {
+        lab_wait_request(ctx, i);
+        if (enqueue_request(ctx, &base_bufs, i, base_stream) != 0) return 1;
+    }
+    LAB_CHECK(cudaStreamSynchronize(base_stream));
+    return 0;
+}
+
+static void base_teardown(lab_ctx *ctx) {
+    (void)ctx;
+    cudaFree(base_bufs.d_in);
+    cudaFree(base_bufs.d_out);
+    cudaStreamDestroy(base_stream);
+}
+
+static const lab_impl baseline = {base_setup, base_run, base_teardown};
+
+/* ---- oracle: the process kernel `steps` times over every element ------------------------- */
+
+static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
+    kernels_process_params all = w->process;
+    all.iters = (uint32_t)w->steps * w->process.iters; /* f^a after f^b is f^(a+b) */
+    kernels_oracle_process(expected, in, w->batch_elems, all);
+}
+
+/* ---- the bound: one request alone on an idle device ------------------------------------- */
+
+static int measure_bound(lab_ctx *ctx, lab_bound *out) {
+    enum { SAMPLES = 5 };
+    request_bufs r = {NULL, NULL};
+    cudaStream_t s = NULL;
+    cudaEvent_t start = NULL, end = NULL;
+    double t[SAMPLES];
+    int rc = 1;
+    const lab_workload *w = lab_get_workload(ctx);
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cudaEventCreate(&start) != cudaSuccess ||
+        cudaEventCreate(&end) != cudaSuccess || cudaMalloc((void **)&r.d_in, w->batch_bytes) != cudaSuccess ||
+        cudaMalloc((void **)&r.d_out, w->batch_bytes) != cudaSuccess)
+        goto out;
+    lab_name_stream(ctx, s, "bound");
+    for (int k = 0; k < SAMPLES; k++) {
+        if (cudaEventRecord(start, s) != cudaSuccess || enqueue_request(ctx, &r, 0, s) != 0 ||
+            cudaEventRecord(end, s) != cudaSuccess)
+            goto out;
+        t[k] = lab_spec_elapsed_ns(start, end);
+        if (t[k] <= 0) goto out;
+    }
+    out->ideal_ns = lab_spec_median(t, SAMPLES);
+    double every_us = LAB_SPEC.request_every_us;
+    snprintf(out->detail, sizeof(out->detail),
+             "one request alone on an idle device takes %.3f ms (up, %d kernels, down); one arrives every %.3f ms, so "
+             "about %.1f are in flight at once when each is served as fast as alone",
+             out->ideal_ns / 1e6, w->steps, every_us / 1e3, out->ideal_ns / 1e3 / every_us);
+    out->figures_key = "request_us";
+    lab_bound_add(out, "alone", out->ideal_ns / 1e3);
+    lab_bound_add(out, "arrival_every", every_us);
+    lab_bound_add(out, "in_flight", out->ideal_ns / 1e3 / every_us);
+    rc = 0;
+out:
+    cudaDeviceSynchronize();
+    cudaFree(r.d_in);
+    cudaFree(r.d_out);
+    if (start) cudaEventDestroy(start);
+    if (end) cudaEventDestroy(end);
+    if (s) cudaStreamDestroy(s);
+    return rc;
+}
+
+/* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
+
+static bool uses_a_pool(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return f->streams_used >= 2;
+}
+static bool keeps_up(const lab_findings *f, const lab_workload *w) {
+    (void)w;
+    return f->reached;
+}
+
+static const lab_step steps[] = {
+    {
+        .todo = "TODO 1 (a pool of streams, each request on the next one)",
+        .next = "every request waits for the one before it: one stream serves them one at a time, a request takes "
+                "longer than the gap between arrivals, so the queue grows and the last requests wait longest (the "
+                "\"requests\" line: p99 in milliseconds). Make a pool of streams in setup() and queue request i on "
+                "stream i % POOL, with enough streams for the requests in flight at once (the bound line says how "
+                "many).",
+        .hints =
+            {
+                "Look at the stream lane and the compute lane: how long does one request take, how often does one "
+                "arrive, and how much of the GPU does one request's kernel use?",
+                "Operations in one stream run in order, so a single stream is a queue of one server. Independent "
+                "requests on different streams may run at once: their kernels share the SMs and their copies go "
+                "between the kernels. A serving framework keeps a pool of streams and hands each request the next "
+                "one. docs/concepts.md, \"Streams are in-order queues\" and \"Concurrent kernels and SM residency\".",
+                "In setup(): an array of POOL non-blocking streams (cudaStreamCreateWithFlags), each named with "
+                "lab_name_stream. In run(): request i goes on streams[i % POOL]; before returning, wait for every "
+                "stream of the pool.",
+            },
+        .done = uses_a_pool,
+    },
+    {
+        .todo = "TODO 2 (a set of buffers for each stream of the pool)",
+        .next = "your requests overlap now. If the race lines above show a request's upload overwriting the input "
+                "another stream's kernel is still reading, the streams of your pool share one set of device buffers. "
+                "This is the expected state after TODO 1. Give each stream of the pool its own d_in and d_out, and "
+                "queue request i on stream i % POOL with buffer set i % POOL (fewer buffer sets than streams need an "
+                "event per set, recorded after the set's last use and waited on with cudaStreamWaitEvent before its "
+                "next). Race-free and still slow: the pool is too small for the requests in flight (the bound line "
+                "says how many), or the host waits for the device after each request.",
+        .hints =
+            {
+                "Which bytes does request i's upload write, and which stream is still reading those bytes? Who "
+                "orders the two?",
+                "Stream order protects a buffer only from work on the same stream. A buffer set per stream is "
+                "safe with no event at all: request i + POOL reuses request i's set on request i's stream, after "
+                "it. A set used from several streams needs an event: record it on the stream after the set's last "
+                "use and make the next user wait on it (PyTorch's record_stream asks the allocator for the same "
+                "thing). docs/concepts.md, \"Events: timing and ordering\".",
+                "In setup(): d_in[POOL] and d_out[POOL], one cudaMalloc pair per stream; in run(): int s = i % POOL, "
+                "and every call of request i uses streams[s], d_in[s], d_out[s]; in teardown(): free them all.",
+            },
+        .done = keeps_up,
+    },
+};
+
+const lab_spec LAB_SPEC = {
+    .id = "06_stream_pool",
+    .title = "A stream pool: serve independent requests at once, each with its own buffers",
+    .lesson = "labs/06_stream_pool/README.md",
+    .item = "request",
+    .workload =
+        {
+            .batches = 32,
+            .batch_elems = 32u * 256u,
+            .batch_bytes = 32u * 256u * sizeof(uint32_t),
+            .process = {.mul = 0, .add = 0, .iters = 10000},
+            .steps = 3,
+        },
+    .baseline = &baseline,
+    .oracle = oracle,
+    .measure_bound = measure_bound,
+    .bound_name = "idle-device bound",
+    .bound_label = "bound",
+    .metric = LAB_METRIC_LATENCY,
+    .target_bound_fraction = 0.35,
+    .request_first_us = 100,
+    .request_every_us = 40,
+    .steps = steps,
+    .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+};

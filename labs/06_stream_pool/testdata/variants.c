@@ -1,0 +1,103 @@
+/* labs/06_stream_pool/testdata/variants.c: what students write on the way through lab 06,
+ * for the tests (labs/lab06_test.cc) and for checking the verdicts on a real GPU. One
+ * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape
+ * (a pool of four streams, a buffer set each):
+ *
+ *   SHARED_BUFFERS   TODO 1 only: a pool of four streams that share the skeleton's one set
+ *                    of buffers: request i + 1's upload overwrites the input request i's
+ *                    kernel is still reading on another stream (racy: the expected state
+ *                    after TODO 1).
+ *   RING_NO_EVENTS   eight streams and a ring of four buffer sets (request i on stream
+ *                    i % 8 with set i % 4): request i + 4 reuses request i's set from
+ *                    another stream, with nothing ordering the two (racy).
+ *   RING_EVENTS      the same ring, with an event per buffer set recorded after the set's
+ *                    last use and waited on (cudaStreamWaitEvent) by its next user:
+ *                    correct, race-free, and as fast as a buffer set per stream (pass).
+ *   SMALL_POOL       a pool of two streams, a buffer set each: two at once serve a request
+ *                    every 45 us or so, and one arrives every 40 us, so the queue still
+ *                    grows (below target).
+ *   DEVICE_SYNC      the reference's pool, with cudaDeviceSynchronize after each request
+ *                    "to know it is done": the host waits for each request before taking
+ *                    the next, so the pool serves one at a time (below target).
+ *
+ * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
+ * without the timeline, labs/lab.bzl.) */
+#include <stdio.h>
+
+#include "labs/harness/lab.h"
+
+#if defined(LAB_VARIANT_RING_NO_EVENTS) || defined(LAB_VARIANT_RING_EVENTS)
+#define POOL 8
+#define SETS 4
+#elif defined(LAB_VARIANT_SMALL_POOL)
+#define POOL 2
+#define SETS 2
+#elif defined(LAB_VARIANT_SHARED_BUFFERS)
+#define POOL 4
+#define SETS 1
+#else
+#define POOL 4
+#define SETS 4
+#endif
+
+static cudaStream_t streams[POOL];
+static uint32_t *d_in[SETS], *d_out[SETS];
+#if defined(LAB_VARIANT_RING_EVENTS)
+static cudaEvent_t set_free[SETS]; /* recorded after a set's last use by a request */
+#endif
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int s = 0; s < POOL; s++) {
+        LAB_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        char name[16];
+        snprintf(name, sizeof(name), "pool %d", s);
+        lab_name_stream(ctx, streams[s], name);
+    }
+    for (int b = 0; b < SETS; b++) {
+        LAB_CHECK(cudaMalloc((void **)&d_in[b], w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&d_out[b], w->batch_bytes));
+#if defined(LAB_VARIANT_RING_EVENTS)
+        LAB_CHECK(cudaEventCreateWithFlags(&set_free[b], cudaEventDisableTiming));
+#endif
+    }
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int i = 0; i < w->batches; i++) {
+        lab_wait_request(ctx, i);
+        cudaStream_t st = streams[i % POOL];
+        int b = i % SETS;
+#if defined(LAB_VARIANT_RING_EVENTS)
+        if (i >= SETS) LAB_CHECK(cudaStreamWaitEvent(st, set_free[b], 0)); /* the set's last user is done */
+#endif
+        LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, st));
+        LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, st));
+        for (int k = 1; k < w->steps; k++) LAB_CHECK(kernels_process(d_out[b], d_out[b], w->batch_elems, w->process, st));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out[b], w->batch_bytes, cudaMemcpyDeviceToHost, st));
+#if defined(LAB_VARIANT_RING_EVENTS)
+        LAB_CHECK(cudaEventRecord(set_free[b], st));
+#endif
+#if defined(LAB_VARIANT_DEVICE_SYNC)
+        LAB_CHECK(cudaDeviceSynchronize());
+#endif
+    }
+    for (int s = 0; s < POOL; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int b = 0; b < SETS; b++) {
+        cudaFree(d_in[b]);
+        cudaFree(d_out[b]);
+#if defined(LAB_VARIANT_RING_EVENTS)
+        cudaEventDestroy(set_free[b]);
+#endif
+    }
+    for (int s = 0; s < POOL; s++) cudaStreamDestroy(streams[s]);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};

@@ -1,0 +1,125 @@
+// labs/lab06_test.cc: lab 06 end to end on the simulated GPU, as a student and the grader
+// run it. The skeleton serves the requests one at a time on one stream: correct, p99 many
+// times a request alone, below target (exit 1). A pool of streams sharing one buffer set
+// (TODO 1 alone) is fast and wrong, with TODO 2 next (exit 2); eight streams reusing four
+// buffer sets without events race (exit 2), and with an event per set pass (exit 0); the
+// reference passes with p99 near a request alone and a throughput near the arrival rate
+// (exit 0); a pool too small, or one that synchronises the device after each request,
+// cannot keep up (exit 1).
+#include "labs/lab_test_support.h"
+
+#include <string>
+
+namespace {
+
+using namespace labtest;
+
+const cJSON *Latency(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "latency"); }
+
+// The rate requests arrive at, from the bound's figures (the spec's every, in us).
+double ArrivalsPerMs(const cJSON *j) {
+    const cJSON *fig = cJSON_GetObjectItemCaseSensitive(j, "request_us");
+    return 1e3 / Num(fig, "arrival_every");
+}
+
+TEST(Lab06, TheSkeletonServesOneAtATimeAndFallsBehind) {
+    Outcome o = RunLab("labs/06_stream_pool_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "lab"), "06_stream_pool");
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(j, "metric");
+    EXPECT_EQ(Str(metric, "name"), "latency");
+    const cJSON *l = Latency(j);
+    ASSERT_NE(l, nullptr) << o.out;
+    EXPECT_EQ(Num(l, "requests"), 32);
+    // A request takes longer than the gap between arrivals: the queue grows, the last
+    // request waits for all before it, and the median one for about half of them.
+    const cJSON *fig = cJSON_GetObjectItemCaseSensitive(j, "request_us");
+    ASSERT_NE(fig, nullptr) << o.out;
+    EXPECT_GT(Num(fig, "in_flight"), 2.0);
+    EXPECT_GT(Num(l, "p99_ms"), 10 * Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "ideal_ms"));
+    EXPECT_GT(Num(l, "p50_ms"), 0.4 * Num(l, "p99_ms"));
+    EXPECT_LT(Num(l, "p50_ms"), 0.6 * Num(l, "p99_ms"));
+    EXPECT_LT(Num(l, "throughput_per_ms"), 0.5 * ArrivalsPerMs(j));
+    EXPECT_NEAR(Num(l, "throughput_per_ms"), Num(l, "baseline_throughput_per_ms"), 0.05);
+    EXPECT_LT(Num(j, "bound_fraction"), 0.1);
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (a pool of streams, each request on the next one)");
+    cJSON_Delete(j);
+    // No background in this lab: the report neither shows one nor claims it was done.
+    EXPECT_EQ(o.err.find("background"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("  throughput "), std::string::npos) << o.err;
+}
+
+TEST(Lab06, TheReferenceKeepsUpWithTheArrivals) {
+    Outcome o = RunLab("solutions/06_stream_pool_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_GE(Num(j, "bound_fraction"), 0.9);
+    const cJSON *l = Latency(j);
+    // Nearly as many served a ms as arrive (the span ends one request's latency after the
+    // last arrival), and more than twice the baseline's.
+    EXPECT_GT(Num(l, "throughput_per_ms"), 0.9 * ArrivalsPerMs(j));
+    EXPECT_GT(Num(l, "throughput_per_ms"), 2 * Num(l, "baseline_throughput_per_ms"));
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    cJSON_Delete(j);
+    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("PASS: correct, race-free, and the requests' p99"), std::string::npos) << o.err;
+}
+
+TEST(Lab06, APoolSharingOneBufferSetIsTheStateAfterTodo1) {
+    Outcome o = RunLab("labs/06_stream_pool_shared_buffers_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_GT(Num(j, "races"), 0);
+    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a set of buffers for each stream of the pool)");
+    const cJSON *reports = cJSON_GetObjectItemCaseSensitive(j, "race_reports");
+    ASSERT_GT(cJSON_GetArraySize(reports), 0) << o.out;
+    std::string fix = Str(cJSON_GetArrayItem(reports, 0), "fix");
+    // The fix that keeps the pool overlapping comes first; the event is named as slower.
+    EXPECT_EQ(fix.rfind("give \"pool ", 0), 0u) << fix;
+    EXPECT_NE(fix.find("buffers of their own"), std::string::npos) << fix;
+    EXPECT_NE(fix.find("Correct but slower"), std::string::npos) << fix;
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
+}
+
+TEST(Lab06, ReusingBufferSetsAcrossStreamsNeedsEvents) {
+    Outcome racy = RunLab("labs/06_stream_pool_ring_no_events_sim", Args());
+    EXPECT_EQ(racy.exit_code, 2) << racy.err;
+    cJSON *j = Json(racy);
+    EXPECT_EQ(Str(j, "status"), "racy");
+    EXPECT_GT(Num(j, "races"), 0);
+    cJSON_Delete(j);
+
+    Outcome ordered = RunLab("labs/06_stream_pool_ring_events_sim", Args());
+    EXPECT_EQ(ordered.exit_code, 0) << ordered.err;
+    j = Json(ordered);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_GE(Num(j, "bound_fraction"), 0.9);
+    cJSON_Delete(j);
+}
+
+// A server that cannot keep up: its p99 grows with the queue, whatever else is right.
+void ExpectFallsBehind(const std::string &variant, double max_fraction) {
+    Outcome o = RunLab("labs/06_stream_pool_" + variant + "_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << variant << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target") << variant;
+    EXPECT_TRUE(Bool(j, "correct")) << variant;
+    EXPECT_EQ(Num(j, "races"), 0) << variant;
+    EXPECT_LT(Num(j, "bound_fraction"), max_fraction) << variant;
+    EXPECT_LT(Num(Latency(j), "throughput_per_ms"), ArrivalsPerMs(j)) << variant;
+    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a set of buffers for each stream of the pool)") << variant;
+    cJSON_Delete(j);
+}
+
+TEST(Lab06, TooSmallAPoolFallsBehind) { ExpectFallsBehind("small_pool", 0.33); }
+
+TEST(Lab06, SynchronisingTheDeviceAfterEachRequestServesOneAtATime) { ExpectFallsBehind("device_sync", 0.1); }
+
+}  // namespace
