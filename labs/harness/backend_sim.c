@@ -31,7 +31,18 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
         return LAB_EXIT_USAGE;
     }
     snprintf(g_profile, sizeof(g_profile), "%s", o->profile ? o->profile : "");
-    snprintf(info->profile, sizeof(info->profile), "%s", sim_profile_name());
+    /* A profile file is named with its profile: a calibrated one's device name says what it
+     * was calibrated on (//sim:calibrate), the file where the figures are. */
+    bool builtin = !o->profile;
+    for (const char *const *n = sim_profile_names(); o->profile && *n; n++)
+        if (!strcmp(*n, o->profile)) builtin = true;
+    if (builtin) {
+        snprintf(info->profile, sizeof(info->profile), "%s", sim_profile_name());
+    } else {
+        const char *slash = strrchr(o->profile, '/');
+        snprintf(info->profile, sizeof(info->profile), "%.20s from %.36s", sim_profile_name(),
+                 slash ? slash + 1 : o->profile);
+    }
     struct cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
         snprintf(info->device, sizeof(info->device), "%.120s", prop.name);
