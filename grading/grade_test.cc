@@ -605,6 +605,39 @@ TEST(Grader, Lab07GradesGraphsAndShowsCaptureErrors) {
         << dave;
 }
 
+// Lab 08 (a prefetching loader): the reference earns everything; a loader that waits for
+// every upload (one buffer) is right and part of the way to the target; one that never
+// waits is right and racy, and loses race-freedom and speed; an upload queued from a host
+// function fails, and the feedback shows the runtime's error and what a host function
+// may do.
+TEST(Grader, Lab08GradesTheLoaderAndShowsHostFunctionErrors) {
+    const char lab08[] = "labs/08_prefetch_loader/lab.c";
+    const std::string variants = Slurp(Runfile("labs/08_prefetch_loader/testdata/variants.c"));
+    std::string subs = TempDir("lab08_subs"), out = TempDir("lab08_out");
+    Spit(subs + "/alice/" + lab08, Slurp(Runfile("solutions/08_prefetch_loader.c")));
+    Spit(subs + "/bob/" + lab08, "#define LAB_VARIANT_ONE_BUFFER\n" + variants);
+    Spit(subs + "/carol/" + lab08, "#define LAB_VARIANT_NO_WAIT\n" + variants);
+    Spit(subs + "/dave/" + lab08, "#define LAB_VARIANT_UPLOAD_IN_HOST_FN\n" + variants);
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "08", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,30.00,30.00,40.00,"), std::string::npos) << csv;
+    // bob: right, race-free, and part of the way from the baseline to the target.
+    size_t bob = csv.find("\r\nbob,");
+    ASSERT_NE(bob, std::string::npos) << csv;
+    double bob_score = std::atof(csv.c_str() + bob + 6);
+    EXPECT_GT(bob_score, 60.0) << csv;
+    EXPECT_LT(bob_score, 100.0) << csv;
+    EXPECT_NE(csv.find(",30.00,30.00,", bob), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ncarol,30.00,100.00,30.00,0.00,0.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ndave,0.00,100.00,0.00,0.00,0.00,"), std::string::npos) << csv;
+    std::string dave = Slurp(out + "/dave/results.json");
+    EXPECT_NE(dave.find("cudaErrorNotPermitted"), std::string::npos) << dave;
+    EXPECT_NE(dave.find("host function: a function queued with cudaLaunchHostFunc must not call CUDA"),
+              std::string::npos)
+        << dave;
+}
+
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {
     std::string subs = TempDir("rubric_subs"), out = TempDir("rubric_out");
     Spit(subs + "/ref/" + kLabFile, Reference());

@@ -16,6 +16,12 @@ const uint32_t *lab_input(const lab_ctx *ctx, int batch) {
                 ctx->buffers->workload.batches - 1);
         return NULL;
     }
+    if (LAB_SPEC.load_us > 0) {
+        fprintf(stderr, "streamlab: lab_input(ctx, %d): this lab's inputs come from its loader: "
+                        "lab_load_batch(ctx, %d, dst) writes batch %d into a buffer of yours\n",
+                batch, batch, batch);
+        return NULL;
+    }
     return ctx->buffers->inputs[batch];
 }
 
@@ -98,6 +104,10 @@ void lab_report_cuda_error(const char *call, const char *file, int line, cudaErr
             cudaGetErrorString(err));
     const char *advice = capture_advice(err);
     if (advice) fprintf(stderr, "  stream capture: %s.\n", advice);
+    if (err == cudaErrorNotPermitted) /* lab 08 */
+        fprintf(stderr, "  host function: a function queued with cudaLaunchHostFunc must not call CUDA (the runtime "
+                        "may refuse with cudaErrorNotPermitted, or deadlock). Make the call from the host thread, "
+                        "ordered by an event, and let host functions do host work only.\n");
 }
 
 static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where) {

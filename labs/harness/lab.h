@@ -83,6 +83,15 @@ void lab_wait_request(lab_ctx *ctx, int i);
  * baseline's. Returns 0, or non-zero when a call failed. */
 int lab_background(lab_ctx *ctx, cudaStream_t stream);
 
+/* Labs with a loader (lab 08): prepares batch i's input, as a data loader does (decoding,
+ * reading files), and writes it into dst: batch_bytes of host memory of yours, a pinned
+ * buffer to copy from. It costs the host the lab's load time per batch (a busy wait on a
+ * GPU, the host's virtual clock on the simulator), and the race checker sees it as a host
+ * write of dst, so loading into a buffer whose upload has not finished is a race. The
+ * lab's inputs exist only through it (lab_input refuses). Call it on the host thread.
+ * Returns 0, or non-zero with a message for a batch out of range or a bad dst. */
+int lab_load_batch(lab_ctx *ctx, int batch, void *dst);
+
 /* Gives a stream a name for the timeline, the race reports and Nsight Systems. */
 void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name);
 

@@ -89,6 +89,7 @@ typedef struct lab_findings {
     int pageable_copies;  /* copies from or to pageable host memory */
     int pins_in_run;      /* calls that pin or unpin host memory inside run() */
     int left_registered;  /* the harness's buffers teardown() left registered */
+    int stream_syncs;     /* waits for a whole stream or the device (not an event) before run() had queued all its work */
 } lab_findings;
 
 /* A stage of the workload that the student times on the GPU and reports with
@@ -186,6 +187,10 @@ typedef struct lab_spec {
      * part, "measurement", besides the metric. */
     const lab_stage *stages;
     int n_stages;
+
+    /* Labs with a loader (lab 08): the host time lab_load_batch costs per batch, in us;
+     * the inputs are then reachable only through it. 0: no loader, lab_input as usual. */
+    double load_us;
 
     /* The skeleton's TODOs, in order (may be NULL). */
     const lab_step *steps;

@@ -92,7 +92,9 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
     }
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
-        if (trace_timeline_in_run(op, run) && op->kind == TRACE_OP_SYNC && op->end_ns <= last_enqueue) f->host_syncs++;
+        if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_SYNC || op->end_ns > last_enqueue) continue;
+        f->host_syncs++;
+        if (op->sync == TRACE_SYNC_STREAM || op->sync == TRACE_SYNC_DEVICE) f->stream_syncs++;
     }
     trace_stall stall;
     f->stalls = (int)trace_stalls_find(tl, run, &stall, 1);

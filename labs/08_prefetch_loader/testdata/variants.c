@@ -1,0 +1,124 @@
+/* labs/08_prefetch_loader/testdata/variants.c: what students write on the way through lab
+ * 08, for the tests (labs/lab08_test.cc) and for checking the verdicts on a real GPU. One
+ * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape
+ * (a ring of three buffers, each freed by an event):
+ *
+ *   ONE_BUFFER          TODO 1 only: an event after the upload and a wait on it before the
+ *                       next load, with one pinned buffer: the loader overlaps the kernel
+ *                       and the download but still waits for every upload (below target:
+ *                       the expected state after TODO 1).
+ *   RING_OF_TWO         the reference with two buffers: a loader slower than the device
+ *                       needs only one batch of head start (pass).
+ *   SYNC_EACH_BATCH     the ring and its events, but the stream still synchronised after
+ *                       every batch, "to be safe": the loader and the device take turns as
+ *                       in the skeleton (below target, TODO 1 not done).
+ *   NO_WAIT             the ring without the waits: the loader writes buffer k while the
+ *                       upload that read it may not have finished. On this workload the
+ *                       upload is long over by then, so the results are right, and the race
+ *                       checker reports each write as unordered with the upload (racy).
+ *   UPLOAD_IN_HOST_FN   the upload queued from a host function (cudaLaunchHostFunc) "so
+ *                       that it starts when the stream gets there": a host function must not
+ *                       call CUDA, the call fails (cudaErrorNotPermitted), and run() reports
+ *                       it (error).
+ *   LOAD_INTO_DEVICE    lab_load_batch given the device buffer to write: the loader runs on
+ *                       the host and refuses device memory (error).
+ *
+ * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
+ * without the timeline, labs/lab.bzl.) */
+#include "labs/harness/lab.h"
+
+#if defined(LAB_VARIANT_ONE_BUFFER)
+#define RING 1
+#elif defined(LAB_VARIANT_RING_OF_TWO)
+#define RING 2
+#else
+#define RING 3
+#endif
+
+static cudaStream_t stream;
+static uint32_t *staging[RING];
+static cudaEvent_t uploaded[RING];
+static uint32_t *d_in, *d_out;
+
+#if defined(LAB_VARIANT_UPLOAD_IN_HOST_FN)
+/* What the host function needs to queue one upload, and the first error it met. */
+typedef struct upload_job {
+    const void *src;
+    size_t bytes;
+} upload_job;
+static upload_job jobs[RING];
+static cudaError_t host_fn_error = cudaSuccess;
+static int host_fn_line;
+
+static void CUDART_CB queue_upload(void *p) {
+    const upload_job *job = p;
+    cudaError_t err = cudaMemcpyAsync(d_in, job->src, job->bytes, cudaMemcpyHostToDevice, stream);
+    if (err != cudaSuccess && host_fn_error == cudaSuccess) {
+        host_fn_error = err;
+        host_fn_line = __LINE__ - 3;
+    }
+}
+#endif
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    lab_name_stream(ctx, stream, "device");
+    for (int k = 0; k < RING; k++) {
+        LAB_CHECK(cudaMallocHost((void **)&staging[k], w->batch_bytes));
+        LAB_CHECK(cudaEventCreateWithFlags(&uploaded[k], cudaEventDisableTiming));
+    }
+    LAB_CHECK(cudaMalloc((void **)&d_in, w->batch_bytes));
+    LAB_CHECK(cudaMalloc((void **)&d_out, w->batch_bytes));
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int i = 0; i < w->batches; i++) {
+        int k = i % RING;
+#if !defined(LAB_VARIANT_NO_WAIT)
+        LAB_CHECK(cudaEventSynchronize(uploaded[k]));
+#endif
+#if defined(LAB_VARIANT_LOAD_INTO_DEVICE)
+        if (lab_load_batch(ctx, i, d_in) != 0) return 1;
+#else
+        if (lab_load_batch(ctx, i, staging[k]) != 0) return 1;
+#endif
+#if defined(LAB_VARIANT_UPLOAD_IN_HOST_FN)
+        jobs[k].src = staging[k];
+        jobs[k].bytes = w->batch_bytes;
+        LAB_CHECK(cudaLaunchHostFunc(stream, queue_upload, &jobs[k]));
+#else
+        LAB_CHECK(cudaMemcpyAsync(d_in, staging[k], w->batch_bytes, cudaMemcpyHostToDevice, stream));
+#endif
+        LAB_CHECK(cudaEventRecord(uploaded[k], stream));
+        LAB_CHECK(kernels_process(d_out, d_in, w->batch_elems, w->process, stream));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, stream));
+#if defined(LAB_VARIANT_SYNC_EACH_BATCH)
+        LAB_CHECK(cudaStreamSynchronize(stream));
+#endif
+    }
+    LAB_CHECK(cudaStreamSynchronize(stream));
+#if defined(LAB_VARIANT_UPLOAD_IN_HOST_FN)
+    if (host_fn_error != cudaSuccess) { /* the upload queued from the host function */
+        lab_report_cuda_error("cudaMemcpyAsync (in the host function queue_upload)", __FILE__, host_fn_line,
+                              host_fn_error);
+        return 1;
+    }
+#endif
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int k = 0; k < RING; k++) {
+        cudaFreeHost(staging[k]);
+        cudaEventDestroy(uploaded[k]);
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaStreamDestroy(stream);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};

@@ -1,0 +1,133 @@
+// labs/lab08_test.cc: lab 08 end to end on the simulated GPU, as a student and the grader
+// run it. The skeleton loads, copies, computes and waits in turn: correct, well below the
+// loader bound (exit 1). Waiting for the upload alone with one buffer is the named state
+// after TODO 1 (exit 1); a ring of buffers that still synchronises the stream every batch
+// is TODO 1 not done (exit 1); a ring of two or three buffers, each freed by an event,
+// passes (exit 0). A loader that refills a buffer without waiting for its upload is right
+// on this workload and racy (exit 2, the race names the load and the upload); an upload
+// queued from a host function fails with the runtime's error (exit 2), and the loader
+// refuses a device buffer (exit 2).
+#include "labs/lab_test_support.h"
+
+#include <string>
+
+namespace {
+
+using namespace labtest;
+
+const cJSON *Figures(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "loader_us"); }
+
+TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
+    Outcome o = RunLab("labs/08_prefetch_loader_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "lab"), "08_prefetch_loader");
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
+    EXPECT_LT(Num(j, "bound_fraction"), 0.75);
+    // The loader is the slower side, and costs what the spec declares, measured.
+    const cJSON *f = Figures(j);
+    ASSERT_NE(f, nullptr) << o.out;
+    EXPECT_GT(Num(f, "loader_all"), 2 * Num(f, "device_all"));
+    EXPECT_NEAR(Num(f, "loader_per_batch"), Num(f, "load_us"), 0.02 * Num(f, "load_us"));
+    EXPECT_NEAR(Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "ideal_ms") * 1e3, Num(f, "loader_all"), 1.0);
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");
+    cJSON_Delete(j);
+}
+
+TEST(Lab08, TheReferencePasses) {
+    Outcome o = RunLab("solutions/08_prefetch_loader_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_GE(Num(j, "bound_fraction"), 0.9);
+    EXPECT_LE(Num(j, "bound_fraction"), 1.0) << "no run can load faster than the loader alone";
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    cJSON_Delete(j);
+    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+}
+
+TEST(Lab08, ARingOfTwoIsEnoughForALoaderSlowerThanTheDevice) {
+    Outcome o = RunLab("labs/08_prefetch_loader_ring_of_two_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_GE(Num(j, "bound_fraction"), 0.9);
+    cJSON_Delete(j);
+}
+
+TEST(Lab08, OneBufferWaitsForEveryUploadTheStateAfterTodo1) {
+    Outcome o = RunLab("labs/08_prefetch_loader_one_buffer_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_GT(Num(j, "speedup"), 1.15) << "the loader overlaps the kernel and the download";
+    EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
+    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
+}
+
+TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
+    Outcome o = RunLab("labs/08_prefetch_loader_sync_each_batch_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");
+    cJSON_Delete(j);
+}
+
+TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
+    Outcome o = RunLab("labs/08_prefetch_loader_no_wait_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "racy");
+    EXPECT_TRUE(Bool(j, "correct")) << "the upload is long over on this workload: right, and unordered";
+    EXPECT_GT(Num(j, "races"), 0);
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "race_reports"), 0);
+    ASSERT_NE(r, nullptr) << o.out;
+    EXPECT_EQ(Str(r, "kind"), "WAR");
+    EXPECT_EQ(Str(r, "first").rfind("H2D batch ", 0), 0u) << Str(r, "first");
+    EXPECT_EQ(Str(r, "second").rfind("host access lab_load_batch batch ", 0), 0u) << Str(r, "second");
+    EXPECT_EQ(Num(r, "bytes"), 2u << 20) << "the whole pinned buffer";
+    EXPECT_NE(Str(r, "fix").find("cudaEventSynchronize on an event recorded after H2D batch"), std::string::npos)
+        << Str(r, "fix");
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");
+    cJSON_Delete(j);
+}
+
+TEST(Lab08, AHostFunctionThatCallsCudaIsRefused) {
+    Outcome o = RunLab("labs/08_prefetch_loader_upload_in_host_fn_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "error");
+    cJSON_Delete(j);
+    const std::string file = "labs/08_prefetch_loader/testdata/variants.c";
+    int line = LineOf(file, "cudaError_t err = cudaMemcpyAsync(d_in, job->src");
+    ASSERT_GT(line, 0);
+    EXPECT_NE(o.err.find(file + ":" + std::to_string(line) +
+                         ": cudaMemcpyAsync (in the host function queue_upload) failed: cudaErrorNotPermitted ("),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("  host function: a function queued with cudaLaunchHostFunc must not call CUDA"),
+              std::string::npos)
+        << o.err;
+}
+
+TEST(Lab08, TheLoaderRefusesDeviceMemory) {
+    Outcome o = RunLab("labs/08_prefetch_loader_load_into_device_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "error");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("lab_load_batch(ctx, 0, "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("dst is device memory (cudaMalloc)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("your run() returned 1"), std::string::npos) << o.err;
+}
+
+}  // namespace
