@@ -85,9 +85,12 @@ TEST(Graphs, TinyKernelsAsAGraphMatchTheH200) {
 }
 
 TEST(Graphs, TinyKernelsAsAGraphOnTheH100Profile) {
+    // The same probe on a lent H100 (docs/calibration/graph_probe.cu, docs/calibration.md
+    // "Graphs"): direct 7.21 and 6.30 ms in two runs, one graph 2.21 ms in both.
     TinyTimes t = TinyKernels("h100");
-    EXPECT_NEAR(t.direct, 5.33, 0.533);
-    EXPECT_NEAR(t.graph, 2.03, 0.203);
+    EXPECT_GE(t.direct, 6.30 * 0.9);
+    EXPECT_LE(t.direct, 7.21 * 1.1);
+    EXPECT_NEAR(t.graph, 2.21, 0.221);
 }
 
 TEST(Graphs, CapturedWorkDoesNotRunAndIsNotRecordedUntilLaunched) {

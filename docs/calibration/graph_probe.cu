@@ -8,7 +8,10 @@
 // cudaStreamEndCapture: N captured launches and four event calls), cudaGraphInstantiate,
 // one cudaGraphLaunch call, the launch's execution to the end of a stream synchronisation,
 // and cudaGraphExecDestroy plus cudaGraphDestroy. Then the same N kernels launched directly
-// (for the launch cost beside it).
+// (for the launch cost beside it). Last, probe2.cu's figure (../shared/calibration/h200.md,
+// "Launches and graphs"): 2000 tiny kernels (one block of 32 threads) launched directly
+// into a non-blocking stream, then captured as one graph and launched after a warm-up
+// launch, each timed from the first call to the end of the stream synchronisation.
 //
 //   nvcc -O2 -arch=sm_90 -o graph_probe graph_probe.cu && ./graph_probe
 #include <algorithm>
@@ -27,6 +30,8 @@
             std::exit(1);                                                                         \
         }                                                                                         \
     } while (0)
+
+__global__ void tiny32(float *x) { x[threadIdx.x] += 1.0f; }
 
 __global__ void tiny(unsigned *x, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -107,5 +112,34 @@ int main() {
         std::printf("%6d %12.1f %12.0f %14.1f %14.0f %12.2f %14.1f %12.1f %12.1f\n", n, c, 1e3 * c / (n + 4), i,
                     1e3 * i / n, median(launch), median(exec), median(destroy), median(direct));
     }
+
+    float *x;
+    CHECK(cudaMalloc(&x, 32 * sizeof(float)));
+    std::vector<double> direct2000, graph2000;
+    for (int rep = 0; rep < 4; rep++) {
+        double t0 = now_us();
+        for (int k = 0; k < 2000; k++) tiny32<<<1, 32, 0, a>>>(x);
+        CHECK(cudaStreamSynchronize(a));
+        double t1 = now_us();
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CHECK(cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal));
+        for (int k = 0; k < 2000; k++) tiny32<<<1, 32, 0, a>>>(x);
+        CHECK(cudaStreamEndCapture(a, &g));
+        CHECK(cudaGraphInstantiate(&ge, g, 0));
+        CHECK(cudaGraphLaunch(ge, a));
+        CHECK(cudaStreamSynchronize(a));
+        double t2 = now_us();
+        CHECK(cudaGraphLaunch(ge, a));
+        CHECK(cudaStreamSynchronize(a));
+        double t3 = now_us();
+        CHECK(cudaGraphExecDestroy(ge));
+        CHECK(cudaGraphDestroy(g));
+        if (rep == 0) continue;
+        direct2000.push_back(t1 - t0);
+        graph2000.push_back(t3 - t2);
+    }
+    std::printf("2000 tiny kernels: direct %.3f ms, one graph (warm launch) %.3f ms (%.2fx)\n",
+                median(direct2000) / 1e3, median(graph2000) / 1e3, median(direct2000) / median(graph2000));
     return 0;
 }
