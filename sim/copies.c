@@ -4,7 +4,10 @@
  * D2D on the SMs; H2H on the host), and the host blocks as trace/record/copy_rules.h says the
  * runtime does. Memsets and device-to-device copies run as kernels at device-memory rate,
  * writing each block's bytes when its block group retires. cudaMemcpy and cudaMemset use
- * the legacy stream; copies.h gives them on the per-thread stream too. */
+ * the legacy stream; copies.h gives them on the per-thread stream too. With a profile of
+ * two devices a device-to-device copy between them is a peer copy (cudaMemcpyPeerAsync,
+ * or cudaMemcpyAsync under unified addressing): over the link when the copy's device has
+ * peer access to the other, else staged through the host, each at its profile's rate. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "sim/errors.h"
 #include "sim/call.h"
 #include "sim/capture.h"
+#include "sim/devices.h"
 #include "sim/kernels.h"
 #include "sim/memory.h"
 #include "sim/core/scheduler.h"
@@ -75,6 +79,27 @@ static sim_op *device_memory_op(const sim_profile *p, void *dst, const void *src
     k->body = device_memory_body;
     k->body_views = true;
     k->priority = sim_stream_at(stream)->priority;
+    return op;
+}
+
+/* The op of a peer copy between two devices, issued on a stream of stream_dev. It goes over
+ * the link when stream_dev has peer access to the other device (which device's access
+ * decides is not documented; the probe of docs/calibration/h200x2.md enabled both), else
+ * through the host, staged by the driver. */
+static sim_op *peer_copy_op(const sim_profile *p, void *dst, uint32_t dst_dev, const void *src,
+                            uint32_t src_dev, uint64_t bytes, uint32_t stream_dev) {
+    uint32_t other = stream_dev == src_dev ? dst_dev : src_dev;
+    bool link = sim_peer_enabled(stream_dev, other);
+    sim_op *op = sim_op_new(SIM_OP_COPY);
+    sim_copy_state *c = &op->u.copy;
+    c->dir = TRACE_COPY_D2D;
+    c->pinned = false;
+    c->engine = sim_copy_peer_engine(src_dev, dst_dev, link);
+    c->dst = dst;
+    c->src = src;
+    c->bytes = bytes;
+    c->rate = link ? p->link.peer_gbps : p->link.staged_gbps;
+    c->fixed_ns = link ? p->link.peer_fixed_ns : p->link.staged_fixed_ns;
     return op;
 }
 
@@ -161,8 +186,8 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
      * work (for the legacy stream: that of every stream synchronising with it). */
     if (rule.sync_before) {
         uint64_t t0 = sim_host_now();
-        if (si == SIM_STREAM_LEGACY)
-            sim_sched_wait_blocking_streams();
+        if (sim_stream_at(si)->legacy)
+            sim_sched_wait_blocking_streams_of(sim_stream_at(si)->device);
         else
             sim_sched_wait_stream(si);
         trace_record_sync(TRACE_SYNC_STREAM, trace_stream, call->name, t0, sim_host_now());
@@ -170,12 +195,16 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
 
     sim_op *op;
     trace_engine lane;
+    int src_dev = dir == TRACE_COPY_D2D ? sim_mem_device_of(src, count) : -1;
+    int dst_dev = dir == TRACE_COPY_D2D ? sim_mem_device_of(dst, count) : -1;
     if (dir == TRACE_COPY_H2D || dir == TRACE_COPY_D2H) {
         op = sim_op_new(SIM_OP_COPY);
         sim_copy_state *c = &op->u.copy;
         c->dir = dir;
         c->pinned = pinned;
-        c->engine = sim_copy_engine_for(dir);
+        /* The copy engines of the device whose memory it reaches. */
+        int dev = sim_mem_device_of(dir == TRACE_COPY_H2D ? dst : src, count);
+        c->engine = sim_copy_engine_on(dev < 0 ? 0u : (uint32_t)dev, dir);
         c->dst = dst;
         c->src = src;
         c->bytes = count;
@@ -184,6 +213,9 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
                          : (h2d ? p->h2d_pageable_gbps : p->d2h_pageable_gbps);
         c->fixed_ns = (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) + (pinned ? 0 : p->pageable_fixed_ns);
         lane = sim_copy_lane(dir);
+    } else if (dir == TRACE_COPY_D2D && src_dev >= 0 && dst_dev >= 0 && src_dev != dst_dev) {
+        op = peer_copy_op(p, dst, (uint32_t)dst_dev, src, (uint32_t)src_dev, count, sim_stream_at(si)->device);
+        lane = TRACE_ENGINE_LINK;
     } else if (dir == TRACE_COPY_D2D) {
         op = device_memory_op(p, dst, src, count, 0, si);
         if (!op) return cudaErrorLaunchOutOfResources;
@@ -245,6 +277,55 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     cudaError_t err = sim_call_begin(&call, "cudaMemcpyAsync", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     return sim_call_end(&call, do_copy(&call, dst, src, count, kind, stream, true));
+}
+
+/* cudaMemcpyPeer(Async): the devices must exist, and each pointer must lie in memory of the
+ * device named with it. */
+static cudaError_t check_peer(void *dst, int dst_dev, const void *src, int src_dev, size_t count) {
+    int n = sim_device_count();
+    if (dst_dev < 0 || dst_dev >= n || src_dev < 0 || src_dev >= n) return cudaErrorInvalidDevice;
+    if (count == 0) return cudaSuccess;
+    if (!dst || !src) return cudaErrorInvalidValue;
+    if (sim_mem_device_of(dst, count) != dst_dev || sim_mem_device_of(src, count) != src_dev)
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t stream) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaMemcpyPeerAsync", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    err = check_peer(dst, dstDevice, src, srcDevice, count);
+    if (err != cudaSuccess) {
+        sim_host_charge(sim_prof()->memcpy_call_ns);
+        return sim_call_end(&call, err);
+    }
+    return sim_call_end(&call, do_copy(&call, dst, src, count, cudaMemcpyDeviceToDevice, stream, true));
+}
+
+/* cudaMemcpyPeer is "serialized with respect to all pending and future asynchronous work
+ * in to the current device, srcDevice, and dstDevice" (its reference). The simulator
+ * waits for the three devices' pending work, then copies on the current device's legacy
+ * stream (which later work of that device's blocking streams waits for); later work of
+ * the other device is not held back. */
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+    sim_call call;
+    cudaError_t err = sim_call_begin(&call, "cudaMemcpyPeer", 0);
+    if (err != cudaSuccess) return sim_call_end(&call, err);
+    err = check_peer(dst, dstDevice, src, srcDevice, count);
+    if (err != cudaSuccess) {
+        sim_host_charge(sim_prof()->memcpy_call_ns);
+        return sim_call_end(&call, err);
+    }
+    if (count) {
+        uint64_t t0 = sim_host_now();
+        sim_sched_wait_device_of(sim_current_device());
+        sim_sched_wait_device_of((uint32_t)srcDevice);
+        sim_sched_wait_device_of((uint32_t)dstDevice);
+        trace_record_sync(TRACE_SYNC_DEVICE, NULL, call.name, t0, sim_host_now());
+    }
+    return sim_call_end(&call, do_copy(&call, dst, src, count, cudaMemcpyDeviceToDevice, NULL, false));
 }
 
 static cudaError_t do_memset(sim_call *call, void *ptr, int value, size_t count, cudaStream_t stream,

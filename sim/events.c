@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/devices.h"
 #include "sim/capture.h"
 #include "sim/core/ops.h"
 #include "sim/core/scheduler.h"
@@ -48,6 +49,7 @@ static cudaError_t create(const char *name, cudaEvent_t *event, unsigned flags) 
     uint64_t v = HANDLE_TAG | ((uint64_t)(sim_events_generation() & 0xffffu) << 32) | ((uint64_t)i << 4);
     cudaEvent_t handle = (cudaEvent_t)(uintptr_t)v;
     e->handle = handle;
+    e->device = sim_current_device();
     trace_event_created(handle, flags);
     *event = handle;
     return sim_call_end(&call, cudaSuccess);
@@ -86,6 +88,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     sim_host_charge(event_ok && ((*sim_event_at(ei)).flags & cudaEventDisableTiming) ? p->event_record_no_timing_ns
                                                                               : p->event_record_ns);
     if (!event_ok || !sim_stream_resolve(stream, &si))
+        return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    /* An event is recorded on a stream of its own device (Programming Guide, "Stream and
+     * Event Behavior": cudaEventRecord fails when they belong to different devices). */
+    if (sim_event_at(ei)->device != sim_stream_at(si)->device)
         return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     bool captured;
     err = sim_capture_enqueue_check(si, &captured);
@@ -148,6 +154,10 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
     uint32_t a, b;
     if (!ms) return sim_call_end(&call, cudaErrorInvalidValue);
     if (!resolve(start, &a) || !resolve(end, &b)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    /* The two events must belong to one device (Programming Guide, "Stream and Event
+     * Behavior"). */
+    if (sim_event_at(a)->device != sim_event_at(b)->device)
+        return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     sim_sched_advance(sim_host_now());
     const sim_event *ea = sim_event_at(a), *eb = sim_event_at(b);
     /* As documented: never recorded, or created with cudaEventDisableTiming. */

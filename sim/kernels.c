@@ -9,6 +9,7 @@
 
 #include "sim/call.h"
 #include "sim/capture.h"
+#include "sim/devices.h"
 #include "sim/memory.h"
 #include "sim/core/scheduler.h"
 #include "sim/streams.h"
@@ -102,14 +103,24 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
     const sim_profile *p = sim_prof();
     uint32_t si;
     bool stream_ok = sim_stream_resolve(stream, &si);
-    bool blocking = stream_ok && (si == SIM_STREAM_LEGACY || sim_stream_at(si)->blocking);
+    bool blocking = stream_ok && (sim_stream_at(si)->legacy || sim_stream_at(si)->blocking);
     bool captured = false;
     cudaError_t cap_err = stream_ok ? sim_capture_enqueue_check(si, &captured) : cudaSuccess;
     /* A capturing stream records the launch as a node: host work only, nothing submitted. */
     sim_host_charge(captured ? p->capture_call_ns : p->launch_ns + (blocking ? p->launch_blocking_extra_ns : 0));
     if (!launch) return sim_call_end(&call, cudaErrorInvalidValue);
     if (!stream_ok) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    /* A launch goes to the current device: a stream of another device is refused
+     * (Programming Guide, "Stream and Event Behavior": a kernel launch fails if it is
+     * issued to a stream not associated with the current device). */
+    if (sim_stream_at(si)->device != sim_current_device())
+        return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     if (cap_err != cudaSuccess) return sim_call_end(&call, cap_err);
+    if (launch->n_ranges <= TRACE_MAX_RANGES) {
+        /* Another device's memory needs peer access from this one. */
+        err = sim_devices_check_ranges(sim_current_device(), launch->ranges, launch->n_ranges);
+        if (err != cudaSuccess) return sim_call_end(&call, err);
+    }
     if ((launch->args_size > 0 && !launch->args) || launch->args_size > MAX_ARGS_BYTES ||
         launch->n_ranges > TRACE_MAX_RANGES)
         return sim_call_end(&call, cudaErrorInvalidValue);

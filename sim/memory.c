@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/devices.h"
 #include "sim/capture.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
@@ -42,7 +43,8 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
         return sim_call_end(&call, cudaSuccess);
     }
     size_t total = (size_t)sim_prof()->total_global_mem;
-    if (size > total - sim_mem_device_bytes() || sim_device_map_span(size) == 0) {
+    uint32_t device = sim_current_device(); /* each device has its own memory */
+    if (size > total - sim_mem_device_bytes_on(device) || sim_device_map_span(size) == 0) {
         *devPtr = NULL;
         return sim_call_end(&call, cudaErrorMemoryAllocation);
     }
@@ -56,6 +58,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
     a.base = (uintptr_t)a.map.program;
     a.size = size;
     a.kind = SIM_MEM_DEVICE;
+    a.device = device;
     if (!sim_mem_insert(&a)) {
         sim_device_map_release(&a.map);
         *devPtr = NULL;
@@ -109,7 +112,7 @@ static cudaError_t host_alloc(sim_call *call, void **ptr, size_t size, unsigned 
         return cudaErrorMemoryAllocation;
     }
     memset(mem, 0, padded);
-    sim_alloc a = {(uintptr_t)mem, size, SIM_MEM_PINNED, mem, {0}};
+    sim_alloc a = {(uintptr_t)mem, size, SIM_MEM_PINNED, mem, {0}, 0};
     if (!sim_mem_insert(&a)) {
         free(mem);
         *ptr = NULL;
@@ -178,7 +181,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
         bool only_registered = kinds == (1u << SIM_MEM_REGISTERED);
         return sim_call_end(&call, only_registered ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue);
     }
-    sim_alloc a = {(uintptr_t)ptr, size, SIM_MEM_REGISTERED, NULL, {0}};
+    sim_alloc a = {(uintptr_t)ptr, size, SIM_MEM_REGISTERED, NULL, {0}, 0};
     if (!sim_mem_insert(&a)) return sim_call_end(&call, cudaErrorMemoryAllocation);
     return sim_call_end(&call, cudaSuccess);
 }

@@ -1,12 +1,14 @@
 /* sim/runtime_api.c: the device-wide calls of the runtime API (device count, properties,
  * attributes, priority range, cudaDeviceSynchronize, cudaDeviceReset), the runtime's life
- * cycle (see runtime.h), and sim_reset. There is one simulated device, number 0. */
+ * cycle (see runtime.h), and sim_reset. A profile may describe two devices, alike
+ * (sim/devices.c: the current device, peer access). */
 #include "sim/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/devices.h"
 #include "sim/errors.h"
 #include "sim/events.h"
 #include "sim/call.h"
@@ -74,37 +76,22 @@ void sim_runtime_profile_changed(void) { R.ready = false; }
         sim_host_charge(sim_prof()->api_min_ns);                            \
     } while (0)
 
-cudaError_t cudaGetDeviceCount(int *count) {
-    BEGIN("cudaGetDeviceCount", SIM_CALL_NO_STICKY);
-    if (!count) return sim_call_end(&call, cudaErrorInvalidValue);
-    *count = 1;
-    return sim_call_end(&call, cudaSuccess);
-}
-
-cudaError_t cudaGetDevice(int *device) {
-    BEGIN("cudaGetDevice", SIM_CALL_NO_STICKY);
-    if (!device) return sim_call_end(&call, cudaErrorInvalidValue);
-    *device = 0;
-    return sim_call_end(&call, cudaSuccess);
-}
-
-cudaError_t cudaSetDevice(int device) {
-    BEGIN("cudaSetDevice", SIM_CALL_NO_STICKY);
-    return sim_call_end(&call, device == 0 ? cudaSuccess : cudaErrorInvalidDevice);
-}
+static bool valid_device(int device) { return device >= 0 && device < sim_device_count(); }
 
 static int iv(double v) { return (int)v; }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     BEGIN("cudaGetDeviceProperties", SIM_CALL_NO_STICKY);
     if (!prop) return sim_call_end(&call, cudaErrorInvalidValue);
-    if (device != 0) return sim_call_end(&call, cudaErrorInvalidDevice);
+    if (!valid_device(device)) return sim_call_end(&call, cudaErrorInvalidDevice);
     const sim_profile *p = sim_prof();
     memset(prop, 0, sizeof(*prop));
     snprintf(prop->name, sizeof(prop->name), "%s", p->device_name);
     /* A recognisable UUID: "streamlab sim" and the profile, never a real GPU's. */
     memcpy(prop->uuid.bytes, "streamlab-sim-\0\0", 16);
     snprintf(prop->uuid.bytes + 14, 2, "%c", p->name[0]);
+    prop->uuid.bytes[15] = (char)device; /* devices of one profile differ */
+    prop->pciBusID = device;
     prop->totalGlobalMem = (size_t)p->total_global_mem;
     prop->sharedMemPerBlock = (size_t)p->shared_mem_per_block;
     prop->regsPerBlock = iv(p->regs_per_block);
@@ -151,7 +138,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
     BEGIN("cudaDeviceGetAttribute", SIM_CALL_NO_STICKY);
     if (!value) return sim_call_end(&call, cudaErrorInvalidValue);
-    if (device != 0) return sim_call_end(&call, cudaErrorInvalidDevice);
+    if (!valid_device(device)) return sim_call_end(&call, cudaErrorInvalidDevice);
     const sim_profile *p = sim_prof();
     int v;
     switch (attr) {
@@ -231,7 +218,7 @@ cudaError_t cudaDeviceSynchronize(void) {
     sim_host_charge(sim_prof()->sync_call_ns);
     err = sim_capture_check_device_sync();
     if (err != cudaSuccess) return sim_call_end(&call, err);
-    sim_sched_wait_device();
+    sim_sched_wait_device_of(sim_current_device()); /* the current device's work only */
     trace_record_sync(TRACE_SYNC_DEVICE, NULL, "cudaDeviceSynchronize", call.start_ns, sim_host_now());
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }
@@ -248,6 +235,7 @@ static void teardown(void) {
     }
     sim_mem_release_all();
     sim_error_clear();
+    sim_devices_reset(true);
 }
 
 cudaError_t cudaDeviceReset(void) {
@@ -276,5 +264,6 @@ void sim_reset(void) {
     sim_host_clock_reset();
     sim_perturb_reset();
     sim_profile_forget();
+    sim_devices_reset(false);
     R.ready = false;
 }

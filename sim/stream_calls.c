@@ -68,8 +68,8 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     err = sim_capture_check_stream_sync(i);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     uint64_t start = call.start_ns;
-    if (i == SIM_STREAM_LEGACY)
-        sim_sched_wait_blocking_streams(); /* the legacy stream's work waits for theirs */
+    if (sim_stream_at(i)->legacy) /* the legacy stream's work waits for theirs */
+        sim_sched_wait_blocking_streams_of(sim_stream_at(i)->device);
     else
         sim_sched_wait_stream(i);
     trace_record_sync(TRACE_SYNC_STREAM, stream, "cudaStreamSynchronize", start, sim_host_now());
@@ -91,7 +91,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
      * the legacy stream while only a blocking stream or the per-thread stream is busy). */
     sim_sched_advance(sim_host_now());
     const sim_stream *st = sim_stream_at(i);
-    bool done = i == SIM_STREAM_LEGACY ? sim_sched_blocking_streams_idle() : st->done_seq == st->enq_seq;
+    bool done = st->legacy ? sim_sched_blocking_streams_idle_of(st->device) : st->done_seq == st->enq_seq;
     return sim_call_end(&call, done ? cudaSuccess : cudaErrorNotReady);
 }
 

@@ -2,6 +2,9 @@
  * are in stream_calls.c. */
 #include "sim/streams.h"
 
+#include <stdio.h>
+
+#include "sim/devices.h"
 #include "trace/record/recorder.h"
 
 /* Created streams get handles that are not addresses: a tag, the reset generation and
@@ -17,13 +20,27 @@ static cudaStream_t make_handle(uint32_t index) {
 
 void sim_streams_restart(bool notify) { sim_streams_reset(notify, cudaStreamPerThread); }
 
+/* A default stream of a device other than 0, made on first use: the recorder knows it as
+ * a stream named for its device. */
+static uint32_t device_default(uint32_t device, bool per_thread) {
+    uint32_t i = sim_streams_find_default(device, per_thread);
+    if (i != SIM_STREAM_NONE) return i;
+    i = sim_streams_add_default(device, per_thread, NULL);
+    sim_stream *st = sim_stream_at(i);
+    st->handle = make_handle(i);
+    trace_stream_created(st->handle, 0, 0);
+    char name[32];
+    snprintf(name, sizeof(name), per_thread ? "GPU %u per-thread" : "GPU %u stream 0", device);
+    trace_stream_set_name(st->handle, name);
+    return i;
+}
+
 bool sim_stream_resolve(cudaStream_t handle, uint32_t *index) {
-    if (handle == NULL || handle == cudaStreamLegacy) {
-        *index = SIM_STREAM_LEGACY;
-        return true;
-    }
-    if (handle == cudaStreamPerThread) {
-        *index = SIM_STREAM_PER_THREAD;
+    if (handle == NULL || handle == cudaStreamLegacy || handle == cudaStreamPerThread) {
+        bool per_thread = handle == cudaStreamPerThread;
+        uint32_t device = sim_current_device();
+        *index = device == 0 ? (per_thread ? SIM_STREAM_PER_THREAD : SIM_STREAM_LEGACY)
+                             : device_default(device, per_thread);
         return true;
     }
     uint64_t v = (uint64_t)(uintptr_t)handle;
@@ -43,6 +60,7 @@ uint32_t sim_stream_add(unsigned flags, int priority) {
     uint32_t i = sim_streams_add(NULL, flags, (flags & cudaStreamNonBlocking) != 0, priority);
     sim_stream *st = sim_stream_at(i);
     st->handle = make_handle(i);
+    st->device = sim_current_device();
     trace_stream_created(st->handle, flags, priority);
     return i;
 }

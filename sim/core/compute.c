@@ -8,6 +8,7 @@
 
 #include "sim/core/memory.h"
 #include "sim/core/perturb.h"
+#include "sim/core/profile_link.h"
 
 typedef struct sm_use {
     uint32_t threads, blocks, regs, smem;
@@ -23,7 +24,8 @@ typedef struct group {
     uint32_t *count;  /* blocks on each */
 } group;
 
-static struct {
+/* One set of SMs per device of the profile; K is the one an entry point is working on. */
+typedef struct compute_dev {
     const sim_profile *prof;
     uint32_t n_sm, n_cls, per_cls; /* SM classes; per_cls: most SMs in one class */
     sm_use *use;
@@ -36,7 +38,14 @@ static struct {
     size_t n_pending, cap_pending;
     uint32_t cursor;    /* where the next breadth-first pass starts */
     uint64_t ready_count;
-} K;
+} compute_dev;
+
+static compute_dev KD[SIM_MAX_DEVICES];
+static compute_dev *KP = &KD[0];
+#define K (*KP)
+static uint32_t n_devices = 1;
+
+static void on_device(uint32_t device) { KP = &KD[device < SIM_MAX_DEVICES ? device : 0]; }
 
 static void *xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
@@ -47,7 +56,7 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-void sim_compute_reset(void) {
+static void reset_one(void) {
     free(K.use);
     free(K.take);
     free(K.touched);
@@ -64,11 +73,31 @@ void sim_compute_reset(void) {
     K.prof = p;
 }
 
+void sim_compute_reset(void) {
+    for (uint32_t d = 0; d < SIM_MAX_DEVICES; d++) {
+        on_device(d);
+        reset_one();
+    }
+    on_device(0);
+}
+
 static sim_engine_env env;
+
+static void init_one(const sim_profile *profile);
 
 void sim_compute_init(const sim_profile *profile, const sim_engine_env *scheduler) {
     env = *scheduler;
     sim_compute_reset();
+    n_devices = (uint32_t)profile->link.device_count;
+    if (n_devices < 1 || n_devices > SIM_MAX_DEVICES) n_devices = 1;
+    for (uint32_t d = 0; d < n_devices; d++) {
+        on_device(d);
+        init_one(profile);
+    }
+    on_device(0);
+}
+
+static void init_one(const sim_profile *profile) {
     K.prof = profile;
     K.n_sm = (uint32_t)profile->sm_count;
     /* No more classes than SMs. */
@@ -173,7 +202,11 @@ static void place(sim_op *op, uint64_t now) {
     for (uint32_t i = 0; i < n_touched; i++) K.take[K.touched[i]] = 0;
 }
 
-void sim_compute_discard_group(void *g) { group_free(g); }
+/* Groups are alike on every device (one profile): any device's pool takes it back. */
+void sim_compute_discard_group(void *g) {
+    on_device(0);
+    group_free(g);
+}
 
 static void remove_pending(size_t i) {
     K.pending[i]->u.kernel.dispatching = false;
@@ -203,6 +236,7 @@ static bool dispatches_before(const sim_kernel_state *a, const sim_kernel_state 
 }
 
 void sim_compute_ready(sim_op *op, uint64_t now) {
+    on_device(op->device);
     sim_kernel_state *k = &op->u.kernel;
     uint64_t key = sim_perturb_key();
     k->order = key ? key : ++K.ready_count;
@@ -227,6 +261,7 @@ void sim_compute_ready(sim_op *op, uint64_t now) {
 void sim_compute_group_done(const sim_ev *ev) {
     group *gr = ev->ptr;
     sim_op *op = gr->op;
+    on_device(op->device);
     sim_kernel_state *k = &op->u.kernel;
     for (uint32_t i = 0; i < gr->n; i++) {
         sm_use *u = &K.use[gr->sm[i]];

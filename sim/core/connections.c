@@ -9,8 +9,9 @@ typedef struct sim_conn {
     uint64_t outstanding; /* ops pushed and not completed */
 } sim_conn;
 
+/* Each device has its own n queues: device d's are d * n .. d * n + n - 1. */
 static struct {
-    sim_conn q[SIM_CONN_MAX];
+    sim_conn q[SIM_CONN_MAX * SIM_CONN_MAX_DEVICES];
     uint32_t n;
 } C = {.n = 8};
 
@@ -21,9 +22,12 @@ void sim_conn_init(uint32_t n) {
 
 uint32_t sim_conn_count(void) { return C.n; }
 
-uint32_t sim_conn_pick(void) {
-    uint32_t best = 0;
-    for (uint32_t i = 1; i < C.n; i++)
+uint32_t sim_conn_pick(void) { return sim_conn_pick_on(0); }
+
+uint32_t sim_conn_pick_on(uint32_t device) {
+    if (device >= SIM_CONN_MAX_DEVICES) device = 0;
+    uint32_t first = device * C.n, best = first;
+    for (uint32_t i = first + 1; i < first + C.n; i++)
         if (C.q[i].outstanding < C.q[best].outstanding) best = i;
     return best;
 }

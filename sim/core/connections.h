@@ -25,6 +25,8 @@ extern "C" {
 #endif
 
 #define SIM_CONN_MAX 32u
+/* Devices with queues of their own (a profile of two devices: sim/core/profile_link.h). */
+#define SIM_CONN_MAX_DEVICES 2u
 
 /* n queues (clamped to 1..SIM_CONN_MAX), all empty; forgets any op they held (the ops
  * themselves belong to the stream queues). */
@@ -32,6 +34,8 @@ void sim_conn_init(uint32_t n);
 uint32_t sim_conn_count(void);
 /* The queue an idle stream is bound to now: the fewest outstanding ops, lowest number. */
 uint32_t sim_conn_pick(void);
+/* The same among the queues of one device (each device has its own n). */
+uint32_t sim_conn_pick_on(uint32_t device);
 /* op joins the back of queue c (op->conn is set; op->conn_holds says whether it will hold
  * the queue); it is outstanding until sim_conn_done. Returns true when ops that do not
  * hold the queue left it (they may start now). */

@@ -14,6 +14,7 @@
 #include "sim/core/eventq.h"
 #include "sim/core/ops.h"
 #include "sim/core/profile.h"
+#include "sim/core/profile_link.h"
 #include "trace/record/op.h"
 
 #ifdef __cplusplus
@@ -22,8 +23,15 @@ extern "C" {
 
 void sim_copy_init(const sim_profile *profile, const sim_engine_env *scheduler);
 void sim_copy_reset(void);
-/* The engine a copy direction uses, and its timeline lane. */
+/* The engine a copy direction uses on device 0, and its timeline lane. */
 uint32_t sim_copy_engine_for(trace_copy_dir dir);
+/* The engine a host-device copy of this device uses (a profile of several devices gives
+ * each its own). */
+uint32_t sim_copy_engine_on(uint32_t device, trace_copy_dir dir);
+/* The engine of a peer copy from src_device to dst_device (a two-device profile): over the
+ * peer link (peer access enabled) or staged through the host (not). Each direction has its
+ * own; both directions at once share the path's bidirectional rate. */
+uint32_t sim_copy_peer_engine(uint32_t src_device, uint32_t dst_device, bool over_link);
 trace_engine sim_copy_lane(trace_copy_dir dir);
 /* A copy reached the head of its stream at now: queue it on its engine. */
 void sim_copy_start(sim_op *op, uint64_t now);

@@ -17,6 +17,7 @@ typedef struct sim_event {
     const void *handle; /* what the program holds (opaque here) */
     unsigned flags;     /* the creation flags, as the program gave them */
     bool live;
+    uint32_t device;    /* the device current when it was made */
     bool recorded;      /* recorded at least once */
     uint32_t stream;    /* of the latest record */
     uint64_t seq;       /* the latest record's op number in that stream */

@@ -178,6 +178,19 @@ void sim_mem_remove(size_t index) {
 
 size_t sim_mem_device_bytes(void) { return M.device_bytes; }
 
+size_t sim_mem_device_bytes_on(uint32_t device) {
+    size_t n = 0;
+    for (size_t i = 0; i < M.count; i++)
+        if (M.items[i].kind == SIM_MEM_DEVICE && M.items[i].device == device) n += M.items[i].size;
+    return n;
+}
+
+int sim_mem_device_of(const void *addr, size_t bytes) {
+    if (!sim_mem_range_is(addr, bytes, SIM_MEM_DEVICE)) return -1;
+    long i = sim_mem_find(addr);
+    return i < 0 ? -1 : (int)M.items[i].device;
+}
+
 bool sim_mem_overlaps(const void *base, size_t size) { return overlaps((uintptr_t)base, size); }
 
 unsigned sim_mem_overlap_kinds(const void *base, size_t size) {

@@ -54,6 +54,7 @@ typedef struct sim_alloc {
     sim_mem_kind kind;
     void *owned;        /* pinned: what free() releases; NULL otherwise */
     sim_device_map map; /* device: its two views (map.program == base) */
+    uint32_t device;    /* device: the device it lives on (current at cudaMalloc) */
 } sim_alloc;
 
 /* The index of the allocation holding addr, or -1. */
@@ -69,8 +70,12 @@ bool sim_mem_overlaps(const void *base, size_t size);
 /* The kinds of the allocations that [base, base + size) overlaps, as a mask of
  * (1u << sim_mem_kind) bits (0 when it overlaps none). */
 unsigned sim_mem_overlap_kinds(const void *base, size_t size);
-/* Bytes of device memory allocated now. */
+/* Bytes of device memory allocated now (on every device; on one). */
 size_t sim_mem_device_bytes(void);
+size_t sim_mem_device_bytes_on(uint32_t device);
+/* The device whose memory holds [addr, addr + bytes), or -1 when that is not inside one
+ * device allocation. */
+int sim_mem_device_of(const void *addr, size_t bytes);
 /* Which device allocation addr is in (anywhere in its mapping): true with its start and
  * size. Async-signal-safe: it only reads the table. */
 bool sim_mem_device_allocation_of(const void *addr, const void **base, size_t *bytes);

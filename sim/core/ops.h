@@ -81,6 +81,7 @@ struct sim_op {
     sim_op *qnext; /* in a copy engine's queue */
     sim_op *cnext; /* in its hardware work queue (connections.h) until it starts */
     uint32_t stream;
+    uint32_t device; /* its stream's device (set when it is queued) */
     uint32_t conn; /* its hardware work queue */
     bool conn_holds;  /* waits at the head of its queue, holding it (connections.h) */
     bool conn_passed; /* has left its queue without holding it */

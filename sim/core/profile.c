@@ -1,5 +1,6 @@
 /* sim/core/profile.c: parsing and checking a device profile (see profile.h). */
 #include "sim/core/profile.h"
+#include "sim/core/profile_link.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -159,6 +160,7 @@ int sim_profile_parse(const char *json, size_t size, const char *origin, sim_pro
     }
     if (parse_sections(root, origin, out, err, err_size)) goto done;
     if (check_consistency(out, origin, err, err_size)) goto done;
+    if (sim_profile_parse_link(root, origin, &out->link, err, err_size)) goto done;
     rc = 0;
 done:
     cJSON_Delete(root);

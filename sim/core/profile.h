@@ -103,12 +103,27 @@ extern "C" {
     X(host, api_min_ns, false, 0, 1e9)                                                        \
     X(host, host_memcpy_gbps, false, 1e-3, 1e5)
 
+/* The optional "link" section (profile_link.c): a profile of two devices joined by a link.
+ * A profile without it describes one device (device_count 1, no peers). Times in ns,
+ * bandwidths in GB/s. */
+typedef struct sim_profile_link {
+    int device_count;            /* devices of the profile, each with the figures above */
+    bool peer_access_supported;  /* what cudaDeviceCanAccessPeer answers between them */
+    double peer_gbps;            /* a peer copy over the link, peer access enabled, one way */
+    double peer_bidir_total_gbps; /* both directions at once, in total */
+    double peer_fixed_ns;        /* a peer copy's set-up on the link */
+    double staged_gbps;          /* a peer copy without peer access (staged by the host) */
+    double staged_bidir_total_gbps;
+    double staged_fixed_ns;
+} sim_profile_link;
+
 typedef struct sim_profile {
     char name[64];         /* "h200", or the "name" of a profile read from a path */
     char device_name[256]; /* what cudaGetDeviceProperties reports as the name */
 #define SIM_PROFILE_MEMBER(section, key, integer, min, max) double key;
     SIM_PROFILE_PARAMS(SIM_PROFILE_MEMBER)
 #undef SIM_PROFILE_MEMBER
+    sim_profile_link link; /* the optional "link" section; device_count 1 without it */
 } sim_profile;
 
 /* Parses a profile from JSON text; origin names it in messages. Returns 0, or -1 with a

@@ -157,27 +157,30 @@ void sim_sched_enqueue(sim_op *op, uint32_t stream) {
     sim_stream *st = sim_stream_at(stream);
     /* A stream with no outstanding work is bound to a hardware queue afresh; its work
      * goes through that queue until all of it has completed. */
-    if (st->enq_seq == st->done_seq) st->conn = sim_conn_pick();
+    if (st->enq_seq == st->done_seq) st->conn = sim_conn_pick_on(st->device);
     op->stream = stream;
+    op->device = st->device;
     op->conn_holds = holds_queue(op);
     sim_conn_push(st->conn, op);
     op->seq = ++st->enq_seq;
     op->order = S.next_order++;
     op->tiebreak = sim_perturb_key();
     op->jitter = sim_perturb_factor();
-    /* The legacy default stream: its work waits for all earlier work in the streams that
-     * synchronise with it, and their later work waits for it. */
+    /* The legacy default stream (each device has its own): its work waits for all earlier
+     * work in the streams of its device that synchronise with it, and their later work
+     * waits for it. */
     if (st->legacy) {
         uint32_t n = sim_stream_count();
         for (uint32_t i = 0; i < n; i++) {
             if (i == stream) continue;
             const sim_stream *t = sim_stream_at(i);
-            if (t->blocking && t->enq_seq > t->done_seq) sim_op_add_dep(op, i, t->enq_seq);
+            if (t->blocking && t->device == st->device && t->enq_seq > t->done_seq)
+                sim_op_add_dep(op, i, t->enq_seq);
         }
     } else if (st->blocking) {
-        const sim_stream *legacy = sim_stream_at(SIM_STREAM_LEGACY);
-        if (legacy->enq_seq > legacy->done_seq)
-            sim_op_add_dep(op, SIM_STREAM_LEGACY, legacy->enq_seq);
+        uint32_t li = sim_streams_find_default(st->device, false);
+        const sim_stream *legacy = li == SIM_STREAM_NONE ? NULL : sim_stream_at(li);
+        if (legacy && legacy->enq_seq > legacy->done_seq) sim_op_add_dep(op, li, legacy->enq_seq);
     }
     op->next = NULL;
     if (st->tail)
@@ -400,13 +403,24 @@ static bool device_idle(uint32_t a, uint64_t b) {
     return S.outstanding == 0;
 }
 
-static bool blocking_idle(uint32_t a, uint64_t b) {
-    (void)a;
+/* Every stream of device a has finished what it was given. */
+static bool one_device_idle(uint32_t a, uint64_t b) {
     (void)b;
     uint32_t n = sim_stream_count();
     for (uint32_t i = 0; i < n; i++) {
         const sim_stream *st = sim_stream_at(i);
-        if ((st->legacy || st->blocking) && st->done_seq != st->enq_seq) return false;
+        if (st->device == a && st->done_seq != st->enq_seq) return false;
+    }
+    return true;
+}
+
+/* The legacy stream of device a and the streams of that device that synchronise with it. */
+static bool blocking_idle(uint32_t a, uint64_t b) {
+    (void)b;
+    uint32_t n = sim_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        const sim_stream *st = sim_stream_at(i);
+        if (st->device == a && (st->legacy || st->blocking) && st->done_seq != st->enq_seq) return false;
     }
     return true;
 }
@@ -414,5 +428,8 @@ static bool blocking_idle(uint32_t a, uint64_t b) {
 void sim_sched_wait_stream(uint32_t stream) { host_wait(stream_idle, stream, 0); }
 void sim_sched_wait_seq(uint32_t stream, uint64_t seq) { host_wait(seq_done, stream, seq); }
 void sim_sched_wait_device(void) { host_wait(device_idle, 0, 0); }
+void sim_sched_wait_device_of(uint32_t device) { host_wait(one_device_idle, device, 0); }
 void sim_sched_wait_blocking_streams(void) { host_wait(blocking_idle, 0, 0); }
+void sim_sched_wait_blocking_streams_of(uint32_t device) { host_wait(blocking_idle, device, 0); }
 bool sim_sched_blocking_streams_idle(void) { return blocking_idle(0, 0); }
+bool sim_sched_blocking_streams_idle_of(uint32_t device) { return blocking_idle(device, 0); }

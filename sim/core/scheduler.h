@@ -39,11 +39,15 @@ void sim_sched_advance(uint64_t t);
 /* Host waits (the host clock moves to the completion, plus the wake-up latency). */
 void sim_sched_wait_stream(uint32_t stream);            /* everything queued on stream */
 void sim_sched_wait_seq(uint32_t stream, uint64_t seq); /* stream's op number seq */
-void sim_sched_wait_device(void);                       /* everything */
-/* Everything in the legacy stream and in the streams that synchronise with it. */
+void sim_sched_wait_device(void);                       /* everything, every device */
+void sim_sched_wait_device_of(uint32_t device);         /* every stream of one device */
+/* Everything in device 0's legacy stream and in the streams that synchronise with it;
+ * the same for another device. */
 void sim_sched_wait_blocking_streams(void);
+void sim_sched_wait_blocking_streams_of(uint32_t device);
 /* Whether that is all done already (no wait, no time passes). */
 bool sim_sched_blocking_streams_idle(void);
+bool sim_sched_blocking_streams_idle_of(uint32_t device);
 
 /* The device clock (how far the device has been simulated). */
 uint64_t sim_sched_now(void);

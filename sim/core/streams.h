@@ -32,6 +32,8 @@ typedef struct sim_stream {
     uint64_t wake_at;    /* a wake-up is scheduled for this time (0: none) */
     bool active;         /* in the scheduler's list of streams with queued ops */
     uint32_t conn;       /* the hardware work queue its outstanding work goes through */
+    uint32_t device;     /* the device it belongs to (current when it was made) */
+    bool builtin;        /* a default stream of a device other than 0 (not the program's) */
 } sim_stream;
 
 /* Sets up the legacy stream and the per-thread stream, whose handle the program uses
@@ -42,6 +44,12 @@ void sim_streams_init(const void *per_thread_handle);
 void sim_streams_reset(bool notify, const void *per_thread_handle);
 /* Adds a created stream (blocking unless nonblocking); returns its index. */
 uint32_t sim_streams_add(const void *handle, unsigned flags, bool nonblocking, int32_t priority);
+/* A device's legacy (per_thread false) or per-thread default stream: device 0's are
+ * SIM_STREAM_LEGACY and SIM_STREAM_PER_THREAD; another device's are added on first use,
+ * with the handle given. SIM_STREAM_NONE from find when not made yet. */
+#define SIM_STREAM_NONE 0xffffffffu
+uint32_t sim_streams_find_default(uint32_t device, bool per_thread);
+uint32_t sim_streams_add_default(uint32_t device, bool per_thread, const void *handle);
 sim_stream *sim_stream_at(uint32_t index);
 uint32_t sim_stream_count(void);
 /* Bumped by every reset: handles made before one name nothing after it. */

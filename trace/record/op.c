@@ -38,6 +38,7 @@ const char *trace_engine_name(trace_engine engine) {
     case TRACE_ENGINE_D2H: return "D2H engine";
     case TRACE_ENGINE_COMPUTE: return "compute";
     case TRACE_ENGINE_HOST: return "host";
+    case TRACE_ENGINE_LINK: return "link";
     case TRACE_ENGINE_NONE: break;
     }
     return "";

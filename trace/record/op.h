@@ -49,7 +49,9 @@ typedef enum trace_engine {
     TRACE_ENGINE_D2H,      /* the device-to-host copy engine (the same one as H2D when
                               the device has a single copy engine; see trace_stream) */
     TRACE_ENGINE_COMPUTE,  /* the SMs: kernels, memsets, device-to-device copies */
-    TRACE_ENGINE_HOST      /* the host thread: API spans, syncs, host functions, phases */
+    TRACE_ENGINE_HOST,     /* the host thread: API spans, syncs, host functions, phases */
+    TRACE_ENGINE_LINK      /* the link between two devices: peer copies (after HOST, so
+                              that views of one device's lanes are unchanged) */
 } trace_engine;
 
 /* What a TRACE_OP_SYNC waited for. */
