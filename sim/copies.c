@@ -320,10 +320,13 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDev
     }
     if (count) {
         uint64_t t0 = sim_host_now();
-        sim_sched_wait_device_of(sim_current_device());
-        sim_sched_wait_device_of((uint32_t)srcDevice);
-        sim_sched_wait_device_of((uint32_t)dstDevice);
-        trace_record_sync(TRACE_SYNC_DEVICE, NULL, call.name, t0, sim_host_now());
+        uint32_t devs[3] = {sim_current_device(), (uint32_t)srcDevice, (uint32_t)dstDevice};
+        for (int i = 0; i < 3; i++) sim_sched_wait_device_of(devs[i]);
+        for (int i = 0; i < 3; i++) {
+            bool again = false;
+            for (int j = 0; j < i; j++) again |= devs[j] == devs[i];
+            if (!again) sim_devices_record_sync(devs[i], call.name, t0, sim_host_now());
+        }
     }
     return sim_call_end(&call, do_copy(&call, dst, src, count, cudaMemcpyDeviceToDevice, NULL, false));
 }
