@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grading/grade_diag.h"
 #include "grading/grade_fs.h"
 #include "grading/grade_text.h"
 
@@ -86,23 +87,6 @@ static char *tidy(const char *log, const char *build_dir, const char *kit_dir) {
     return c;
 }
 
-/* The line to quote: the first error about the student's file, else the first error. */
-static char *first_error(const char *diag, const char *student_file) {
-    static const char *const marks[] = {": error:", ": fatal error:", "undefined reference", "multiple definition",
-                                        "error:", NULL};
-    for (int pass = 0; pass < 2; pass++) {
-        for (const char *const *m = marks; *m; m++) {
-            for (const char *hit = strstr(diag, *m); hit; hit = strstr(hit + 1, *m)) {
-                const char *start = hit;
-                while (start > diag && start[-1] != '\n') start--;
-                if (pass == 0 && strncmp(start, student_file, strlen(student_file)) != 0) continue;
-                return grade_text_first_line(start, 300);
-            }
-        }
-    }
-    return *diag ? grade_text_first_line(diag, 300) : grade_strdup("");
-}
-
 static char *describe_end(const grade_outcome *o, const char *tool) {
     switch (o->end) {
     case GRADE_END_WALL: return grade_strf("the %s ran for over %d s and was stopped", tool, BUILD_SECONDS);
@@ -145,7 +129,7 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
     free(out->diagnostics);
     out->diagnostics = tidy(log, build_dir, kit->dir);
     if (o.end != GRADE_END_EXIT || o.code != 0) {
-        char *first = first_error(out->diagnostics, kit->student_file);
+        char *first = grade_diag_first_error(out->diagnostics, kit->student_file);
         char *how = describe_end(&o, "compiler");
         out->error = *first ? grade_strf("does not compile: %s", first) : grade_strf("does not compile: %s", how);
         free(first);
@@ -169,7 +153,7 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
         out->diagnostics = both;
     }
     if (o.end != GRADE_END_EXIT || o.code != 0) {
-        char *first = first_error(link_diag, kit->student_file);
+        char *first = grade_diag_first_error(link_diag, kit->student_file);
         char *how = describe_end(&o, "linker");
         out->error = *first ? grade_strf("does not link: %s", first) : grade_strf("does not link: %s", how);
         free(first);

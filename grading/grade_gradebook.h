@@ -14,6 +14,10 @@ extern "C" {
 /* The CSV text (CRLF line ends, as RFC 4180 has them). The columns follow the first
  * student's labs; all students are graded on the same labs. */
 char *grade_gradebook_csv(const grade_student *const *students, size_t n);
+/* The UTF-8 byte order mark --csv-bom puts before the CSV text: spreadsheets that guess a
+ * CSV file's encoding (Excel on Windows) then read non-ASCII names right. */
+#define GRADE_CSV_BOM "\xEF\xBB\xBF"
+
 /* s as one CSV field (quoted when it needs to be; malloc'd). */
 char *grade_csv_field(const char *s);
 

@@ -417,8 +417,8 @@ static int class_mode(app *a) {
                 skipped, skipped == 1 ? "" : "s", a->n_order);
 
     a->env.report.when = a->when;
-    bool show = a->opt.progress == 1 || (a->opt.progress == -1 && isatty(STDERR_FILENO));
-    grade_progress_start(&a->progress, a->n_order, show);
+    /* A bar on a terminal, a line per student in a log (grade_progress.h). */
+    grade_progress_start(&a->progress, a->n_order, a->opt.progress != 0);
     int jobs = a->opt.jobs;
     if ((size_t)jobs > a->n_order && a->n_order > 0) jobs = (int)a->n_order;
     int stopped = g_stop ? 1 : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
@@ -447,7 +447,9 @@ static int class_mode(app *a) {
     }
     qsort(list, n, sizeof(*list), by_name);
 
-    char *csv = grade_gradebook_csv(list, n);
+    char *rows = grade_gradebook_csv(list, n);
+    char *csv = grade_strf("%s%s", a->opt.csv_bom ? GRADE_CSV_BOM : "", rows);
+    free(rows);
     const grade_student **done_list = calloc(n ? n : 1, sizeof(grade_student *));
     size_t n_done = 0;
     for (size_t i = 0; i < n; i++)

@@ -36,6 +36,7 @@ enum {
     OPT_REGRADE,
     OPT_FORCE,
     OPT_RESUME,
+    OPT_CSV_BOM,
     OPT_HELP
 };
 
@@ -65,6 +66,7 @@ static const struct option long_options[] = {
     {"regrade", no_argument, NULL, OPT_REGRADE},
     {"force", no_argument, NULL, OPT_FORCE},
     {"resume", no_argument, NULL, OPT_RESUME},
+    {"csv-bom", no_argument, NULL, OPT_CSV_BOM},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -172,6 +174,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         case OPT_REGRADE: o->regrade = true; break;
         case OPT_FORCE: o->force = true; break;
         case OPT_RESUME: o->resume = true; break;
+        case OPT_CSV_BOM: o->csv_bom = true; break;
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
@@ -234,8 +237,11 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --kits DIR           prebuilt lab kits (default: the ones built with the grader)\n"
             "  --scratch DIR        where scratch folders go (default: $TMPDIR or /tmp)\n"
             "  --keep-scratch       keep them, to look at builds and logs\n"
-            "  --progress, --no-progress  the progress display (default: on a terminal)\n"
+            "  --progress, --no-progress  progress on stderr: a bar on a terminal, a line per\n"
+            "                       student otherwise (default: on)\n"
             "  --quiet              no summary table\n"
+            "  --csv-bom            start gradebook.csv with a UTF-8 byte order mark, for\n"
+            "                       spreadsheets that read CSV as another encoding without one\n"
             "  --regrade            --out was used before: grade these students again and merge\n"
             "                       (their rows are replaced, other students keep theirs)\n"
             "  --resume             --out holds an interrupted (or earlier) run: grade only the\n"

@@ -44,11 +44,12 @@ typedef struct grade_options {
     bool gradescope;
     const char *submission_dir; /* Gradescope mode */
     const char *results;        /* Gradescope mode */
-    int progress;               /* -1 auto (a terminal), 0 off, 1 on */
+    int progress;               /* -1 default (on: a bar on a terminal, lines otherwise), 0 off, 1 on */
     bool quiet;                 /* no summary table */
     bool regrade;               /* a used --out: grade again and merge the gradebook */
     bool force;                 /* a used --out: start clean */
     bool resume;                /* a used --out: skip students whose result is up to date */
+    bool csv_bom;               /* gradebook.csv starts with a UTF-8 byte order mark */
     bool help;
 } grade_options;
 

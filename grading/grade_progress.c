@@ -52,7 +52,7 @@ void grade_progress_step(grade_progress *p, const grade_student *s) {
     for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
     bar[width] = '\0';
     double eta = p->done ? elapsed / (double)p->done * (double)(p->total - p->done) : 0;
-    char *name = grade_text_first_line(s->name, 16);
+    char *name = grade_text_pad(s->name, 16);
     fprintf(stderr, "\r\033[K[%s] %zu/%zu  %2.0f:%02.0f elapsed, ~%.0f s left  %s", bar, p->done, p->total,
             (double)((long)elapsed / 60), (double)((long)elapsed % 60), eta, name);
     free(name);
@@ -64,6 +64,11 @@ void grade_progress_finish(grade_progress *p) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
+}
+
+/* "wrong", "wrong and racy", "racy, slow and measurement". */
+static void join_words(grade_buf *b, const char *const *words, int n) {
+    for (int i = 0; i < n; i++) grade_buf_printf(b, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", words[i]);
 }
 
 char *grade_lab_outcome(const grade_lab *lab) {
@@ -79,18 +84,32 @@ char *grade_lab_outcome(const grade_lab *lab) {
         all &= lab->checks[c].passed;
     }
     if (lab->failure) {
-        char *first = grade_text_first_line(lab->failure, 24);
+        /* The whole first line: "crashed with SIGSEGV in run() of your lab". */
+        char *first = grade_text_first_line(lab->failure, 200);
         char *s = grade_strf("0: %s", first);
         free(first);
         return s;
     }
     if (all) return grade_strf("%.0f: pass", pts);
-    const char *why = !lab->checks[GRADE_CORRECT].passed     ? "wrong"
-                      : !lab->checks[GRADE_RACE_FREE].passed ? "racy"
-                      : !lab->checks[GRADE_SPEEDUP].passed   ? "slow"
-                                                             : "measurement";
-    return grade_strf("%.4g/%.4g: %s", grade_round_points(pts), grade_round_points(max), why);
+    /* Every check missed, in words. Speed is only scored for a correct, race-free lab, and
+     * a measurement for a correct one: "slow" and "measurement" only where they were. */
+    const char *words[GRADE_CHECKS];
+    int n = 0;
+    bool correct = lab->checks[GRADE_CORRECT].passed, race_free = lab->checks[GRADE_RACE_FREE].passed;
+    if (!correct) words[n++] = "wrong";
+    if (!race_free) words[n++] = "racy";
+    if (correct && race_free && !lab->checks[GRADE_SPEEDUP].passed) words[n++] = "slow";
+    if (correct && grade_lab_has_check(lab, GRADE_MEASUREMENT) && !lab->checks[GRADE_MEASUREMENT].passed)
+        words[n++] = "measurement";
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_printf(&b, "%.4g/%.4g: ", grade_round_points(pts), grade_round_points(max));
+    join_words(&b, words, n);
+    return grade_buf_take(&b);
 }
+
+/* Names longer than this many columns are cut in the table (the gradebook has them whole). */
+#define NAME_COLUMNS 32
 
 char *grade_summary_table(const grade_student *const *students, size_t n) {
     grade_buf b;
@@ -98,31 +117,56 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
     grade_buf_append(&b, "", 0);
     if (n == 0) return grade_buf_take(&b);
     const grade_student *first = students[0];
-    int name_w = 7;
+    /* Columns are measured in what a terminal shows (a name like "Zoë Šimůnková" has
+     * more bytes than characters); every lab's column is as wide as its widest outcome,
+     * and the last is not padded. */
+    size_t name_w = 7;
     for (size_t i = 0; i < n; i++) {
-        int w = (int)strlen(students[i]->name);
-        if (w > name_w) name_w = w > 24 ? 24 : w;
+        size_t w = grade_text_width(students[i]->name);
+        if (w > name_w) name_w = w > NAME_COLUMNS ? NAME_COLUMNS : w;
     }
-    grade_buf_printf(&b, "%-*s  %15s", name_w, "student", "score");
-    for (size_t l = 0; l < first->n_labs; l++) grade_buf_printf(&b, "  %-28s", first->labs[l].lab);
+    size_t n_labs = first->n_labs;
+    char ***outcomes = calloc(n, sizeof(char **));
+    size_t *lab_w = calloc(n_labs ? n_labs : 1, sizeof(size_t));
+    for (size_t l = 0; l < n_labs; l++) lab_w[l] = grade_text_width(first->labs[l].lab);
+    for (size_t i = 0; i < n; i++) {
+        outcomes[i] = calloc(n_labs ? n_labs : 1, sizeof(char *));
+        for (size_t l = 0; l < n_labs && l < students[i]->n_labs; l++) {
+            outcomes[i][l] = grade_lab_outcome(&students[i]->labs[l]);
+            size_t w = grade_text_width(outcomes[i][l]);
+            if (w > lab_w[l]) lab_w[l] = w;
+        }
+    }
+    char *head = grade_text_pad("student", name_w);
+    grade_buf_printf(&b, "%s  %15s", head, "score");
+    free(head);
+    for (size_t l = 0; l < n_labs; l++) {
+        char *cell = l + 1 < n_labs ? grade_text_pad(first->labs[l].lab, lab_w[l]) : grade_strdup(first->labs[l].lab);
+        grade_buf_printf(&b, "  %s", cell);
+        free(cell);
+    }
     grade_buf_puts(&b, "\n");
     double sum = 0;
     for (size_t i = 0; i < n; i++) {
         const grade_student *s = students[i];
-        char *name = grade_text_first_line(s->name, (size_t)name_w);
+        char *name = grade_text_pad(s->name, name_w);
         char score[40];
         snprintf(score, sizeof(score), "%.2f / %.2f", s->score, s->max_score);
-        grade_buf_printf(&b, "%-*s  %15s", name_w, name, score);
+        grade_buf_printf(&b, "%s  %15s", name, score);
         free(name);
         if (s->problem && s->n_labs == 0) grade_buf_printf(&b, "  %s", s->problem);
-        for (size_t l = 0; l < s->n_labs; l++) {
-            char *o = grade_lab_outcome(&s->labs[l]);
-            grade_buf_printf(&b, "  %-28s", o);
-            free(o);
+        for (size_t l = 0; l < n_labs && l < s->n_labs; l++) {
+            char *cell = l + 1 < n_labs ? grade_text_pad(outcomes[i][l], lab_w[l]) : grade_strdup(outcomes[i][l]);
+            grade_buf_printf(&b, "  %s", cell);
+            free(cell);
         }
         grade_buf_puts(&b, "\n");
         sum += s->score;
+        for (size_t l = 0; l < n_labs; l++) free(outcomes[i][l]);
+        free(outcomes[i]);
     }
+    free(outcomes);
+    free(lab_w);
     grade_buf_printf(&b, "%zu student%s, mean score %.2f / %.2f\n", n, n == 1 ? "" : "s", sum / (double)n,
                      first->max_score);
     return grade_buf_take(&b);

@@ -13,8 +13,6 @@
 /* Gradescope shows at most about a megabyte of output per test: keep well below. */
 #define TEST_OUTPUT_MAX (48u << 10)
 
-static const char *const titles[GRADE_CHECKS] = {"correct", "race-free", "speed", "measurement"};
-
 /* Adds a string member, cleaned: Gradescope reads the file as UTF-8 JSON. */
 static void add_text(cJSON *o, const char *key, const char *text) {
     char *clean = grade_text_clean(text ? text : "", text ? strlen(text) : 0, TEST_OUTPUT_MAX);
@@ -46,7 +44,7 @@ char *grade_report_gradescope(const grade_student *s, const grade_report_context
             if (!grade_lab_has_check(lab, (grade_check_id)c)) continue; /* a test per check the lab has */
             const grade_check *k = &lab->checks[c];
             cJSON *t = cJSON_CreateObject();
-            char *name = grade_strf("%s: %s", lab->lab, titles[c]);
+            char *name = grade_strf("%s: %s", lab->lab, grade_check_titles[c]);
             add_text(t, "name", name);
             free(name);
             cJSON_AddNumberToObject(t, "score", k->points);

@@ -63,7 +63,7 @@ char *grade_report_junit_student(const grade_student *s) {
         char *classname = grade_strf("%s.%s", s->name, lab->lab);
         for (int c = 0; c < GRADE_CHECKS; c++)
             if (grade_lab_has_check(lab, (grade_check_id)c))
-                testcase(&b, classname, grade_check_names[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
+                testcase(&b, classname, grade_check_titles[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
         free(classname);
         free(labname);
         grade_buf_puts(&b, "  </testsuite>\n");
@@ -92,7 +92,7 @@ char *grade_report_junit_class(const grade_student *const *students, size_t n) {
             char *classname = grade_strf("%s.%s", s->name, lab->lab);
             for (int c = 0; c < GRADE_CHECKS; c++)
                 if (grade_lab_has_check(lab, (grade_check_id)c))
-                    testcase(&b, classname, grade_check_names[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
+                    testcase(&b, classname, grade_check_titles[c], &lab->checks[c], c == 0 ? lab->seconds : 0);
             free(classname);
         }
         grade_buf_puts(&b, "  </testsuite>\n");

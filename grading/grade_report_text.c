@@ -8,8 +8,6 @@
 #include "grading/grade_score.h"
 #include "grading/grade_text.h"
 
-static const char *const check_titles[GRADE_CHECKS] = {"correct", "race-free", "speed", "measurement"};
-
 static const char *str(const cJSON *o, const char *k) {
     const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
     return v ? v : "";
@@ -39,8 +37,10 @@ static void side(grade_buf *b, const cJSON *race, const char *which) {
     snprintf(stream, sizeof(stream), "%s_stream", which);
     snprintf(line, sizeof(line), "%s_line", which);
     const cJSON *at = cJSON_GetObjectItemCaseSensitive(race, line);
-    grade_buf_printf(b, "       %-7s %s on \"%s\"%s%s\n", which[0] == 'f' ? "first:" : "second:", str(race, which),
-                     str(race, stream), cJSON_IsString(at) ? ", " : "", cJSON_IsString(at) ? at->valuestring : "");
+    char *on = grade_race_stream(str(race, stream));
+    grade_buf_printf(b, "       %-7s %s on %s%s%s\n", which[0] == 'f' ? "first:" : "second:", str(race, which), on,
+                     cJSON_IsString(at) ? ", " : "", cJSON_IsString(at) ? at->valuestring : "");
+    free(on);
 }
 
 static void races(grade_buf *b, const cJSON *r) {
@@ -95,7 +95,7 @@ char *grade_report_text_lab(const grade_lab *lab) {
     int title_w = 9;
     for (int c = 0; c < GRADE_CHECKS; c++) {
         if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
-        if ((int)strlen(check_titles[c]) > title_w) title_w = (int)strlen(check_titles[c]);
+        if ((int)strlen(grade_check_titles[c]) > title_w) title_w = (int)strlen(grade_check_titles[c]);
         pts += lab->checks[c].points;
         max += lab->checks[c].max;
     }
@@ -111,7 +111,7 @@ char *grade_report_text_lab(const grade_lab *lab) {
         if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
         const grade_check *k = &lab->checks[c];
         grade_buf_printf(&b, "  [%s] %-*s %6.2f / %-6.2f ", k->passed ? "PASS" : k->points > 0 ? "PART" : "FAIL",
-                         title_w, check_titles[c], k->points, k->max);
+                         title_w, grade_check_titles[c], k->points, k->max);
         /* The reason may be long: wrap it under the check. */
         grade_buf_printf(&b, "%s\n", k->reason);
     }

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -342,6 +343,68 @@ TEST(Measurement, TheCheckSurvivesTheTripThroughJsonAndItsAbsenceToo) {
     EXPECT_EQ(Take(grade_gradebook_csv(backs, 1)), a);
     grade_student_free(&back);
     cJSON_Delete(j);
+}
+
+// Display width: what a terminal gives a name, not its bytes.
+TEST(Text, WidthAndPaddingCountColumnsNotBytes) {
+    EXPECT_EQ(grade_text_width("alice"), 5u);
+    EXPECT_EQ(grade_text_width("Zo\xc3\xab"), 3u);                  // Zoë: 4 bytes, 3 columns
+    EXPECT_EQ(grade_text_width("\xe6\x9d\x8e\xe9\x9b\xb7"), 4u);    // 李雷: 6 bytes, 2 wide characters
+    EXPECT_EQ(grade_text_width("e\xcc\x81"), 1u);                  // e + combining acute
+    EXPECT_EQ(Take(grade_text_pad("Zo\xc3\xab", 5)), "Zo\xc3\xab  ");
+    // Cut between characters, never inside one, and never past the width.
+    EXPECT_EQ(Take(grade_text_pad("\xe6\x9d\x8e\xe9\x9b\xb7", 3)), "\xe6\x9d\x8e ");
+    EXPECT_EQ(Take(grade_text_pad("alice\nbob", 3)), "ali");
+}
+
+// Every row of the table has its columns at the same display positions, whatever the names.
+TEST(Summary, ColumnsAlignByDisplayWidthAndReasonsAreWhole) {
+    Student a("alice", "fine"), b("Zo\xc3\xab \xc5\xa0im\xc5\xaf", "fine"), c("\xe6\x9d\x8e\xe9\x9b\xb7", "wrong", 0);
+    grade_check_set(&c.s.labs[0].checks[GRADE_RACE_FREE], 0, "2 races found");
+    grade_check_set(&c.s.labs[0].checks[GRADE_SPEEDUP], 0, "not scored");
+    grade_student_total(&c.s);
+    const grade_student *list[] = {&a.s, &b.s, &c.s};
+    std::string table = Take(grade_summary_table(list, 3));
+    std::vector<std::string> lines;
+    std::stringstream ss(table);
+    for (std::string line; std::getline(ss, line);) lines.push_back(line);
+    ASSERT_EQ(lines.size(), 5u) << table;
+    // The score column ends at the same column on every row.
+    std::vector<size_t> ends;
+    for (size_t i = 0; i < 4; i++) {
+        size_t slash = lines[i].find(i == 0 ? "score" : " / 100.00");
+        ASSERT_NE(slash, std::string::npos) << lines[i];
+        std::string before = lines[i].substr(0, slash);
+        ends.push_back(grade_text_width(before.c_str()) + (i == 0 ? 5 : 9));
+    }
+    for (size_t e : ends) EXPECT_EQ(e, ends[0]) << table;
+    // Both of c's failures are named, not only the first.
+    EXPECT_NE(lines[3].find("0/100: wrong and racy"), std::string::npos) << table;
+    EXPECT_EQ(Take(grade_lab_outcome(&a.s.labs[0])), "73.33/100: slow");
+}
+
+TEST(Summary, AFailureShowsItsWholeFirstLine) {
+    Student a("alice", "fine");
+    a.s.labs[0].failure = grade_strdup("crashed with SIGSEGV in run() of your lab\nmore on the next line");
+    EXPECT_EQ(Take(grade_lab_outcome(&a.s.labs[0])), "0: crashed with SIGSEGV in run() of your lab");
+}
+
+// A check has one name in every report: report.txt, the JUnit testcase and the Gradescope
+// test (the gradebook's columns keep the rubric's keys).
+TEST(Reports, ChecksAreNamedTheSameWayInEveryReport) {
+    TwoLabs st("alice");
+    std::string text = Take(grade_report_text(&st.s, &kCtx));
+    std::string xml = Take(grade_report_junit_student(&st.s));
+    std::string json = Take(grade_report_gradescope(&st.s, &kCtx));
+    for (int c = 0; c < GRADE_CHECKS; c++) {
+        std::string title = grade_check_titles[c];
+        EXPECT_NE(text.find("] " + title + " "), std::string::npos) << title << "\n" << text;
+        EXPECT_NE(xml.find("<testcase classname=\"alice.02_events\" name=\"" + title + "\""), std::string::npos)
+            << title << "\n" << xml;
+        EXPECT_NE(json.find("\"02_events: " + title + "\""), std::string::npos) << title << "\n" << json;
+    }
+    EXPECT_EQ(xml.find("name=\"race_free\""), std::string::npos) << xml;
+    EXPECT_EQ(xml.find("name=\"speedup\""), std::string::npos) << xml;
 }
 
 }  // namespace

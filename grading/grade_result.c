@@ -9,6 +9,7 @@
 #include "grading/grade_text.h"
 
 const char *const grade_check_names[GRADE_CHECKS] = {"correct", "race_free", "speedup", "measurement"};
+const char *const grade_check_titles[GRADE_CHECKS] = {"correct", "race-free", "speed", "measurement"};
 
 bool grade_lab_has_check(const grade_lab *lab, grade_check_id c) {
     return c != GRADE_MEASUREMENT || lab->checks[c].max > 0;

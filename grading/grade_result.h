@@ -26,6 +26,10 @@ typedef enum grade_check_id {
 
 /* "correct", "race_free", "speedup", "measurement": the rubric's names. */
 extern const char *const grade_check_names[GRADE_CHECKS];
+/* "correct", "race-free", "speed", "measurement": what every report calls them (report.txt
+ * and the summary, JUnit testcases, Gradescope tests); the gradebook's columns keep the
+ * rubric's names. */
+extern const char *const grade_check_titles[GRADE_CHECKS];
 
 typedef struct grade_check {
     double points;

@@ -115,6 +115,23 @@ static char *correct_reason(const grade_lab *lab, const cJSON *r) {
                       (int)num(m, "wrong_batches") == 1 ? "" : "es", str(m, "why"));
 }
 
+/* Whether a race report's stream is one the student never named: the harness calls it
+ * s<N> (the timeline's lane) when lab_name_stream (or NVTX on a GPU) gave it no name. */
+static bool unnamed_stream(const char *name) {
+    if (name[0] != 's' || !name[1]) return false;
+    for (const char *p = name + 1; *p; p++)
+        if (*p < '0' || *p > '9') return false;
+    return true;
+}
+
+char *grade_race_stream(const char *name) {
+    if (!name || !*name) return grade_strdup("its stream");
+    if (!strcmp(name, "default")) return grade_strdup("stream 0");
+    if (!strcmp(name, "host")) return grade_strdup("the host");
+    if (unnamed_stream(name)) return grade_strdup(name);
+    return grade_strf("\"%s\"", name);
+}
+
 static char *race_reason(const cJSON *r) {
     double races = num(r, "races");
     if (races <= 0) return grade_strdup("the happens-before race checker found no unordered conflicting accesses");
@@ -122,13 +139,23 @@ static char *race_reason(const cJSON *r) {
     if (!first) return grade_strf("%.0f race%s found", races, races == 1 ? "" : "s");
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(first, "first_line");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(first, "second_line");
-    return grade_strf("%.0f race%s found; the first: %s between %s on \"%s\"%s%s%s and %s on \"%s\"%s%s%s (%.0f bytes); "
-                      "fix: %s",
-                      races, races == 1 ? "" : "s", str(first, "kind"), str(first, "first"), str(first, "first_stream"),
-                      cJSON_IsString(a) ? " (" : "", cJSON_IsString(a) ? a->valuestring : "", cJSON_IsString(a) ? ")" : "",
-                      str(first, "second"), str(first, "second_stream"), cJSON_IsString(b) ? " (" : "",
-                      cJSON_IsString(b) ? b->valuestring : "", cJSON_IsString(b) ? ")" : "", num(first, "bytes"),
-                      str(first, "fix"));
+    /* The streams by the student's own names (the lab's race reports carry them, and the
+     * fix is written with them); a stream with none is s<N>, and the reason says how to
+     * see names there instead. */
+    char *sa = grade_race_stream(str(first, "first_stream")), *sb = grade_race_stream(str(first, "second_stream"));
+    bool unnamed = unnamed_stream(str(first, "first_stream")) || unnamed_stream(str(first, "second_stream"));
+    char *reason = grade_strf(
+        "%.0f race%s found; the first: %s between %s on %s%s%s%s and %s on %s%s%s%s (%.0f bytes); fix: %s%s", races,
+        races == 1 ? "" : "s", str(first, "kind"), str(first, "first"), sa, cJSON_IsString(a) ? " (" : "",
+        cJSON_IsString(a) ? a->valuestring : "", cJSON_IsString(a) ? ")" : "", str(first, "second"), sb,
+        cJSON_IsString(b) ? " (" : "", cJSON_IsString(b) ? b->valuestring : "", cJSON_IsString(b) ? ")" : "",
+        num(first, "bytes"), str(first, "fix"),
+        unnamed ? " (s2, s3, ...: the trace's numbers for streams you did not name, as on the timeline's lanes; "
+                  "name them with lab_name_stream(ctx, stream, \"...\") and this feedback uses your names)"
+                : "");
+    free(sa);
+    free(sb);
+    return reason;
 }
 
 /* "combine: " and the lab's own words on the stage (which carry its figures); the figures

@@ -40,6 +40,9 @@ bool grade_speed_near_target(double speedup, double target_s, double band);
 /* What the lab calls its bound ("pipeline bound", "concurrency bound"), from its result;
  * "pipeline bound" for results that do not say (lab 03's older ones). */
 const char *grade_bound_name(const cJSON *result);
+/* A race report's stream as feedback names it: the student's own name quoted ("buf A",
+ * from lab_name_stream or NVTX), s<N> for a stream they never named, stream 0, the host. */
+char *grade_race_stream(const char *name);
 double grade_median(const double *v, int n);
 /* Whether the lab accepted the stage times the student measured (result's
  * "measurement": {"ok": ..., "stages": [...]}), and why in words: each stage's figures and

@@ -156,9 +156,33 @@ TEST(Score, ARaceCostsRaceAndSpeedPoints) {
     EXPECT_EQ(l.Points(GRADE_CORRECT), 40);
     EXPECT_EQ(l.Points(GRADE_RACE_FREE), 0);
     EXPECT_EQ(l.Points(GRADE_SPEEDUP), 0);
+    // Streams the student did not name are the trace's s1, s2: said bare, with how to name them.
+    EXPECT_EQ(l.Reason(GRADE_RACE_FREE).rfind(
+                  "3 races found; the first: WAR between kernel batch 0 on s1 and H2D batch 2 on s2 (4096 bytes); "
+                  "fix: record an event (s2, s3, ...: the trace's numbers for streams you did not name",
+                  0),
+              0u)
+        << l.Reason(GRADE_RACE_FREE);
+    EXPECT_NE(l.Reason(GRADE_RACE_FREE).find("lab_name_stream"), std::string::npos);
+}
+
+// A race between streams the student named speaks of them by those names only.
+TEST(Score, ARaceOnNamedStreamsUsesTheStudentsNames) {
+    Lab l(R"({"status":"racy","correct":true,"races":1,"speedup":2.5,"pipeline_bound":2.6,"target":1.7,
+              "race_reports":[{"kind":"WAW","first":"memset","first_stream":"buf A","second":"kernel batch 1",
+                               "second_stream":"buf B","bytes":64,"fix":"give \"buf A\" and \"buf B\" buffers"}]})");
+    grade_score_lab(&kRule, &l.lab);
     EXPECT_EQ(l.Reason(GRADE_RACE_FREE),
-              "3 races found; the first: WAR between kernel batch 0 on \"s1\" and H2D batch 2 on \"s2\" (4096 bytes); "
-              "fix: record an event");
+              "1 race found; the first: WAW between memset on \"buf A\" and kernel batch 1 on \"buf B\" (64 bytes); "
+              "fix: give \"buf A\" and \"buf B\" buffers");
+    // A name that only looks like a number ("s2x") is the student's.
+    char *own = grade_race_stream("s2x"), *num = grade_race_stream("s12"), *host = grade_race_stream("host");
+    EXPECT_STREQ(own, "\"s2x\"");
+    EXPECT_STREQ(num, "s12");
+    EXPECT_STREQ(host, "the host");
+    free(own);
+    free(num);
+    free(host);
 }
 
 TEST(Score, AnErrorInTheLabGetsNothing) {

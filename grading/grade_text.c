@@ -1,11 +1,14 @@
 /* grading/grade_text.c: string buffers and cleaning of untrusted text (see grade_text.h). */
+#define _GNU_SOURCE
 #include "grading/grade_text.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 static void *xrealloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
@@ -180,5 +183,58 @@ char *grade_text_replace(const char *s, const char *from, const char *to) {
         p = hit + flen;
     }
     grade_buf_puts(&b, p);
+    return grade_buf_take(&b);
+}
+
+/* The code point of the UTF-8 sequence at p and its length (a byte that starts no valid
+ * sequence counts as one character of one byte). */
+static uint32_t decode(const char *p, size_t *len) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t n = utf8_len(u, strnlen(p, 4));
+    if (n <= 1) {
+        *len = 1;
+        return u[0];
+    }
+    uint32_t cp = u[0] & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+    for (size_t i = 1; i < n; i++) cp = (cp << 6) | (u[i] & 0x3F);
+    *len = n;
+    return cp;
+}
+
+/* Columns a character takes: wcwidth in a UTF-8 locale (whatever locale the program
+ * runs in); one for what wcwidth does not know. */
+static int char_width(uint32_t cp) {
+    static locale_t utf8;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    }
+    if (cp < 0x80) return 1;
+    if (!utf8) return 1;
+    locale_t old = uselocale(utf8);
+    int w = wcwidth((wchar_t)cp);
+    uselocale(old);
+    return w < 0 ? 1 : w;
+}
+
+size_t grade_text_width(const char *s) {
+    size_t w = 0, len;
+    for (const char *p = s ? s : ""; *p && *p != '\n'; p += len) w += (size_t)char_width(decode(p, &len));
+    return w;
+}
+
+char *grade_text_pad(const char *s, size_t width) {
+    grade_buf b;
+    grade_buf_init(&b);
+    grade_buf_append(&b, "", 0);
+    size_t w = 0, len;
+    for (const char *p = s ? s : ""; *p && *p != '\n'; p += len) {
+        size_t cw = (size_t)char_width(decode(p, &len));
+        if (w + cw > width) break;
+        grade_buf_append(&b, p, len);
+        w += cw;
+    }
+    for (; w < width; w++) grade_buf_append(&b, " ", 1);
     return grade_buf_take(&b);
 }

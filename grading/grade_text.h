@@ -43,6 +43,13 @@ char *grade_text_clean(const char *bytes, size_t n, size_t max_bytes);
 /* The first line of s (without its newline), at most max bytes, as a malloc'd string. */
 char *grade_text_first_line(const char *s, size_t max);
 
+/* The columns a terminal gives the first line of s (UTF-8): an accented letter takes
+ * one, a CJK character two, a combining mark none. */
+size_t grade_text_width(const char *s);
+/* The first line of s cut to at most `width` columns (between characters) and padded
+ * with spaces to exactly `width`; malloc'd. For tables with non-ASCII names. */
+char *grade_text_pad(const char *s, size_t width);
+
 /* Replaces every occurrence of `from` in s by `to`; returns a malloc'd string. */
 char *grade_text_replace(const char *s, const char *from, const char *to);
 
