@@ -4,4 +4,6 @@
 # grader itself and the prebuilt lab kits come in the zip (see docs/gradescope.md).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
+# The image's package lists may be missing or stale: without them the install fails.
+apt-get update
 apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson-dev libarchive13
