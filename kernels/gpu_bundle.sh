@@ -49,7 +49,10 @@ cd "${root}"
 # measure what tracing costs its timed runs; installed as PACKAGE_NAME), "verdict N" (a
 # lab binary whose exit status must be N, as on the simulator, for every seed; installed
 # as PACKAGE_NAME), "puzzles" (the puzzle runner: every puzzle is played with --reveal and
-# must show the answer its explanation is written for, as on the simulator).
+# must show the answer its explanation is written for, as on the simulator), "calibrate"
+# (the simulator's calibration on this GPU: writes logs/calibrated.json and fails when the
+# simulator with it does not reproduce a figure within 10%), "support" (a file another
+# binary needs beside it, not run: calibrate's simulator build).
 targets=(
   "//kernels:smoke check"
   "//kernels:smoke_test test"
@@ -125,6 +128,8 @@ targets=(
   "//labs:03_double_buffer_kernel_on_stream0_gpu verdict 1"
   "//labs:03_double_buffer_host_touches_device_gpu verdict 2"
   "//puzzles:puzzles_gpu puzzles"
+  "//sim:calibrate_sim support"
+  "//sim:calibrate calibrate"
 )
 if [[ -n "${only}" ]]; then
   kept=()
@@ -357,6 +362,22 @@ while read -r name kind expect; do
       else
         summary+=("${name}: measured")
       fi
+      ;;
+    support) continue ;;
+    calibrate)
+      # The calibration of the simulator to this GPU (docs/calibration.md): the profile it
+      # writes comes back in logs/, and the table of measured against simulated figures.
+      rc="$(run "${name}" "" --out "${logs}/calibrated.json")"
+      log="${logs}/${name}.log"
+      case "${rc}" in
+        0) status="PASS (every figure reproduced within 10%)"; passed=$((passed + 1)) ;;
+        77) status="SKIP ($(tail -1 "${log}" | head -c 200))"; skipped=$((skipped + 1)) ;;
+        *) status="FAIL (exit ${rc})"; failed=$((failed + 1)) ;;
+      esac
+      echo "== ${name}: ${status}"
+      grep -E '^\|' "${log}" | sed 's/^/   /'
+      grep -A20 'does not reproduce' "${log}" | sed 's/^/   /'
+      summary+=("${name}: ${status}")
       ;;
     puzzles)
       # Every puzzle on this GPU: the answer its runs show must be the one the explanation

@@ -363,4 +363,31 @@ TEST(Lab03, BadUsageExits64WithTheReason) {
     EXPECT_EQ(o.exit_code, 64);
 }
 
+// A profile file named relative to the folder `bazel run` was typed in
+// (BUILD_WORKING_DIRECTORY), as a calibrated course profile is: the lab finds it and its
+// report names it; a file there that is no profile is refused with the parser's reason.
+TEST(Lab03, AProfileFileIsFoundFromWhereTheCommandWasTyped) {
+    const char *tmp = std::getenv("TEST_TMPDIR");
+    ASSERT_NE(tmp, nullptr);
+    std::string dir = std::string(tmp) + "/course";
+    ASSERT_EQ(system(("mkdir -p '" + dir + "'").c_str()), 0);
+    {
+        std::ifstream in(Binary("sim/profiles/h100.json"));
+        ASSERT_TRUE(in.good());
+        std::ofstream out(dir + "/course_gpu.json");
+        out << in.rdbuf();
+    }
+    std::vector<std::string> env = {"BUILD_WORKING_DIRECTORY=" + dir};
+    Outcome o = RunLab("labs/03_double_buffer_sim", Args({"--profile=course_gpu.json"}), nullptr, env);
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_NE(o.err.find("course_gpu.json"), std::string::npos) << o.err.substr(0, 400);
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "profile"), "h100 from course_gpu.json");
+    cJSON_Delete(j);
+    { std::ofstream(dir + "/broken.json") << "{\"name\": 1}"; }
+    o = RunLab("labs/03_double_buffer_sim", Args({"--profile=broken.json"}), nullptr, env);
+    EXPECT_EQ(o.exit_code, 64);
+    EXPECT_NE(o.err.find("\"name\" must be a non-empty string"), std::string::npos) << o.err;
+}
+
 }  // namespace

@@ -1,10 +1,14 @@
 /* labs/harness/backend_sim.c: the simulated-GPU side of backend.h. Runs are timed in the
  * simulator's virtual nanoseconds, so the same seed gives the same figures every time. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <streamlab_sim.h>
 
+#include "cli/cli.h"
 #include "labs/harness/backend.h"
 #include "trace/record/recorder.h"
 
@@ -20,17 +24,27 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
                  "(bazel run //labs:<lab>), which picks the GPU build when a GPU is present");
         return LAB_EXIT_USAGE;
     }
-    if (o->profile && sim_select_profile(o->profile) != 0) {
-        snprintf(err, err_len, "--profile=%s: %s (built-in profiles:", o->profile, sim_last_message());
-        for (const char *const *n = sim_profile_names(); *n; n++) {
+    /* A profile file named relative to where `bazel run` was typed (the launcher starts the
+     * lab elsewhere); a name that is no file there is a built-in profile's. */
+    static char path[PATH_MAX];
+    const char *profile = o->profile;
+    if (profile && access(cli_user_path(profile, path, sizeof(path)), R_OK) == 0)
+        profile = cli_user_path(profile, path, sizeof(path));
+    if (profile && sim_select_profile(profile) != 0) {
+        snprintf(err, err_len, "--profile=%s: %s", o->profile, sim_last_message());
+        if (!strstr(err, "built-in")) { /* a file's error: say what else there is */
             size_t len = strlen(err);
-            snprintf(err + len, err_len - len, " %s", *n);
+            snprintf(err + len, err_len - len, " (built-in profiles:");
+            for (const char *const *n = sim_profile_names(); *n; n++) {
+                len = strlen(err);
+                snprintf(err + len, err_len - len, " %s", *n);
+            }
+            len = strlen(err);
+            snprintf(err + len, err_len - len, ")");
         }
-        size_t len = strlen(err);
-        snprintf(err + len, err_len - len, ")");
         return LAB_EXIT_USAGE;
     }
-    snprintf(g_profile, sizeof(g_profile), "%s", o->profile ? o->profile : "");
+    snprintf(g_profile, sizeof(g_profile), "%s", profile ? profile : "");
     /* A profile file is named with its profile: a calibrated one's device name says what it
      * was calibrated on (//sim:calibrate), the file where the figures are. */
     bool builtin = !o->profile;

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "sim/calibrate/backend.h"
 #include "sim/calibrate/fit.h"
 #include "sim/calibrate/probes.h"
@@ -110,6 +111,15 @@ static int parse_options(int argc, char **argv, options *o) {
         fprintf(stderr, "calibrate: unexpected argument %s\n", argv[optind]);
         return EXIT_USAGE;
     }
+    /* Under `bazel run` relative paths are the user's, from the folder the command was
+     * typed in; a --base or --profile that names no file there is a built-in name. */
+    static char out_buf[PATH_MAX], base_buf[PATH_MAX], profile_buf[PATH_MAX], sim_buf[PATH_MAX];
+    if (o->out) o->out = cli_user_path(o->out, out_buf, sizeof(out_buf));
+    if (o->sim) o->sim = cli_user_path(o->sim, sim_buf, sizeof(sim_buf));
+    const char *p;
+    if (o->base && access(p = cli_user_path(o->base, base_buf, sizeof(base_buf)), R_OK) == 0) o->base = p;
+    if (o->profile && access(p = cli_user_path(o->profile, profile_buf, sizeof(profile_buf)), R_OK) == 0)
+        o->profile = p;
     if (!o->out && !o->measure_only) {
         fprintf(stderr, "calibrate: say where to write the profile: --out FILE (or --measure-only)\n");
         usage(stderr);
