@@ -26,9 +26,11 @@
  * 23.9 requests a ms); eight streams sharing four buffer sets through events 98%.
  *
  * On a real H100 (docs/measured.md, "Lab 06"; seeds 21-23, medians of 9 runs) the pool's
- * requests do not keep their alone time: the process kernel's block nearly fills an SM's
- * integer units, and the kernels of requests in flight together shared SMs, which the
- * simulator (it gives them idle SMs) does not show. The reference reached 60%, 40% and
+ * requests do not keep their alone time, and the simulator does not show why: it is not
+ * SM sharing (docs/calibration/sm_sharing_probe.cu: the H100 spread up to four of these
+ * kernels over idle SMs, each as fast as alone; only eight at once shared SMs); candidates
+ * not yet measured are CUPTI's cost (a lab of requests times its runs traced) and the
+ * small copies' latency with several in flight. The reference reached 60%, 40% and
  * 61% of the bound (p99 0.16-0.26 ms against 0.097-0.104 alone), eight streams with
  * events 42-54%; the servers that fall behind stayed far below: a pool of two 19-22%, the
  * skeleton 5%, a device sync per request 4-5%. The target, 35% (a p99 within about three
