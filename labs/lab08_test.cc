@@ -1,12 +1,15 @@
 // labs/lab08_test.cc: lab 08 end to end on the simulated GPU, as a student and the grader
-// run it. The skeleton loads, copies, computes and waits in turn: correct, well below the
-// loader bound (exit 1). Waiting for the upload alone with one buffer is the named state
-// after TODO 1 (exit 1); a ring of buffers that still synchronises the stream every batch
-// is TODO 1 not done (exit 1); a ring of two or three buffers, each freed by an event,
-// passes (exit 0). A loader that refills a buffer without waiting for its upload is right
-// on this workload and racy (exit 2, the race names the load and the upload); an upload
-// queued from a host function fails with the runtime's error (exit 2), and the loader
-// refuses a device buffer (exit 2).
+// run it. The loader's batches come in pairs, one quick and one slow, set from the
+// device's own time for a batch. The skeleton loads, copies, computes and waits in turn:
+// correct, well below the loader bound (exit 1). Waiting for the upload alone with one
+// buffer is the named state after TODO 1 (exit 1): the device waits through every slow
+// load and the loader for the device after every quick one. A ring of buffers that still
+// synchronises the stream every batch is TODO 1 not done (exit 1); a ring of two or three
+// buffers, each freed by an event, passes (exit 0). Those that pass and those that do not
+// each sit at least 5 points of the bound from the target. A loader that refills a buffer
+// without waiting for its upload is racy, and wrong under a perturbed schedule (exit 2,
+// the race names the load and the upload); an upload queued from a host function fails
+// with the runtime's error (exit 2), and the loader refuses a device buffer (exit 2).
 #include "labs/lab_test_support.h"
 
 #include <string>
@@ -17,6 +20,9 @@ using namespace labtest;
 
 const cJSON *Figures(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "loader_us"); }
 
+// The margin every binary keeps from the target, in fractions of the bound.
+constexpr double kMargin = 0.05;
+
 TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
     Outcome o = RunLab("labs/08_prefetch_loader_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
@@ -26,12 +32,19 @@ TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_EQ(Num(j, "races"), 0);
     EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
-    EXPECT_LT(Num(j, "bound_fraction"), 0.75);
-    // The loader is the slower side, and costs what the spec declares, measured.
+    EXPECT_LT(Num(j, "bound_fraction"), 0.65);
+    // The loader is the slower side, on average slower than the device on one stream, but
+    // faster than it on a quick batch; and it costs what the spec declares, measured.
     const cJSON *f = Figures(j);
     ASSERT_NE(f, nullptr) << o.out;
     EXPECT_GT(Num(f, "loader_all"), 2 * Num(f, "device_all"));
-    EXPECT_NEAR(Num(f, "loader_per_batch"), Num(f, "load_us"), 0.02 * Num(f, "load_us"));
+    const double quick = Num(f, "load_quick_us"), slow = Num(f, "load_slow_us");
+    const double one_stream = Num(f, "device_one_stream_per_batch");
+    EXPECT_LT(quick, 0.6 * one_stream);
+    EXPECT_GT(slow, 1.5 * one_stream);
+    EXPECT_GT(Num(f, "loader_per_batch"), 1.05 * one_stream);
+    EXPECT_NEAR(Num(f, "loader_per_batch"), (quick + slow) / 2, 0.02 * (quick + slow) / 2)
+        << "half the batches are quick, half slow";
     EXPECT_NEAR(Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "ideal_ms") * 1e3, Num(f, "loader_all"), 1.0);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");
     cJSON_Delete(j);
@@ -43,30 +56,30 @@ TEST(Lab08, TheReferencePasses) {
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
     EXPECT_EQ(Num(j, "races"), 0);
-    EXPECT_GE(Num(j, "bound_fraction"), 0.9);
+    EXPECT_GE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") + kMargin);
     EXPECT_LE(Num(j, "bound_fraction"), 1.0) << "no run can load faster than the loader alone";
     EXPECT_EQ(NextStep(j), "2/2 ");
     cJSON_Delete(j);
     EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
 }
 
-TEST(Lab08, ARingOfTwoIsEnoughForALoaderSlowerThanTheDevice) {
+TEST(Lab08, ARingOfTwoAbsorbsTheSlowBatchesOfThisLoader) {
     Outcome o = RunLab("labs/08_prefetch_loader_ring_of_two_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
-    EXPECT_GE(Num(j, "bound_fraction"), 0.9);
+    EXPECT_GE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") + kMargin);
     cJSON_Delete(j);
 }
 
-TEST(Lab08, OneBufferWaitsForEveryUploadTheStateAfterTodo1) {
+TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
     Outcome o = RunLab("labs/08_prefetch_loader_one_buffer_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_EQ(Num(j, "races"), 0);
-    EXPECT_GT(Num(j, "speedup"), 1.15) << "the loader overlaps the kernel and the download";
-    EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
+    EXPECT_GT(Num(j, "speedup"), 1.3) << "the loader overlaps the kernel and the download";
+    EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
     cJSON_Delete(j);
     EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
@@ -78,23 +91,34 @@ TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
+    EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");
     cJSON_Delete(j);
 }
 
 TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
+    // In the plain runs the uploads happen to be over in time: right, and racy.
+    Outcome plain = RunLab("labs/08_prefetch_loader_no_wait_sim", Args({"--schedules", "0"}));
+    EXPECT_EQ(plain.exit_code, 2) << plain.err;
+    cJSON *p = Json(plain);
+    EXPECT_EQ(Str(p, "status"), "racy");
+    EXPECT_TRUE(Bool(p, "correct"));
+    cJSON_Delete(p);
+    // A perturbed schedule (a device a little late) uploads a batch the loader has already
+    // overwritten with a later one.
     Outcome o = RunLab("labs/08_prefetch_loader_no_wait_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
-    EXPECT_EQ(Str(j, "status"), "racy");
-    EXPECT_TRUE(Bool(j, "correct")) << "the upload is long over on this workload: right, and unordered";
+    EXPECT_EQ(Str(j, "status"), "incorrect");
+    EXPECT_FALSE(Bool(j, "correct"));
+    EXPECT_NE(o.err.find("two batches shared a buffer without an order between them"), std::string::npos) << o.err;
     EXPECT_GT(Num(j, "races"), 0);
     const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "race_reports"), 0);
     ASSERT_NE(r, nullptr) << o.out;
     EXPECT_EQ(Str(r, "kind"), "WAR");
     EXPECT_EQ(Str(r, "first").rfind("H2D batch ", 0), 0u) << Str(r, "first");
     EXPECT_EQ(Str(r, "second").rfind("host access lab_load_batch batch ", 0), 0u) << Str(r, "second");
-    EXPECT_EQ(Num(r, "bytes"), 2u << 20) << "the whole pinned buffer";
+    EXPECT_EQ(Num(r, "bytes"), 256u << 10) << "the whole pinned buffer";
     EXPECT_NE(Str(r, "fix").find("cudaEventSynchronize on an event recorded after H2D batch"), std::string::npos)
         << Str(r, "fix");
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");

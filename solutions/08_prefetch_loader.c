@@ -7,9 +7,10 @@
  * and cudaEventSynchronize on it just before the load waits for that and nothing more.
  * The kernel and the download use device memory and the output, so the loader does not
  * wait for them, and with three buffers it is up to three batches ahead of the uploads:
- * when it comes back to a buffer, its upload ended long ago and the wait costs nothing.
- * One stream is enough: the device does a batch in a third of the loader's time, and the
- * stream's order keeps d_in and d_out safe from one batch to the next. */
+ * during quick loads (faster than the device) it fills the ring, and during a slow load
+ * the device works through what it filled instead of waiting. One stream is enough: on
+ * average the loader is the slower side, and the stream's order keeps d_in and d_out
+ * safe from one batch to the next. */
 #include "labs/harness/lab.h"
 
 #define RING 3

@@ -1,13 +1,15 @@
 /* labs/08_prefetch_loader/lab.c: YOUR FILE for lab 08, a prefetching loader.
  *
  * The host makes every batch itself: lab_load_batch(ctx, i, dst) stands for decoding or
- * reading files, costs the host a fixed time per batch, and writes batch i into dst, a
- * pinned buffer of yours. The device then uploads it, processes it and downloads the
- * result. As given, the two take turns: load, copy, compute, copy back, wait for it all,
- * then the next batch. Your job: let the loader run ahead while the device works, with a
- * ring of pinned buffers, each handed back to the loader by an event once its upload is
- * over. That is what a framework's data loader does (tf.data's prefetch, PyTorch's
- * DataLoader with pin_memory).
+ * reading files and writes batch i into dst, a pinned buffer of yours. Some batches load
+ * quickly, some slowly (one of each pair, at random): on average the loader is a little
+ * slower than the device, but faster than it on a quick batch. The device then uploads the
+ * batch, processes it and downloads the result. As given, the two take turns: load, copy,
+ * compute, copy back, wait for it all, then the next batch. Your job: let the loader run
+ * ahead while the device works, with a ring of pinned buffers, each handed back to the
+ * loader by an event once its upload is over, so that the batches loaded ahead keep the
+ * device busy through the slow loads. That is what a framework's data loader does
+ * (tf.data's prefetch, PyTorch's DataLoader with pin_memory).
  *
  * Run it:   bazel run //labs:08_prefetch_loader
  * Stuck?    bazel run //labs:08_prefetch_loader -- --hint   (a little more each time)

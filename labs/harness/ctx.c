@@ -16,7 +16,7 @@ const uint32_t *lab_input(const lab_ctx *ctx, int batch) {
                 ctx->buffers->workload.batches - 1);
         return NULL;
     }
-    if (LAB_SPEC.load_us > 0) {
+    if (LAB_SPEC.load_us > 0 || LAB_SPEC.batch_load_us) {
         fprintf(stderr, "streamlab: lab_input(ctx, %d): this lab's inputs come from its loader: "
                         "lab_load_batch(ctx, %d, dst) writes batch %d into a buffer of yours\n",
                 batch, batch, batch);

@@ -29,6 +29,7 @@ typedef struct lab_buffers {
     uint64_t *arrival_ns;
     bool *arrived;
     void *background;
+    uint64_t seed; /* the run's seed (a loader with per-batch costs draws them from it) */
 } lab_buffers;
 
 /* What a run reported with lab_report_ms: the last value of each of the spec's stages. */

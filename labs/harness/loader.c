@@ -1,11 +1,12 @@
 /* labs/harness/loader.c: lab_load_batch, the data loader of labs with one (lab 08; lab.h).
  *
  * The loader stands in for what a training input pipeline does on the host for each batch
- * (decoding images, reading and parsing files): a fixed, spec-declared host cost per
- * batch (spec.h, load_us), then the batch's bytes written into the caller's buffer. The
- * write is declared to the race checker as a host write of that buffer, so a loader that
- * refills a pinned buffer whose upload has not finished is a reported race, as it is a
- * real one: the copy engine reads pinned memory while the host writes it. */
+ * (decoding images, reading and parsing files): a spec-declared host cost per batch
+ * (spec.h: load_us, or batch_load_us when batches differ, drawn from the run's seed), then
+ * the batch's bytes written into the caller's buffer. The write is declared to the race
+ * checker as a host write of that buffer, so a loader that refills a pinned buffer whose
+ * upload has not finished is a reported race, as it is a real one: the copy engine reads
+ * pinned memory while the host writes it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 
 int lab_load_batch(lab_ctx *ctx, int batch, void *dst) {
     const lab_spec *spec = &LAB_SPEC;
-    if (!(spec->load_us > 0)) {
+    if (!(spec->load_us > 0) && !spec->batch_load_us) {
         fprintf(stderr, "streamlab: lab_load_batch: this lab has no loader; its inputs are at lab_input(ctx, i)\n");
         return 1;
     }
@@ -47,9 +48,10 @@ int lab_load_batch(lab_ctx *ctx, int batch, void *dst) {
     uint64_t t0 = lab_backend_now_ns();
     memcpy(dst, b->inputs[batch], b->workload.batch_bytes);
     trace_record_host_access(dst, b->workload.batch_bytes, true, "lab_load_batch", batch, t0);
-    /* The whole load costs load_us, the write included (on a GPU the memcpy takes real
-     * time; the busy wait makes up the rest). */
-    uint64_t end = t0 + (uint64_t)(spec->load_us * 1e3);
+    /* The whole load costs the batch's load time, the write included (on a GPU the memcpy
+     * takes real time; the busy wait makes up the rest). */
+    double us = spec->batch_load_us ? spec->batch_load_us(b->seed, batch) : spec->load_us;
+    uint64_t end = t0 + (uint64_t)(us * 1e3);
     uint64_t now = lab_backend_now_ns();
     if (end > now) lab_backend_host_work(end - now);
     /* The host lane shows the load as the host's work. */

@@ -666,6 +666,7 @@ int main(int argc, char **argv) {
         h->ctx[w].buffers = w == WHO_BASELINE && baseline_own ? &h->baseline_buf : &h->buf;
         h->ctx[w].who = who_name[w];
     }
+    h->buf.seed = h->baseline_buf.seed = R.seed;
 
     lab_guard_phase("setup", "baseline");
     if (spec->baseline->setup(&h->ctx[WHO_BASELINE]) != 0) {

@@ -191,6 +191,11 @@ typedef struct lab_spec {
     /* Labs with a loader (lab 08): the host time lab_load_batch costs per batch, in us;
      * the inputs are then reachable only through it. 0: no loader, lab_input as usual. */
     double load_us;
+    /* Or, for a loader whose batches do not all cost the same (lab 08: some load several
+     * times slower than others), batch i's own cost in us, drawn from the run's seed; it
+     * stands for load_us, and the inputs are then reachable only through the loader too.
+     * It may depend on what measure_bound measured, which runs before any timed run. */
+    double (*batch_load_us)(uint64_t seed, int batch);
 
     /* The skeleton's TODOs, in order (may be NULL). */
     const lab_step *steps;

@@ -5,17 +5,20 @@
  *
  *   ONE_BUFFER          TODO 1 only: an event after the upload and a wait on it before the
  *                       next load, with one pinned buffer: the loader overlaps the kernel
- *                       and the download but still waits for every upload (below target:
- *                       the expected state after TODO 1).
- *   RING_OF_TWO         the reference with two buffers: a loader slower than the device
- *                       needs only one batch of head start (pass).
+ *                       and the download but is never more than a batch ahead, so the
+ *                       device waits through every slow load (below target: the expected
+ *                       state after TODO 1).
+ *   RING_OF_TWO         the reference with two buffers: the quick loads put a batch ahead,
+ *                       enough for the slow load that follows on this workload (pass).
  *   SYNC_EACH_BATCH     the ring and its events, but the stream still synchronised after
  *                       every batch, "to be safe": the loader and the device take turns as
  *                       in the skeleton (below target, TODO 1 not done).
  *   NO_WAIT             the ring without the waits: the loader writes buffer k while the
- *                       upload that read it may not have finished. On this workload the
- *                       upload is long over by then, so the results are right, and the race
- *                       checker reports each write as unordered with the upload (racy).
+ *                       upload that read it may not have finished. In the plain runs each
+ *                       upload happens to be over in time, so the results are right and
+ *                       the race checker reports each write as unordered with the upload
+ *                       (racy); on the simulator's perturbed schedules a late device
+ *                       uploads a batch already overwritten by a later one (incorrect).
  *   UPLOAD_IN_HOST_FN   the upload queued from a host function (cudaLaunchHostFunc) "so
  *                       that it starts when the stream gets there": a host function must not
  *                       call CUDA, the call fails (cudaErrorNotPermitted), and run() reports
