@@ -55,6 +55,25 @@ TEST(Lab04, TheReferencePassesWithTheBackgroundDone) {
     cJSON_Delete(j);
 }
 
+// On a GPU a lab of requests times its graded runs with one CUDA event after each
+// operation (the requests' latencies need their ends; CUPTI's cost would lengthen them)
+// and takes the timeline from a traced run after them. STREAMLAB_TIMED_RUNS=untraced takes
+// that path on the simulator: the same latencies, the timeline from the traced run.
+TEST(Lab04, RequestsAreTimedApartFromTheTimelineWhereTracingCosts) {
+    Outcome plain = RunLab("solutions/04_priorities_sim", Args());
+    Outcome split = RunLab("solutions/04_priorities_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    EXPECT_EQ(split.exit_code, 0) << split.err;
+    cJSON *p = Json(plain), *j = Json(split);
+    EXPECT_EQ(Str(p, "timed_runs_timing"), "traced");
+    EXPECT_EQ(Str(j, "timed_runs_timing"), "cuda_events");
+    EXPECT_EQ(Str(j, "timeline_from"), "traced_run");
+    EXPECT_DOUBLE_EQ(Num(Latency(j), "p99_ms"), Num(Latency(p), "p99_ms"));
+    Events e = ReadEvents(split.events);
+    EXPECT_EQ(e.run_labels[static_cast<int64_t>(Num(j, "timeline_run"))], "traced run (yours)");
+    cJSON_Delete(p);
+    cJSON_Delete(j);
+}
+
 TEST(Lab04, PrioritiesTheWrongWayRoundOrOneStreamStaySlow) {
     for (const char *v : {"labs/04_priorities_background_high_sim", "labs/04_priorities_one_stream_sim"}) {
         Outcome o = RunLab(v, Args());

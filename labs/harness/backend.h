@@ -59,11 +59,16 @@ void lab_backend_name_stream(cudaStream_t stream, const char *name);
  * simulator nothing. When it does, the runner times the graded runs with device timing
  * off and records the timeline in traced runs of their own, not timed. */
 bool lab_backend_timing_costs(void);
-/* Device times on or off from now on: off, operations are still recorded (the race
- * checker and the report see them) but untimed; on, they are timed as init chose (CUPTI,
- * or what STREAMLAB_GPU_TIMING asks for), and info->timing says how. The simulator always
- * times. */
-void lab_backend_device_times(bool on, lab_backend_info *info);
+/* How much of the device's work is timed from now on. */
+typedef enum lab_device_times {
+    LAB_TIMES_NONE, /* operations recorded (the race checker and the report see them), none timed */
+    LAB_TIMES_ENDS, /* each operation's end, from a CUDA event recorded after it: the least
+                       timing that gives a request's latency (labs of requests) */
+    LAB_TIMES_FULL  /* as init chose: CUPTI, or what STREAMLAB_GPU_TIMING asks for; info->timing
+                       says how */
+} lab_device_times;
+/* Sets the device timing (a GPU; the simulator always times, at no cost). */
+void lab_backend_device_times(lab_device_times times, lab_backend_info *info);
 /* Makes every device time known to the recorder (flushes CUPTI on a GPU). */
 void lab_backend_flush(void);
 /* Between independent programs in one process: the simulator starts again from nothing

@@ -49,16 +49,22 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
         fprintf(stderr, "note: --profile=%s is for the simulator; this run uses the real GPU\n", o->profile);
     /* Before the warm-up: CUPTI's set-up costs milliseconds. */
     trace_gpu_set_autoflush(false); /* the runner flushes after each run, outside its timing */
-    lab_backend_device_times(true, info);
+    lab_backend_device_times(LAB_TIMES_FULL, info);
     return 0;
 }
 
 bool lab_backend_timing_costs(void) { return trace_gpu_status() != TRACE_GPU_OFF; }
 
-void lab_backend_device_times(bool on, lab_backend_info *info) {
-    if (!on) {
-        trace_gpu_end(); /* delivers what is known, and stops CUPTI's records */
-        return;
+void lab_backend_device_times(lab_device_times times, lab_backend_info *info) {
+    trace_gpu_end(); /* delivers what is known, and stops CUPTI's records or the events */
+    if (times == LAB_TIMES_ENDS) {
+        /* One event after each operation: its end exactly, for about a microsecond of host
+         * time a call, and none of CUPTI's buffer handling in the middle of a run. */
+        (void)trace_gpu_begin_mode(TRACE_GPU_WANT_EVENTS);
+    } else if (times == LAB_TIMES_FULL) {
+        trace_gpu_mode mode = trace_gpu_begin();
+        snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),
+                 mode == TRACE_GPU_EVENTS ? " (the timeline falls back to CUDA events)" : "");
     }
     trace_gpu_mode mode = trace_gpu_begin();
     snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),

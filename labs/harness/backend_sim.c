@@ -98,8 +98,8 @@ bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *by
 
 bool lab_backend_timing_costs(void) { return false; }
 
-void lab_backend_device_times(bool on, lab_backend_info *info) {
-    (void)on;
+void lab_backend_device_times(lab_device_times times, lab_backend_info *info) {
+    (void)times;
     (void)info;
 }
 

@@ -276,9 +276,12 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     if (r->correct) lab_measurement_print(&r->measurement, out);
     if (!r->backend.simulated && r->timeline_apart)
         fprintf(out,
-                "  timing     the bound and the timed runs: untraced (operations recorded for the race checker, no "
-                "device times), so tracing does not slow what is graded; the timeline: a traced run of each after "
-                "them, not timed, with %s\n",
+                "  timing     the bound and the timed runs: %s, so tracing does not slow what is graded; the "
+                "timeline: a traced run of each after them, not timed, with %s\n",
+                s->metric == LAB_METRIC_LATENCY
+                    ? "each operation's end from a CUDA event recorded after it (what the requests' latencies "
+                      "need), not CUPTI"
+                    : "untraced (operations recorded for the race checker, no device times)",
                 r->backend.timing);
     else if (!r->backend.simulated)
         fprintf(out, "  timing     the timed runs were traced: %s\n", r->backend.timing);
@@ -468,5 +471,12 @@ cJSON *lab_result_json(const lab_result *r) {
      * your last timed run, or a traced run of its own when the timed runs went untraced. */
     cJSON_AddStringToObject(o, "timeline_from", r->timeline_apart ? "traced_run" : "last_timed_run");
     cJSON_AddBoolToObject(o, "timed_runs_traced", !r->timeline_apart);
+    /* How the timed runs were timed: "traced" (as the timeline), "none" (no device times:
+     * the run's length is host-timed), "cuda_events" (each operation's end: a lab of
+     * requests on a GPU). */
+    cJSON_AddStringToObject(o, "timed_runs_timing",
+                            !r->timeline_apart                   ? "traced"
+                            : r->spec->metric == LAB_METRIC_LATENCY ? "cuda_events"
+                                                                    : "none");
     return o;
 }
