@@ -65,7 +65,12 @@ static char *note(const grade_student *s) {
 char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
     grade_buf b;
     grade_buf_init(&b);
-    grade_buf_puts(&b, "student,score,max_score");
+    /* Who each student is, when a platform's export or a roster said: sid, email and the
+     * platform's id, after the name (a class of plain folders has no such columns). */
+    bool who = false;
+    for (size_t i = 0; i < n; i++)
+        who |= students[i]->sid || students[i]->email || students[i]->platform_id;
+    grade_buf_puts(&b, who ? "student,sid,email,platform_id,score,max_score" : "student,score,max_score");
     const grade_student *first = n ? students[0] : NULL;
     /* A column per lab and check the lab has: every student's lab has the same checks (one
      * rubric), so the first student's say which. */
@@ -80,6 +85,11 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const grade_student *s = students[i];
         field(&b, s->name, true);
+        if (who) {
+            field(&b, s->sid, false);
+            field(&b, s->email, false);
+            field(&b, s->platform_id, false);
+        }
         if (s->not_graded) {
             /* Empty cells, not zeros: nobody should read a grade into them. */
             grade_buf_puts(&b, ",,");

@@ -1,5 +1,7 @@
 /* grading/grade_gradebook.h: the class's gradebook.csv (RFC 4180): one row per student
- * with the total, the points of every lab's every check, and a note on what went wrong. */
+ * with the total, the points of every lab's every check, and a note on what went wrong;
+ * with sid, email and platform_id columns after the name when a platform's export or a
+ * roster said who students are. */
 #ifndef STREAMLAB_GRADE_GRADEBOOK_H
 #define STREAMLAB_GRADE_GRADEBOOK_H
 

@@ -171,15 +171,30 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
     out->name = grade_strdup(sub->name);
     const char *base = strrchr(sub->path, '/');
     char *shown = grade_text_clean(base ? base + 1 : sub->path, strlen(base ? base + 1 : sub->path), 200);
-    out->source = sub->kind == GRADE_SUB_FOLDER ? grade_strf("%s/ (a folder)", shown) : grade_strf("%s (an archive)", shown);
+    if (sub->kind == GRADE_SUB_FILES && sub->n_parts > 1)
+        out->source = grade_strf("%s and %zu more file%s", shown, sub->n_parts - 1, sub->n_parts == 2 ? "" : "s");
+    else if (sub->kind == GRADE_SUB_FILES)
+        out->source = grade_strf("%s (a file)", shown);
+    else
+        out->source = sub->kind == GRADE_SUB_FOLDER ? grade_strf("%s/ (a folder)", shown)
+                                                    : grade_strf("%s (an archive)", shown);
     free(shown);
+    out->sid = sub->sid ? grade_strdup(sub->sid) : NULL;
+    out->email = sub->email ? grade_strdup(sub->email) : NULL;
+    out->platform_id = sub->platform_id ? grade_strdup(sub->platform_id) : NULL;
     out->labs = calloc(env->n_labs ? env->n_labs : 1, sizeof(grade_lab));
     out->n_labs = env->n_labs;
 
     grade_wanted *wanted = calloc(env->n_labs ? env->n_labs : 1, sizeof(grade_wanted));
     for (size_t i = 0; i < env->n_labs; i++) wanted[i].path = env->kits[i].student_file;
     char err[768];
-    if (grade_submission_fetch(sub, wanted, env->n_labs, env->loose, err, sizeof(err)) != 0) out->problem = grade_strdup(err);
+    /* What a student uploaded to a platform is matched as in Gradescope mode: loosely, when
+     * one lab is graded. */
+    bool loose = env->loose || (sub->loose && env->n_labs == 1);
+    if (sub->problem)
+        out->problem = grade_strdup(sub->problem);
+    else if (grade_submission_fetch(sub, wanted, env->n_labs, loose, err, sizeof(err)) != 0)
+        out->problem = grade_strdup(err);
 
     for (size_t i = 0; i < env->n_labs; i++) {
         const grade_kit *kit = &env->kits[i];

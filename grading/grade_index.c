@@ -49,6 +49,9 @@ bool grade_index_may_want(const char *path, const grade_wanted *wanted, size_t n
         if (!strcmp(path, wanted[i].path) || grade_index_below_one_folder(path, wanted[i].path)) return true;
         if (loose && !strcmp(grade_index_base_name(path), grade_index_base_name(wanted[i].path))) return true;
     }
+    /* Loose: a submission's only .c file may be the lab file (grade_submission.h). */
+    size_t len = strlen(path);
+    if (loose && n > 0 && len > 2 && !strcmp(path + len - 2, ".c")) return true;
     return false;
 }
 

@@ -42,7 +42,7 @@ typedef struct grade_index {
 void grade_index_add(grade_index *idx, const char *path, const char *data, size_t len, bool loaded, bool too_big);
 void grade_index_free(grade_index *idx);
 /* Whether path could be one of the wanted files (at its path, below one folder, or in
- * loose mode by its name): worth reading. */
+ * loose mode by its name, or as any .c file): worth reading. */
 bool grade_index_may_want(const char *path, const grade_wanted *wanted, size_t n, bool loose);
 
 /* Frees what a fetch filled in w and empties it. */

@@ -23,6 +23,7 @@
 #include "grading/grade_grader.h"
 #include "grading/grade_hash.h"
 #include "grading/grade_kit.h"
+#include "grading/grade_layout.h"
 #include "grading/grade_options.h"
 #include "grading/grade_outdir.h"
 #include "grading/grade_pool.h"
@@ -48,6 +49,7 @@ typedef struct app {
     char *gpu_lock;
     grade_env env;
     grade_submission_list subs;
+    grade_roster roster;
     grade_student *students;
     grade_progress progress;
     char *sandbox_desc, *backend_desc, *settings_desc;
@@ -324,9 +326,16 @@ static uint64_t settings_hash(const app *a) {
 
 /* The submissions and --out folders, checked before the pre-flight run. */
 static int open_class(app *a) {
-    char err[2048];
-    if (grade_submissions_list(a->opt.submissions, &a->subs, err, sizeof(err)) != 0)
+    char err[4096];
+    if (a->opt.roster && grade_roster_load(a->opt.roster, &a->roster, err, sizeof(err)) != 0)
         return cannot_run("%s", err);
+    grade_layout used;
+    char *how = NULL;
+    if (grade_layout_read(a->opt.submissions, (grade_layout)a->opt.layout, a->opt.roster ? &a->roster : NULL,
+                          &a->subs, &used, &how, err, sizeof(err)) != 0)
+        return cannot_run("%s", err);
+    fprintf(stderr, "grade: %s\n", how);
+    free(how);
     if (*a->subs.warnings) fprintf(stderr, "%s", a->subs.warnings);
     const char *own = one_students_folder(a);
     if (own) {
@@ -384,7 +393,14 @@ static int class_mode(app *a) {
     a->settings_hash = settings_hash(a);
     for (size_t i = 0; i < a->subs.n; i++) {
         uint64_t h = a->settings_hash;
-        if (grade_hash_path(&h, a->subs.items[i].path, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
+        const grade_submission *sub = &a->subs.items[i];
+        if (sub->kind != GRADE_SUB_FILES && grade_hash_path(&h, sub->path, err, sizeof(err)) != 0)
+            h = grade_hash_str(h, err);
+        for (size_t k = 0; k < sub->n_parts; k++) {
+            h = grade_hash_str(h, sub->parts[k].name);
+            if (grade_hash_path(&h, sub->parts[k].path, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
+        }
+        if (sub->problem) h = grade_hash_str(h, sub->problem);
         grade_hash_hex(h, a->keys[i]);
     }
     grade_stored *stored = NULL;
@@ -501,7 +517,10 @@ static int class_mode(app *a) {
 }
 
 static int gradescope_mode(app *a) {
-    grade_submission sub = {.name = "submission", .path = (char *)a->opt.submission_dir, .kind = GRADE_SUB_FOLDER};
+    /* What the student uploaded: a lone lab file counts (one lab graded), and an archive
+     * among the files is opened. */
+    grade_submission sub = {
+        .name = "submission", .path = (char *)a->opt.submission_dir, .kind = GRADE_SUB_FOLDER, .loose = true};
     char *work = grade_path_join(a->scratch, "s0");
     char err[1024];
     if (grade_mkdir_p(work, 0711, err, sizeof(err)) != 0) {
@@ -722,6 +741,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < a->subs.n && a->students; i++) grade_student_free(&a->students[i]);
     free(a->students);
     grade_submission_list_free(&a->subs);
+    grade_roster_free(&a->roster);
     for (size_t i = 0; i < a->n_labs; i++) grade_kit_free(&a->kits[i]);
     free(a->kits);
     free(a->rules);

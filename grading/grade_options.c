@@ -3,6 +3,7 @@
 #include "grading/grade_options.h"
 
 #include "cli/cli.h"
+#include "grading/grade_layout.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +38,8 @@ enum {
     OPT_FORCE,
     OPT_RESUME,
     OPT_CSV_BOM,
+    OPT_LAYOUT,
+    OPT_ROSTER,
     OPT_HELP
 };
 
@@ -67,6 +70,8 @@ static const struct option long_options[] = {
     {"force", no_argument, NULL, OPT_FORCE},
     {"resume", no_argument, NULL, OPT_RESUME},
     {"csv-bom", no_argument, NULL, OPT_CSV_BOM},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
+    {"roster", required_argument, NULL, OPT_ROSTER},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -175,6 +180,17 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         case OPT_FORCE: o->force = true; break;
         case OPT_RESUME: o->resume = true; break;
         case OPT_CSV_BOM: o->csv_bom = true; break;
+        case OPT_LAYOUT: {
+            grade_layout l;
+            if (grade_layout_parse(optarg, &l) != 0) {
+                snprintf(err, err_len,
+                         "--layout must be auto, folders, gradescope-export, canvas or moodle, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->layout = (int)l;
+            break;
+        }
+        case OPT_ROSTER: o->roster = optarg; break;
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
@@ -193,6 +209,10 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
     }
     if ((int)o->regrade + (int)o->force + (int)o->resume > 1) {
         snprintf(err, err_len, "--regrade, --resume and --force each say what to do with a used --out: give one");
+        return GRADE_EXIT_USAGE;
+    }
+    if (o->gradescope && (o->layout || o->roster)) {
+        snprintf(err, err_len, "--layout and --roster are for class mode (--submissions), not --gradescope");
         return GRADE_EXIT_USAGE;
     }
     if (o->gradescope && (o->regrade || o->force || o->resume)) {
@@ -218,9 +238,15 @@ void grade_print_usage(const char *prog, FILE *out) {
             "prebuilt lab (only the student's files are taken), runs them sandboxed, and scores\n"
             "them by the rubric from results on the lab's private event stream.\n\n"
             "  --submissions DIR    one entry per student: a folder mirroring the repository's\n"
-            "                       paths (alice/labs/03_double_buffer/lab.c) or a .zip/.tar.gz\n"
+            "                       paths (alice/labs/03_double_buffer/lab.c), a .zip/.tar.gz, or\n"
+            "                       a bare .c file; or a Gradescope, Canvas or Moodle export\n"
             "  --out DIR            per student report.txt, results.json (Gradescope), junit.xml;\n"
             "                       gradebook.csv and junit.xml for the class\n"
+            "  --layout L           what --submissions is: folders, gradescope-export (Gradescope's\n"
+            "                       \"Export submissions\"), canvas or moodle (their \"Download\n"
+            "                       submissions\"); default: detected, and said\n"
+            "  --roster FILE.csv    the class list: name plus sid, email, canvas_id, moodle_id or id\n"
+            "                       columns, giving the gradebook names and student ids\n"
             "  --labs a,b           grade only these labs, by id or number (--labs 00,03; default:\n"
             "                       every lab in the rubric)\n"
             "  --jobs N, -j N       students graded at once (default: the number of CPUs)\n"

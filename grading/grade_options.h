@@ -50,6 +50,8 @@ typedef struct grade_options {
     bool force;                 /* a used --out: start clean */
     bool resume;                /* a used --out: skip students whose result is up to date */
     bool csv_bom;               /* gradebook.csv starts with a UTF-8 byte order mark */
+    int layout;                 /* grade_layout: GRADE_LAYOUT_AUTO unless --layout */
+    const char *roster;         /* --roster FILE.csv: ids to names and student ids, or NULL */
     bool help;
 } grade_options;
 

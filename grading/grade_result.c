@@ -75,6 +75,9 @@ void grade_student_total(grade_student *s) {
 void grade_student_free(grade_student *s) {
     free(s->name);
     free(s->source);
+    free(s->sid);
+    free(s->email);
+    free(s->platform_id);
     free(s->problem);
     for (size_t i = 0; i < s->n_labs; i++) grade_lab_free(&s->labs[i]);
     free(s->labs);
@@ -146,6 +149,9 @@ cJSON *grade_student_to_json(const grade_student *s) {
     cJSON *o = cJSON_CreateObject();
     add_str(o, "name", s->name);
     add_str(o, "source", s->source);
+    add_str(o, "sid", s->sid);
+    add_str(o, "email", s->email);
+    add_str(o, "platform_id", s->platform_id);
     add_str(o, "problem", s->problem);
     cJSON_AddNumberToObject(o, "score", s->score);
     cJSON_AddNumberToObject(o, "max_score", s->max_score);
@@ -211,6 +217,9 @@ int grade_student_from_json(const cJSON *j, grade_student *s) {
     s->name = get_str(j, "name");
     if (!s->name) return -1;
     s->source = get_str(j, "source");
+    s->sid = get_str(j, "sid");
+    s->email = get_str(j, "email");
+    s->platform_id = get_str(j, "platform_id");
     s->problem = get_str(j, "problem");
     s->score = get_num(j, "score");
     s->max_score = get_num(j, "max_score");

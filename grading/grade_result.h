@@ -69,6 +69,8 @@ typedef struct grade_lab {
 typedef struct grade_student {
     char *name;
     char *source;         /* the folder or archive it came from */
+    char *sid, *email;    /* from a platform's export or the roster, else NULL */
+    char *platform_id;    /* the platform's id (Canvas user, Moodle participant, Gradescope submission) */
     char *problem;        /* a problem with the whole submission, else NULL */
     grade_lab *labs;
     size_t n_labs;

@@ -21,6 +21,52 @@ static int compare_subs(const void *a, const void *b) {
     return strcmp(((const grade_submission *)a)->name, ((const grade_submission *)b)->name);
 }
 
+grade_submission *grade_submission_list_add(grade_submission_list *l) {
+    if (l->n % 64 == 0) l->items = realloc(l->items, (l->n + 64) * sizeof(grade_submission));
+    grade_submission *s = &l->items[l->n++];
+    memset(s, 0, sizeof(*s));
+    return s;
+}
+
+void grade_submission_add_part(grade_submission *s, const char *path, const char *name) {
+    s->parts = realloc(s->parts, (s->n_parts + 1) * sizeof(grade_sub_part));
+    s->parts[s->n_parts].path = grade_strdup(path);
+    s->parts[s->n_parts].name = grade_strdup(name);
+    s->n_parts++;
+    if (!s->path) s->path = grade_strdup(path);
+}
+
+static int compare_parts(const void *a, const void *b) {
+    return strcmp(((const grade_sub_part *)a)->name, ((const grade_sub_part *)b)->name);
+}
+
+void grade_submission_list_finish(grade_submission_list *l, grade_buf *warn) {
+    if (l->n) qsort(l->items, l->n, sizeof(grade_submission), compare_subs);
+    /* A student's files in one order, whatever order the folder lists them in. */
+    for (size_t i = 0; i < l->n; i++)
+        if (l->items[i].n_parts > 1) qsort(l->items[i].parts, l->items[i].n_parts, sizeof(grade_sub_part), compare_parts);
+    /* alice/ and alice.zip: the second keeps its extension in its name. */
+    for (size_t i = 1; i < l->n; i++) {
+        if (strcmp(l->items[i].name, l->items[i - 1].name) != 0) continue;
+        const char *base = strrchr(l->items[i].path, '/');
+        char *renamed = grade_strdup(base ? base + 1 : l->items[i].path);
+        if (!strcmp(renamed, l->items[i].name) && l->items[i].platform_id) {
+            free(renamed);
+            renamed = grade_strf("%s (%s)", l->items[i].name, l->items[i].platform_id);
+        }
+        free(l->items[i].name);
+        l->items[i].name = renamed;
+        grade_buf_printf(warn, "%s: another submission has the same name; graded as %s\n", l->items[i].name,
+                         l->items[i].name);
+    }
+}
+
+/* Whether a file name ends in ".c": a bare lab file. */
+static bool c_file(const char *name) {
+    size_t n = strlen(name);
+    return n > 2 && !strcmp(name + n - 2, ".c");
+}
+
 int grade_submissions_list(const char *dir, grade_submission_list *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
     DIR *d = opendir(dir);
@@ -31,7 +77,6 @@ int grade_submissions_list(const char *dir, grade_submission_list *out, char *er
     grade_buf warn;
     grade_buf_init(&warn);
     grade_buf_append(&warn, "", 0);
-    size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.') continue;
@@ -50,42 +95,51 @@ int grade_submissions_list(const char *dir, grade_submission_list *out, char *er
             kind = GRADE_SUB_FOLDER;
         } else if (S_ISREG(st.st_mode) && grade_archive_name(e->d_name, &stem)) {
             kind = GRADE_SUB_ARCHIVE;
+        } else if (S_ISREG(st.st_mode) && c_file(e->d_name)) {
+            /* A bare lab file (alice.c): graded as in Gradescope mode, where a lone file
+             * counts when one lab is graded. */
+            kind = GRADE_SUB_FILES;
+            stem -= 2;
         } else {
-            grade_buf_printf(&warn, "%s: skipped: not a folder or a .zip, .tar.gz, .tgz or .tar archive\n", shown);
+            grade_buf_printf(&warn, "%s: skipped: not a folder, a .c file or a .zip, .tar.gz, .tgz or .tar archive\n",
+                             shown);
             free(shown);
             free(path);
             continue;
         }
         free(shown);
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 64;
-            out->items = realloc(out->items, cap * sizeof(grade_submission));
-        }
-        grade_submission *s = &out->items[out->n++];
+        grade_submission *s = grade_submission_list_add(out);
         /* The name goes into reports and the gradebook: keep it printable. */
         s->name = grade_text_clean(e->d_name, stem, 200);
-        s->path = path;
         s->kind = kind;
+        if (kind == GRADE_SUB_FILES) {
+            grade_submission_add_part(s, path, e->d_name);
+            s->loose = true;
+            free(path);
+        } else {
+            s->path = path;
+        }
     }
     closedir(d);
-    if (out->n) qsort(out->items, out->n, sizeof(grade_submission), compare_subs);
-    /* alice/ and alice.zip: the second keeps its extension in its name. */
-    for (size_t i = 1; i < out->n; i++) {
-        if (strcmp(out->items[i].name, out->items[i - 1].name) != 0) continue;
-        const char *base = strrchr(out->items[i].path, '/');
-        free(out->items[i].name);
-        out->items[i].name = grade_strdup(base ? base + 1 : out->items[i].path);
-        grade_buf_printf(&warn, "%s: another submission has the same name; graded as %s\n", out->items[i].name,
-                         out->items[i].name);
-    }
+    grade_submission_list_finish(out, &warn);
     out->warnings = grade_buf_take(&warn);
     return 0;
 }
 
 void grade_submission_list_free(grade_submission_list *l) {
     for (size_t i = 0; i < l->n; i++) {
-        free(l->items[i].name);
-        free(l->items[i].path);
+        grade_submission *s = &l->items[i];
+        free(s->name);
+        free(s->path);
+        for (size_t k = 0; k < s->n_parts; k++) {
+            free(s->parts[k].path);
+            free(s->parts[k].name);
+        }
+        free(s->parts);
+        free(s->problem);
+        free(s->sid);
+        free(s->email);
+        free(s->platform_id);
     }
     free(l->items);
     free(l->warnings);
@@ -167,6 +221,16 @@ static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted 
     }
     grade_entry *chosen = exact ? exact : below;
     if (!chosen && loose && n_named == 1) chosen = named;
+    /* Loose, and nothing of the lab file's name: the submission's only .c file (a student
+     * who uploaded alice_lab3.c). */
+    size_t n_c = 0;
+    grade_entry *lone_c = NULL;
+    for (size_t i = 0; i < idx->n; i++)
+        if (c_file(idx->e[i].path)) {
+            lone_c = &idx->e[i];
+            n_c++;
+        }
+    if (!chosen && loose && n_named == 0 && n_c == 1) chosen = lone_c;
     if (chosen) {
         if (sub->kind == GRADE_SUB_FOLDER) folder_load(sub->path, chosen);
         if (chosen->too_big) {
@@ -208,7 +272,78 @@ static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted 
         grade_buf_printf(&b, ": files must keep the repository's paths (%s)", w->path);
     else
         grade_buf_printf(&b, " (it holds %zu other file%s)", idx->n, idx->n == 1 ? "" : "s");
+    if (!loose && !shown && n_c == 1 && idx->n == 1)
+        grade_buf_puts(&b, "; a lone .c file is taken as the lab file only when one lab is graded (--labs)");
     w->missing = grade_buf_take(&b);
+}
+
+/* Adds one file of an upload to idx under the name shown: an archive's files, or the file,
+ * read when it may be wanted. */
+static int add_file(grade_index *idx, const char *disk, const char *shown, const grade_wanted *wanted, size_t n,
+                    bool loose, char *err, size_t err_len) {
+    if (grade_archive_name(shown, NULL)) return grade_archive_index(disk, wanted, n, loose, idx, err, err_len);
+    if (!grade_index_may_want(shown, wanted, n, loose)) {
+        grade_index_add(idx, shown, NULL, 0, false, false);
+        return 0;
+    }
+    char *data = NULL;
+    size_t len = 0;
+    bool cut = false;
+    char e2[256];
+    if (grade_read_file_nofollow(disk, GRADE_MAX_SOURCE_BYTES, &data, &len, &cut, e2, sizeof(e2)) != 0)
+        grade_index_add(idx, shown, NULL, 0, false, false);
+    else
+        grade_index_add(idx, shown, cut ? NULL : data, cut ? 0 : len, !cut, cut);
+    free(data);
+    return 0;
+}
+
+/* A GRADE_SUB_FILES submission: every part, a folder's files at their paths below it. */
+static int parts_index(const grade_submission *sub, const grade_wanted *wanted, size_t n, bool loose,
+                       grade_index *idx, char *err, size_t err_len) {
+    for (size_t p = 0; p < sub->n_parts; p++) {
+        const grade_sub_part *part = &sub->parts[p];
+        struct stat st;
+        if (lstat(part->path, &st) != 0) {
+            snprintf(err, err_len, "%s: cannot be read: %s", part->name, strerror(errno));
+            return -1;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            if (!S_ISREG(st.st_mode)) {
+                idx->links++;
+                continue;
+            }
+            if (add_file(idx, part->path, part->name, wanted, n, loose, err, err_len) != 0) return -1;
+            continue;
+        }
+        grade_index files;
+        memset(&files, 0, sizeof(files));
+        int rc = folder_index(part->path, part->name, &files, err, err_len);
+        idx->links += files.links;
+        for (size_t i = 0; rc == 0 && i < files.n; i++) {
+            char *disk = grade_path_join(part->path, files.e[i].path);
+            rc = add_file(idx, disk, files.e[i].path, wanted, n, loose, err, err_len);
+            free(disk);
+        }
+        grade_index_free(&files);
+        if (rc != 0) return -1;
+    }
+    return 0;
+}
+
+/* An upload's folder (Gradescope): the archives in it are opened, their files indexed
+ * beside the folder's. */
+static int open_archives(const grade_submission *sub, const grade_wanted *wanted, size_t n, bool loose,
+                         grade_index *idx, char *err, size_t err_len) {
+    size_t n0 = idx->n;
+    for (size_t i = 0; i < n0; i++) {
+        if (!grade_archive_name(idx->e[i].path, NULL)) continue;
+        char *disk = grade_path_join(sub->path, idx->e[i].path);
+        int rc = grade_archive_index(disk, wanted, n, loose, idx, err, err_len);
+        free(disk);
+        if (rc != 0) return -1;
+    }
+    return 0;
 }
 
 int grade_submission_fetch(const grade_submission *sub, grade_wanted *wanted, size_t n, bool loose, char *err,
@@ -217,14 +352,17 @@ int grade_submission_fetch(const grade_submission *sub, grade_wanted *wanted, si
     memset(&idx, 0, sizeof(idx));
     char *shown = grade_text_clean(sub->name, strlen(sub->name), 200);
     int rc;
-    if (sub->kind == GRADE_SUB_FOLDER)
+    if (sub->kind == GRADE_SUB_FOLDER) {
         rc = folder_index(sub->path, shown, &idx, err, err_len);
-    else
+        if (rc == 0 && sub->loose) rc = open_archives(sub, wanted, n, loose, &idx, err, err_len);
+    } else if (sub->kind == GRADE_SUB_FILES) {
+        rc = parts_index(sub, wanted, n, loose, &idx, err, err_len);
+    } else {
         rc = grade_archive_index(sub->path, wanted, n, loose, &idx, err, err_len);
+    }
     free(shown);
     if (rc == 0)
         for (size_t i = 0; i < n; i++) resolve(sub, &idx, &wanted[i], loose);
     grade_index_free(&idx);
     return rc;
 }
-

@@ -47,7 +47,10 @@ struct Fetched {
 };
 
 Fetched Fetch(const std::string &path, grade_sub_kind kind, bool loose = false) {
-    grade_submission sub = {const_cast<char *>("student"), const_cast<char *>(path.c_str()), kind};
+    grade_submission sub = {};
+    sub.name = const_cast<char *>("student");
+    sub.path = const_cast<char *>(path.c_str());
+    sub.kind = kind;
     grade_wanted w = {};
     w.path = kLab;
     char err[512] = "";
@@ -114,7 +117,7 @@ TEST(Submissions, ListsFoldersAndArchivesByName) {
     EXPECT_EQ(l.items[0].kind, GRADE_SUB_FOLDER);
     EXPECT_EQ(l.items[1].kind, GRADE_SUB_ARCHIVE);
     std::string warnings = l.warnings;
-    EXPECT_NE(warnings.find("notes.txt: skipped: not a folder or a .zip, .tar.gz, .tgz or .tar archive"),
+    EXPECT_NE(warnings.find("notes.txt: skipped: not a folder, a .c file or a .zip, .tar.gz, .tgz or .tar archive"),
               std::string::npos)
         << warnings;
     EXPECT_NE(warnings.find("alice.zip: another submission has the same name"), std::string::npos) << warnings;

@@ -20,6 +20,7 @@ _LIBS = {
     "gtest": ("gtest/gtest.h", "libgtest.a", "libgtest-dev", ["-lgtest", "-lpthread"]),
     "gtest_main": ("gtest/gtest.h", "libgtest_main.a", "libgtest-dev", ["-lgtest_main", "-lgtest", "-lpthread"]),
     "libarchive": ("archive.h", "libarchive.so", "libarchive-dev", ["-larchive"]),
+    "libyaml": ("yaml.h", "libyaml.so", "libyaml-dev", ["-lyaml"]),
 }
 
 _INCLUDE_DIRS = ["/usr/include", "/usr/local/include"]

@@ -6,4 +6,4 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 # The image's package lists may be missing or stale: without them the install fails.
 apt-get update
-apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson-dev libarchive13
+apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson-dev libarchive13 libyaml-0-2

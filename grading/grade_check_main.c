@@ -1,0 +1,169 @@
+/* grading/grade_check_main.c: the student's own check, `bazel run //grading:check --
+ * 03_double_buffer [FILE]`: grades the student's lab file (labs/<lab>/lab.c of their
+ * checkout by default) exactly as the instructor's grader does, by running //grading:grade
+ * in Gradescope mode on a submission holding that one file (the same kits, rubric,
+ * sandbox and pre-flight run), and prints the rubric's points for each check with its
+ * reason, the total, and where the full report is. Exit status: 0 when the file was
+ * graded (whatever its score), 1 when it could not be, 64 bad usage. See
+ * docs/course-guide.md. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "grading/grade_fs.h"
+#include "grading/grade_kit.h"
+#include "grading/grade_rubric.h"
+#include "grading/grade_text.h"
+
+static const char *usage_name(void) {
+    return getenv("BUILD_WORKSPACE_DIRECTORY") ? "bazel run //grading:check --" : "check";
+}
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: %s LAB [FILE] [--runs K] [--seed S] [--profile NAME] [--backend auto|sim|gpu]\n"
+            "Grades your lab file as the course's grader does and prints the rubric's points for\n"
+            "each check. LAB is a lab's id, number or prefix (03_double_buffer, 03); FILE is\n"
+            "your file (default: labs/<lab>/lab.c of your checkout).\n"
+            "Exit status: 0 graded (whatever the score), 1 could not be graded, 64 bad usage.\n",
+            usage_name());
+}
+
+int main(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"runs", required_argument, NULL, 'r'},    {"seed", required_argument, NULL, 's'},
+        {"profile", required_argument, NULL, 'p'}, {"backend", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    const char *pass[8];
+    int n_pass = 0;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': pass[n_pass++] = "--runs"; pass[n_pass++] = optarg; break;
+        case 's': pass[n_pass++] = "--seed"; pass[n_pass++] = optarg; break;
+        case 'p': pass[n_pass++] = "--profile"; pass[n_pass++] = optarg; break;
+        case 'b': pass[n_pass++] = "--backend"; pass[n_pass++] = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "check: unknown option or missing value: %s\n", argv[optind - 1]);
+            usage(stderr);
+            return 64;
+        }
+    }
+    if (optind >= argc || argc - optind > 2) {
+        fprintf(stderr, "check: name the lab to check (and, if not labs/<lab>/lab.c, your file)\n");
+        usage(stderr);
+        return 64;
+    }
+    char err[2048];
+    char *rubric_path = grade_runfile("rubric.json");
+    char *grade = grade_runfile("grade");
+    grade_rubric rubric;
+    if (!rubric_path || !grade || grade_rubric_load(rubric_path, &rubric, err, sizeof(err)) != 0) {
+        fprintf(stderr, "check: %s\n", rubric_path && grade ? err : "the grader was not found beside check: build it with bazel run //grading:check");
+        return 1;
+    }
+    const grade_rubric_lab *lab = grade_rubric_lookup(&rubric, argv[optind]);
+    if (!lab) {
+        fprintf(stderr, "check: %s names no lab, or more than one; the labs are:", argv[optind]);
+        for (size_t i = 0; i < rubric.n_labs; i++) fprintf(stderr, " %s", rubric.labs[i].id);
+        fputc('\n', stderr);
+        return 64;
+    }
+    /* The student's file: theirs to name, relative to where they typed the command. */
+    char buf[4096];
+    char *deflt = grade_strf("labs/%s/lab.c", lab->id);
+    const char *root = getenv("BUILD_WORKSPACE_DIRECTORY");
+    char *in_checkout = root && *root ? grade_path_join(root, deflt) : grade_strdup(deflt);
+    const char *file = optind + 1 < argc ? cli_user_path(argv[optind + 1], buf, sizeof(buf)) : in_checkout;
+    char *data = NULL;
+    size_t len = 0;
+    bool cut = false;
+    if (grade_read_file(file, 1u << 20, &data, &len, &cut, err, sizeof(err)) != 0 || cut) {
+        fprintf(stderr, "check: %s\n", cut ? "the file is larger than 1 MiB: not a lab file" : err);
+        return 1;
+    }
+    char tmpl[] = "/tmp/streamlab-check.XXXXXX";
+    if (!mkdtemp(tmpl)) {
+        fprintf(stderr, "check: cannot make a folder in /tmp: %s\n", strerror(errno));
+        return 1;
+    }
+    char *sub = grade_strf("%s/submission", tmpl);
+    char *dest = grade_strf("%s/%s", sub, deflt);
+    char *dest_dir = grade_strf("%s/labs/%s", sub, lab->id);
+    char *results = grade_strf("%s/results.json", tmpl);
+    char *report = grade_strf("%s/report.txt", tmpl);
+    if (grade_mkdir_p(dest_dir, 0755, err, sizeof(err)) != 0 || grade_write_file(dest, data, len, err, sizeof(err)) != 0) {
+        fprintf(stderr, "check: %s\n", err);
+        return 1;
+    }
+    printf("checking %s as the grader does (lab %s) ...\n", file, lab->id);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(report, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) dup2(fd, 1);
+        const char *args[32] = {grade, "--gradescope", "--labs", lab->id, "--submission-dir", sub, "--results",
+                                results, "--no-progress", "--jobs", "1"};
+        int n = 11;
+        for (int i = 0; i < n_pass; i++) args[n++] = pass[i];
+        args[n] = NULL;
+        setenv("STREAMLAB_USAGE_NAME", usage_name(), 1);
+        execv(grade, (char *const *)args);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    char *json = NULL;
+    size_t jlen = 0;
+    cJSON *j = NULL;
+    if (rc == 0 && grade_read_file(results, 64u << 20, &json, &jlen, NULL, err, sizeof(err)) == 0)
+        j = cJSON_ParseWithLength(json, jlen);
+    if (!j) {
+        fprintf(stderr, "check: your file could not be graded (the grader's words are above%s)\n",
+                rc == 0 ? "; it wrote no results" : "");
+        return rc ? rc : 1;
+    }
+    const cJSON *t;
+    printf("\n%-40s %8s\n", "check", "points");
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tests")) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
+        const char *out = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "output"));
+        double score = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "score"));
+        double max = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "max_score"));
+        char *why = grade_text_first_line(out ? out : "", 160);
+        printf("%-40s %6.2f / %.2f\n    %s\n", name ? name : "?", score, max, why);
+        free(why);
+    }
+    double score = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "score"));
+    double max = 0;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tests"))
+        max += cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "max_score"));
+    printf("%-40s %6.2f / %.2f\n\nthe grader's full report: %s\n", "total", score, max, report);
+    cJSON_Delete(j);
+    free(json);
+    free(data);
+    free(in_checkout);
+    free(deflt);
+    free(sub);
+    free(dest);
+    free(dest_dir);
+    free(results);
+    free(report);
+    free(grade);
+    free(rubric_path);
+    grade_rubric_free(&rubric);
+    return 0;
+}

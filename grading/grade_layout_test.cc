@@ -1,0 +1,234 @@
+// grading/grade_layout_test.cc: reading course platforms' exports (issue 22), without
+// grading anyone: Canvas's and Moodle's file names, detecting each layout, a Gradescope
+// export's submission_metadata.yml (read with libyaml), a roster; and bad inputs (YAML
+// that is not Gradescope's, a folder the metadata does not name, a file Canvas did not
+// name, a roster without names or with an id twice) refused with a clear message.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "grading/grade_layout.h"
+#include "grading/grade_roster.h"
+#include "grading/grade_test_support.h"
+
+using namespace gradetest;
+
+namespace {
+
+struct Read {
+    int rc;
+    grade_layout used = GRADE_LAYOUT_AUTO;
+    std::string how, err, warnings;
+    grade_submission_list subs{};
+    ~Read() { grade_submission_list_free(&subs); }
+};
+
+void ReadDir(const std::string &dir, Read *r, grade_layout forced = GRADE_LAYOUT_AUTO,
+             const grade_roster *roster = nullptr) {
+    char err[4096] = "";
+    char *how = nullptr;
+    r->rc = grade_layout_read(dir.c_str(), forced, roster, &r->subs, &r->used, &how, err, sizeof(err));
+    r->err = err;
+    if (how) r->how = how;
+    free(how);
+    if (r->rc == 0 && r->subs.warnings) r->warnings = r->subs.warnings;
+}
+
+TEST(GraderLayout, CanvasNames) {
+    char *student, *user, *original;
+    bool late;
+    ASSERT_TRUE(grade_canvas_name("bakerbob_LATE_1002_5002_lab-1.c", &student, &late, &user, &original));
+    EXPECT_STREQ(student, "bakerbob");
+    EXPECT_TRUE(late);
+    EXPECT_STREQ(user, "1002");
+    EXPECT_STREQ(original, "lab.c");
+    free(student), free(user), free(original);
+    ASSERT_TRUE(grade_canvas_name("adamsalice_1001_5001_my_lab-v2.c", &student, &late, &user, &original));
+    EXPECT_FALSE(late);
+    EXPECT_STREQ(original, "my_lab-v2.c");
+    free(student), free(user), free(original);
+    EXPECT_FALSE(grade_canvas_name("README.txt", nullptr, nullptr, nullptr, nullptr));
+    EXPECT_FALSE(grade_canvas_name("alice_12_lab.c", nullptr, nullptr, nullptr, nullptr));
+}
+
+TEST(GraderLayout, MoodleNames) {
+    char *full, *id, *plugin, *rest;
+    ASSERT_TRUE(grade_moodle_name("Zo\xc3\xab de Vries_4711_assignsubmission_file_lab.c", &full, &id, &plugin, &rest));
+    EXPECT_STREQ(full, "Zo\xc3\xab de Vries");
+    EXPECT_STREQ(id, "4711");
+    EXPECT_STREQ(plugin, "file");
+    EXPECT_STREQ(rest, "lab.c");
+    free(full), free(id), free(plugin), free(rest);
+    ASSERT_TRUE(grade_moodle_name("Bob Baker_12_assignsubmission_file", &full, &id, &plugin, &rest));
+    EXPECT_STREQ(rest, "");
+    free(full), free(id), free(plugin), free(rest);
+}
+
+TEST(GraderLayout, EachLayoutIsDetectedAndSaid) {
+    std::string folders = TempDir("layout_folders");
+    Spit(folders + "/alice/labs/03_double_buffer/lab.c", "x");
+    Spit(folders + "/bob.c", "x");
+    Read f;
+    ReadDir(folders, &f);
+    ASSERT_EQ(f.rc, 0) << f.err;
+    EXPECT_EQ(f.used, GRADE_LAYOUT_FOLDERS);
+    ASSERT_EQ(f.subs.n, 2u);
+    EXPECT_STREQ(f.subs.items[1].name, "bob");  // a bare .c file is a student
+    EXPECT_EQ(f.subs.items[1].kind, GRADE_SUB_FILES);
+    EXPECT_TRUE(f.subs.items[1].loose);
+
+    std::string canvas = TempDir("layout_canvas");
+    Spit(canvas + "/adamsalice_1001_5001_lab.c", "x");
+    Spit(canvas + "/bakerbob_LATE_1002_5002_lab-1.c", "x");
+    Spit(canvas + "/bakerbob_LATE_1002_5003_notes.txt", "x");
+    Read c;
+    ReadDir(canvas, &c);
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_EQ(c.used, GRADE_LAYOUT_CANVAS);
+    EXPECT_NE(c.how.find("--layout canvas, detected"), std::string::npos) << c.how;
+    ASSERT_EQ(c.subs.n, 2u);
+    EXPECT_STREQ(c.subs.items[1].name, "bakerbob");
+    EXPECT_STREQ(c.subs.items[1].platform_id, "1002");
+    ASSERT_EQ(c.subs.items[1].n_parts, 2u);  // a student's files grouped
+    EXPECT_STREQ(c.subs.items[1].parts[0].name, "lab.c");
+
+    std::string moodle = TempDir("layout_moodle");
+    Spit(moodle + "/Alice Adams_11_assignsubmission_file/lab.c", "x");
+    Spit(moodle + "/Bob Baker_12_assignsubmission_file_lab.c", "x");
+    Spit(moodle + "/Bob Baker_12_assignsubmission_onlinetext/onlinetext.html", "x");
+    Read m;
+    ReadDir(moodle, &m);
+    ASSERT_EQ(m.rc, 0) << m.err;
+    EXPECT_EQ(m.used, GRADE_LAYOUT_MOODLE);
+    ASSERT_EQ(m.subs.n, 2u);
+    EXPECT_STREQ(m.subs.items[0].name, "Alice Adams");
+    EXPECT_STREQ(m.subs.items[1].platform_id, "12");
+    EXPECT_NE(m.warnings.find("onlinetext submission, not files"), std::string::npos) << m.warnings;
+
+    // --layout forces a reading: the Canvas folder read as folders has bare .c files only.
+    Read forced;
+    ReadDir(canvas, &forced, GRADE_LAYOUT_FOLDERS);
+    ASSERT_EQ(forced.rc, 0) << forced.err;
+    EXPECT_EQ(forced.subs.n, 2u);
+    EXPECT_NE(forced.how.find("(--layout folders)"), std::string::npos) << forced.how;
+}
+
+const char kMeta[] =
+    "submission_001:\n"
+    "  :submitters:\n"
+    "  - :name: Alice Adams\n"
+    "    :sid: 'S1'\n"
+    "    :email: alice@uni.edu\n"
+    "  :created_at: 2026-01-10 10:00:00.000000000 -08:00\n"
+    "submission_002:\n"
+    "  :submitters:\n"
+    "  - :name: Bob Baker\n"
+    "    :sid: 'S2'\n"
+    "    :email: bob@uni.edu\n"
+    "  - :name: Carol Chen\n"
+    "    :sid: 'S3'\n"
+    "    :email: carol@uni.edu\n"
+    "submission_003:\n"
+    "  :submitters:\n"
+    "  - :name: Dan Dunn\n"
+    "    :sid: 'S4'\n"
+    "    :email: dan@uni.edu\n";
+
+TEST(GraderLayout, AGradescopeExportNamesItsSubmitters) {
+    std::string dir = TempDir("layout_gs");
+    Spit(dir + "/submission_metadata.yml", kMeta);
+    Spit(dir + "/submission_001/lab.c", "x");
+    Spit(dir + "/submission_002/repo.zip", "x");
+    // submission_003 has no folder: a row saying so, not a student lost.
+    Read r;
+    ReadDir(dir, &r);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.used, GRADE_LAYOUT_GRADESCOPE);
+    ASSERT_EQ(r.subs.n, 3u);
+    EXPECT_STREQ(r.subs.items[0].name, "Alice Adams");
+    EXPECT_STREQ(r.subs.items[0].sid, "S1");
+    EXPECT_STREQ(r.subs.items[0].email, "alice@uni.edu");
+    EXPECT_STREQ(r.subs.items[0].platform_id, "submission_001");
+    EXPECT_STREQ(r.subs.items[1].name, "Bob Baker & Carol Chen");  // a group: one row
+    EXPECT_EQ(r.subs.items[0].problem, nullptr);
+    ASSERT_NE(r.subs.items[2].problem, nullptr);
+    EXPECT_NE(std::string(r.subs.items[2].problem).find("no folder submission_003"), std::string::npos);
+}
+
+TEST(GraderLayout, BadExportsAndDownloadsAreRefusedNamingTheProblem) {
+    // YAML that does not parse: the line and libyaml's words.
+    std::string bad = TempDir("layout_gs_bad");
+    Spit(bad + "/submission_metadata.yml", "submission_001:\n  :submitters:\n  - :name: [Alice\n");
+    Spit(bad + "/submission_001/lab.c", "x");
+    Read r;
+    ReadDir(bad, &r);
+    EXPECT_EQ(r.rc, -1);
+    EXPECT_NE(r.err.find("submission_metadata.yml: line 4"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nothing was graded"), std::string::npos) << r.err;
+
+    // Valid YAML without submitters.
+    Spit(bad + "/submission_metadata.yml", "submission_001:\n  :score: 3\n");
+    Read r2;
+    ReadDir(bad, &r2);
+    EXPECT_EQ(r2.rc, -1);
+    EXPECT_NE(r2.err.find("line 1: entry submission_001 has no :submitters: list"), std::string::npos) << r2.err;
+
+    // A folder the metadata does not name.
+    Spit(bad + "/submission_metadata.yml", kMeta);
+    Spit(bad + "/submission_009/lab.c", "x");
+    Read r3;
+    ReadDir(bad, &r3);
+    EXPECT_EQ(r3.rc, -1);
+    EXPECT_NE(r3.err.find("names no submitters for submission_009"), std::string::npos) << r3.err;
+
+    // A file in a Canvas download that Canvas did not name.
+    std::string canvas = TempDir("layout_canvas_bad");
+    Spit(canvas + "/adamsalice_1001_5001_lab.c", "x");
+    Spit(canvas + "/lab.c", "x");
+    Read c;
+    ReadDir(canvas, &c, GRADE_LAYOUT_CANVAS);
+    EXPECT_EQ(c.rc, -1);
+    EXPECT_NE(c.err.find("1 entry is not named as Canvas names"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("\n  lab.c"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("Nothing was graded"), std::string::npos) << c.err;
+}
+
+TEST(GraderLayout, ARosterGivesNamesAndStudentIds) {
+    const char csv[] =
+        "\xEF\xBB\xBFName,SID,Email,canvas_id,moodle_id,id\r\n"
+        "\"Adams, Alice\",S1,alice@uni.edu,1001,11,alice\r\n"
+        "Bob Baker,S2,BOB@uni.edu,1002,12,\r\n";
+    grade_roster roster;
+    char err[1024] = "";
+    ASSERT_EQ(grade_roster_parse("roster.csv", csv, sizeof(csv) - 1, &roster, err, sizeof(err)), 0) << err;
+    ASSERT_EQ(roster.n, 2u);
+    EXPECT_STREQ(roster.rows[0].name, "Adams, Alice");
+
+    std::string canvas = TempDir("layout_roster");
+    Spit(canvas + "/adamsalice_1001_5001_lab.c", "x");
+    Spit(canvas + "/bakerbob_1002_5002_lab.c", "x");
+    Spit(canvas + "/chencarol_1003_5003_lab.c", "x");
+    Read r;
+    ReadDir(canvas, &r, GRADE_LAYOUT_AUTO, &roster);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    ASSERT_EQ(r.subs.n, 3u);
+    EXPECT_STREQ(r.subs.items[0].name, "Adams, Alice");
+    EXPECT_STREQ(r.subs.items[0].sid, "S1");
+    EXPECT_STREQ(r.subs.items[1].name, "Bob Baker");
+    EXPECT_STREQ(r.subs.items[1].email, "BOB@uni.edu");
+    EXPECT_STREQ(r.subs.items[2].name, "chencarol");  // not on the roster: said
+    EXPECT_NE(r.warnings.find("1 submission is not on the roster, graded under the platform's name: chencarol"),
+              std::string::npos)
+        << r.warnings;
+    grade_roster_free(&roster);
+
+    const char no_name[] = "sid,email\nS1,a@b\n";
+    EXPECT_EQ(grade_roster_parse("r.csv", no_name, sizeof(no_name) - 1, &roster, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("r.csv: line 1: the header needs a \"name\" column"), std::string::npos) << err;
+    const char twice[] = "name,sid\nA,S1\nB,S2\nC,S1\n";
+    EXPECT_EQ(grade_roster_parse("r.csv", twice, sizeof(twice) - 1, &roster, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("r.csv: line 4: sid S1 is also on line 2"), std::string::npos) << err;
+}
+
+}  // namespace
