@@ -639,6 +639,32 @@ TEST(Grader, Lab08GradesTheLoaderAndShowsHostFunctionErrors) {
         << dave;
 }
 
+// Lab 09 (two GPUs, on the simulated pair of H200s): the reference earns everything; the
+// same pipeline without peer access is right and race-free but short of the target, and
+// the feedback names the staged peer copies; a stage 2 that does not wait for its peer
+// copy reads the batch too early: wrong results, no points.
+TEST(Grader, Lab09GradesTheTwoGpuPipelineAndNamesStagedPeerCopies) {
+    const char lab09[] = "labs/09_two_gpus/lab.c";
+    const std::string variants = Slurp(Runfile("labs/09_two_gpus/testdata/variants.c"));
+    std::string subs = TempDir("lab09_subs"), out = TempDir("lab09_out");
+    Spit(subs + "/alice/" + lab09, Slurp(Runfile("solutions/09_two_gpus.c")));
+    Spit(subs + "/bob/" + lab09, "#define LAB_VARIANT_PEER_ACCESS_OFF\n" + variants);
+    Spit(subs + "/carol/" + lab09, "#define LAB_VARIANT_STAGE2_UNORDERED\n" + variants);
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "09", "--jobs", "2", "--seed", "11"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,30.00,30.00,40.00,"), std::string::npos) << csv;
+    size_t bob = csv.find("\r\nbob,");
+    ASSERT_NE(bob, std::string::npos) << csv;
+    double bob_score = std::atof(csv.c_str() + bob + 6);
+    EXPECT_GT(bob_score, 60.0) << csv;
+    EXPECT_LT(bob_score, 100.0) << csv;
+    EXPECT_NE(csv.find(",30.00,30.00,", bob), std::string::npos) << csv;
+    std::string bob_json = Slurp(out + "/bob/results.json");
+    EXPECT_NE(bob_json.find("peer access is not enabled"), std::string::npos) << bob_json;
+    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,0.00,0.00,09_two_gpus: wrong results"), std::string::npos) << csv;
+}
+
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {
     std::string subs = TempDir("rubric_subs"), out = TempDir("rubric_out");
     Spit(subs + "/ref/" + kLabFile, Reference());

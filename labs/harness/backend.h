@@ -32,6 +32,10 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
 /* --probe-device: writes the device's name and returns 0 when this build can run, or
  * writes why not and returns 1. */
 int lab_backend_probe(char *out, size_t out_len);
+/* Whether this build has the devices a lab needs (devices 2: lab 09): 0 when it does (or
+ * devices < 2); else 1, with why and what to do written into out. The real-GPU build counts
+ * the machine's GPUs; the simulator, the selected profile's devices. */
+int lab_backend_need_devices(int devices, char *out, size_t out_len);
 /* The clock runs are timed with, in ns: virtual time on the simulator, the monotonic
  * clock on a GPU. */
 uint64_t lab_backend_now_ns(void);

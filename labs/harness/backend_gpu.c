@@ -45,6 +45,7 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
                  info->device);
         return LAB_EXIT_FAIL;
     }
+    if (lab_backend_need_devices(o->devices, err, err_len) != 0) return LAB_EXIT_USAGE;
     if (o->profile)
         fprintf(stderr, "note: --profile=%s is for the simulator; this run uses the real GPU\n", o->profile);
     /* Before the warm-up: CUPTI's set-up costs milliseconds. */
@@ -66,12 +67,26 @@ void lab_backend_device_times(lab_device_times times, lab_backend_info *info) {
         snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),
                  mode == TRACE_GPU_EVENTS ? " (the timeline falls back to CUDA events)" : "");
     }
-    trace_gpu_mode mode = trace_gpu_begin();
-    snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),
-             mode == TRACE_GPU_EVENTS ? " (the timeline falls back to CUDA events)" : "");
 }
 
 int lab_backend_probe(char *out, size_t out_len) { return device_name(out, out_len); }
+
+int lab_backend_need_devices(int devices, char *out, size_t out_len) {
+    int count = 0;
+    if (devices < 2) return 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        count = 0;
+    }
+    if (count >= devices) return 0;
+    char name[128] = "";
+    if (count > 0) (void)device_name(name, sizeof(name));
+    snprintf(out, out_len,
+             "this lab needs %d GPUs and this machine has %d%s%s%s. Run it on the simulator, which models two "
+             "H200s linked by NVLink: --backend=sim",
+             devices, count, count > 0 ? " (" : "", name, count > 0 ? ")" : "");
+    return 1;
+}
 
 uint64_t lab_backend_now_ns(void) { return trace_gpu_now_ns(); }
 

@@ -2,6 +2,7 @@
  * simulator's virtual nanoseconds, so the same seed gives the same figures every time. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +31,8 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
     const char *profile = o->profile;
     if (profile && access(cli_user_path(profile, path, sizeof(path)), R_OK) == 0)
         profile = cli_user_path(profile, path, sizeof(path));
+    /* A lab that needs two devices runs on the pair of H200s unless a profile is named. */
+    if (!profile && o->devices > 1 && !getenv("STREAMLAB_PROFILE")) profile = "h200x2";
     if (profile && sim_select_profile(profile) != 0) {
         snprintf(err, err_len, "--profile=%s: %s", o->profile, sim_last_message());
         if (!strstr(err, "built-in")) { /* a file's error: say what else there is */
@@ -45,6 +48,7 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
         return LAB_EXIT_USAGE;
     }
     snprintf(g_profile, sizeof(g_profile), "%s", profile ? profile : "");
+    if (lab_backend_need_devices(o->devices, err, err_len) != 0) return LAB_EXIT_USAGE;
     /* A profile file is named with its profile: a calibrated one's device name says what it
      * was calibrated on (//sim:calibrate), the file where the figures are. */
     bool builtin = !o->profile;
@@ -65,6 +69,18 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
     snprintf(info->timing, sizeof(info->timing),
              "simulated time (deterministic: the same seed gives the same timeline)");
     return 0;
+}
+
+int lab_backend_need_devices(int devices, char *out, size_t out_len) {
+    int count = 0;
+    if (devices < 2) return 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    if (count >= devices) return 0;
+    snprintf(out, out_len,
+             "this lab needs %d devices and the %s profile simulates %d: leave --profile out (the lab then runs on "
+             "h200x2, two H200s linked by NVLink) or name a profile with a \"link\" section",
+             devices, sim_profile_name(), count);
+    return 1;
 }
 
 int lab_backend_probe(char *out, size_t out_len) {

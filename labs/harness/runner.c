@@ -119,6 +119,19 @@ typedef struct run_outcome {
     lab_mismatch check;
 } run_outcome;
 
+/* Waits for the device, or for every device of a lab that uses several (cudaDeviceSynchronize
+ * waits for the current one only), and leaves device 0 current. */
+static cudaError_t sync_devices(void) {
+    if (LAB_SPEC.devices < 2) return cudaDeviceSynchronize();
+    cudaError_t first = cudaSuccess;
+    for (int d = LAB_SPEC.devices - 1; d >= 0; d--) {
+        cudaError_t e = cudaSetDevice(d);
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
+        if (first == cudaSuccess) first = e;
+    }
+    return first;
+}
+
 /* One run of the baseline or yours: prepare, time run(), read the results at once (before
  * any synchronisation of the harness's own, so a missing one shows), then quiesce. */
 static run_outcome do_run(harness *h, who w, const char *label) {
@@ -145,7 +158,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     trace_set_run(-1);
     o.check = lab_verify(buf, lab_item(h->res->spec), lab_items(h->res->spec));
     o.cuda = cudaGetLastError();
-    cudaError_t sync = cudaDeviceSynchronize();
+    cudaError_t sync = sync_devices();
     if (o.cuda == cudaSuccess) o.cuda = sync;
     lab_backend_flush(); /* this run's device times, after its timing */
     lab_backend_phase(label, false);
@@ -586,6 +599,7 @@ int main(int argc, char **argv) {
     }
     if (h->opt.probe_device) {
         rc = lab_backend_probe(err, sizeof(err));
+        if (rc == 0) rc = lab_backend_need_devices(spec->devices, err, sizeof(err));
         fprintf(rc ? stderr : stdout, "%s\n", err);
         return rc;
     }
@@ -609,6 +623,7 @@ int main(int argc, char **argv) {
         return LAB_EXIT_USAGE;
     }
 
+    h->opt.devices = spec->devices;
     rc = lab_backend_init(&h->opt, &R.backend, err, sizeof(err));
     if (rc) {
         fprintf(stderr, "%s: %s\n", spec->id, err);
@@ -684,7 +699,7 @@ int main(int argc, char **argv) {
         snprintf(R.error, sizeof(R.error), "your setup() returned %d (the message above says which call failed)", rc);
         goto teardown;
     }
-    if (cudaDeviceSynchronize() != cudaSuccess) {
+    if (sync_devices() != cudaSuccess) {
         cudaError_t e = cudaGetLastError();
         snprintf(R.error, sizeof(R.error), "a CUDA error after your setup(): %s", cudaGetErrorName(e));
         goto teardown;

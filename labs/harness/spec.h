@@ -90,6 +90,8 @@ typedef struct lab_findings {
     int pins_in_run;      /* calls that pin or unpin host memory inside run() */
     int left_registered;  /* the harness's buffers teardown() left registered */
     int stream_syncs;     /* waits for a whole stream or the device (not an event) before run() had queued all its work */
+    int peer_copies;      /* copies between two devices (on the link lane) */
+    double peer_gbps;     /* their bytes over their time on the link, in GB/s (0: none) */
 } lab_findings;
 
 /* A stage of the workload that the student times on the GPU and reports with
@@ -139,6 +141,10 @@ typedef struct lab_step {
     const char *hints[LAB_HINT_TIERS];
     /* Whether the student's code has done this step. */
     bool (*done)(const lab_findings *f, const lab_workload *w);
+    /* (optional) What the findings say holds the student at this step, with its figure
+     * ("peer copies at 38 GB/s: peer access is not enabled"): written into buf, the
+     * report shows it before the step's text. Returns 0 when there is nothing to say. */
+    int (*why)(const lab_findings *f, const lab_workload *w, char *buf, size_t len);
     /* The step goes beyond the pass target (the report offers it after a pass). */
     bool beyond_target;
 } lab_step;
@@ -196,6 +202,11 @@ typedef struct lab_spec {
      * stands for load_us, and the inputs are then reachable only through the loader too.
      * It may depend on what measure_bound measured, which runs before any timed run. */
     double (*batch_load_us)(uint64_t seed, int batch);
+
+    /* The GPUs the lab needs: 0 or 1 for one, 2 for two (lab 09). On the simulator such a
+     * lab runs on the h200x2 profile unless a profile with two devices is named; on a real
+     * machine with fewer GPUs it stops and offers --backend=sim. */
+    int devices;
 
     /* The skeleton's TODOs, in order (may be NULL). */
     const lab_step *steps;

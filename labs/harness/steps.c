@@ -96,6 +96,19 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         f->host_syncs++;
         if (op->sync == TRACE_SYNC_STREAM || op->sync == TRACE_SYNC_DEVICE) f->stream_syncs++;
     }
+    /* Peer copies (the link lane): their rate says whether they went over the link or were
+     * staged through the host. */
+    double peer_bytes = 0, peer_ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_COPY || op->engine != TRACE_ENGINE_LINK) continue;
+        f->peer_copies++;
+        if (op->timed && op->end_ns > op->start_ns) {
+            peer_bytes += (double)op->bytes;
+            peer_ns += (double)(op->end_ns - op->start_ns);
+        }
+    }
+    if (peer_ns > 0) f->peer_gbps = peer_bytes / peer_ns;
     trace_stall stall;
     f->stalls = (int)trace_stalls_find(tl, run, &stall, 1);
     int32_t busy[64];
@@ -132,6 +145,8 @@ void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool pass
     }
     const lab_step *st = &spec->steps[i];
     if (passed && !st->beyond_target) return;
+    char why[320];
+    if (st->why && st->why(f, &spec->workload, why, sizeof(why)) > 0) fprintf(out, "Why: %s.\n", why);
     fprintf(out, "%s %s: %s\n", passed ? "Further:" : "Next:", st->todo, st->next);
     fprintf(out, "      Stuck? --hint gives a hint, a little more each time.\n");
 }

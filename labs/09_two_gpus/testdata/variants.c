@@ -1,0 +1,105 @@
+/* labs/09_two_gpus/testdata/variants.c: typical attempts at lab 09, for the tests
+ * (labs/lab09_test.cc) and the GPU bundle (kernels/gpu_bundle.sh). One of these is built
+ * per variant, selected with -DLAB_VARIANT_<NAME> (labs/BUILD, LAB09_VARIANTS):
+ *
+ *   PEER_ACCESS_OFF   the reference without cudaDeviceEnablePeerAccess: the ring and the
+ *                     events are right, but every peer copy is staged through the host and
+ *                     the link is the slowest stage: below target, TODO 1 named with the
+ *                     copies' rate.
+ *   SYNC_EACH_BATCH   peer access and a ring, but the host synchronises GPU 1's stream after
+ *                     each batch instead of events ordering the GPUs: below target, TODO 2
+ *                     named with the count of host waits.
+ *   ONE_SLOT          peer access and events both ways, no host waits, one set of buffers:
+ *                     the stages wait for each other: below target, TODO 3 (the state after
+ *                     TODO 2).
+ *   STAGE2_UNORDERED  the reference without GPU 1's wait for the "copied" event: stage 2
+ *                     reads a batch before its peer copy is ordered before it: racy. */
+#include "labs/harness/lab.h"
+
+#if defined(LAB_VARIANT_ONE_SLOT)
+#define RING 1
+#else
+#define RING 3
+#endif
+
+typedef struct slot {
+    cudaStream_t s0, s1;
+    uint32_t *in0, *mid0;
+    uint32_t *mid1, *out1;
+    cudaEvent_t copied, consumed;
+} slot;
+
+static slot ring[RING];
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    LAB_CHECK(cudaSetDevice(0));
+#if !defined(LAB_VARIANT_PEER_ACCESS_OFF)
+    LAB_CHECK(cudaDeviceEnablePeerAccess(1, 0));
+#endif
+    for (int k = 0; k < RING; k++) {
+        LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s0, cudaStreamNonBlocking));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].in0, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_bytes));
+        LAB_CHECK(cudaEventCreateWithFlags(&ring[k].copied, cudaEventDisableTiming));
+        lab_name_stream(ctx, ring[k].s0, k == 0 ? "GPU 0 a" : k == 1 ? "GPU 0 b" : "GPU 0 c");
+    }
+    LAB_CHECK(cudaSetDevice(1));
+#if !defined(LAB_VARIANT_PEER_ACCESS_OFF)
+    LAB_CHECK(cudaDeviceEnablePeerAccess(0, 0));
+#endif
+    for (int k = 0; k < RING; k++) {
+        LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s1, cudaStreamNonBlocking));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].out1, w->batch_bytes));
+        LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming));
+        lab_name_stream(ctx, ring[k].s1, k == 0 ? "GPU 1 a" : k == 1 ? "GPU 1 b" : "GPU 1 c");
+    }
+    LAB_CHECK(cudaSetDevice(0));
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int i = 0; i < w->batches; i++) {
+        slot *k = &ring[i % RING];
+        LAB_CHECK(cudaSetDevice(0));
+        LAB_CHECK(cudaMemcpyAsync(k->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, k->s0));
+        LAB_CHECK(kernels_process(k->mid0, k->in0, w->batch_elems, w->process, k->s0));
+        if (i >= RING) LAB_CHECK(cudaStreamWaitEvent(k->s0, k->consumed, 0));
+        LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_bytes, k->s0));
+        LAB_CHECK(cudaEventRecord(k->copied, k->s0));
+        LAB_CHECK(cudaSetDevice(1));
+#if !defined(LAB_VARIANT_STAGE2_UNORDERED)
+        LAB_CHECK(cudaStreamWaitEvent(k->s1, k->copied, 0));
+#endif
+        LAB_CHECK(kernels_process(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
+        LAB_CHECK(cudaEventRecord(k->consumed, k->s1));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), k->out1, w->batch_bytes, cudaMemcpyDeviceToHost, k->s1));
+#if defined(LAB_VARIANT_SYNC_EACH_BATCH)
+        LAB_CHECK(cudaStreamSynchronize(k->s1));
+#endif
+    }
+    for (int k = 0; k < RING; k++) LAB_CHECK(cudaStreamSynchronize(ring[k].s1));
+    LAB_CHECK(cudaSetDevice(0));
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int k = 0; k < RING; k++) {
+        cudaSetDevice(0);
+        cudaEventDestroy(ring[k].copied);
+        cudaFree(ring[k].in0);
+        cudaFree(ring[k].mid0);
+        cudaStreamDestroy(ring[k].s0);
+        cudaSetDevice(1);
+        cudaEventDestroy(ring[k].consumed);
+        cudaFree(ring[k].mid1);
+        cudaFree(ring[k].out1);
+        cudaStreamDestroy(ring[k].s1);
+    }
+    cudaSetDevice(0);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};

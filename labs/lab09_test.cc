@@ -1,0 +1,145 @@
+// labs/lab09_test.cc: lab 09 end to end on the simulated pair of H200s, as a student and
+// the grader run it. The skeleton (peer access off, a host wait after each stage, one set
+// of buffers) is correct and far below the pipeline bound, stopped at TODO 1 with the peer
+// copies' rate named; the same pipeline as the reference without peer access is below
+// target for the same named cause; a host wait each batch is below target with the count
+// of waits named (TODO 2); one set of buffers chained by events is the state after TODO 2;
+// the reference, a ring of three, passes; stage 2 not waiting for the peer copy is racy,
+// the race naming the copy and stage 2. The lab runs on h200x2 by itself, and a profile of
+// one device is refused with a message.
+#include "labs/lab_test_support.h"
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+using namespace labtest;
+
+// The rate in "Why: peer copies at N GB/s: ..." of the report, or -1.
+double WhyPeerRate(const std::string &err) {
+    size_t at = err.find("Why: peer copies at ");
+    if (at == std::string::npos) return -1;
+    double gbps = -1;
+    if (std::sscanf(err.c_str() + at, "Why: peer copies at %lf GB/s", &gbps) != 1) return -1;
+    return gbps;
+}
+
+// The bound's link rate with peer access (its figures).
+double LinkGbps(const cJSON *j) { return Num(cJSON_GetObjectItemCaseSensitive(j, "stages_us"), "link_gbps"); }
+
+TEST(Lab09, TheSkeletonIsCorrectSlowAndStagesItsPeerCopies) {
+    Outcome o = RunLab("labs/09_two_gpus_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "lab"), "09_two_gpus");
+    EXPECT_EQ(Str(j, "profile"), "h200x2");
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
+    EXPECT_LT(Num(j, "bound_fraction"), 0.35);
+    EXPECT_EQ(NextStep(j), "0/3 TODO 1 (peer access, both ways)");
+    double link = LinkGbps(j);
+    EXPECT_GT(link, 0);
+    double rate = WhyPeerRate(o.err);
+    EXPECT_GT(rate, 0) << o.err;
+    EXPECT_LT(rate, link / 2) << o.err;
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find(": peer access is not enabled"), std::string::npos) << o.err;
+}
+
+TEST(Lab09, TheReferencePasses) {
+    Outcome o = RunLab("solutions/09_two_gpus_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_GE(Num(j, "bound_fraction"), 0.93);
+    EXPECT_LE(Num(j, "bound_fraction"), 1.02);
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    cJSON_Delete(j);
+    EXPECT_EQ(o.err.find("Why:"), std::string::npos) << o.err;
+}
+
+TEST(Lab09, WithoutPeerAccessTheLinkIsTheSlowestStage) {
+    Outcome o = RunLab("labs/09_two_gpus_peer_access_off_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    double target = Num(j, "target_bound_fraction");
+    EXPECT_LT(Num(j, "bound_fraction"), target - 0.05);
+    EXPECT_GT(Num(j, "bound_fraction"), 0.5);  // pipelined: only the link holds it back
+    EXPECT_EQ(NextStep(j), "0/3 TODO 1 (peer access, both ways)");
+    double rate = WhyPeerRate(o.err);
+    EXPECT_GT(rate, 0) << o.err;
+    EXPECT_LT(rate, LinkGbps(j) / 2) << o.err;
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find(": peer access is not enabled"), std::string::npos) << o.err;
+}
+
+TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {
+    Outcome o = RunLab("labs/09_two_gpus_sync_each_batch_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") / 2);
+    EXPECT_EQ(NextStep(j), "1/3 TODO 2 (an event across the devices instead of the host's waits)");
+    cJSON_Delete(j);
+    int waits = -1, batches = -1;
+    size_t at = o.err.find("Why: the host waited for a GPU ");
+    ASSERT_NE(at, std::string::npos) << o.err;
+    ASSERT_EQ(std::sscanf(o.err.c_str() + at, "Why: the host waited for a GPU %d times before run() had queued all its "
+                                              "work (%d batches)",
+                          &waits, &batches),
+              2)
+        << o.err.substr(at);
+    // One wait a batch but the last (made after everything was queued).
+    EXPECT_EQ(waits, batches - 1);
+    EXPECT_EQ(o.err.find("peer access is not enabled"), std::string::npos) << o.err;
+}
+
+TEST(Lab09, OneSetOfBuffersIsTheStateAfterTodo2) {
+    Outcome o = RunLab("labs/09_two_gpus_one_slot_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_LT(Num(j, "bound_fraction"), 0.65);
+    EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a ring of buffers so the stages and the link overlap)");
+    cJSON_Delete(j);
+}
+
+TEST(Lab09, StageTwoBeforeItsPeerCopyIsOrderedIsARace) {
+    Outcome o = RunLab("labs/09_two_gpus_stage2_unordered_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_GT(Num(j, "races"), 0);
+    const std::string file = "labs/09_two_gpus/testdata/variants.c";
+    int copy = LineOf(file, "cudaMemcpyPeerAsync(k->mid1");
+    int stage2 = LineOf(file, "kernels_process(k->out1");
+    ASSERT_GT(copy, 0);
+    ASSERT_GT(stage2, 0);
+    // Stage 2 on GPU 1 reads what the peer copy on GPU 0's stream may not have written.
+    const cJSON *races = cJSON_GetObjectItemCaseSensitive(j, "race_reports");
+    ASSERT_GT(cJSON_GetArraySize(races), 0) << o.out;
+    const cJSON *r = cJSON_GetArrayItem(races, 0);
+    EXPECT_EQ(Str(r, "kind"), "RAW");
+    EXPECT_EQ(Str(r, "first_stream"), "GPU 0 a");
+    EXPECT_EQ(Str(r, "first_line"), file + ":" + std::to_string(copy));
+    EXPECT_EQ(Str(r, "second_stream"), "GPU 1 a");
+    EXPECT_EQ(Str(r, "second_line"), file + ":" + std::to_string(stage2));
+    EXPECT_NE(Str(r, "fix").find("make \"GPU 1 a\" wait on it"), std::string::npos) << Str(r, "fix");
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("Why: your pipeline has races"), std::string::npos) << o.err;
+}
+
+TEST(Lab09, AProfileOfOneDeviceIsRefused) {
+    Outcome o = RunLab("labs/09_two_gpus_sim", Args({"--profile=h100"}));
+    EXPECT_EQ(o.exit_code, 64) << o.err;
+    EXPECT_NE(o.err.find("this lab needs 2 devices and the h100 profile simulates 1"), std::string::npos) << o.err;
+}
+
+}  // namespace
