@@ -43,7 +43,7 @@ expect_usage "no puzzle 999" 999
 expect_usage "004_blocking_copies has answers a to d" 004 --answer z
 expect_usage "--quiz=0" --quiz 0
 expect_usage "--nosuch" --nosuch
-expect_usage "built-in profiles" 004 --profile nosuch --reveal
+expect_usage "the built-in ones are" 004 --profile nosuch --reveal
 
 # --- in a terminal ----------------------------------------------------------------------
 sockdir="${TEST_TMPDIR}"
