@@ -7,6 +7,8 @@
 # --backend=gpu or --backend=sim (as given by the user) forces the choice.
 set -u
 
+# A lab that needs two GPUs (lab 09) on a machine with fewer: the GPU build's --probe-device
+# says so and fails, and the simulator build runs, with that reason.
 # The lab's builds sit next to this launcher (bazel-bin/labs/NN_topic_sim), in bazel-bin and
 # in any runfiles tree that holds the launcher, which is NN_topic or NN_topic_run.
 lab_path="${0%_run}"
@@ -69,6 +71,9 @@ if [[ "${choice}" != sim ]]; then
   fi
   if [[ -n "${gpu}" ]]; then
     reason="no usable CUDA device on this machine"
+    # A lab that needs two GPUs on a machine with fewer: the GPU build's own words.
+    why="$("${gpu}" --probe-device 2>&1 >/dev/null | head -n 1)"
+    [[ "${why}" == "this lab needs "* ]] && reason="${why}"
   else
     reason="built without a CUDA toolkit"
   fi
