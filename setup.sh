@@ -70,6 +70,26 @@ then run ./setup.sh again (or install by hand: apt-get install -y ${need[*]})."
 them by hand, then run ./setup.sh again."
 fi
 
+# Optional: Debian's similarity-tester (sim_c) for the grader's --similarity report. The
+# grader works without it (and says so), so a failed install does not stop set-up.
+sim_desc="sim_c at $(command -v sim_c 2>/dev/null || true) (grade --similarity)"
+if ! command -v sim_c >/dev/null 2>&1; then
+  sim_desc="not installed (optional: sudo apt-get install similarity-tester, for grade --similarity)"
+  if command -v apt-get >/dev/null 2>&1 && { [[ "$(id -u)" == 0 ]] || command -v sudo >/dev/null 2>&1; }; then
+    sudo=""
+    [[ "$(id -u)" == 0 ]] || sudo="sudo"
+    say "installing similarity-tester (optional: the grader's --similarity report)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ${sudo} apt-get install -y -qq --no-install-recommends similarity-tester >/dev/null 2>&1 ||
+      { ${sudo} apt-get update -qq >/dev/null 2>&1 &&
+        ${sudo} apt-get install -y -qq --no-install-recommends similarity-tester >/dev/null 2>&1; }; then
+      sim_desc="sim_c at $(command -v sim_c) (grade --similarity)"
+    else
+      say "could not install similarity-tester (optional): grade --similarity will say so and grade as usual"
+    fi
+  fi
+fi
+
 command -v bazel >/dev/null 2>&1 || die "no bazel on PATH after installing. On Debian the package
 is bazel-bootstrap (sudo apt-get install bazel-bootstrap bazel-rules-java bazel-platforms);
 elsewhere install bazelisk, which reads .bazelversion."
@@ -121,5 +141,6 @@ cat <<SUMMARY
   Bazel:        ${bazel_desc}
   CUDA toolkit: ${cuda_desc}
   GPU:          ${gpu_desc}
+  Similarity:   ${sim_desc}
 Next: bazel run //labs:03_double_buffer     (or: bazel test //...)
 SUMMARY

@@ -34,6 +34,7 @@
 #include "grading/grade_report_text.h"
 #include "grading/grade_rubric.h"
 #include "grading/grade_sandbox.h"
+#include "grading/grade_similarity.h"
 #include "grading/grade_submission.h"
 #include "grading/grade_text.h"
 
@@ -484,6 +485,23 @@ static int class_mode(app *a) {
         fprintf(stderr, "grade: %s\n", err);
         a->report_failed = true;
     }
+    /* --similarity: after grading, a report for the instructor to read; a missing sim_c
+     * is said in one line and changes nothing else (grade_similarity.h). */
+    char *similar = NULL;
+    if (a->opt.similarity && !interrupted) {
+        grade_similarity_class sc = {.tool = a->opt.similarity_tool, .usage = a->usage, .kits = a->kits,
+                                     .n_labs = a->n_labs, .subs = &a->subs, .scratch = a->scratch,
+                                     .out = a->opt.out, .when = a->when};
+        int s_rc = grade_similarity_report(&sc, &similar, err, sizeof(err));
+        if (s_rc < 0) {
+            fprintf(stderr, "grade: --similarity: %s\n", err);
+            a->report_failed = true;
+        } else if (s_rc > 0) {
+            fprintf(stderr, "%s", similar);
+            free(similar);
+            similar = NULL;
+        }
+    }
     if (interrupted) {
         fprintf(stderr,
                 "\ngrade: interrupted (%s): %zu of %zu students graded; %s lists them and marks the others NOT "
@@ -493,9 +511,12 @@ static int class_mode(app *a) {
     } else if (!a->opt.quiet && n) {
         char *table = grade_summary_table(list, n);
         printf("%s", table);
-        printf("reports in %s (gradebook.csv, junit.xml, and a folder per student)\n", a->opt.out);
+        if (similar) printf("%s", similar);
+        printf("reports in %s (gradebook.csv, junit.xml,%s and a folder per student)\n", a->opt.out,
+               similar ? " similarity.txt" : "");
         free(table);
     }
+    free(similar);
     if (a->report_failed && rc == GRADE_EXIT_OK) {
         fprintf(stderr, "grade: some reports could not be written (see above): the gradebook may not be whole\n");
         rc = GRADE_EXIT_CANNOT_RUN;

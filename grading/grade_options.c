@@ -40,6 +40,8 @@ enum {
     OPT_CSV_BOM,
     OPT_LAYOUT,
     OPT_ROSTER,
+    OPT_SIMILARITY,
+    OPT_SIMILARITY_TOOL,
     OPT_HELP
 };
 
@@ -72,6 +74,8 @@ static const struct option long_options[] = {
     {"csv-bom", no_argument, NULL, OPT_CSV_BOM},
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"roster", required_argument, NULL, OPT_ROSTER},
+    {"similarity", no_argument, NULL, OPT_SIMILARITY},
+    {"similarity-tool", required_argument, NULL, OPT_SIMILARITY_TOOL},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -191,6 +195,15 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             break;
         }
         case OPT_ROSTER: o->roster = optarg; break;
+        case OPT_SIMILARITY: o->similarity = true; break;
+        case OPT_SIMILARITY_TOOL:
+            if (!*optarg) {
+                snprintf(err, err_len, "--similarity-tool needs the similarity tester's path (/usr/bin/sim_c)");
+                return GRADE_EXIT_USAGE;
+            }
+            o->similarity_tool = optarg;
+            o->similarity = true;
+            break;
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
@@ -213,6 +226,11 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
     }
     if (o->gradescope && (o->layout || o->roster)) {
         snprintf(err, err_len, "--layout and --roster are for class mode (--submissions), not --gradescope");
+        return GRADE_EXIT_USAGE;
+    }
+    if (o->gradescope && o->similarity) {
+        snprintf(err, err_len, "--similarity compares a class's submissions: it is for class mode (--submissions), "
+                               "not --gradescope");
         return GRADE_EXIT_USAGE;
     }
     if (o->gradescope && (o->regrade || o->force || o->resume)) {
@@ -268,6 +286,11 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --quiet              no summary table\n"
             "  --csv-bom            start gradebook.csv with a UTF-8 byte order mark, for\n"
             "                       spreadsheets that read CSV as another encoding without one\n"
+            "  --similarity         after grading, compare the students' files of each lab with\n"
+            "                       Debian's similarity-tester (sim_c), the lab's skeleton taken\n"
+            "                       out, into OUT/similarity.txt: a reading aid, not a verdict;\n"
+            "                       without sim_c it says so and grades as usual\n"
+            "  --similarity-tool P  the sim_c program to use (implies --similarity)\n"
             "  --regrade            --out was used before: grade these students again and merge\n"
             "                       (their rows are replaced, other students keep theirs)\n"
             "  --resume             --out holds an interrupted (or earlier) run: grade only the\n"

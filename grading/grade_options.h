@@ -52,6 +52,8 @@ typedef struct grade_options {
     bool csv_bom;               /* gradebook.csv starts with a UTF-8 byte order mark */
     int layout;                 /* grade_layout: GRADE_LAYOUT_AUTO unless --layout */
     const char *roster;         /* --roster FILE.csv: ids to names and student ids, or NULL */
+    bool similarity;            /* --similarity: OUT/similarity.txt (grade_similarity.h) */
+    const char *similarity_tool; /* --similarity-tool PATH: sim_c to use, or NULL: sim_c on PATH */
     bool help;
 } grade_options;
 
