@@ -37,6 +37,22 @@ static void field(grade_buf *b, const char *s, bool first) {
 
 static void number(grade_buf *b, double v) { grade_buf_printf(b, ",%.2f", v); }
 
+static const grade_lab *find_lab(const grade_student *s, const char *id) {
+    for (size_t k = 0; k < s->n_labs; k++)
+        if (!strcmp(s->labs[k].lab, id)) return &s->labs[k];
+    return NULL;
+}
+
+/* The adjustment (empty when none, for the instructor to type into) and its note. */
+static void adjustment_cells(grade_buf *b, const grade_student *s, const char *id) {
+    const grade_lab *lab = find_lab(s, id);
+    if (lab && lab->adjusted)
+        number(b, lab->adjustment);
+    else
+        grade_buf_puts(b, ",");
+    field(b, lab ? lab->adjustment_note : NULL, false);
+}
+
 /* What went wrong, in a few words: the submission's problem or each failed lab's reason. */
 static char *note(const grade_student *s) {
     if (s->problem) return grade_strdup(s->problem);
@@ -54,6 +70,8 @@ static char *note(const grade_student *s) {
         else if (!lab->checks[GRADE_SPEEDUP].passed) why = "below the speed target";
         else if (grade_lab_has_check(lab, GRADE_MEASUREMENT) && !lab->checks[GRADE_MEASUREMENT].passed)
             why = "measurement not accepted";
+        else if (lab->late_days > 0)
+            why = lab->late_reason;
         if (!why) continue;
         char *first = grade_text_first_line(why, 160);
         grade_buf_printf(&b, "%s%s: %s", b.len ? "; " : "", lab->lab, first);
@@ -74,13 +92,22 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
     const grade_student *first = n ? students[0] : NULL;
     /* A column per lab and check the lab has: every student's lab has the same checks (one
      * rubric), so the first student's say which. */
-    for (size_t l = 0; first && l < first->n_labs; l++)
+    for (size_t l = 0; first && l < first->n_labs; l++) {
         for (int c = 0; c < GRADE_CHECKS; c++) {
             if (!grade_lab_has_check(&first->labs[l], (grade_check_id)c)) continue;
             char *col = grade_strf("%s %s", first->labs[l].lab, grade_check_names[c]);
             field(&b, col, false);
             free(col);
         }
+        /* After the lab's checks: its late policy's columns (a lab with one), and the
+         * instructor's adjustment with its note (every lab; grade_adjust.h). */
+        static const char *const extra[] = {"late_days", "late_penalty", "adjustment", "adjustment_note"};
+        for (int k = first->labs[l].late_policy ? 0 : 2; k < 4; k++) {
+            char *col = grade_strf("%s %s", first->labs[l].lab, extra[k]);
+            field(&b, col, false);
+            free(col);
+        }
+    }
     grade_buf_puts(&b, ",note\r\n");
     for (size_t i = 0; i < n; i++) {
         const grade_student *s = students[i];
@@ -93,23 +120,31 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
         if (s->not_graded) {
             /* Empty cells, not zeros: nobody should read a grade into them. */
             grade_buf_puts(&b, ",,");
-            for (size_t l = 0; first && l < first->n_labs; l++)
+            for (size_t l = 0; first && l < first->n_labs; l++) {
                 for (int c = 0; c < GRADE_CHECKS; c++)
                     if (grade_lab_has_check(&first->labs[l], (grade_check_id)c)) grade_buf_puts(&b, ",");
+                if (first->labs[l].late_policy) grade_buf_puts(&b, ",,");
+                /* The instructor's adjustment is kept even here, for the run that finishes. */
+                adjustment_cells(&b, s, first->labs[l].lab);
+            }
             field(&b, s->problem ? s->problem : "NOT GRADED", false);
             grade_buf_puts(&b, "\r\n");
             continue;
         }
         number(&b, s->score);
         number(&b, s->max_score);
-        for (size_t l = 0; first && l < first->n_labs; l++)
+        for (size_t l = 0; first && l < first->n_labs; l++) {
+            const grade_lab *lab = find_lab(s, first->labs[l].lab);
             for (int c = 0; c < GRADE_CHECKS; c++) {
                 if (!grade_lab_has_check(&first->labs[l], (grade_check_id)c)) continue;
-                const grade_lab *lab = NULL;
-                for (size_t k = 0; k < s->n_labs; k++)
-                    if (!strcmp(s->labs[k].lab, first->labs[l].lab)) lab = &s->labs[k];
                 number(&b, lab ? lab->checks[c].points : 0);
             }
+            if (first->labs[l].late_policy) {
+                grade_buf_printf(&b, ",%d", lab ? lab->late_days : 0);
+                number(&b, lab ? lab->late_penalty : 0);
+            }
+            adjustment_cells(&b, s, first->labs[l].lab);
+        }
         char *nt = note(s);
         field(&b, nt, false);
         free(nt);

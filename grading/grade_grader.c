@@ -9,6 +9,7 @@
 
 #include "grading/grade_build.h"
 #include "grading/grade_fs.h"
+#include "grading/grade_late.h"
 #include "grading/grade_report_gradescope.h"
 #include "grading/grade_report_junit.h"
 #include "grading/grade_report_text.h"
@@ -223,6 +224,7 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
             free(lab_dir);
         }
         grade_score_lab(rule, lab);
+        grade_late_apply(&rule->late, sub, lab);
         lab->seconds = now_s() - l0;
         grade_wanted_clear(&wanted[i]);
     }

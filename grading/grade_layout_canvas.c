@@ -82,7 +82,10 @@ int grade_layout_read_canvas(const char *dir, grade_submission_list *out, grade_
             s->loose = true;
             s->platform_id = grade_strdup(user);
         }
-        (void)late; /* the late flag is Canvas's; grading does not use it */
+        /* Canvas's late flag (it knows each student's due date and extensions): a late
+         * policy takes the student as late when any of their files has it (grade_late.h). */
+        if (late) s->canvas_late = 2;
+        else if (!s->canvas_late) s->canvas_late = 1;
         grade_submission_add_part(s, path, original);
         free(student);
         free(user);

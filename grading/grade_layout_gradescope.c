@@ -7,6 +7,7 @@
  * grader; a submission in the metadata without its folder is a row saying so. */
 #define _GNU_SOURCE
 #include "grading/grade_layout.h"
+#include "grading/grade_rubric.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -106,6 +107,12 @@ int grade_layout_read_gradescope(const char *dir, grade_submission_list *out, gr
             join(&name, " & ", scalar(&doc, get(&doc, who, "name")));
             join(&s->sid, " & ", scalar(&doc, get(&doc, who, "sid")));
             join(&s->email, " & ", scalar(&doc, get(&doc, who, "email")));
+        }
+        /* When it was handed in, for a late policy: Gradescope's :created_at:. */
+        const char *created = scalar(&doc, get(&doc, entry, "created_at"));
+        if (created && grade_time_parse(created, true, &s->submitted_at) == 0) {
+            s->has_time = true;
+            s->time_from = grade_strdup("Gradescope's :created_at:");
         }
         const char *shown = name ? name : s->email ? s->email : s->sid ? s->sid : key;
         s->name = grade_text_clean(shown, strlen(shown), 200);

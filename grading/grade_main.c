@@ -18,11 +18,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "grading/grade_adjust.h"
 #include "grading/grade_fs.h"
 #include "grading/grade_gradebook.h"
 #include "grading/grade_grader.h"
 #include "grading/grade_hash.h"
 #include "grading/grade_kit.h"
+#include "grading/grade_late.h"
 #include "grading/grade_layout.h"
 #include "grading/grade_options.h"
 #include "grading/grade_outdir.h"
@@ -65,6 +67,7 @@ typedef struct app {
     size_t n_order;
     bool *graded;           /* per submission: graded in this run */
     bool report_failed;     /* a report could not be written */
+    grade_adjustments adjust; /* the instructor's, from the gradebook --regrade/--resume found */
 } app;
 
 static volatile sig_atomic_t g_stop;
@@ -188,6 +191,8 @@ static int job(void *ctx, size_t k) {
         return 3;
     }
     grade_student_grade(&a->env, &a->subs.items[i], work, &s);
+    /* The instructor's adjustments from the earlier gradebook count in the reports too. */
+    grade_adjustments_apply(&a->adjust, &s);
     char *dir = student_dir(a, s.name);
     int rc = 0;
     if (grade_student_write(&s, &a->env.report, dir, err, sizeof(err)) != 0) {
@@ -230,6 +235,7 @@ static void lost_student(app *a, size_t i, int status, grade_student *s) {
         double max[GRADE_CHECKS] = {r->correct_points, r->race_free_points, r->speed.points,
                                     r->measurement_points};
         grade_lab_init(&s->labs[l], a->kits[l].lab, a->kits[l].student_file, max);
+        s->labs[l].late_policy = r->late.on;
         for (int c = 0; c < GRADE_CHECKS; c++) grade_check_set(&s->labs[l].checks[c], 0, s->problem);
     }
     grade_student_total(s);
@@ -299,6 +305,7 @@ static void placeholder(app *a, const char *name, const char *why, grade_student
         const grade_rubric_lab *r = a->rules[l];
         double max[GRADE_CHECKS] = {r->correct_points, r->race_free_points, r->speed.points, r->measurement_points};
         grade_lab_init(&s->labs[l], a->kits[l].lab, a->kits[l].student_file, max);
+        s->labs[l].late_policy = r->late.on;
     }
 }
 
@@ -338,6 +345,11 @@ static int open_class(app *a) {
     fprintf(stderr, "grade: %s\n", how);
     free(how);
     if (*a->subs.warnings) fprintf(stderr, "%s", a->subs.warnings);
+    /* When each student handed in, for a late policy: the platform's time, the files'
+     * modification time, or --submitted-at (grade_late.h). */
+    if (a->opt.submitted_at && grade_late_read_overrides(a->opt.submitted_at, &a->subs, err, sizeof(err)) != 0)
+        return cannot_run("%s: nothing was graded", err);
+    grade_late_fill_times(&a->subs);
     const char *own = one_students_folder(a);
     if (own) {
         fprintf(stderr,
@@ -360,6 +372,17 @@ static int open_class(app *a) {
                                           : GRADE_OUT_NEW;
     if (grade_outdir_open(a->opt.out, a->opt.submissions, mode, a->usage, &a->outdir, err, sizeof(err)) != 0)
         return cannot_run("%s", err);
+    /* --regrade, --resume: the instructor's adjustments in the gradebook are kept; one that
+     * is not a number stops the grader here, with the gradebook as it was. */
+    if (a->outdir.used) {
+        char *csv = grade_path_join(a->opt.out, "gradebook.csv");
+        int bad = grade_adjustments_load(csv, &a->adjust, err, sizeof(err));
+        free(csv);
+        if (bad)
+            return cannot_run("%s\ngrade: nobody was graded and the gradebook is as it was: correct the cell, then run "
+                              "again",
+                              err);
+    }
     return 0;
 }
 
@@ -402,6 +425,14 @@ static int class_mode(app *a) {
             if (grade_hash_path(&h, sub->parts[k].path, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
         }
         if (sub->problem) h = grade_hash_str(h, sub->problem);
+        /* With a late policy, when the student handed in counts too. */
+        bool late = false;
+        for (size_t l = 0; l < a->n_labs; l++) late |= a->rules[l]->late.on;
+        if (late && sub->has_time) {
+            char t[64];
+            snprintf(t, sizeof(t), "submitted %lld %d", sub->submitted_at, sub->canvas_late);
+            h = grade_hash_str(h, t);
+        }
         grade_hash_hex(h, a->keys[i]);
     }
     grade_stored *stored = NULL;
@@ -462,6 +493,8 @@ static int class_mode(app *a) {
         if (kept[k] || grade_student_from_json(stored[k].student, &extra[n_extra]) != 0) continue;
         list[n++] = &extra[n_extra++];
     }
+    /* Every row keeps the instructor's adjustments (grade_adjust.h). */
+    for (size_t i = 0; i < n; i++) grade_adjustments_apply(&a->adjust, (grade_student *)list[i]);
     qsort(list, n, sizeof(*list), by_name);
 
     char *rows = grade_gradebook_csv(list, n);
@@ -649,6 +682,14 @@ int main(int argc, char **argv) {
     a->opt.scratch = from_user(a->opt.scratch);
     a->opt.submission_dir = from_user(a->opt.submission_dir);
     a->opt.results = from_user(a->opt.results);
+    if (a->opt.submitted_at) {
+        if (a->opt.gradescope) {
+            fprintf(stderr, "grade: --submitted-at is for class mode (--submissions), not --gradescope\nTry '%s --help'.\n",
+                    a->usage);
+            return GRADE_EXIT_USAGE;
+        }
+        a->opt.submitted_at = from_user(a->opt.submitted_at);
+    }
 
     char *rubric_path = a->opt.rubric ? grade_strdup(a->opt.rubric) : grade_runfile("rubric.json");
     if (!rubric_path) return cannot_run("%s", "no rubric: give one with --rubric FILE (the built-in grading/rubric.json was not found beside the program)");
@@ -763,6 +804,7 @@ int main(int argc, char **argv) {
     free(a->students);
     grade_submission_list_free(&a->subs);
     grade_roster_free(&a->roster);
+    grade_adjustments_free(&a->adjust);
     for (size_t i = 0; i < a->n_labs; i++) grade_kit_free(&a->kits[i]);
     free(a->kits);
     free(a->rules);

@@ -228,7 +228,7 @@ TEST(GraderMistakes, CtrlCLeavesAnIncompleteGradebookThatResumeFinishes) {
     std::string partial = Slurp(out + "/gradebook.csv");
     EXPECT_NE(partial.find("\r\nalice,60.00,"), std::string::npos) << partial;
     EXPECT_NE(partial.find("\r\nbob,100.00,"), std::string::npos) << partial;
-    EXPECT_NE(partial.find("\r\nzed,,,,,,NOT GRADED"), std::string::npos) << partial;
+    EXPECT_NE(partial.find("\r\nzed,,,,,,,,NOT GRADED"), std::string::npos) << partial;
     EXPECT_TRUE(fs::exists(out + "/INCOMPLETE.txt"));
     EXPECT_TRUE(fs::is_empty(scratch)) << "the scratch folder was left in " << scratch;
 

@@ -28,6 +28,7 @@ enum {
     OPT_MEMORY,
     OPT_OUTPUT,
     OPT_SEED,
+    OPT_SUBMITTED_AT,
     OPT_GRADESCOPE,
     OPT_SUBMISSION_DIR,
     OPT_RESULTS,
@@ -62,6 +63,7 @@ static const struct option long_options[] = {
     {"memory-mb", required_argument, NULL, OPT_MEMORY},
     {"output-mb", required_argument, NULL, OPT_OUTPUT},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"submitted-at", required_argument, NULL, OPT_SUBMITTED_AT},
     {"gradescope", no_argument, NULL, OPT_GRADESCOPE},
     {"submission-dir", required_argument, NULL, OPT_SUBMISSION_DIR},
     {"results", required_argument, NULL, OPT_RESULTS},
@@ -167,6 +169,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             }
             o->output_mb = (long)v;
             break;
+        case OPT_SUBMITTED_AT: o->submitted_at = optarg; break;
         case OPT_SEED:
             if (!cli_u64(optarg, &o->seed) || o->seed >= (1ull << 53)) {
                 snprintf(err, err_len, "--seed must be a whole number below 2^53, not '%s'", optarg);
@@ -278,6 +281,8 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --output-mb N        output per lab program (8)\n"
             "  --seed S             one workload seed for everyone (default: a fresh secret one\n"
             "                       per student and lab)\n"
+            "  --submitted-at FILE.csv  when students handed in, for the rubric's late policy\n"
+            "                       (columns student,submitted_at; overrides the platform's time)\n"
             "  --kits DIR           prebuilt lab kits (default: the ones built with the grader)\n"
             "  --scratch DIR        where scratch folders go (default: $TMPDIR or /tmp)\n"
             "  --keep-scratch       keep them, to look at builds and logs\n"

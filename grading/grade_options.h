@@ -41,6 +41,7 @@ typedef struct grade_options {
     long output_mb;
     bool seed_given;
     uint64_t seed;
+    const char *submitted_at;   /* --submitted-at FILE.csv: when students handed in, or NULL */
     bool gradescope;
     const char *submission_dir; /* Gradescope mode */
     const char *results;        /* Gradescope mode */

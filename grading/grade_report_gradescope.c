@@ -57,6 +57,29 @@ char *grade_report_gradescope(const grade_student *s, const grade_report_context
             cJSON_AddStringToObject(t, "visibility", "visible");
             cJSON_AddItemToArray(tests, t);
         }
+        /* A late penalty and the instructor's adjustment, as tests of no points of their own
+         * that take or give points (the total is the top-level score). */
+        if (lab->late_penalty > 0 || lab->adjusted) {
+            bool late = lab->late_penalty > 0;
+            for (int k = 0; k < 2; k++) {
+                if (k == 0 ? !late : !lab->adjusted) continue;
+                cJSON *t = cJSON_CreateObject();
+                char *name = grade_strf("%s: %s", lab->lab, k == 0 ? "late" : "adjustment");
+                add_text(t, "name", name);
+                free(name);
+                cJSON_AddNumberToObject(t, "score", k == 0 ? -lab->late_penalty : lab->adjustment);
+                cJSON_AddNumberToObject(t, "max_score", 0);
+                cJSON_AddStringToObject(t, "status", k == 0 ? "failed" : "passed");
+                char *o = k == 0 ? grade_strdup(lab->late_reason ? lab->late_reason : "")
+                                 : grade_strf("adjustment by the instructor: %+.2f%s%s", lab->adjustment,
+                                              lab->adjustment_note ? ": " : "",
+                                              lab->adjustment_note ? lab->adjustment_note : "");
+                add_text(t, "output", o);
+                free(o);
+                cJSON_AddStringToObject(t, "visibility", "visible");
+                cJSON_AddItemToArray(tests, t);
+            }
+        }
         free(details);
         free(clipped);
     }

@@ -44,6 +44,31 @@ static void testcase(grade_buf *b, const char *classname, const char *name, cons
     free(n);
 }
 
+/* Whether the lab has properties: a late policy or the instructor's adjustment. */
+static bool has_properties(const grade_lab *lab) {
+    return lab->late_policy || lab->adjusted || lab->adjustment_note;
+}
+
+/* The late policy's days and points, and the instructor's adjustment, as property lines
+ * (names after prefix) of a testsuite's properties element. */
+static void properties(grade_buf *b, const grade_lab *lab, const char *prefix) {
+    const char *in = "      ";
+    if (lab->late_policy) {
+        char *why = grade_xml_escape(lab->late_reason ? lab->late_reason : "");
+        grade_buf_printf(b, "%s<property name=\"%slate_days\" value=\"%d\"/>\n", in, prefix, lab->late_days);
+        grade_buf_printf(b, "%s<property name=\"%slate_penalty\" value=\"%.2f\"/>\n", in, prefix, lab->late_penalty);
+        grade_buf_printf(b, "%s<property name=\"%slate\" value=\"%s\"/>\n", in, prefix, why);
+        free(why);
+    }
+    if (lab->adjusted || lab->adjustment_note) {
+        char *note = grade_xml_escape(lab->adjustment_note ? lab->adjustment_note : "");
+        grade_buf_printf(b, "%s<property name=\"%sadjustment\" value=\"%.2f\"/>\n", in, prefix,
+                         lab->adjusted ? lab->adjustment : 0.0);
+        grade_buf_printf(b, "%s<property name=\"%sadjustment_note\" value=\"%s\"/>\n", in, prefix, note);
+        free(note);
+    }
+}
+
 static int failures(const grade_lab *lab) {
     int f = 0;
     for (int c = 0; c < GRADE_CHECKS; c++) f += grade_lab_has_check(lab, (grade_check_id)c) && !lab->checks[c].passed;
@@ -60,6 +85,11 @@ char *grade_report_junit_student(const grade_student *s) {
         char *labname = grade_xml_escape(lab->lab);
         grade_buf_printf(&b, "  <testsuite name=\"%s: %s\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
                          student, labname, grade_lab_checks(lab), failures(lab), lab->seconds);
+        if (has_properties(lab)) {
+            grade_buf_puts(&b, "    <properties>\n");
+            properties(&b, lab, "");
+            grade_buf_puts(&b, "    </properties>\n");
+        }
         char *classname = grade_strf("%s.%s", s->name, lab->lab);
         for (int c = 0; c < GRADE_CHECKS; c++)
             if (grade_lab_has_check(lab, (grade_check_id)c))
@@ -87,6 +117,18 @@ char *grade_report_junit_class(const grade_student *const *students, size_t n) {
         char *student = grade_xml_escape(s->name);
         grade_buf_printf(&b, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
                          student, tests, fails, s->seconds);
+        /* One properties element per testsuite: each lab's, named after the lab. */
+        bool any = false;
+        for (size_t l = 0; l < s->n_labs; l++) any |= has_properties(&s->labs[l]);
+        if (any) grade_buf_puts(&b, "    <properties>\n");
+        for (size_t l = 0; l < s->n_labs && any; l++) {
+            char *prefix = grade_xml_escape(s->labs[l].lab);
+            char *p = grade_strf("%s ", prefix);
+            properties(&b, &s->labs[l], p);
+            free(p);
+            free(prefix);
+        }
+        if (any) grade_buf_puts(&b, "    </properties>\n");
         for (size_t l = 0; l < s->n_labs; l++) {
             const grade_lab *lab = &s->labs[l];
             char *classname = grade_strf("%s.%s", s->name, lab->lab);

@@ -115,6 +115,14 @@ char *grade_report_text_lab(const grade_lab *lab) {
         /* The reason may be long: wrap it under the check. */
         grade_buf_printf(&b, "%s\n", k->reason);
     }
+    /* The late policy and the instructor's adjustment, when the lab has them. */
+    if (lab->late_policy && lab->late_reason)
+        grade_buf_printf(&b, "  late: %s\n", lab->late_reason);
+    if (lab->adjusted || lab->adjustment_note)
+        grade_buf_printf(&b, "  adjustment by the instructor: %+.2f%s%s\n", lab->adjusted ? lab->adjustment : 0.0,
+                         lab->adjustment_note ? ": " : "", lab->adjustment_note ? lab->adjustment_note : "");
+    if (lab->late_penalty > 0 || lab->adjusted)
+        grade_buf_printf(&b, "  lab total: %.2f / %.2f\n", grade_lab_score(lab), grade_round_points(max));
     if (lab->notes && *lab->notes) {
         grade_buf_puts(&b, "\n  Notes:\n");
         indented(&b, lab->notes, "    ");

@@ -46,6 +46,8 @@ void grade_lab_free(grade_lab *lab) {
     free(lab->output);
     free(lab->notes);
     for (int c = 0; c < GRADE_CHECKS; c++) free(lab->checks[c].reason);
+    free(lab->late_reason);
+    free(lab->adjustment_note);
     memset(lab, 0, sizeof(*lab));
 }
 
@@ -60,14 +62,21 @@ void grade_check_set(grade_check *c, double points, const char *reason) {
     c->reason = grade_strdup(reason);
 }
 
+double grade_lab_score(const grade_lab *lab) {
+    double p = 0;
+    for (int c = 0; c < GRADE_CHECKS; c++) p += lab->checks[c].points;
+    p -= lab->late_penalty;
+    if (lab->adjusted) p += lab->adjustment;
+    return p > 0 ? grade_round_points(p) : 0;
+}
+
 void grade_student_total(grade_student *s) {
     s->score = 0;
     s->max_score = 0;
-    for (size_t i = 0; i < s->n_labs; i++)
-        for (int c = 0; c < GRADE_CHECKS; c++) {
-            s->score += s->labs[i].checks[c].points;
-            s->max_score += s->labs[i].checks[c].max;
-        }
+    for (size_t i = 0; i < s->n_labs; i++) {
+        s->score += grade_lab_score(&s->labs[i]);
+        for (int c = 0; c < GRADE_CHECKS; c++) s->max_score += s->labs[i].checks[c].max;
+    }
     s->score = grade_round_points(s->score);
     s->max_score = grade_round_points(s->max_score);
 }
@@ -142,6 +151,18 @@ static cJSON *lab_to_json(const grade_lab *l) {
         cJSON_AddBoolToObject(k, "passed", l->checks[c].passed);
         add_str(k, "reason", l->checks[c].reason);
     }
+    if (l->late_policy) {
+        cJSON *late = cJSON_AddObjectToObject(o, "late");
+        cJSON_AddNumberToObject(late, "days", l->late_days);
+        cJSON_AddNumberToObject(late, "penalty", l->late_penalty);
+        add_str(late, "reason", l->late_reason);
+    }
+    if (l->adjusted || l->adjustment_note) {
+        cJSON *adj = cJSON_AddObjectToObject(o, "adjustment");
+        cJSON_AddBoolToObject(adj, "adjusted", l->adjusted);
+        cJSON_AddNumberToObject(adj, "points", l->adjustment);
+        add_str(adj, "note", l->adjustment_note);
+    }
     return o;
 }
 
@@ -208,6 +229,19 @@ static void lab_from_json(const cJSON *o, grade_lab *l) {
         l->checks[c].passed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "passed"));
         l->checks[c].reason = get_str(k, "reason");
         if (!l->checks[c].reason) l->checks[c].reason = grade_strdup("");
+    }
+    const cJSON *late = cJSON_GetObjectItemCaseSensitive(o, "late");
+    if (cJSON_IsObject(late)) {
+        l->late_policy = true;
+        l->late_days = (int)get_num(late, "days");
+        l->late_penalty = get_num(late, "penalty");
+        l->late_reason = get_str(late, "reason");
+    }
+    const cJSON *adj = cJSON_GetObjectItemCaseSensitive(o, "adjustment");
+    if (cJSON_IsObject(adj)) {
+        l->adjusted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(adj, "adjusted"));
+        l->adjustment = get_num(adj, "points");
+        l->adjustment_note = get_str(adj, "note");
     }
 }
 

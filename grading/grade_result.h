@@ -64,6 +64,18 @@ typedef struct grade_lab {
     char *notes;          /* re-runs, ignored event lines, ... ("" when none) */
     double seconds;       /* time spent on this lab */
     grade_check checks[GRADE_CHECKS];
+    /* The rubric's late policy (grade_late.h), when the lab has one: the whole days late
+     * and the points it took (never more than the checks gave), and why in words. */
+    bool late_policy;
+    int late_days;
+    double late_penalty;
+    char *late_reason;
+    /* The instructor's manual adjustment, typed into the gradebook's "<lab> adjustment"
+     * column and kept by --regrade and --resume (grade_adjust.h): points added (or taken,
+     * when negative) and the note beside them. */
+    bool adjusted;
+    double adjustment;
+    char *adjustment_note;
 } grade_lab;
 
 typedef struct grade_student {
@@ -91,7 +103,10 @@ void grade_lab_init(grade_lab *lab, const char *id, const char *student_file, co
 void grade_lab_free(grade_lab *lab);
 /* Sets a check (reason is copied). */
 void grade_check_set(grade_check *c, double points, const char *reason);
-/* Sums the labs' points into score and max_score. */
+/* The lab's points: its checks', less the late penalty, plus the adjustment; never
+ * below 0. */
+double grade_lab_score(const grade_lab *lab);
+/* Sums the labs' points (grade_lab_score) into score and max_score. */
 void grade_student_total(grade_student *s);
 void grade_student_free(grade_student *s);
 

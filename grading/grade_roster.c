@@ -11,9 +11,7 @@
 
 static const char *const id_columns[GRADE_ROSTER_IDS] = {"sid", "email", "canvas_id", "moodle_id", "id"};
 
-/* One CSV record (RFC 4180) from *p: its fields, trimmed of surrounding spaces. Returns
- * the number of fields, 0 at the end, -1 on an unterminated quote. */
-static int record(const char **p, const char *end, char ***fields, int *line) {
+int grade_csv_record(const char **p, const char *end, char ***fields, int *line) {
     if (*p >= end) return 0;
     int n = 0;
     *fields = NULL;
@@ -63,7 +61,7 @@ static int record(const char **p, const char *end, char ***fields, int *line) {
     }
 }
 
-static void free_fields(char **f, int n) {
+void grade_csv_fields_free(char **f, int n) {
     for (int i = 0; i < n; i++) free(f[i]);
     free(f);
 }
@@ -75,7 +73,7 @@ int grade_roster_parse(const char *path, const char *text, size_t len, grade_ros
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3;
     int line = 1;
     char **head = NULL;
-    int nh = record(&p, end, &head, &line);
+    int nh = grade_csv_record(&p, end, &head, &line);
     if (nh <= 0) {
         snprintf(err, err_len, "%s: %s", path,
                  nh == 0 ? "empty: a roster needs a header row (name,sid,email,canvas_id,moodle_id,id)"
@@ -94,7 +92,7 @@ int grade_roster_parse(const char *path, const char *text, size_t len, grade_ros
                 any_id = true;
             }
     }
-    free_fields(head, nh);
+    grade_csv_fields_free(head, nh);
     if (name_col < 0 || !any_id) {
         snprintf(err, err_len,
                  "%s: line 1: the header needs a \"name\" column and at least one id column (sid, email, canvas_id, "
@@ -106,7 +104,7 @@ int grade_roster_parse(const char *path, const char *text, size_t len, grade_ros
     for (;;) {
         int at = line;
         char **f = NULL;
-        int nf = record(&p, end, &f, &line);
+        int nf = grade_csv_record(&p, end, &f, &line);
         if (nf == 0) break;
         if (nf < 0) {
             snprintf(err, err_len, "%s: line %d: a quoted field is not closed", path, at);
@@ -116,7 +114,7 @@ int grade_roster_parse(const char *path, const char *text, size_t len, grade_ros
         bool blank = true;
         for (int i = 0; i < nf; i++) blank &= f[i][0] == '\0';
         if (blank) {
-            free_fields(f, nf);
+            grade_csv_fields_free(f, nf);
             continue;
         }
         grade_roster_row row;
@@ -129,7 +127,7 @@ int grade_roster_parse(const char *path, const char *text, size_t len, grade_ros
                 row.ids[k] = grade_strdup(f[col[k]]);
                 has_id = true;
             }
-        free_fields(f, nf);
+        grade_csv_fields_free(f, nf);
         const char *why = !row.name[0] ? "no name" : !has_id ? "no id" : NULL;
         for (size_t i = 0; !why && i < r->n; i++)
             for (int k = 0; k < GRADE_ROSTER_IDS; k++)

@@ -33,6 +33,12 @@ typedef struct grade_roster {
     size_t n;
 } grade_roster;
 
+/* One CSV record (RFC 4180) from *p: its fields (malloc'd), trimmed of surrounding
+ * spaces; *line counts the lines read. Returns the number of fields, 0 at the end, -1 on
+ * an unterminated quote. Also read by --submitted-at and the gradebook's adjustments. */
+int grade_csv_record(const char **p, const char *end, char ***fields, int *line);
+void grade_csv_fields_free(char **fields, int n);
+
 /* Returns 0, or -1 with "FILE: line N: why" in err. */
 int grade_roster_load(const char *path, grade_roster *r, char *err, size_t err_len);
 int grade_roster_parse(const char *path, const char *text, size_t len, grade_roster *r, char *err, size_t err_len);

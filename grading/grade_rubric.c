@@ -1,10 +1,13 @@
 /* grading/grade_rubric.c: loading and validating the rubric (see grade_rubric.h). */
+#define _GNU_SOURCE
 #include "grading/grade_rubric.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -149,6 +152,98 @@ static int parse_speed(ctx *c, const cJSON *o, const char *where, grade_speed_ru
     return 0;
 }
 
+static int digits(const char **p, int n, int *out) {
+    *out = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (!isdigit((unsigned char)**p)) return -1;
+        *out = *out * 10 + (**p - '0');
+    }
+    return 0;
+}
+
+int grade_time_parse(const char *s, bool zone_optional, long long *out) {
+    const char *p = s;
+    while (*p == ' ') p++;
+    int y, mo, d, h, mi, sec = 0;
+    if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' || digits(&p, 2, &d)) return -1;
+    if (*p != 'T' && *p != 't' && *p != ' ') return -1;
+    p++;
+    if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi)) return -1;
+    if (*p == ':') {
+        p++;
+        if (digits(&p, 2, &sec)) return -1;
+        if (*p == '.' || *p == ',')
+            for (p++; isdigit((unsigned char)*p); p++) {
+            }
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return -1;
+    while (*p == ' ') p++;
+    long zone = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1, zh, zm = 0;
+        if (digits(&p, 2, &zh)) return -1;
+        if (*p == ':') p++;
+        if (isdigit((unsigned char)*p) && digits(&p, 2, &zm)) return -1;
+        if (zh > 14 || zm > 59) return -1;
+        zone = sign * (zh * 3600L + zm * 60L);
+    } else if (!zone_optional) {
+        return -1;
+    }
+    while (*p == ' ') p++;
+    if (*p) return -1;
+    struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi, .tm_sec = sec};
+    time_t t = timegm(&tm);
+    if (tm.tm_mday != d) return -1; /* 2026-02-30 */
+    *out = (long long)t - zone;
+    return 0;
+}
+
+/* "late": {"due": ..., "per_day": N, "max_days": N, "grace_minutes": N} (grade_rubric.h). */
+static int parse_late(ctx *c, const cJSON *o, const char *where, grade_late_rule *l) {
+    static const char *const keys[] = {"due", "per_day", "max_days", "grace_minutes", NULL};
+    if (check_keys(c, o, where, keys)) return -1;
+    char w[400];
+    snprintf(w, sizeof(w), "%.300s.due", where);
+    const cJSON *due = cJSON_GetObjectItemCaseSensitive(o, "due");
+    if (!due) return fail(c, w, "missing (the due time, like \"2026-12-01T23:59:00Z\")%s", NULL);
+    if (!cJSON_IsString(due) || strlen(due->valuestring) >= sizeof(l->due_text) ||
+        grade_time_parse(due->valuestring, false, &l->due) != 0)
+        return fail(c, w,
+                    "must be a date and time with its time zone, like \"2026-12-01T23:59:00Z\" (UTC) or "
+                    "\"2026-12-01T23:59:00-05:00\"%s",
+                    NULL);
+    snprintf(l->due_text, sizeof(l->due_text), "%s", due->valuestring);
+    snprintf(w, sizeof(w), "%.300s.per_day", where);
+    const cJSON *pd = cJSON_GetObjectItemCaseSensitive(o, "per_day");
+    if (!pd) return fail(c, w, "missing (the points taken per day late)%s", NULL);
+    if (!cJSON_IsNumber(pd) || !isfinite(pd->valuedouble) || pd->valuedouble < 0 || pd->valuedouble > 1e6)
+        return fail(c, w, "must be a number of points, 0 or more (points taken per day late)%s", NULL);
+    l->per_day = pd->valuedouble;
+    static const char *const ints[] = {"max_days", "grace_minutes"};
+    int *dest[] = {&l->max_days, &l->grace_minutes};
+    const int limit[] = {366, 7 * 24 * 60};
+    for (int i = 0; i < 2; i++) {
+        snprintf(w, sizeof(w), "%.300s.%s", where, ints[i]);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, ints[i]);
+        if (!v) {
+            if (i == 0) return fail(c, w, "missing (how many days late are accepted; later gets no points)%s", NULL);
+            *dest[i] = 0;
+            continue;
+        }
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 0 ||
+            v->valuedouble > limit[i]) {
+            char msg[96];
+            snprintf(msg, sizeof(msg), "must be a whole number from 0 to %d", limit[i]);
+            return fail(c, w, "%s", msg);
+        }
+        *dest[i] = (int)v->valuedouble;
+    }
+    l->on = true;
+    return 0;
+}
+
 static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
     char where[160];
     snprintf(where, sizeof(where), "labs.%.100s", lab->string);
@@ -159,7 +254,7 @@ static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
             return fail(c, where, "is not a lab id (lower-case letters, digits and _, like 03_double_buffer)%s", NULL);
     snprintf(out->id, sizeof(out->id), "%s", lab->string);
-    static const char *const keys[] = {"correct", "race_free", "speedup", "measurement", NULL};
+    static const char *const keys[] = {"correct", "race_free", "speedup", "measurement", "late", NULL};
     if (check_keys(c, lab, where, keys)) return -1;
     static const char *const point_keys[] = {"points", NULL};
     const cJSON *o;
@@ -179,6 +274,13 @@ static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
         if (!(o = need_object(c, lab, "measurement", where))) return -1;
         snprintf(w, sizeof(w), "%.300s.measurement", where);
         if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->measurement_points)) return -1;
+    }
+    /* Optional: a lab without it has no late policy. */
+    memset(&out->late, 0, sizeof(out->late));
+    if (cJSON_GetObjectItemCaseSensitive(lab, "late")) {
+        if (!(o = need_object(c, lab, "late", where))) return -1;
+        snprintf(w, sizeof(w), "%.300s.late", where);
+        if (parse_late(c, o, w, &out->late)) return -1;
     }
     return 0;
 }

@@ -52,12 +52,27 @@ typedef struct grade_speed_rule {
     double target;          /* in unit, when not target_is_lab */
 } grade_speed_rule;
 
+/* The lab's late policy (optional "late" object; grade_late.h applies it):
+ *   "late": {"due": "2026-12-01T23:59:00Z", "per_day": 10, "max_days": 5, "grace_minutes": 15}
+ * due is an ISO 8601 time with its zone (Z or +01:00); per_day is points taken per day
+ * late, or started day after due + grace; more than max_days days late takes all of the
+ * lab's points (not accepted). grace_minutes is optional (0). */
+typedef struct grade_late_rule {
+    bool on;
+    long long due;       /* seconds since 1970, UTC */
+    char due_text[48];   /* as the rubric wrote it */
+    double per_day;
+    int max_days;
+    int grace_minutes;
+} grade_late_rule;
+
 typedef struct grade_rubric_lab {
     char id[64];
     double correct_points;
     double race_free_points;
     grade_speed_rule speed;
     double measurement_points; /* 0: the lab has no measurement check */
+    grade_late_rule late;      /* .on false: no late policy */
 } grade_rubric_lab;
 
 typedef struct grade_rubric {
@@ -74,6 +89,10 @@ int grade_rubric_load(const char *path, grade_rubric *out, char *err, size_t err
 int grade_rubric_parse(const char *text, size_t len, const char *name, grade_rubric *out, char *err, size_t err_len);
 void grade_rubric_free(grade_rubric *r);
 const grade_rubric_lab *grade_rubric_find(const grade_rubric *r, const char *lab);
+/* An ISO 8601 time with a zone: "2026-12-01T23:59:00Z", "2026-12-01 23:59:00 +01:00",
+ * Gradescope's "2026-12-01 23:59:00.123456 -07:00"; seconds and fractions optional.
+ * Without a zone it is refused, unless zone_optional (then UTC). Returns 0, or -1. */
+int grade_time_parse(const char *s, bool zone_optional, long long *out);
 /* The lab a student or instructor names: its id ("03_double_buffer"), its number ("03",
  * "3") or a prefix of its id that only it has ("03_d"). NULL when none or several match. */
 const grade_rubric_lab *grade_rubric_lookup(const grade_rubric *r, const char *name);

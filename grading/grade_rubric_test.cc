@@ -144,7 +144,7 @@ TEST(Rubric, UnknownKeysAreNamed) {
               "comment)");
     EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
                         R"({"points": 40, "unit": "speedup", "floor": 1, "target": 2})", R"(, "style": {"points": 1})")),
-              "r.json: labs.03_double_buffer.style: unknown key (expected correct, race_free, speedup, measurement, or "
+              "r.json: labs.03_double_buffer.style: unknown key (expected correct, race_free, speedup, measurement, late, or "
               "comment)");
 }
 

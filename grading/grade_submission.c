@@ -140,6 +140,7 @@ void grade_submission_list_free(grade_submission_list *l) {
         free(s->sid);
         free(s->email);
         free(s->platform_id);
+        free(s->time_from);
     }
     free(l->items);
     free(l->warnings);

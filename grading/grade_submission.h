@@ -47,6 +47,12 @@ typedef struct grade_submission {
     char *problem;     /* the export says this submission cannot be graded (why), else NULL */
     char *sid, *email; /* who it is, when the export or the roster says (else NULL) */
     char *platform_id; /* the platform's id of the student or submission, else NULL */
+    /* When it was handed in, for a late policy (grade_late.h): time_from says where the
+     * time came from ("Gradescope's :created_at:", "--submitted-at roster.csv", ...). */
+    bool has_time;
+    long long submitted_at; /* seconds since 1970, UTC */
+    char *time_from;
+    int canvas_late;        /* a Canvas download: 2 a file marked _LATE, 1 none; 0 not Canvas */
 } grade_submission;
 
 typedef struct grade_submission_list {

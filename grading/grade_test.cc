@@ -194,7 +194,7 @@ void GradeCorpus(const std::vector<std::string> &cases, const std::map<std::stri
     for (const auto &e : fs::recursive_directory_iterator(scratch))
         EXPECT_EQ(e.path().filename().string().find("streamlab_escape"), std::string::npos) << e.path();
     if (std::find(cases.begin(), cases.end(), "reference") != cases.end()) {
-        EXPECT_NE(csv.find("\r\nreference,100.00,100.00,40.00,20.00,40.00,\r\n"), std::string::npos) << csv;
+        EXPECT_NE(csv.find("\r\nreference,100.00,100.00,40.00,20.00,40.00,,,\r\n"), std::string::npos) << csv;
     }
 }
 
@@ -373,16 +373,17 @@ TEST(Grader, AClassWithLab00AndLab03IsGradedTogether) {
 
     std::string csv = Slurp(out + "/gradebook.csv");
     EXPECT_EQ(csv.rfind("student,score,max_score,00_default_stream correct,00_default_stream race_free,"
-                        "00_default_stream speedup,03_double_buffer correct,03_double_buffer race_free,"
-                        "03_double_buffer speedup,note\r\n",
+                        "00_default_stream speedup,00_default_stream adjustment,00_default_stream adjustment_note,"
+                        "03_double_buffer correct,03_double_buffer race_free,03_double_buffer speedup,"
+                        "03_double_buffer adjustment,03_double_buffer adjustment_note,note\r\n",
                         0),
               0u)
         << csv;
-    EXPECT_NE(csv.find("\r\nalice,200.00,200.00,40.00,20.00,40.00,40.00,20.00,40.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\nalice,200.00,200.00,40.00,20.00,40.00,,,40.00,20.00,40.00,"), std::string::npos) << csv;
     // bob: both labs correct and race-free, neither fast: no speed points.
-    EXPECT_NE(csv.find("\r\nbob,120.00,200.00,40.00,20.00,0.00,40.00,20.00,0.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\nbob,120.00,200.00,40.00,20.00,0.00,,,40.00,20.00,0.00,"), std::string::npos) << csv;
     // carol: lab 00 read its results before they were written; lab 03 not handed in.
-    EXPECT_NE(csv.find("\r\ncarol,0.00,200.00,0.00,0.00,0.00,0.00,0.00,0.00,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ncarol,0.00,200.00,0.00,0.00,0.00,,,0.00,0.00,0.00,"), std::string::npos) << csv;
     EXPECT_NE(csv.find("03_double_buffer: not submitted"), std::string::npos) << csv;
 
     cJSON *j = ParseFile(out + "/bob/results.json");
@@ -413,7 +414,8 @@ TEST(Grader, Lab01IsGradedOnBandwidthAgainstTheLinkBound) {
 
     std::string csv = Slurp(out + "/gradebook.csv");
     EXPECT_EQ(csv.rfind("student,score,max_score,01_pinned_memory correct,01_pinned_memory race_free,"
-                        "01_pinned_memory speedup,note\r\n",
+                        "01_pinned_memory speedup,01_pinned_memory adjustment,01_pinned_memory adjustment_note,"
+                        "note\r\n",
                         0),
               0u)
         << csv;
@@ -450,9 +452,11 @@ TEST(Grader, AMeasurementCheckIsShownOnlyForTheLabWhoseRubricGivesItPoints) {
     std::string csv = Slurp(out + "/gradebook.csv");
     EXPECT_EQ(csv,
               "student,score,max_score,00_default_stream correct,00_default_stream race_free,00_default_stream speedup,"
+              "00_default_stream adjustment,00_default_stream adjustment_note,"
               "03_double_buffer correct,03_double_buffer race_free,03_double_buffer speedup,03_double_buffer measurement,"
-              "note\r\n"
-              "ref,200.00,220.00,40.00,20.00,40.00,40.00,20.00,40.00,0.00,03_double_buffer: measurement not accepted\r\n");
+              "03_double_buffer adjustment,03_double_buffer adjustment_note,note\r\n"
+              "ref,200.00,220.00,40.00,20.00,40.00,,,40.00,20.00,40.00,0.00,,,03_double_buffer: measurement not "
+              "accepted\r\n");
     cJSON *j = ParseFile(out + "/ref/results.json");
     ASSERT_NE(j, nullptr);
     EXPECT_EQ(Num(j, "score"), 200);
@@ -490,7 +494,7 @@ TEST(Grader, Lab02GradesSpeedAndMeasurementApart) {
 
     std::string csv = Slurp(out + "/gradebook.csv");
     EXPECT_EQ(csv.rfind("student,score,max_score,02_events correct,02_events race_free,02_events speedup,"
-                        "02_events measurement,note\r\n",
+                        "02_events measurement,02_events adjustment,02_events adjustment_note,note\r\n",
                         0),
               0u)
         << csv;
@@ -629,7 +633,7 @@ TEST(Grader, Lab08GradesTheLoaderAndShowsHostFunctionErrors) {
     EXPECT_GT(bob_score, 60.0) << csv;
     EXPECT_LT(bob_score, 100.0) << csv;
     EXPECT_NE(csv.find(",30.00,30.00,", bob), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,0.00,0.00,08_prefetch_loader: wrong results"), std::string::npos)
+    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,0.00,0.00,,,08_prefetch_loader: wrong results"), std::string::npos)
         << csv;
     EXPECT_NE(csv.find("\r\ndave,0.00,100.00,0.00,0.00,0.00,"), std::string::npos) << csv;
     std::string dave = Slurp(out + "/dave/results.json");
@@ -662,7 +666,7 @@ TEST(Grader, Lab09GradesTheTwoGpuPipelineAndNamesStagedPeerCopies) {
     EXPECT_NE(csv.find(",30.00,30.00,", bob), std::string::npos) << csv;
     std::string bob_json = Slurp(out + "/bob/results.json");
     EXPECT_NE(bob_json.find("peer access is not enabled"), std::string::npos) << bob_json;
-    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,0.00,0.00,09_two_gpus: wrong results"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,0.00,0.00,,,09_two_gpus: wrong results"), std::string::npos) << csv;
 }
 
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {

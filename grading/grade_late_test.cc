@@ -1,0 +1,210 @@
+// grading/grade_late_test.cc: the rubric's late policy and the gradebook's manual
+// adjustments (issue 22), against the real //grading:grade as a child on a two-student
+// lab-03 class (alice: the skeleton, 60 of 100; bob: the reference, 100) with fast settings:
+//  - a late student loses the policy's points (bob, by his file's modification time), an
+//    on-time one nothing (alice, by --submitted-at, inside the grace minutes);
+//  - a rubric with a bad late policy is refused before anyone is graded;
+//  - an adjustment typed into the gradebook survives --regrade, with its note, and counts
+//    in the total;
+//  - a malformed adjustment is refused with its row and column named, the gradebook
+//    untouched.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "grading/grade_test_support.h"
+
+namespace fs = std::filesystem;
+using namespace gradetest;
+
+namespace {
+
+const char kLabFile[] = "labs/03_double_buffer/lab.c";
+
+std::string Class(const std::string &name) {
+    std::string subs = TempDir(name);
+    Spit(subs + "/alice/" + kLabFile, Slurp(Runfile("labs/03_double_buffer/lab.c")));
+    Spit(subs + "/bob/" + kLabFile, Slurp(Runfile("solutions/03_double_buffer.c")));
+    return subs;
+}
+
+Outcome Grade3(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--labs", "03", "--seed", "42", "--quiet", "--jobs", "2"});
+    return Grade(args);
+}
+
+std::string Rubric(const std::string &name, const std::string &late) {
+    std::string path = TempDir(name) + "/rubric.json";
+    Spit(path, R"({"labs": {"03_double_buffer": {
+        "correct": {"points": 40}, "race_free": {"points": 20},
+        "speedup": {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})" +
+                   (late.empty() ? std::string() : ",\n        \"late\": " + late) + "}}}\n");
+    return path;
+}
+
+// The gradebook's rows and cells (RFC 4180: quoted cells may hold commas).
+std::vector<std::vector<std::string>> Csv(const std::string &text) {
+    std::vector<std::vector<std::string>> rows(1);
+    std::string cell;
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); i++) {
+        char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += '"', i++;
+            else if (c == '"') quoted = false;
+            else cell += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            rows.back().push_back(cell), cell.clear();
+        } else if (c == '\r') {
+        } else if (c == '\n') {
+            rows.back().push_back(cell), cell.clear();
+            rows.emplace_back();
+        } else {
+            cell += c;
+        }
+    }
+    if (rows.back().empty()) rows.pop_back();
+    return rows;
+}
+
+std::string Cell(const std::string &csv, const std::string &student, const std::string &column) {
+    auto rows = Csv(csv);
+    size_t col = 0;
+    while (col < rows[0].size() && rows[0][col] != column) col++;
+    EXPECT_LT(col, rows[0].size()) << "no column " << column << " in " << csv;
+    for (auto &r : rows)
+        if (!r.empty() && r[0] == student && col < r.size()) return r[col];
+    ADD_FAILURE() << "no row " << student << " in " << csv;
+    return "";
+}
+
+// csv with one cell set (the cells written back unquoted where they can be).
+std::string SetCell(const std::string &csv, const std::string &student, const std::string &column,
+                    const std::string &value) {
+    auto rows = Csv(csv);
+    size_t col = 0;
+    while (col < rows[0].size() && rows[0][col] != column) col++;
+    std::string out;
+    for (auto &r : rows) {
+        if (r[0] == student) r[col] = value;
+        for (size_t i = 0; i < r.size(); i++) {
+            bool quote = r[i].find_first_of(",\"\n") != std::string::npos;
+            std::string c = r[i];
+            if (quote) {
+                std::string q = "\"";
+                for (char ch : c) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+                c = q + "\"";
+            }
+            out += (i ? "," : "") + c;
+        }
+        out += "\r\n";
+    }
+    return out;
+}
+
+TEST(GraderLate, ALateStudentLosesThePolicysPointsAndAnOnTimeOneNothing) {
+    std::string subs = Class("late_subs"), out = TempDir("late_out");
+    std::string rubric =
+        Rubric("late_rubric", R"({"due": "2026-12-01T23:59:00Z", "per_day": 10, "max_days": 5, "grace_minutes": 15})");
+    // bob: his file's modification time, 1 day and 2 hours after the due time: 2 days late.
+    auto due = std::chrono::system_clock::from_time_t(1796169540);  // 2026-12-01T23:59:00Z
+    auto bob_time = fs::file_time_type::clock::now() +
+                    (due + std::chrono::hours(26) - std::chrono::system_clock::now());
+    fs::last_write_time(subs + "/bob/" + kLabFile, bob_time);
+    // alice: the instructor's time, 10 minutes late, inside the 15 minutes' grace.
+    std::string at = TempDir("late_at") + "/submitted.csv";
+    Spit(at, "student,submitted_at\r\nalice,2026-12-02T00:09:00Z\r\n");
+    Outcome r = Grade3({"--submissions", subs, "--out", out, "--rubric", rubric, "--submitted-at", at});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(Cell(csv, "bob", "03_double_buffer late_days"), "2") << csv;
+    EXPECT_EQ(Cell(csv, "bob", "03_double_buffer late_penalty"), "20.00") << csv;
+    EXPECT_EQ(Cell(csv, "bob", "score"), "80.00") << csv;
+    EXPECT_EQ(Cell(csv, "bob", "03_double_buffer speedup"), "40.00") << csv;  // the checks as graded
+    EXPECT_EQ(Cell(csv, "alice", "03_double_buffer late_days"), "0") << csv;
+    EXPECT_EQ(Cell(csv, "alice", "03_double_buffer late_penalty"), "0.00") << csv;
+    EXPECT_EQ(Cell(csv, "alice", "score"), "60.00") << csv;
+    // Every report says it.
+    std::string report = Slurp(out + "/bob/report.txt");
+    EXPECT_NE(report.find("score 80.00 / 100.00"), std::string::npos) << report;
+    EXPECT_NE(report.find("2 days late"), std::string::npos) << report;
+    EXPECT_NE(Slurp(out + "/bob/results.json").find("late"), std::string::npos);
+    EXPECT_NE(Slurp(out + "/bob/junit.xml").find("late_penalty"), std::string::npos);
+    EXPECT_NE(Slurp(out + "/alice/report.txt").find("on time"), std::string::npos);
+
+    // A student named in --submitted-at who is not in the class is refused.
+    Spit(at, "student,submitted_at\r\nmallory,2026-12-02T00:09:00Z\r\n");
+    r = Grade3({"--submissions", subs, "--out", TempDir("late_out2"), "--rubric", rubric, "--submitted-at", at});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("line 2: \"mallory\" is no student"), std::string::npos) << r.err;
+}
+
+TEST(GraderLate, ARubricWithABadLatePolicyIsRefused) {
+    std::string subs = Class("badlate_subs");
+    struct Case {
+        std::string late, field, words;
+    } cases[] = {
+        {R"({"due": "2026-12-01 23:59", "per_day": 10, "max_days": 5})", "labs.03_double_buffer.late.due",
+         "time zone"},
+        {R"({"due": "2026-12-01T23:59:00Z", "per_day": -10, "max_days": 5})", "labs.03_double_buffer.late.per_day",
+         "0 or more"},
+        {R"({"due": "2026-12-01T23:59:00Z", "per_day": 10})", "labs.03_double_buffer.late.max_days", "missing"},
+        {R"({"due": "2026-12-01T23:59:00Z", "per_day": 10, "max_days": 5, "grace": 15})",
+         "labs.03_double_buffer.late.grace", "unknown key"},
+        {R"("5 days")", "labs.03_double_buffer.late", "must be an object"},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.late);
+        std::string out = TempDir("badlate_out");
+        Outcome r = Grade3({"--submissions", subs, "--out", out, "--rubric", Rubric("badlate_rubric", c.late)});
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        EXPECT_NE(r.err.find(c.field + ": "), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(c.words), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out + "/gradebook.csv"));
+    }
+}
+
+TEST(GraderLate, AnAdjustmentSurvivesARegradeAndAMalformedOneIsRefused) {
+    std::string subs = Class("adj_subs"), out = TempDir("adj_out");
+    Outcome r = Grade3({"--submissions", subs, "--out", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(Cell(csv, "alice", "03_double_buffer adjustment"), "") << csv;
+    EXPECT_EQ(Cell(csv, "alice", "score"), "60.00") << csv;
+
+    // The instructor types 7.5 points and a note (with a comma) for alice.
+    csv = SetCell(csv, "alice", "03_double_buffer adjustment", "7.5");
+    csv = SetCell(csv, "alice", "03_double_buffer adjustment_note", "overlap shown in office hours, by hand");
+    Spit(out + "/gradebook.csv", csv);
+    r = Grade3({"--submissions", subs, "--out", out, "--regrade"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string regraded = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(Cell(regraded, "alice", "03_double_buffer adjustment"), "7.50") << regraded;
+    EXPECT_EQ(Cell(regraded, "alice", "03_double_buffer adjustment_note"), "overlap shown in office hours, by hand")
+        << regraded;
+    EXPECT_EQ(Cell(regraded, "alice", "score"), "67.50") << regraded;
+    EXPECT_EQ(Cell(regraded, "alice", "03_double_buffer correct"), "40.00") << regraded;
+    EXPECT_EQ(Cell(regraded, "bob", "score"), "100.00") << regraded;
+    EXPECT_NE(Slurp(out + "/alice/report.txt").find("score 67.50 / 100.00"), std::string::npos);
+    EXPECT_NE(Slurp(out + "/alice/report.txt").find("office hours"), std::string::npos);
+
+    // A cell that is not a number: refused, its row and column named, nothing changed.
+    std::string bad = SetCell(regraded, "bob", "03_double_buffer adjustment", "five");
+    Spit(out + "/gradebook.csv", bad);
+    auto before = fs::last_write_time(out + "/bob/report.txt");
+    r = Grade3({"--submissions", subs, "--out", out, "--regrade"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("row 3 (student \"bob\"), column \"03_double_buffer adjustment\": \"five\" is not a number"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("the gradebook is as it was"), std::string::npos) << r.err;
+    EXPECT_EQ(Slurp(out + "/gradebook.csv"), bad);
+    EXPECT_EQ(fs::last_write_time(out + "/bob/report.txt"), before);
+}
+
+}  // namespace
