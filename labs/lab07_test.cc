@@ -88,7 +88,7 @@ TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
     ASSERT_NE(m, nullptr) << o.out;
     EXPECT_EQ(Num(m, "batch"), 1);
     EXPECT_EQ(Num(m, "got"), 0xdeadbeefu);
-    EXPECT_EQ(Num(m, "wrong_batches"), 15);
+    EXPECT_EQ(Num(m, "wrong_batches"), 23);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (make the graph in setup(), not in run())");
     cJSON_Delete(j);
     EXPECT_NE(o.err.find("a graph freezes the pointers it captured"), std::string::npos) << o.err;
