@@ -67,46 +67,52 @@ int main(int argc, char **argv) {
         return 64;
     }
     char err[2048];
+    int status_out = 1;
+    bool have_rubric = false;
+    grade_rubric rubric;
+    char *deflt = NULL, *in_checkout = NULL, *data = NULL, *sub = NULL, *dest = NULL, *dest_dir = NULL,
+         *results = NULL, *report = NULL, *json = NULL;
+    cJSON *j = NULL;
     char *rubric_path = grade_runfile("rubric.json");
     char *grade = grade_runfile("grade");
-    grade_rubric rubric;
     if (!rubric_path || !grade || grade_rubric_load(rubric_path, &rubric, err, sizeof(err)) != 0) {
         fprintf(stderr, "check: %s\n", rubric_path && grade ? err : "the grader was not found beside check: build it with bazel run //grading:check");
-        return 1;
+        goto done;
     }
+    have_rubric = true;
     const grade_rubric_lab *lab = grade_rubric_lookup(&rubric, argv[optind]);
     if (!lab) {
         fprintf(stderr, "check: %s names no lab, or more than one; the labs are:", argv[optind]);
         for (size_t i = 0; i < rubric.n_labs; i++) fprintf(stderr, " %s", rubric.labs[i].id);
         fputc('\n', stderr);
-        return 64;
+        status_out = 64;
+        goto done;
     }
     /* The student's file: theirs to name, relative to where they typed the command. */
     char buf[4096];
-    char *deflt = grade_strf("labs/%s/lab.c", lab->id);
+    deflt = grade_strf("labs/%s/lab.c", lab->id);
     const char *root = getenv("BUILD_WORKSPACE_DIRECTORY");
-    char *in_checkout = root && *root ? grade_path_join(root, deflt) : grade_strdup(deflt);
+    in_checkout = root && *root ? grade_path_join(root, deflt) : grade_strdup(deflt);
     const char *file = optind + 1 < argc ? cli_user_path(argv[optind + 1], buf, sizeof(buf)) : in_checkout;
-    char *data = NULL;
     size_t len = 0;
     bool cut = false;
     if (grade_read_file(file, 1u << 20, &data, &len, &cut, err, sizeof(err)) != 0 || cut) {
         fprintf(stderr, "check: %s\n", cut ? "the file is larger than 1 MiB: not a lab file" : err);
-        return 1;
+        goto done;
     }
     char tmpl[] = "/tmp/streamlab-check.XXXXXX";
     if (!mkdtemp(tmpl)) {
         fprintf(stderr, "check: cannot make a folder in /tmp: %s\n", strerror(errno));
-        return 1;
+        goto done;
     }
-    char *sub = grade_strf("%s/submission", tmpl);
-    char *dest = grade_strf("%s/%s", sub, deflt);
-    char *dest_dir = grade_strf("%s/labs/%s", sub, lab->id);
-    char *results = grade_strf("%s/results.json", tmpl);
-    char *report = grade_strf("%s/report.txt", tmpl);
+    sub = grade_strf("%s/submission", tmpl);
+    dest = grade_strf("%s/%s", sub, deflt);
+    dest_dir = grade_strf("%s/labs/%s", sub, lab->id);
+    results = grade_strf("%s/results.json", tmpl);
+    report = grade_strf("%s/report.txt", tmpl);
     if (grade_mkdir_p(dest_dir, 0755, err, sizeof(err)) != 0 || grade_write_file(dest, data, len, err, sizeof(err)) != 0) {
         fprintf(stderr, "check: %s\n", err);
-        return 1;
+        goto done;
     }
     printf("checking %s as the grader does (lab %s) ...\n", file, lab->id);
     fflush(stdout);
@@ -126,15 +132,14 @@ int main(int argc, char **argv) {
     int status = 0;
     waitpid(pid, &status, 0);
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-    char *json = NULL;
     size_t jlen = 0;
-    cJSON *j = NULL;
     if (rc == 0 && grade_read_file(results, 64u << 20, &json, &jlen, NULL, err, sizeof(err)) == 0)
         j = cJSON_ParseWithLength(json, jlen);
     if (!j) {
         fprintf(stderr, "check: your file could not be graded (the grader's words are above%s)\n",
                 rc == 0 ? "; it wrote no results" : "");
-        return rc ? rc : 1;
+        status_out = rc ? rc : 1;
+        goto done;
     }
     const cJSON *t;
     printf("\n%-40s %8s\n", "check", "points");
@@ -152,6 +157,8 @@ int main(int argc, char **argv) {
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tests"))
         max += cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "max_score"));
     printf("%-40s %6.2f / %.2f\n\nthe grader's full report: %s\n", "total", score, max, report);
+    status_out = 0;
+done:
     cJSON_Delete(j);
     free(json);
     free(data);
@@ -164,6 +171,6 @@ int main(int argc, char **argv) {
     free(report);
     free(grade);
     free(rubric_path);
-    grade_rubric_free(&rubric);
-    return 0;
+    if (have_rubric) grade_rubric_free(&rubric);
+    return status_out;
 }

@@ -9,9 +9,10 @@
 //  - race feedback uses the student's stream names.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include <cjson/cJSON.h>
 #include <sstream>
@@ -24,6 +25,18 @@ namespace fs = std::filesystem;
 using namespace gradetest;
 
 namespace {
+
+// Whether text names a stream by the internal s<N> (a word "s" followed by digits only).
+bool HasInternalStreamName(const std::string &text) {
+    for (size_t i = 0; i + 1 < text.size(); i++) {
+        if (text[i] != 's' || (i > 0 && (std::isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_'))) continue;
+        size_t k = i + 1;
+        while (k < text.size() && std::isdigit((unsigned char)text[k])) k++;
+        if (k == i + 1) continue;
+        if (k == text.size() || !(std::isalnum((unsigned char)text[k]) || text[k] == '_')) return true;
+    }
+    return false;
+}
 
 const char kLabFile[] = "labs/03_double_buffer/lab.c";
 const char kZoe[] = "Zo\xc3\xab \xc5\xa0im\xc5\xaf";  // Zoë Šimů: more bytes than columns
@@ -79,7 +92,7 @@ TEST(GraderClass, FeedbackNamesTheStudentsLineAndStreamsAndEveryStudentShowsProg
     cJSON_Delete(zoe);
     EXPECT_NE(race.find("memset on \"buf A\""), std::string::npos) << race;
     EXPECT_NE(race.find("give \"buf A\" and \"buf B\" buffers of their own"), std::string::npos) << race;
-    EXPECT_EQ(std::regex_search(race, std::regex("\\bs[0-9]+\\b")), false) << race;
+    EXPECT_FALSE(HasInternalStreamName(race)) << race;
 
     // The summary table: the score column ends at the same display column on every row,
     // and the outcome says what was missed in full.
