@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sim/core/profile_link.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -102,20 +104,6 @@ extern "C" {
     X(host, free_host_ns_per_mib, false, 0, 1e9)                                              \
     X(host, api_min_ns, false, 0, 1e9)                                                        \
     X(host, host_memcpy_gbps, false, 1e-3, 1e5)
-
-/* The optional "link" section (profile_link.c): a profile of two devices joined by a link.
- * A profile without it describes one device (device_count 1, no peers). Times in ns,
- * bandwidths in GB/s. */
-typedef struct sim_profile_link {
-    int device_count;            /* devices of the profile, each with the figures above */
-    bool peer_access_supported;  /* what cudaDeviceCanAccessPeer answers between them */
-    double peer_gbps;            /* a peer copy over the link, peer access enabled, one way */
-    double peer_bidir_total_gbps; /* both directions at once, in total */
-    double peer_fixed_ns;        /* a peer copy's set-up on the link */
-    double staged_gbps;          /* a peer copy without peer access (staged by the host) */
-    double staged_bidir_total_gbps;
-    double staged_fixed_ns;
-} sim_profile_link;
 
 typedef struct sim_profile {
     char name[64];         /* "h200", or the "name" of a profile read from a path */

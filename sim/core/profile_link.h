@@ -10,15 +10,28 @@
 #ifndef STREAMLAB_SIM_CORE_PROFILE_LINK_H
 #define STREAMLAB_SIM_CORE_PROFILE_LINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "sim/core/profile.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The optional "link" section (this file): a profile of two devices joined by a link.
+ * A profile without it describes one device (device_count 1, no peers). Times in ns,
+ * bandwidths in GB/s. */
+typedef struct sim_profile_link {
+    int device_count;            /* devices of the profile, each with the figures above */
+    bool peer_access_supported;  /* what cudaDeviceCanAccessPeer answers between them */
+    double peer_gbps;            /* a peer copy over the link, peer access enabled, one way */
+    double peer_bidir_total_gbps; /* both directions at once, in total */
+    double peer_fixed_ns;        /* a peer copy's set-up on the link */
+    double staged_gbps;          /* a peer copy without peer access (staged by the host) */
+    double staged_bidir_total_gbps;
+    double staged_fixed_ns;
+} sim_profile_link;
 
 /* The most devices a profile may describe: the link model joins two. */
 #define SIM_MAX_DEVICES 2
