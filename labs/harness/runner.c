@@ -68,6 +68,7 @@ typedef struct harness {
     int total_runs;    /* warm-ups, timed runs and schedules, for progress */
     bool apart;        /* timed runs untraced, the timeline from traced runs after them */
     double last_yours_ms; /* how long run() took in the run the timeline shows */
+    int peer_access;      /* after your runs (two-device labs): lab_findings.peer_access */
 } harness;
 
 static const char *const who_name[2] = {"baseline", "yours"};
@@ -130,6 +131,33 @@ static cudaError_t sync_devices(void) {
         if (first == cudaSuccess) first = e;
     }
     return first;
+}
+
+/* Which peer access your code left on, asked of the runtime after your runs and before your
+ * teardown (lab_findings.peer_access): enabling access that is on fails with
+ * cudaErrorPeerAccessAlreadyEnabled; access this probe turns on it turns off again. -1 when
+ * the lab uses one device or the runtime answers otherwise. Leaves device 0 current. */
+static int probe_peer_access(void) {
+    if (LAB_SPEC.devices != 2) return -1;
+    int bits = 0;
+    bool known = true;
+    for (int d = 0; d < 2 && known; d++) {
+        if (cudaSetDevice(d) != cudaSuccess) {
+            known = false;
+            break;
+        }
+        cudaError_t e = cudaDeviceEnablePeerAccess(1 - d, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+            bits |= 1 << d;
+        else if (e == cudaSuccess)
+            known = cudaDeviceDisablePeerAccess(1 - d) == cudaSuccess;
+        else
+            known = false;
+        (void)cudaGetLastError();
+    }
+    (void)cudaSetDevice(0);
+    (void)cudaGetLastError();
+    return known ? bits : -1;
 }
 
 /* One run of the baseline or yours: prepare, time run(), read the results at once (before
@@ -411,6 +439,7 @@ static void compute_metrics(harness *h) {
     h->findings.left_registered = r->host.left_registered;
     h->findings.measured = r->measurement.ok;
     h->findings.planted_left = r->planted_left;
+    h->findings.peer_access = h->peer_access;
     r->findings = h->findings;
     r->step = r->spec->n_steps > 0 ? lab_steps_first_open(r->spec, &h->findings) : -1;
     if (!h->opt.quiet && h->last_yours_run > 0) {
@@ -624,6 +653,7 @@ int main(int argc, char **argv) {
     }
 
     h->opt.devices = spec->devices;
+    h->peer_access = -1;
     rc = lab_backend_init(&h->opt, &R.backend, err, sizeof(err));
     if (rc) {
         fprintf(stderr, "%s: %s\n", spec->id, err);
@@ -710,6 +740,7 @@ int main(int argc, char **argv) {
     R.bound_ok = spec->measure_bound(&h->ctx[WHO_BASELINE], &R.bound) == 0;
 
     if (run_all(h)) finish_speed(&R);
+    h->peer_access = probe_peer_access();
 
 teardown:
     lab_guard_phase("teardown", "yours");

@@ -92,6 +92,8 @@ typedef struct lab_findings {
     int stream_syncs;     /* waits for a whole stream or the device (not an event) before run() had queued all its work */
     int peer_copies;      /* copies between two devices (on the link lane) */
     double peer_gbps;     /* their bytes over their time on the link, in GB/s (0: none) */
+    int peer_access;      /* two-device labs: bit d set when GPU d may access the other GPU's memory
+                             (cudaDeviceEnablePeerAccess) after your runs; -1 when not known */
 } lab_findings;
 
 /* A stage of the workload that the student times on the GPU and reports with

@@ -63,6 +63,7 @@ static int count_shared_buffers(trace_timeline *tl, int32_t run) {
 
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns) {
     memset(f, 0, sizeof(*f));
+    f->peer_access = -1; /* the runner asks the runtime (two-device labs) */
     f->correct = r->correct && r->status != LAB_STATUS_ERROR;
     f->race_free = r->races == 0;
     f->reached = r->status == LAB_STATUS_PASS;

@@ -57,6 +57,17 @@ trace_copy_rule trace_gpu_copy_op(trace_op *op, trace_gpu_copy_class cls, const 
     return rule;
 }
 
+void trace_gpu_peer_copy_op(trace_op *op, const void *dst, const void *src, uint64_t bytes) {
+    memset(op, 0, sizeof(*op));
+    op->kind = TRACE_OP_COPY;
+    op->dir = TRACE_COPY_D2D;
+    op->engine = TRACE_ENGINE_LINK;
+    op->batch = -1;
+    op->bytes = bytes;
+    trace_op_add_range(op, src, bytes, TRACE_RANGE_READ);
+    trace_op_add_range(op, dst, bytes, TRACE_RANGE_WRITE);
+}
+
 bool trace_gpu_memset_op(trace_op *op, trace_gpu_mem target, const void *dst, uint64_t bytes, bool async) {
     memset(op, 0, sizeof(*op));
     op->kind = TRACE_OP_MEMSET;

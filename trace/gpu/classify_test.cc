@@ -8,7 +8,7 @@ extern "C" {
 
 namespace {
 
-char host_a[64], host_b[64], dev_a[64];
+char host_a[64], host_b[64], dev_a[64], dev_b[4096];
 
 TEST(Classify, ExplicitKindsGiveDirectionAndEngine) {
     auto c = trace_gpu_classify_copy(TRACE_GPU_COPY_H2D, TRACE_GPU_MEM_PINNED, TRACE_GPU_MEM_DEVICE);
@@ -130,6 +130,23 @@ TEST(MemsetOp, WritesItsTargetAndBlocksOnlyForSyncPinnedHostMemory) {
     EXPECT_EQ(op.ranges[0].flags, TRACE_RANGE_WRITE);
     EXPECT_TRUE(trace_gpu_memset_op(&op, TRACE_GPU_MEM_PINNED, host_a, 32, false));
     EXPECT_FALSE(trace_gpu_memset_op(&op, TRACE_GPU_MEM_PINNED, host_a, 32, true));
+}
+
+TEST(PeerCopyOp, ReadsOneDevicesMemoryAndWritesTheOthersOnTheLink) {
+    trace_op op;
+    trace_gpu_peer_copy_op(&op, dev_b, dev_a, 4096);
+    EXPECT_EQ(op.kind, TRACE_OP_COPY);
+    EXPECT_EQ(op.dir, TRACE_COPY_D2D);
+    EXPECT_EQ(op.engine, TRACE_ENGINE_LINK);
+    EXPECT_EQ(op.bytes, 4096u);
+    EXPECT_EQ(op.batch, -1);
+    EXPECT_FALSE(op.pinned);
+    ASSERT_EQ(op.n_ranges, 2u);
+    EXPECT_EQ(op.ranges[0].addr, (uint64_t)(uintptr_t)dev_a);
+    EXPECT_EQ(op.ranges[0].flags, TRACE_RANGE_READ);
+    EXPECT_EQ(op.ranges[1].addr, (uint64_t)(uintptr_t)dev_b);
+    EXPECT_EQ(op.ranges[1].bytes, 4096u);
+    EXPECT_EQ(op.ranges[1].flags, TRACE_RANGE_WRITE);
 }
 
 }  // namespace

@@ -63,6 +63,8 @@ static const CUpti_CallbackId enqueue_calls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
     CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
@@ -223,6 +225,12 @@ static void take_record(const CUpti_Activity *rec) {
             trace_gpu_corr_knows(corr, m->runtimeCorrelationId))
             id = m->runtimeCorrelationId;
         device_record(m->streamId, TRACE_GPU_REC_COPY, id, m->start, m->end);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        /* A peer copy between two devices (cudaMemcpyPeer(Async)). */
+        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)rec;
+        device_record(m->streamId, TRACE_GPU_REC_COPY, m->correlationId, m->start, m->end);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -455,6 +463,8 @@ bool trace_gpu_cupti_start(trace_gpu_match want, trace_gpu_api_records api_recor
     bool ok = (!k.kernels || enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true, why, why_size)) &&
               (!k.copies || enable(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true, why, why_size)) &&
               (!k.memsets || enable(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true, why, why_size));
+    /* Peer copies come as MEMCPY2 records; a CUPTI without them leaves peer copies untimed. */
+    if (ok && k.copies) (void)enable(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", false, why, why_size);
     char fallback[300] = "";
     match = want;
     /* Without the callback API (another tool holds CUPTI's one subscriber), stream order

@@ -291,6 +291,52 @@ cudaError_t __wrap_cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count
                        true);
 }
 
+/* A peer copy (cudaMemcpyPeerAsync, cudaMemcpyPeer): device memory of src_dev to device
+ * memory of dst_dev, on the link lane as the simulator records it (sim/copies.c). The
+ * runtime checks the devices and pointers; an op is recorded only when it succeeded. The
+ * synchronous form is serialized with all work of the current device and both devices
+ * (its reference): a device-wide wait before it, and the host waits for the copy. */
+static cudaError_t traced_peer_copy(const char *api, void *dst, int dst_dev, const void *src, int src_dev,
+                                    size_t count, cudaStream_t stream, bool async) {
+    uint64_t t0 = now();
+    uint64_t token = count ? trace_gpu_op_begin(stream, TRACE_GPU_OP_COPY) : 0;
+    cudaError_t err = async ? __real_cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, count, stream)
+                            : __real_cudaMemcpyPeer(dst, dst_dev, src, src_dev, count);
+    trace_gpu_op_end(token, stream);
+    uint64_t t1 = now();
+    if (err != cudaSuccess || count == 0 || (async && trace_gpu_stream_capturing(stream))) {
+        trace_gpu_op_cancel(token);
+        trace_record_api(api, t0, t1);
+        return err;
+    }
+    trace_op op;
+    trace_gpu_peer_copy_op(&op, dst, src, count);
+    op.enqueue_ns = t0;
+    if (!async) trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, t0, t0);
+    uint64_t id = trace_record(&op, stream);
+    trace_gpu_op_bind(token, id, t0);
+    if (async) {
+        trace_record_api(api, t0, t1);
+    } else {
+        trace_record_sync_op(id, api, t0, t1);
+        trace_gpu_sync_point(false);
+    }
+    return err;
+}
+
+cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                       cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    if (!tracing()) return __real_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    return traced_peer_copy("cudaMemcpyPeerAsync", dst, dstDevice, src, srcDevice, count, stream, true);
+}
+
+cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+    TRACE_CALL_SITE();
+    if (!tracing()) return __real_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    return traced_peer_copy("cudaMemcpyPeer", dst, dstDevice, src, srcDevice, count, NULL, false);
+}
+
 static cudaError_t traced_memset(const char *api, memset_fn real, void *ptr, int value, size_t count,
                                  cudaStream_t stream, bool async) {
     trace_gpu_mem target = (!async && count) ? mem_of(ptr) : TRACE_GPU_MEM_DEVICE;

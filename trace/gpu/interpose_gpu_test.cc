@@ -94,6 +94,8 @@ class Interpose : public ::testing::Test {
         for (void *p : device_allocs) cudaFree(p);
         for (void *p : pinned_allocs) cudaFreeHost(p);
     }
+
+  public:
     // The ops recorded so far of this kind.
     std::vector<trace_op> of_kind(trace_op_kind kind) {
         std::lock_guard<std::recursive_mutex> g(seen.mu);
@@ -591,6 +593,105 @@ TEST_F(Interpose, PerThreadDefaultStreamCallsGetDeviceTimesWithCuptiCallbackMatc
     EXPECT_EQ(device_ops, 3 * 4);
     expect_cupti_stats_clean();
     CUDA_OK(cudaEventDestroy(e));
+}
+
+int device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    (void)cudaGetLastError();
+    return count;
+}
+
+// Peer copies between two GPUs, asynchronous and synchronous, with peer access as given:
+// each is one COPY op on the link lane (D2D, the source read and the destination written,
+// as the simulator records it), on its stream, timed by the timing mode begun.
+// pull: also a copy from GPU 1 to GPU 0 on GPU 0's stream (CUPTI reports it on a stream
+// of GPU 1, which stream-order matching does not know).
+void peer_copies_recorded_and_timed(Interpose *t, Seen &seen, bool peer_access, bool pull = true) {
+    const size_t n = 4 << 20;
+    CUDA_OK(cudaSetDevice(1));
+    void *d1 = t->dev(n);
+    if (peer_access) {
+        cudaError_t e = cudaDeviceEnablePeerAccess(0, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else CUDA_OK(e);
+    }
+    CUDA_OK(cudaSetDevice(0));
+    void *d0 = t->dev(n);
+    if (peer_access) {
+        cudaError_t e = cudaDeviceEnablePeerAccess(1, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else CUDA_OK(e);
+    }
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    size_t first = t->mark();
+    CUDA_OK(cudaMemcpyPeerAsync(d1, 1, d0, 0, n, s));
+    if (pull) CUDA_OK(cudaMemcpyPeerAsync(d0, 0, d1, 1, n / 2, s));
+    else CUDA_OK(cudaMemcpyPeerAsync(d1, 1, d0, 0, n / 2, s));
+    CUDA_OK(cudaMemcpyPeer(d1, 1, d0, 0, n / 4));
+    EXPECT_NE(cudaMemcpyPeerAsync(d1, 7, d0, 0, n, s), cudaSuccess);  // no device 7: no op
+    (void)cudaGetLastError();
+    CUDA_OK(cudaDeviceSynchronize());
+    trace_gpu_flush();
+    std::vector<trace_op> copies;
+    for (const trace_op &op : t->since(first))
+        if (op.kind == TRACE_OP_COPY) copies.push_back(op);
+    ASSERT_EQ(copies.size(), 3u);
+    const uint64_t bytes[3] = {n, n / 2, n / 4};
+    const void *src[3] = {d0, pull ? d1 : d0, d0}, *dst[3] = {d1, pull ? d0 : d1, d1};
+    std::lock_guard<std::recursive_mutex> g(seen.mu);
+    for (int i = 0; i < 3; ++i) {
+        const trace_op &op = copies[i];
+        EXPECT_EQ(op.engine, TRACE_ENGINE_LINK) << "copy " << i;
+        EXPECT_EQ(op.dir, TRACE_COPY_D2D) << "copy " << i;
+        EXPECT_EQ(op.bytes, bytes[i]) << "copy " << i;
+        ASSERT_EQ(op.n_ranges, 2u);
+        EXPECT_EQ(op.ranges[0].addr, (uint64_t)(uintptr_t)src[i]);
+        EXPECT_EQ(op.ranges[0].flags, TRACE_RANGE_READ);
+        EXPECT_EQ(op.ranges[1].addr, (uint64_t)(uintptr_t)dst[i]);
+        EXPECT_EQ(op.ranges[1].flags, TRACE_RANGE_WRITE);
+        auto it = seen.timed.find(op.id);
+        ASSERT_NE(it, seen.timed.end()) << "peer copy " << i << " got no device times";
+        EXPECT_LT(it->second.start_ns, it->second.end_ns) << "copy " << i;
+    }
+    EXPECT_EQ(copies[0].stream, copies[1].stream);
+    EXPECT_EQ(copies[2].stream, TRACE_STREAM_LEGACY);
+    // The synchronous copy: the host waited for it.
+    bool waited = false;
+    for (const trace_op &op : t->since(first))
+        waited |= op.kind == TRACE_OP_SYNC && op.sync == TRACE_SYNC_OP && op.waited_op == copies[2].id;
+    EXPECT_TRUE(waited) << "cudaMemcpyPeer recorded no host wait for its copy";
+    cudaStreamDestroy(s);
+    if (peer_access) {
+        cudaDeviceDisablePeerAccess(1);
+        CUDA_OK(cudaSetDevice(1));
+        cudaDeviceDisablePeerAccess(0);
+        CUDA_OK(cudaSetDevice(0));
+    }
+}
+
+TEST_F(Interpose, PeerCopiesAreRecordedOnTheLinkAndTimedByCupti) {
+    if (device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    if (trace_gpu_begin_mode(TRACE_GPU_WANT_CUPTI) != TRACE_GPU_CUPTI)
+        GTEST_SKIP() << "CUPTI unavailable here: " << trace_gpu_status_message();
+    peer_copies_recorded_and_timed(this, seen, true);
+    peer_copies_recorded_and_timed(this, seen, false);
+    expect_cupti_stats_clean();
+}
+
+TEST_F(Interpose, PeerCopiesAreTimedWithCuptiStreamOrderMatching) {
+    if (device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    if (!begin_cupti(TRACE_GPU_MATCH_STREAM_ORDER, TRACE_GPU_API_AUTO, "cupti-stream"))
+        GTEST_SKIP() << "CUPTI stream-order matching unavailable here: " << trace_gpu_status_message();
+    peer_copies_recorded_and_timed(this, seen, true, false);
+    expect_cupti_stats_clean();
+}
+
+TEST_F(Interpose, PeerCopiesAreTimedWithEvents) {
+    if (device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    ASSERT_EQ(trace_gpu_begin_mode(TRACE_GPU_WANT_EVENTS), TRACE_GPU_EVENTS);
+    peer_copies_recorded_and_timed(this, seen, true);
 }
 
 TEST(InterposeNoDevice, BeginWithoutADeviceDoesNotCrashAndSaysWhy) {

@@ -19,6 +19,9 @@ cudaError_t __real_cudaHostUnregister(void *ptr);
 cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                    cudaStream_t stream);
+cudaError_t __real_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+cudaError_t __real_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                       cudaStream_t stream);
 cudaError_t __real_cudaMemset(void *devPtr, int value, size_t count);
 cudaError_t __real_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream);
 cudaError_t __real_cudaStreamCreate(cudaStream_t *pStream);
