@@ -93,12 +93,26 @@ static int compare_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The nearest-rank percentile q (0..1] of n sorted values. */
-static double percentile(const double *sorted, int n, double q) {
+double lab_requests_percentile(const double *sorted, int n, double q) {
     int k = (int)(q * n + 0.999999) - 1;
     if (k < 0) k = 0;
     if (k >= n) k = n - 1;
     return sorted[k];
+}
+
+double lab_requests_pooled_p99(const lab_run_latency *runs, int n) {
+    int total = 0;
+    for (int k = 0; k < n; k++) total += runs[k].kept;
+    if (total == 0) return 0;
+    double *all = malloc((size_t)total * sizeof(double));
+    if (!all) return 0;
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < runs[k].kept; i++) all[m++] = runs[k].latency_ms[i];
+    qsort(all, (size_t)m, sizeof(double), compare_double);
+    double p = lab_requests_percentile(all, m, 0.99);
+    free(all);
+    return p;
 }
 
 void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_timeline *tl, int32_t run,
@@ -106,17 +120,25 @@ void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_time
     memset(out, 0, sizeof(*out));
     int n = b->workload.batches;
     uint64_t *end = calloc((size_t)n, sizeof(uint64_t));
+    uint64_t *first_call = calloc((size_t)n, sizeof(uint64_t));
     double *lat = calloc((size_t)n, sizeof(double));
-    if (!end || !lat) {
+    double *wait = calloc((size_t)n, sizeof(double));
+    if (!end || !first_call || !lat || !wait) {
         free(end);
+        free(first_call);
         free(lat);
+        free(wait);
         return;
     }
     uint64_t bg0 = UINT64_MAX, bg1 = 0;
     size_t count = trace_timeline_count(tl);
     for (size_t k = 0; k < count; k++) {
         const trace_op *op = trace_timeline_get(tl, k);
-        if (!trace_timeline_in_run(op, run) || !trace_op_kind_is_stream_work(op->kind) || !op->timed) continue;
+        if (!trace_timeline_in_run(op, run) || !trace_op_kind_is_stream_work(op->kind)) continue;
+        if (op->batch >= 0 && op->batch < n && (!first_call[op->batch] || op->enqueue_ns < first_call[op->batch]) &&
+            !(spec->is_background && spec->is_background(op)))
+            first_call[op->batch] = op->enqueue_ns;
+        if (!op->timed) continue;
         if (spec->is_background && spec->is_background(op)) {
             out->background_ops++;
             if (op->start_ns < bg0) bg0 = op->start_ns;
@@ -129,6 +151,7 @@ void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_time
     uint64_t first_arrival = UINT64_MAX, last_end = 0;
     for (int i = 0; i < n; i++) {
         if (!b->arrived[i] || end[i] == 0) continue;
+        wait[out->requests] = first_call[i] > b->arrival_ns[i] ? (double)(first_call[i] - b->arrival_ns[i]) / 1e6 : 0;
         lat[out->requests++] = end[i] > b->arrival_ns[i] ? (double)(end[i] - b->arrival_ns[i]) / 1e6 : 0;
         if (b->arrival_ns[i] < first_arrival) first_arrival = b->arrival_ns[i];
         if (end[i] > last_end) last_end = end[i];
@@ -136,10 +159,16 @@ void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_time
     if (out->requests > 0 && last_end > first_arrival) out->span_ms = (double)(last_end - first_arrival) / 1e6;
     if (out->requests > 0) {
         qsort(lat, (size_t)out->requests, sizeof(double), compare_double);
-        out->p50_ms = percentile(lat, out->requests, 0.50);
-        out->p99_ms = percentile(lat, out->requests, 0.99);
+        out->p50_ms = lab_requests_percentile(lat, out->requests, 0.50);
+        out->p99_ms = lab_requests_percentile(lat, out->requests, 0.99);
         out->max_ms = lat[out->requests - 1];
+        qsort(wait, (size_t)out->requests, sizeof(double), compare_double);
+        out->host_wait_p99_ms = lab_requests_percentile(wait, out->requests, 0.99);
+        out->kept = out->requests < LAB_LATENCY_KEPT ? out->requests : LAB_LATENCY_KEPT;
+        for (int i = 0; i < out->kept; i++) out->latency_ms[i] = lat[i];
     }
     free(end);
+    free(first_call);
     free(lat);
+    free(wait);
 }

@@ -40,15 +40,28 @@ void lab_requests_hold(lab_buffers *b);
 /* The first request run() returned without waiting for, or -1. */
 int lab_requests_missing(const lab_buffers *b);
 
+/* How many of a run's request latencies are kept (lab_run_latency.latency_ms). */
+#define LAB_LATENCY_KEPT 256
+
 /* What one run's requests and background did. */
 typedef struct lab_run_latency {
     int requests;         /* requests with a finished operation */
     double p50_ms, p99_ms, max_ms;
+    double host_wait_p99_ms; /* from a request's arrival to the first call that queued its work: how
+                                long requests waited on the host (p99 over the run's requests) */
+    int kept;             /* latencies in latency_ms: min(requests, LAB_LATENCY_KEPT) */
+    double latency_ms[LAB_LATENCY_KEPT]; /* the run's request latencies, in ascending order */
     double span_ms;       /* from the first request's arrival to the last request's end: the
                              requests served per ms is requests / span_ms (lab 06) */
     int background_ops;   /* the background's ops in the run */
     double background_ms; /* from its first op's start to its last op's end */
 } lab_run_latency;
+
+/* The nearest-rank percentile q (0..1] of n values in ascending order (n > 0). */
+double lab_requests_percentile(const double *sorted, int n, double q);
+
+/* The p99 of every kept latency of n runs together (0 when none). */
+double lab_requests_pooled_p99(const lab_run_latency *runs, int n);
 
 /* Measures recorder run `run` (after its device times are known). */
 void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_timeline *tl, int32_t run,

@@ -47,7 +47,7 @@ const char *lab_items(const lab_spec *spec) {
 }
 
 void lab_result_latency_summary(lab_result *r) {
-    double v[4][4096];
+    double v[5][4096];
     int n = r->runs < 4096 ? r->runs : 4096;
     for (int who = 0; who < 2; who++) {
         r->background_ops[who] = 0;
@@ -56,6 +56,7 @@ void lab_result_latency_summary(lab_result *r) {
             v[1][k] = r->latency[who][k].p99_ms;
             v[2][k] = r->latency[who][k].background_ms;
             v[3][k] = r->latency[who][k].span_ms;
+            v[4][k] = r->latency[who][k].host_wait_p99_ms;
             if (k == 0 || r->latency[who][k].background_ops < r->background_ops[who])
                 r->background_ops[who] = r->latency[who][k].background_ops;
         }
@@ -63,6 +64,8 @@ void lab_result_latency_summary(lab_result *r) {
         r->p99_ms[who] = lab_spec_median(v[1], n);
         r->background_ms[who] = lab_spec_median(v[2], n);
         r->span_ms[who] = lab_spec_median(v[3], n);
+        r->host_wait_p99_ms[who] = lab_spec_median(v[4], n);
+        r->p99_pooled_ms[who] = lab_requests_pooled_p99(r->latency[who], n);
     }
     r->background_ok = true;
     r->background_why[0] = '\0';
@@ -442,6 +445,10 @@ cJSON *lab_result_json(const lab_result *r) {
         cJSON_AddNumberToObject(l, "p99_ms", r->p99_ms[1]);
         cJSON_AddNumberToObject(l, "baseline_p50_ms", r->p50_ms[0]);
         cJSON_AddNumberToObject(l, "baseline_p99_ms", r->p99_ms[0]);
+        cJSON_AddNumberToObject(l, "p99_all_runs_ms", r->p99_pooled_ms[1]);
+        cJSON_AddNumberToObject(l, "baseline_p99_all_runs_ms", r->p99_pooled_ms[0]);
+        cJSON_AddNumberToObject(l, "host_wait_p99_ms", r->host_wait_p99_ms[1]);
+        cJSON_AddNumberToObject(l, "baseline_host_wait_p99_ms", r->host_wait_p99_ms[0]);
         cJSON_AddNumberToObject(l, "span_ms", r->span_ms[1]);
         cJSON_AddNumberToObject(l, "baseline_span_ms", r->span_ms[0]);
         cJSON_AddNumberToObject(l, "throughput_per_ms", r->span_ms[1] > 0 ? r->workload.batches / r->span_ms[1] : 0);
