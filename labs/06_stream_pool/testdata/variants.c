@@ -14,7 +14,7 @@
  *                    last use and waited on (cudaStreamWaitEvent) by its next user:
  *                    correct, race-free, and as fast as a buffer set per stream (pass).
  *   SMALL_POOL       a pool of two streams, a buffer set each: two at once serve a request
- *                    every 45 us or so, and one arrives every 40 us, so the queue still
+ *                    every 65 us or so, and one arrives every 50 us, so the queue still
  *                    grows (below target).
  *   DEVICE_SYNC      the reference's pool, with cudaDeviceSynchronize after each request
  *                    "to know it is done": the host waits for each request before taking
