@@ -2,11 +2,21 @@
 # kernels/gpu_bundle.sh: packs streamlab's GPU tests and measurement binaries into a folder
 # that runs on a machine with an NVIDIA GPU, its driver and CUDA but no Bazel.
 #
-#   kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX]
+#   kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX] [--grader LAB] [--tui]
 #
 # --only REGEX packs only the targets whose label matches REGEX (an extended regular
 # expression, e.g. '05_cross|01_pinned'): the whole bundle is over the 64 MiB a device
 # command may carry, so one lab's binaries go in a bundle of their own.
+#
+# --grader LAB also packs the grader (//grading:grade) with LAB's kits for the GPU and the
+# simulator, the rubric, and a class of LAB's submissions (its skeleton, its reference and
+# each variant of labs/LAB/testdata/variants.c, one student each), and writes
+# OUT_DIR/run_grader.sh, which grades that class there with --backend gpu (the machine's
+# gcc builds the submissions; the bundle brings the libraries the kits link with).
+#
+# --tui also packs the live timeline (//tui) and writes OUT_DIR/run_tui.sh BINARY LAB
+# [ARG...], which runs it on one lab binary of the bundle in a detached tmux window of
+# 120x40 and prints the screen once the run has had time to finish (WAIT seconds, 20).
 #
 # Builds the targets below (unless --no-build), copies them to OUT_DIR/bin, copies into
 # OUT_DIR/lib the shared libraries they need that a bare GPU machine may lack (what ldd
@@ -18,13 +28,15 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX]" >&2
+  echo "usage: kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX] [--grader LAB] [--tui]" >&2
   exit 2
 }
 
 out=""
 build=1
 only=""
+grader_lab=""
+tui=0
 while (($#)); do
   case "$1" in
     --no-build) build=0 ;;
@@ -33,6 +45,14 @@ while (($#)); do
       only="$2"
       shift
       ;;
+    --grader)
+      [[ $# -ge 2 ]] || { echo "gpu_bundle: --grader needs a lab id (09_two_gpus)" >&2; usage; }
+      grader_lab="$2"
+      [[ -f "labs/${grader_lab}/lab.c" || -f "$(dirname "${BASH_SOURCE[0]}")/../labs/${grader_lab}/lab.c" ]] ||
+        { echo "gpu_bundle: --grader ${grader_lab}: no labs/${grader_lab}/lab.c" >&2; exit 2; }
+      shift
+      ;;
+    --tui) tui=1 ;;
     -h | --help) usage ;;
     -*) echo "gpu_bundle: unknown option $1" >&2; usage ;;
     *) [[ -z "${out}" ]] || usage; out="$1" ;;
@@ -146,6 +166,8 @@ fi
 
 labels=()
 for t in "${targets[@]}"; do labels+=("${t%% *}"); done
+[[ -z "${grader_lab}" ]] || labels+=("//grading:grade" "//grading:kits/${grader_lab}_gpu" "//grading:kits/${grader_lab}_sim")
+((tui == 0)) || labels+=("//tui:tui")
 
 if ((build)); then
   bazel build "${labels[@]}"
@@ -190,6 +212,101 @@ for t in "${targets[@]}"; do
     is_base_lib "${lib_path}" || copy_lib "${lib_path}"
   done < <(ldd "${src}" 2>/dev/null)
 done
+
+# Shared libraries a binary needs outside the C/C++ runtime, into the folder given.
+copy_needed_libs() {
+  local bin="$1" dest="$2"
+  while read -r lib_name arrow lib_path _; do
+    [[ "${arrow}" == "=>" && -f "${lib_path}" ]] || continue
+    is_base_lib "${lib_path}" || install -m 0644 "$(readlink -f "${lib_path}")" "${dest}/${lib_name}"
+  done < <(ldd "${bin}" 2>/dev/null)
+}
+
+if [[ -n "${grader_lab}" ]]; then
+  g="${out}/grader"
+  rm -rf "${g}"
+  mkdir -p "${g}/kits" "${g}/lib" "${g}/class"
+  install -m 0755 "${bin_dir}/grading/grade" "${g}/grade"
+  copy_needed_libs "${bin_dir}/grading/grade" "${g}/lib"
+  for backend in gpu sim; do
+    kit="${bin_dir}/grading/kits/${grader_lab}_${backend}"
+    [[ -f "${kit}/manifest.json" ]] || { echo "gpu_bundle: ${kit} is missing" >&2; exit 1; }
+    if grep -q '"sanitized":true' "${kit}/manifest.json"; then
+      echo "gpu_bundle: ${kit} was built with sanitizers (--config=asan); build it without" >&2
+      exit 1
+    fi
+    cp -RL "${kit}" "${g}/kits/"
+    chmod -R u+w "${g}/kits"
+  done
+  install -m 0644 grading/rubric.json "${g}/rubric.json"
+  # The libraries the kits link with by name (-lcjson): the file and the name the linker
+  # looks for, which a machine with only the runtime package lacks.
+  for flag in $(grep -o '"-l[A-Za-z0-9_+-]*"' "${g}/kits/${grader_lab}_gpu/manifest.json" | tr -d '"' | sort -u); do
+    name="lib${flag#-l}.so"
+    path="$(ldconfig -p | awk -v n="${name}." '$1 ~ "^"n {print $NF; exit}')"
+    [[ -n "${path}" ]] || continue
+    is_base_lib "${path}" && continue
+    install -m 0644 "$(readlink -f "${path}")" "${g}/lib/$(basename "${path}")"
+    install -m 0644 "$(readlink -f "${path}")" "${g}/lib/${name}"
+  done
+  # The class: the skeleton, the reference and each variant, one student each.
+  # (A student's folder keeps the repository's path of the file, as students hand it in.)
+  student_file() { mkdir -p "${g}/class/$1/labs/${grader_lab}" && echo "${g}/class/$1/labs/${grader_lab}/lab.c"; }
+  install -m 0644 "labs/${grader_lab}/lab.c" "$(student_file skeleton)"
+  install -m 0644 "solutions/${grader_lab}.c" "$(student_file reference)"
+  variants="labs/${grader_lab}/testdata/variants.c"
+  if [[ -f "${variants}" ]]; then
+    for v in $(grep -o 'LAB_VARIANT_[A-Z0-9][A-Z0-9_]*' "${variants}" | sort -u); do
+      f="$(student_file "$(tr 'A-Z' 'a-z' <<<"${v#LAB_VARIANT_}")")"
+      { echo "#define ${v}"; cat "${variants}"; } >"${f}"
+    done
+  fi
+  cat >"${out}/run_grader.sh" <<RUN
+#!/usr/bin/env bash
+# run_grader.sh: grades the bundle's class of ${grader_lab} with --backend gpu on this machine
+# and prints the gradebook and each student's report. Extra arguments go to the grader.
+set -u
+here="\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
+export LD_LIBRARY_PATH="\${here}/grader/lib:\${here}/lib\${LD_LIBRARY_PATH:+:\${LD_LIBRARY_PATH}}"
+export LIBRARY_PATH="\${here}/grader/lib\${LIBRARY_PATH:+:\${LIBRARY_PATH}}"
+out="\${here}/grader/out"
+rm -rf "\${out}"
+"\${here}/grader/grade" --submissions "\${here}/grader/class" --out "\${out}" --kits "\${here}/grader/kits" \\
+  --rubric "\${here}/grader/rubric.json" --labs ${grader_lab} --backend gpu --jobs 2 --seed 21 "\$@"
+rc=\$?
+echo "== grade exited \${rc}"
+for f in "\${out}"/gradebook.csv "\${out}"/summary.txt; do [[ -f "\${f}" ]] && { echo "== \${f##*/}"; cat "\${f}"; }; done
+for r in "\${out}"/*/report.txt; do [[ -f "\${r}" ]] && { echo "== \${r#\${out}/}"; head -40 "\${r}"; }; done
+exit \${rc}
+RUN
+  chmod 0755 "${out}/run_grader.sh"
+fi
+
+if ((tui)); then
+  install -m 0755 "${bin_dir}/tui/tui" "${out}/bin/tui"
+  copy_needed_libs "${bin_dir}/tui/tui" "${out}/lib"
+  mkdir -p "${out}/tui_runfiles/streamlab/labs"
+  install -m 0644 labs/catalog.json "${out}/tui_runfiles/streamlab/labs/catalog.json"
+  printf 'set -g default-terminal "screen"\n' >"${out}/tmux.conf"
+  cat >"${out}/run_tui.sh" <<'RUN'
+#!/usr/bin/env bash
+# run_tui.sh BINARY LAB [ARG...]: the live timeline on bin/BINARY as lab LAB, in a detached
+# tmux window of 120x40; after WAIT seconds (20) prints the screen and closes the window.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+[[ $# -ge 2 ]] || { echo "usage: run_tui.sh BINARY LAB [ARG...]" >&2; exit 64; }
+bin="$1" lab="$2"
+shift 2
+export LD_LIBRARY_PATH="${here}/lib${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
+export RUNFILES_DIR="${here}/tui_runfiles"
+sock="streamlab-$$"
+tmux -L "${sock}" -f "${here}/tmux.conf" new-session -d -s tui -x 120 -y 40   "env RUNFILES_DIR='${RUNFILES_DIR}' LD_LIBRARY_PATH='${LD_LIBRARY_PATH}' '${here}/bin/tui' --no-color --program '${here}/bin/${bin}' ${lab} $*; sleep 3600"
+sleep "${WAIT:-20}"
+tmux -L "${sock}" capture-pane -p -t tui
+tmux -L "${sock}" kill-server
+RUN
+  chmod 0755 "${out}/run_tui.sh"
+fi
 
 # CUPTI, which the collector opens at run time (so ldd does not list it): the one from the
 # toolkit the binaries were built against, whose activity records they read.
