@@ -29,6 +29,8 @@ packages=(
   "tmux:tmux (the end-to-end test of the live timeline)"
   "clang:clang (the event-stream fuzzer)"
   "libclang-rt-14-dev:libFuzzer and sanitizer runtimes for clang"
+  "slurm-wlm:Slurm (the grader's test on a one-node cluster, grade --slurm)"
+  "munge:MUNGE (Slurm's authentication, for that test)"
 )
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
@@ -53,7 +55,7 @@ if ((${#need[@]})); then
   if ! command -v apt-get >/dev/null 2>&1; then
     die "missing packages: ${need[*]}. This script installs them with apt-get on Debian and
 Ubuntu; on other systems install the equivalents (Bazel 4.2-7.x, ncurses, GoogleTest,
-cJSON, libarchive, libyaml, tmux, clang) with your package manager and run ./setup.sh again."
+cJSON, libarchive, libyaml, tmux, clang, Slurm and MUNGE) with your package manager and run ./setup.sh again."
   fi
   sudo=""
   if [[ "$(id -u)" != 0 ]]; then

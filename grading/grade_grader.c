@@ -204,6 +204,7 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
         double max[GRADE_CHECKS] = {rule->correct_points, rule->race_free_points, rule->speed.points,
                                     rule->measurement_points};
         grade_lab_init(lab, kit->lab, kit->student_file, max);
+        if (env->backend_notes && env->backend_notes[i]) lab->backend_note = grade_strdup(env->backend_notes[i]);
         double l0 = now_s();
         if (out->problem) {
             lab->missing = grade_strdup(out->problem);

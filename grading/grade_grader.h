@@ -32,6 +32,9 @@ typedef struct grade_env {
     bool fixed_seed;                 /* use `seed` instead of a fresh one per student */
     uint64_t seed;
     grade_report_context report;
+    /* Per lab: why it is graded on another backend than asked (grade_devices.h), or NULL;
+     * the array itself may be NULL. */
+    const char *const *backend_notes;
 } grade_env;
 
 /* Grades sub in work_dir (created; a scratch folder of its own) into *out. */

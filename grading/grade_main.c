@@ -8,6 +8,7 @@
  * docs/grading.md. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "grading/grade_adjust.h"
+#include "grading/grade_devices.h"
 #include "grading/grade_fs.h"
 #include "grading/grade_gradebook.h"
 #include "grading/grade_grader.h"
@@ -37,6 +39,7 @@
 #include "grading/grade_rubric.h"
 #include "grading/grade_sandbox.h"
 #include "grading/grade_similarity.h"
+#include "grading/grade_slurm.h"
 #include "grading/grade_submission.h"
 #include "grading/grade_text.h"
 
@@ -68,6 +71,10 @@ typedef struct app {
     bool *graded;           /* per submission: graded in this run */
     bool report_failed;     /* a report could not be written */
     grade_adjustments adjust; /* the instructor's, from the gradebook --regrade/--resume found */
+    char **backend_notes;     /* per lab: graded on the simulator instead of the GPU, and why (or NULL) */
+    char *rubric_path, *kits_dir; /* where they were found, for the Slurm scripts */
+    grade_slurm_state plan;   /* --merge: the Slurm run's plan */
+    char **why_not;           /* per submission: why it has no grade (a Slurm task that did not finish) */
 } app;
 
 static volatile sig_atomic_t g_stop;
@@ -79,10 +86,6 @@ static int cannot_run(const char *fmt, const char *detail) {
     fprintf(stderr, fmt, detail);
     fputc('\n', stderr);
     return GRADE_EXIT_CANNOT_RUN;
-}
-
-static bool gpu_present(void) {
-    return access("/dev/nvidia0", F_OK) == 0 || access("/dev/nvidiactl", F_OK) == 0;
 }
 
 /* The labs to grade (from --labs or the rubric), their rules and their kits. */
@@ -128,25 +131,49 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
     }
 
     const char *want = a->opt.backend;
+    int have = grade_gpu_count();
     if (!strcmp(want, "auto")) {
         bool all_gpu = true;
         for (size_t i = 0; i < n; i++) all_gpu &= grade_kit_set_find(&a->all_kits, ids[i], "gpu") != NULL;
-        want = all_gpu && gpu_present() ? "gpu" : "sim";
-    } else if (!strcmp(want, "gpu") && !gpu_present()) {
+        want = all_gpu && have > 0 ? "gpu" : "sim";
+    } else if (!strcmp(want, "gpu") && have == 0 && !a->opt.merge && !a->opt.slurm) {
         snprintf(err, err_len, "--backend gpu: no NVIDIA GPU on this machine (no /dev/nvidia0)");
         free(copy);
         return GRADE_EXIT_CANNOT_RUN;
     }
-    *backend = want;
+    /* The GPUs each lab needs (labs/catalog.json's "devices"): a lab that needs more than
+     * the machine has is graded on the simulator, and every report says so. The merge of a
+     * Slurm run grades nobody: it takes the kits the tasks were asked for. */
+    char *catalog_path = grade_workspace_runfile("labs/catalog.json");
+    char *catalog = NULL;
+    size_t catalog_len = 0;
+    if (catalog_path && grade_read_file(catalog_path, 1u << 20, &catalog, &catalog_len, NULL, err, err_len) != 0) {
+        free(catalog_path);
+        free(copy);
+        return GRADE_EXIT_CANNOT_RUN;
+    }
+    free(catalog_path);
+    bool any_gpu = false;
     a->kits = calloc(n, sizeof(grade_kit));
     a->rules = calloc(n, sizeof(grade_rubric_lab *));
+    a->backend_notes = calloc(n, sizeof(char *));
     for (size_t i = 0; i < n; i++) {
-        const grade_kit *kit = grade_kit_set_find(&a->all_kits, ids[i], want);
+        int need = 1;
+        if (catalog && (need = grade_catalog_devices(catalog, ids[i], err, err_len)) < 0) need = 1;
+        char why[256];
+        bool here = !a->opt.merge && !a->opt.slurm; /* graded on this machine */
+        why[0] = '\0';
+        const char *use = here ? grade_backend_for_lab(want, ids[i], need, have, why, sizeof(why)) : want;
+        if (*why) a->backend_notes[i] = grade_strdup(why);
+        any_gpu |= !strcmp(use, "gpu");
+        const grade_kit *kit = grade_kit_set_find(&a->all_kits, ids[i], use);
+        if (!kit && !here) kit = grade_kit_set_find(&a->all_kits, ids[i], "sim");
         if (!kit) {
             snprintf(err, err_len,
                      "no %s kit for lab %s: the grader was built without it%s (kits are built by //grading:grade)",
-                     want, ids[i], !strcmp(want, "gpu") ? " (no CUDA toolkit when it was built?)" : "");
+                     use, ids[i], !strcmp(use, "gpu") ? " (no CUDA toolkit when it was built?)" : "");
             free(copy);
+            free(catalog);
             return GRADE_EXIT_CANNOT_RUN;
         }
         a->rules[i] = grade_rubric_find(&a->rubric, ids[i]);
@@ -155,11 +182,14 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
         free(dest);
         if (rc != 0) {
             free(copy);
+            free(catalog);
             return GRADE_EXIT_CANNOT_RUN;
         }
         a->n_labs++;
     }
+    *backend = any_gpu ? "gpu" : "sim";
     free(copy);
+    free(catalog);
     return 0;
 }
 
@@ -170,7 +200,7 @@ static char *work_path(const app *a, size_t i) { return grade_strf("%s/s%zu", a-
  * submission is called can overwrite the gradebook. */
 static char *student_dir(const app *a, const char *name) {
     if (!strcmp(name, "gradebook.csv") || !strcmp(name, "junit.xml") || !strcmp(name, "INCOMPLETE.txt") ||
-        !strncmp(name, ".streamlab-grade", 16)) {
+        !strcmp(name, "slurm") || !strncmp(name, ".streamlab-grade", 16)) {
         char *prefixed = grade_strf("student_%s", name);
         char *dir = grade_path_join(a->opt.out, prefixed);
         free(prefixed);
@@ -370,8 +400,26 @@ static int open_class(app *a) {
                           : a->opt.regrade ? GRADE_OUT_REGRADE
                           : a->opt.resume ? GRADE_OUT_RESUME
                                           : GRADE_OUT_NEW;
+    if (a->opt.merge) {
+        /* The Slurm run's plan: the class must be the one its tasks graded. */
+        if (grade_slurm_read(a->opt.out, &a->plan, err, sizeof(err)) != 0) return cannot_run("--merge: %s", err);
+        bool same = a->plan.n_students == a->subs.n;
+        for (size_t i = 0; same && i < a->subs.n; i++) same = !strcmp(a->plan.students[i], a->subs.items[i].name);
+        if (!same)
+            return cannot_run("--merge: --submissions is not the class grade --slurm split among its tasks (students "
+                              "were added, removed or renamed since): nothing was merged; write and submit the "
+                              "scripts again with grade --slurm%s",
+                              "");
+        /* The first merge writes a new class folder; a later one (after --only-failed)
+         * replaces its rows, keeping the instructor's adjustments. */
+        char *state = grade_path_join(a->opt.out, ".streamlab-grade");
+        mode = grade_is_dir(state) ? GRADE_OUT_REGRADE : GRADE_OUT_NEW;
+        free(state);
+    }
     if (grade_outdir_open(a->opt.out, a->opt.submissions, mode, a->usage, &a->outdir, err, sizeof(err)) != 0)
         return cannot_run("%s", err);
+    /* --shard K/N: this task's share of the class, after the class's own checks. */
+    if (a->opt.shard_n > 0) grade_shard_filter(&a->subs, a->opt.shard_k, a->opt.shard_n);
     /* --regrade, --resume: the instructor's adjustments in the gradebook are kept; one that
      * is not a number stops the grader here, with the gradebook as it was. */
     if (a->outdir.used) {
@@ -384,6 +432,21 @@ static int open_class(app *a) {
                               err);
     }
     return 0;
+}
+
+/* Each lab's backend note (grade_devices.h) found in the rows, once. */
+static void print_backend_notes(const grade_student *const *list, size_t n) {
+    const char *said[64];
+    size_t n_said = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < list[i]->n_labs; l++) {
+            const char *note = list[i]->labs[l].backend_note;
+            bool seen = !note;
+            for (size_t k = 0; k < n_said && !seen; k++) seen = !strcmp(said[k], note);
+            if (seen) continue;
+            printf("%s\n", note);
+            if (n_said < 64) said[n_said++] = note;
+        }
 }
 
 /* The command that finishes an interrupted run: this one with --resume. */
@@ -406,6 +469,100 @@ static char *resume_command(const app *a) {
     }
     grade_buf_puts(&b, " --resume");
     return grade_buf_take(&b);
+}
+
+/* --merge: each Slurm task's stored results (OUT/slurm/shards/K) taken for its share of
+ * the class, their reports written into OUT as a worker's are. Returns NULL when every
+ * student was graded, else what INCOMPLETE.txt says: the tasks that did not finish, their
+ * students without a grade, and the command that grades them again. */
+static char *merge_tasks(app *a) {
+    int tasks = a->plan.tasks;
+    char err[1024];
+    grade_buf b;
+    grade_buf_init(&b);
+    size_t missing_all = 0;
+    a->why_not = calloc(a->subs.n ? a->subs.n : 1, sizeof(char *));
+    for (int k = 0; k < tasks && !g_stop; k++) {
+        char why[256];
+        bool done_ok = grade_slurm_task_done(a->opt.out, k, why, sizeof(why));
+        grade_outdir shard = {.lock_fd = -1};
+        shard.state_dir = grade_strf("%s/slurm/shards/%d/.streamlab-grade", a->opt.out, k);
+        grade_stored *stored = NULL;
+        size_t n_stored = 0;
+        if (grade_outdir_load(&shard, &stored, &n_stored, err, sizeof(err)) != 0)
+            fprintf(stderr, "grade: --merge: task %d: %s\n", k, err);
+        /* The reports say how the task graded (its node's GPU or simulator, sandbox, time),
+         * not how the merge's node would have. */
+        char *ctx_path = grade_path_join(shard.state_dir, "context.json");
+        free(shard.state_dir);
+        grade_report_context ctx = a->env.report;
+        cJSON *ctx_json = NULL;
+        char *ctx_text = NULL;
+        size_t ctx_len = 0;
+        if (grade_is_file(ctx_path) && grade_read_file(ctx_path, 1u << 20, &ctx_text, &ctx_len, NULL, err, sizeof(err)) == 0) {
+            ctx_json = cJSON_ParseWithLength(ctx_text, ctx_len);
+            const char *v;
+            if ((v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ctx_json, "backend")))) ctx.backend = v;
+            if ((v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ctx_json, "sandbox")))) ctx.sandbox = v;
+            if ((v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ctx_json, "settings")))) ctx.settings = v;
+            if ((v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ctx_json, "when")))) ctx.when = v;
+        }
+        free(ctx_text);
+        free(ctx_path);
+        grade_buf names;
+        grade_buf_init(&names);
+        size_t missing = 0, share = 0;
+        for (size_t j = 0; j < a->n_order; j++) {
+            size_t i = a->order[j];
+            if ((int)(i % (size_t)tasks) != k) continue;
+            share++;
+            const grade_stored *found = NULL;
+            for (size_t s = 0; s < n_stored && !found; s++)
+                if (!strcmp(stored[s].name, a->subs.items[i].name)) found = &stored[s];
+            grade_student *st = &a->students[i];
+            if (found && grade_student_from_json(found->student, st) == 0) {
+                grade_adjustments_apply(&a->adjust, st);
+                char *dir = student_dir(a, st->name);
+                if (grade_student_write(st, &ctx, dir, err, sizeof(err)) != 0 ||
+                    grade_outdir_store(&a->outdir, st->name, a->keys[i], found->student, err, sizeof(err)) != 0) {
+                    fprintf(stderr, "grade: %s\n", err);
+                    a->report_failed = true;
+                }
+                free(dir);
+                a->graded[i] = true;
+                grade_progress_step(&a->progress, st);
+                continue;
+            }
+            if (found) grade_student_free(st);
+            a->why_not[i] = grade_strf("NOT GRADED: Slurm array task %d, which had this student, did not finish (%s); "
+                                       "grade it again with: %s",
+                                       k, why, a->plan.rerun);
+            grade_buf_printf(&names, "%s%s", missing ? ", " : "", a->subs.items[i].name);
+            missing++;
+        }
+        grade_stored_free(stored, n_stored);
+        cJSON_Delete(ctx_json);
+        if (!done_ok || missing) {
+            grade_buf_printf(&b, "  task %d (%s; its log: %s/slurm/logs/task_%d.log): ", k, why, a->opt.out, k);
+            if (missing)
+                grade_buf_printf(&b, "%zu of its %zu students not graded: %s\n", missing, share, names.data);
+            else
+                grade_buf_printf(&b, "all of its %zu students were graded before it stopped\n", share);
+        }
+        missing_all += missing;
+        grade_buf_free(&names);
+    }
+    if (!b.len) {
+        grade_buf_free(&b);
+        return NULL;
+    }
+    char *list = grade_buf_take(&b);
+    char *text = grade_strf("This gradebook is INCOMPLETE: Slurm array tasks did not finish, and %zu of %zu students "
+                            "have no grade (empty scores and a NOT GRADED note naming the task):\n%s"
+                            "The other students' results are whole. To grade the rest, run:\n  %s\n",
+                            missing_all, a->subs.n, list, a->plan.rerun);
+    free(list);
+    return text;
 }
 
 static int class_mode(app *a) {
@@ -465,11 +622,33 @@ static int class_mode(app *a) {
                 skipped, skipped == 1 ? "" : "s", a->n_order);
 
     a->env.report.when = a->when;
+    /* --shard: how this task grades, for the reports the merge writes from its results. */
+    if (a->opt.shard_n > 0) {
+        cJSON *ctx = cJSON_CreateObject();
+        cJSON_AddStringToObject(ctx, "backend", a->env.report.backend ? a->env.report.backend : "");
+        cJSON_AddStringToObject(ctx, "sandbox", a->env.report.sandbox ? a->env.report.sandbox : "");
+        cJSON_AddStringToObject(ctx, "settings", a->env.report.settings ? a->env.report.settings : "");
+        cJSON_AddStringToObject(ctx, "when", a->when);
+        char *text = cJSON_PrintUnformatted(ctx);
+        char *path = grade_path_join(a->outdir.state_dir, "context.json");
+        if (!text || grade_mkdir_p(a->outdir.state_dir, 0755, err, sizeof(err)) != 0 ||
+            grade_write_file(path, text, strlen(text), err, sizeof(err)) != 0) {
+            fprintf(stderr, "grade: %s\n", err);
+            a->report_failed = true;
+        }
+        free(path);
+        cJSON_free(text);
+        cJSON_Delete(ctx);
+    }
     /* A bar on a terminal, a line per student in a log (grade_progress.h). */
     grade_progress_start(&a->progress, a->n_order, a->opt.progress != 0);
     int jobs = a->opt.jobs;
     if ((size_t)jobs > a->n_order && a->n_order > 0) jobs = (int)a->n_order;
-    int stopped = g_stop ? 1 : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
+    /* --merge grades nobody: the Slurm tasks' results are taken as they are (names the
+     * tasks that did not finish, or NULL). */
+    char *unfinished = NULL;
+    int stopped = g_stop ? 1 : a->opt.merge ? (unfinished = merge_tasks(a), 0)
+                                            : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
     grade_progress_finish(&a->progress);
     bool interrupted = stopped == 1 || g_stop;
 
@@ -484,7 +663,9 @@ static int class_mode(app *a) {
             finished++;
         } else {
             placeholder(a, a->subs.items[i].name,
-                        "NOT GRADED: the grader was interrupted before it got to this student; finish with --resume",
+                        a->why_not && a->why_not[i]
+                            ? a->why_not[i]
+                            : "NOT GRADED: the grader was interrupted before it got to this student; finish with --resume",
                         &extra[n_extra]);
             list[n++] = &extra[n_extra++];
         }
@@ -514,7 +695,7 @@ static int class_mode(app *a) {
                            finished, a->subs.n, resume);
     if (grade_write_file(csv_path, csv, strlen(csv), err, sizeof(err)) != 0 ||
         grade_write_file(junit_path, junit, strlen(junit), err, sizeof(err)) != 0 ||
-        grade_outdir_mark(&a->outdir, !interrupted, how, err, sizeof(err)) != 0) {
+        grade_outdir_mark(&a->outdir, !interrupted && !unfinished, unfinished ? unfinished : how, err, sizeof(err)) != 0) {
         fprintf(stderr, "grade: %s\n", err);
         a->report_failed = true;
     }
@@ -544,12 +725,20 @@ static int class_mode(app *a) {
     } else if (!a->opt.quiet && n) {
         char *table = grade_summary_table(list, n);
         printf("%s", table);
+        /* A lab graded on the simulator instead of the GPU, once per lab (from the rows, so
+         * that a merged run says it too). */
+        print_backend_notes(list, n);
         if (similar) printf("%s", similar);
         printf("reports in %s (gradebook.csv, junit.xml,%s and a folder per student)\n", a->opt.out,
                similar ? " similarity.txt" : "");
         free(table);
     }
     free(similar);
+    if (unfinished) {
+        fprintf(stderr, "grade: --merge: %s", unfinished);
+        if (rc == GRADE_EXIT_OK) rc = GRADE_EXIT_CANNOT_RUN;
+        free(unfinished);
+    }
     if (a->report_failed && rc == GRADE_EXIT_OK) {
         fprintf(stderr, "grade: some reports could not be written (see above): the gradebook may not be whole\n");
         rc = GRADE_EXIT_CANNOT_RUN;
@@ -605,6 +794,195 @@ static int gradescope_mode(app *a) {
     free(dir);
     free(work);
     grade_student_free(&s);
+    return rc;
+}
+
+/* path absolute, symbolic links resolved where it exists (malloc'd). */
+static char *absolute(const char *path) {
+    char buf[PATH_MAX];
+    if (realpath(path, buf)) return grade_strdup(buf);
+    if (path[0] == '/' || !getcwd(buf, sizeof(buf))) return grade_strdup(path);
+    return grade_strf("%s/%s", buf, path);
+}
+
+/* --slurm: the job array's and the merge's scripts in OUT/slurm, submitted with --submit.
+ * Nobody is graded here (a login node may have no GPU); each task runs the pre-flight
+ * checks on its node. */
+static int slurm_mode(app *a) {
+    char err[2048];
+    if (grade_outdir_clean(&a->outdir, err, sizeof(err)) != 0) return cannot_run("--out: %s", err);
+    int n = (int)a->subs.n;
+    int tasks = a->opt.array_size ? a->opt.array_size : (n + 9) / 10;
+    if (tasks > n) tasks = n;
+    if (tasks < 1) tasks = 1;
+    char *grade = absolute("/proc/self/exe");
+    /* The kits, rubric and lab catalog the tasks read: the runfiles of this grader. */
+    const char *rf = getenv("RUNFILES_DIR");
+    char *runfiles = rf && *rf ? absolute(rf) : grade_strf("%s.runfiles", grade);
+    if (!grade_is_dir(runfiles)) {
+        free(runfiles);
+        runfiles = NULL;
+    }
+    char *out = absolute(a->opt.out);
+    char *held[16] = {0};
+    size_t n_held = 0;
+    const char *args[64], *merge_args[8];
+    size_t n_args = 0, n_merge = 0;
+#define ARG(x) (args[n_args++] = (x))
+#define OWN(x) (held[n_held++] = (x))
+    char num[6][32];
+    ARG("--submissions");
+    ARG(OWN(absolute(a->opt.submissions)));
+    if (a->opt.layout) {
+        ARG("--layout");
+        ARG(grade_layout_name((grade_layout)a->opt.layout));
+    }
+    if (a->opt.roster) {
+        ARG("--roster");
+        ARG(OWN(absolute(a->opt.roster)));
+    }
+    if (a->opt.submitted_at) {
+        ARG("--submitted-at");
+        ARG(OWN(absolute(a->opt.submitted_at)));
+    }
+    if (a->opt.labs) {
+        ARG("--labs");
+        ARG(a->opt.labs);
+    }
+    ARG("--backend");
+    ARG(a->opt.backend);
+    snprintf(num[0], sizeof(num[0]), "%d", a->opt.runs);
+    snprintf(num[1], sizeof(num[1]), "%d", a->opt.schedules);
+    snprintf(num[2], sizeof(num[2]), "%d", a->opt.timeout_s);
+    snprintf(num[3], sizeof(num[3]), "%ld", a->opt.mem_mb);
+    snprintf(num[4], sizeof(num[4]), "%ld", a->opt.output_mb);
+    snprintf(num[5], sizeof(num[5]), "%llu", (unsigned long long)a->opt.seed);
+    ARG("--runs");
+    ARG(num[0]);
+    ARG("--schedules");
+    ARG(num[1]);
+    ARG("--timeout");
+    ARG(num[2]);
+    ARG("--memory-mb");
+    ARG(num[3]);
+    ARG("--output-mb");
+    ARG(num[4]);
+    if (a->opt.seed_given) {
+        ARG("--seed");
+        ARG(num[5]);
+    }
+    if (a->opt.profile) {
+        ARG("--profile");
+        ARG(a->opt.profile);
+    }
+    ARG("--rubric");
+    ARG(a->rubric_path);
+    ARG("--kits");
+    ARG(a->kits_dir);
+    if (a->opt.scratch) {
+        ARG("--scratch");
+        ARG(OWN(absolute(a->opt.scratch)));
+    }
+    if (a->opt.keep_scratch) {
+        ARG("--keep-scratch");
+        ARG("--keep-scratch"); /* (options go in pairs in the scripts' layout) */
+    }
+    if (a->opt.csv_bom) merge_args[n_merge++] = "--csv-bom";
+    if (a->opt.quiet) merge_args[n_merge++] = "--quiet";
+    if (a->opt.similarity_tool) {
+        merge_args[n_merge++] = "--similarity-tool";
+        merge_args[n_merge++] = OWN(absolute(a->opt.similarity_tool));
+    } else if (a->opt.similarity)
+        merge_args[n_merge++] = "--similarity";
+#undef ARG
+#undef OWN
+    const char **students = calloc(a->subs.n + 1, sizeof(char *));
+    for (size_t i = 0; i < a->subs.n; i++) students[i] = a->subs.items[i].name;
+    bool gpu = !strcmp(a->opt.backend, "gpu");
+    grade_slurm_plan plan = {
+        .out = out,
+        .grade = grade,
+        .runfiles = runfiles,
+        .args = args,
+        .n_args = n_args,
+        .merge_args = merge_args,
+        .n_merge_args = n_merge,
+        .partition = a->opt.partition,
+        .time_limit = a->opt.time_limit,
+        .gpus_per_task = a->opt.gpus_per_task >= 0 ? a->opt.gpus_per_task : gpu ? 1 : 0,
+        .cpus_per_task = a->opt.jobs_given ? a->opt.jobs : 2,
+        .tasks = tasks,
+        .students = students,
+        .n_students = a->subs.n,
+        .usage = a->usage,
+    };
+    int rc = grade_slurm_write(&plan, err, sizeof(err));
+    char *dir = grade_slurm_dir(out);
+    if (rc != 0) {
+        rc = cannot_run("--slurm: %s", err);
+    } else {
+        printf("grade: --slurm: %zu students in %d array task%s of about %zu each; the scripts are in %s:\n"
+               "  grade_array.sbatch  the tasks (each grades its share into shards/K)\n"
+               "  merge.sbatch        the merge into %s, after the tasks\n"
+               "  submit.sh           submits both\n",
+               a->subs.n, tasks, tasks == 1 ? "" : "s", (a->subs.n + (size_t)tasks - 1) / (size_t)tasks, dir, out);
+        char range[32];
+        snprintf(range, sizeof(range), "0-%d", tasks - 1);
+        if (a->opt.submit) {
+            fflush(stdout);
+            if (grade_slurm_submit(out, range, err, sizeof(err)) != 0) rc = cannot_run("%s", err);
+        } else {
+            char *script = grade_path_join(dir, "submit.sh");
+            char *q = grade_shell_quote(script);
+            printf("Submit them with:  sh %s\n", q);
+            free(q);
+            free(script);
+        }
+    }
+    free(dir);
+    free(students);
+    for (size_t i = 0; i < n_held; i++) free(held[i]);
+    free(out);
+    free(runfiles);
+    free(grade);
+    return rc;
+}
+
+/* --slurm --only-failed: the tasks of OUT's array that did not finish, submitted again
+ * (with --submit), then the merge. */
+static int only_failed_mode(app *a) {
+    char err[2048];
+    grade_slurm_state st;
+    if (grade_slurm_read(a->opt.out, &st, err, sizeof(err)) != 0) return cannot_run("--only-failed: %s", err);
+    char *dir = grade_slurm_dir(a->opt.out);
+    char *merge_status = grade_path_join(dir, "status/merge");
+    if (!grade_is_file(merge_status))
+        fprintf(stderr, "grade: --only-failed: the merge job has not run yet: if the array is still running (squeue), "
+                        "its tasks have no status yet and would be submitted twice; wait for it\n");
+    free(merge_status);
+    char *failed = grade_slurm_failed_list(a->opt.out, &st);
+    int rc = GRADE_EXIT_OK;
+    if (!*failed) {
+        printf("grade: --only-failed: every one of the %d tasks of the array in %s finished: nothing to grade again\n",
+               st.tasks, dir);
+    } else {
+        printf("grade: --only-failed: task%s %s of %d did not finish: graded again, each keeping the students it had "
+               "finished, then merged\n",
+               strchr(failed, ',') ? "s" : "", failed, st.tasks);
+        if (a->opt.submit) {
+            fflush(stdout);
+            if (grade_slurm_submit(a->opt.out, failed, err, sizeof(err)) != 0) rc = cannot_run("%s", err);
+        } else {
+            char *script = grade_path_join(dir, "submit.sh");
+            char *q = grade_shell_quote(script);
+            printf("Submit them with:  sh %s %s\n", q, failed);
+            free(q);
+            free(script);
+        }
+    }
+    free(failed);
+    free(dir);
+    grade_slurm_state_free(&st);
     return rc;
 }
 
@@ -691,15 +1069,19 @@ int main(int argc, char **argv) {
         a->opt.submitted_at = from_user(a->opt.submitted_at);
     }
 
+    /* --slurm --only-failed: the plan in --out has everything else. */
+    if (a->opt.slurm && a->opt.only_failed) return only_failed_mode(a);
     char *rubric_path = a->opt.rubric ? grade_strdup(a->opt.rubric) : grade_runfile("rubric.json");
     if (!rubric_path) return cannot_run("%s", "no rubric: give one with --rubric FILE (the built-in grading/rubric.json was not found beside the program)");
     if (grade_rubric_load(rubric_path, &a->rubric, err, sizeof(err)) != 0) {
         free(rubric_path);
         return cannot_run("%s", err);
     }
+    a->rubric_path = absolute(rubric_path);
     free(rubric_path);
     char *kits_dir = a->opt.kits ? grade_strdup(a->opt.kits) : grade_kit_default_dir();
     if (!kits_dir) return cannot_run("%s", "no lab kits: give their folder with --kits DIR (they are built with //grading:grade)");
+    a->kits_dir = absolute(kits_dir);
     if (grade_kit_set_load(kits_dir, &a->all_kits, err, sizeof(err)) != 0) {
         free(kits_dir);
         return cannot_run("%s", err);
@@ -740,7 +1122,7 @@ int main(int argc, char **argv) {
     bool gpu = !strcmp(backend, "gpu");
     if (gpu) a->gpu_lock = grade_path_join(a->scratch, "gpu.lock");
     if (!a->opt.gradescope) rc = open_class(a);
-    if (!rc) rc = preflight(a);
+    if (!rc && !a->opt.merge && !a->opt.slurm) rc = preflight(a);
     if (rc || g_stop) {
         if (!rc) {
             fprintf(stderr, "grade: interrupted before anyone was graded: nothing was written\n");
@@ -785,9 +1167,10 @@ int main(int argc, char **argv) {
         .fixed_seed = a->opt.seed_given,
         .seed = a->opt.seed,
         .report = {.backend = a->backend_desc, .sandbox = a->sandbox_desc, .settings = a->settings_desc, .when = a->when},
+        .backend_notes = (const char *const *)a->backend_notes,
     };
 
-    rc = a->opt.gradescope ? gradescope_mode(a) : class_mode(a);
+    rc = a->opt.gradescope ? gradescope_mode(a) : a->opt.slurm ? slurm_mode(a) : class_mode(a);
 
     if (a->opt.keep_scratch && !g_stop)
         fprintf(stderr, "grade: scratch folders kept in %s\n", a->scratch);
@@ -802,10 +1185,19 @@ int main(int argc, char **argv) {
     free(a->graded);
     for (size_t i = 0; i < a->subs.n && a->students; i++) grade_student_free(&a->students[i]);
     free(a->students);
+    for (size_t i = 0; a->why_not && i < a->subs.n; i++) free(a->why_not[i]);
+    free(a->why_not);
     grade_submission_list_free(&a->subs);
     grade_roster_free(&a->roster);
     grade_adjustments_free(&a->adjust);
-    for (size_t i = 0; i < a->n_labs; i++) grade_kit_free(&a->kits[i]);
+    grade_slurm_state_free(&a->plan);
+    free(a->rubric_path);
+    free(a->kits_dir);
+    for (size_t i = 0; i < a->n_labs; i++) {
+        grade_kit_free(&a->kits[i]);
+        free(a->backend_notes ? a->backend_notes[i] : NULL);
+    }
+    free(a->backend_notes);
     free(a->kits);
     free(a->rules);
     grade_kit_set_free(&a->all_kits);

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "grading/grade_layout.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -43,8 +44,20 @@ enum {
     OPT_ROSTER,
     OPT_SIMILARITY,
     OPT_SIMILARITY_TOOL,
+    OPT_SLURM,
+    OPT_SUBMIT,
+    OPT_ONLY_FAILED,
+    OPT_PARTITION,
+    OPT_GPUS_PER_TASK,
+    OPT_TIME,
+    OPT_ARRAY_SIZE,
+    OPT_SHARD,
+    OPT_MERGE,
     OPT_HELP
 };
+
+/* What a Slurm partition name may hold (written into a batch script). */
+#define SLURM_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,"
 
 static const struct option long_options[] = {
     {"submissions", required_argument, NULL, OPT_SUBMISSIONS},
@@ -78,6 +91,15 @@ static const struct option long_options[] = {
     {"roster", required_argument, NULL, OPT_ROSTER},
     {"similarity", no_argument, NULL, OPT_SIMILARITY},
     {"similarity-tool", required_argument, NULL, OPT_SIMILARITY_TOOL},
+    {"slurm", no_argument, NULL, OPT_SLURM},
+    {"submit", no_argument, NULL, OPT_SUBMIT},
+    {"only-failed", no_argument, NULL, OPT_ONLY_FAILED},
+    {"partition", required_argument, NULL, OPT_PARTITION},
+    {"gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK},
+    {"time", required_argument, NULL, OPT_TIME},
+    {"array-size", required_argument, NULL, OPT_ARRAY_SIZE},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"merge", no_argument, NULL, OPT_MERGE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -95,6 +117,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
     o->progress = -1;
     o->submission_dir = "/autograder/submission";
     o->results = "/autograder/results/results.json";
+    o->gpus_per_task = -1;
     err[0] = '\0';
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (online > 0) o->jobs = (int)online;
@@ -115,6 +138,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
                 return GRADE_EXIT_USAGE;
             }
             o->jobs = (int)v;
+            o->jobs_given = true;
             break;
         case OPT_BACKEND:
             if (strcmp(optarg, "auto") && strcmp(optarg, "sim") && strcmp(optarg, "gpu")) {
@@ -207,6 +231,63 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             o->similarity_tool = optarg;
             o->similarity = true;
             break;
+        case OPT_SLURM: o->slurm = true; break;
+        case OPT_SUBMIT: o->submit = true; break;
+        case OPT_ONLY_FAILED: o->only_failed = true; break;
+        case OPT_PARTITION:
+            if (!*optarg || strspn(optarg, SLURM_NAME_CHARS) != strlen(optarg)) {
+                snprintf(err, err_len, "--partition must be a Slurm partition name (letters, digits, - _ . ,), not '%s'",
+                         optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->partition = optarg;
+            break;
+        case OPT_GPUS_PER_TASK:
+            if (!cli_int(optarg, 0, 64, &v)) {
+                snprintf(err, err_len, "--gpus-per-task must be a whole number from 0 to 64, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->gpus_per_task = (int)v;
+            break;
+        case OPT_TIME:
+            /* Slurm's forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS. */
+            if (!*optarg || strspn(optarg, "0123456789:-") != strlen(optarg) || !isdigit((unsigned char)*optarg) ||
+                !isdigit((unsigned char)optarg[strlen(optarg) - 1]) || strstr(optarg, "::") ||
+                strchr(strchr(optarg, '-') ? strchr(optarg, '-') + 1 : optarg, '-')) {
+                snprintf(err, err_len,
+                         "--time must be a Slurm time limit (minutes, HH:MM:SS or D-HH:MM:SS, like 2:00:00), not '%s'",
+                         optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->time_limit = optarg;
+            break;
+        case OPT_ARRAY_SIZE:
+            if (!cli_int(optarg, 1, 10000, &v)) {
+                snprintf(err, err_len, "--array-size must be a whole number of tasks from 1 to 10000, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->array_size = (int)v;
+            break;
+        case OPT_SHARD: {
+            long long k, n;
+            const char *slash = strchr(optarg, '/');
+            char kbuf[32];
+            size_t klen = slash ? (size_t)(slash - optarg) : 0;
+            if (slash && klen < sizeof(kbuf)) {
+                memcpy(kbuf, optarg, klen);
+                kbuf[klen] = '\0';
+            }
+            if (!slash || klen >= sizeof(kbuf) || !cli_int(kbuf, 0, 9999, &k) || !cli_int(slash + 1, 1, 10000, &n) ||
+                k >= n) {
+                snprintf(err, err_len,
+                         "--shard must be K/N, task K (from 0) of N, with K below N (like 3/8), not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->shard_k = (int)k;
+            o->shard_n = (int)n;
+            break;
+        }
+        case OPT_MERGE: o->merge = true; break;
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
@@ -219,6 +300,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         return GRADE_EXIT_USAGE;
     }
     if (o->help) return 0;
+    if (o->slurm && o->only_failed && o->out && !o->submissions) return 0; /* the plan has the rest */
     if (!o->gradescope && (!o->submissions || !o->out)) {
         snprintf(err, err_len, "--submissions DIR and --out DIR are both needed (or --gradescope)");
         return GRADE_EXIT_USAGE;
@@ -234,6 +316,23 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
     if (o->gradescope && o->similarity) {
         snprintf(err, err_len, "--similarity compares a class's submissions: it is for class mode (--submissions), "
                                "not --gradescope");
+        return GRADE_EXIT_USAGE;
+    }
+    bool slurm_only = o->submit || o->only_failed || o->partition || o->gpus_per_task >= 0 || o->time_limit ||
+                      o->array_size;
+    if (slurm_only && !o->slurm) {
+        snprintf(err, err_len, "--submit, --only-failed, --partition, --gpus-per-task, --time and --array-size are "
+                               "for --slurm");
+        return GRADE_EXIT_USAGE;
+    }
+    if ((int)o->slurm + (int)(o->shard_n > 0) + (int)o->merge + (int)o->gradescope > 1) {
+        snprintf(err, err_len, "--slurm, --shard, --merge and --gradescope are different ways to run the grader: give "
+                               "one");
+        return GRADE_EXIT_USAGE;
+    }
+    if (o->merge && (o->regrade || o->force || o->resume)) {
+        snprintf(err, err_len, "--merge takes a Slurm run's results into --out as they are: --regrade, --resume and "
+                               "--force go with --slurm");
         return GRADE_EXIT_USAGE;
     }
     if (o->gradescope && (o->regrade || o->force || o->resume)) {
@@ -301,6 +400,18 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --resume             --out holds an interrupted (or earlier) run: grade only the\n"
             "                       students whose submission, kits, rubric or settings changed\n"
             "  --force              --out was used before: remove its reports and start clean\n"
+            "  --slurm              grade on a Slurm cluster: write OUT/slurm/ (a job array whose\n"
+            "                       tasks each grade a share of the class, and a merge job that\n"
+            "                       writes OUT as a local run does); see docs/grading.md\n"
+            "    --submit           also submit them with sbatch (the merge after the array)\n"
+            "    --partition P      the partition (default: the cluster's)\n"
+            "    --gpus-per-task G  GPUs per task (default: 1 with --backend gpu, else none)\n"
+            "    --time T           each task's time limit (2:00:00; default: the partition's)\n"
+            "    --array-size N     tasks in the array (default: one per 10 students)\n"
+            "    --only-failed      with --out OUT: write (and --submit) the tasks that did not\n"
+            "                       finish again, and the merge\n"
+            "  --shard K/N          grade only submissions K, K+N, K+2N, ... (name order): one task\n"
+            "  --merge              grade nobody: merge the tasks' results in OUT/slurm into OUT\n"
             "  --gradescope         grade the one submission in --submission-dir\n"
             "                       (/autograder/submission) into --results\n"
             "                       (/autograder/results/results.json)\n\n"

@@ -55,6 +55,17 @@ typedef struct grade_options {
     const char *roster;         /* --roster FILE.csv: ids to names and student ids, or NULL */
     bool similarity;            /* --similarity: OUT/similarity.txt (grade_similarity.h) */
     const char *similarity_tool; /* --similarity-tool PATH: sim_c to use, or NULL: sim_c on PATH */
+    bool jobs_given;            /* --jobs was given */
+    /* Grading on a Slurm cluster (grade_slurm.h). */
+    bool slurm;                 /* --slurm: write (and with --submit, submit) a job array */
+    bool submit;                /* --submit: run sbatch for the array and the merge */
+    bool only_failed;           /* --only-failed: the array's tasks that did not finish, again */
+    const char *partition;      /* --partition P, or NULL: the cluster's default */
+    int gpus_per_task;          /* --gpus-per-task G; -1: 1 with --backend gpu, else none */
+    const char *time_limit;     /* --time T (Slurm's format), or NULL: the partition's */
+    int array_size;             /* --array-size N; 0: one task per 10 students */
+    int shard_k, shard_n;       /* --shard K/N: grade submissions i with i % N == K; n 0: all */
+    bool merge;                 /* --merge: grade nobody, merge a Slurm run's tasks into --out */
     bool help;
 } grade_options;
 

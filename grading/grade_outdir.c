@@ -19,6 +19,7 @@
 #define LOCK_NAME ".streamlab-grade.lock"
 #define STATE_NAME ".streamlab-grade"
 #define INCOMPLETE_NAME "INCOMPLETE.txt"
+#define SLURM_NAME "slurm"
 
 /* path made absolute with symbolic links resolved, for the part of it that exists. */
 static char *resolve(const char *path) {
@@ -69,7 +70,9 @@ static size_t entries(const char *dir, bool *ours, char *first, size_t first_len
     struct dirent *e;
     while ((e = readdir(d))) {
         const char *s = e->d_name;
-        if (!strcmp(s, ".") || !strcmp(s, "..") || !strcmp(s, LOCK_NAME)) continue;
+        /* slurm/: the scripts and tasks of a Slurm run (grade_slurm.h), which writes the
+         * class's reports only when its tasks are merged. */
+        if (!strcmp(s, ".") || !strcmp(s, "..") || !strcmp(s, LOCK_NAME) || !strcmp(s, SLURM_NAME)) continue;
         if (!strcmp(s, STATE_NAME) || !strcmp(s, "gradebook.csv")) *ours = true;
         if (!first[0] || (strcmp(s, STATE_NAME) && strcmp(s, "gradebook.csv") && *ours)) snprintf(first, first_len, "%s", s);
         n++;

@@ -10,6 +10,9 @@
  *              submission, kits, rubric and settings): finishes an interrupted run
  *   --force    remove the earlier reports and start clean
  *
+ * A slurm/ folder (the scripts and tasks of `grade --slurm`, grade_slurm.h) does not make a
+ * folder used: the class's reports are written when its tasks are merged.
+ *
  * Each finished student's result is kept in OUT/.streamlab-grade/ with the fingerprint of
  * what it depends on (grade_hash.h); the gradebook of a merged run is made from these. */
 #ifndef STREAMLAB_GRADE_OUTDIR_H

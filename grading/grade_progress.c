@@ -132,7 +132,8 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
     for (size_t i = 0; i < n; i++) {
         outcomes[i] = calloc(n_labs ? n_labs : 1, sizeof(char *));
         for (size_t l = 0; l < n_labs && l < students[i]->n_labs; l++) {
-            outcomes[i][l] = grade_lab_outcome(&students[i]->labs[l]);
+            /* A row an interrupted run or a Slurm task that died left without a grade. */
+            outcomes[i][l] = students[i]->not_graded ? grade_strdup("not graded") : grade_lab_outcome(&students[i]->labs[l]);
             size_t w = grade_text_width(outcomes[i][l]);
             if (w > lab_w[l]) lab_w[l] = w;
         }
@@ -146,12 +147,16 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
         free(cell);
     }
     grade_buf_puts(&b, "\n");
-    double sum = 0;
+    double sum = 0, max = first->max_score;
+    size_t graded = 0;
     for (size_t i = 0; i < n; i++) {
         const grade_student *s = students[i];
         char *name = grade_text_pad(s->name, name_w);
         char score[40];
-        snprintf(score, sizeof(score), "%.2f / %.2f", s->score, s->max_score);
+        if (s->not_graded)
+            snprintf(score, sizeof(score), "NOT GRADED");
+        else
+            snprintf(score, sizeof(score), "%.2f / %.2f", s->score, s->max_score);
         grade_buf_printf(&b, "%s  %15s", name, score);
         free(name);
         if (s->problem && s->n_labs == 0) grade_buf_printf(&b, "  %s", s->problem);
@@ -161,13 +166,19 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
             free(cell);
         }
         grade_buf_puts(&b, "\n");
-        sum += s->score;
+        if (!s->not_graded) {
+            if (!graded++) max = s->max_score;
+            sum += s->score;
+        }
         for (size_t l = 0; l < n_labs; l++) free(outcomes[i][l]);
         free(outcomes[i]);
     }
     free(outcomes);
     free(lab_w);
-    grade_buf_printf(&b, "%zu student%s, mean score %.2f / %.2f\n", n, n == 1 ? "" : "s", sum / (double)n,
-                     first->max_score);
+    if (graded == n)
+        grade_buf_printf(&b, "%zu student%s, mean score %.2f / %.2f\n", n, n == 1 ? "" : "s", sum / (double)n, max);
+    else
+        grade_buf_printf(&b, "%zu student%s, %zu NOT GRADED; mean score of the %zu graded %.2f / %.2f\n", n,
+                         n == 1 ? "" : "s", n - graded, graded, graded ? sum / (double)graded : 0.0, max);
     return grade_buf_take(&b);
 }

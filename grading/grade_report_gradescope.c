@@ -30,6 +30,8 @@ char *grade_report_gradescope(const grade_student *s, const grade_report_context
     if (ctx->backend) grade_buf_printf(&out, "Graded on %s.\n", ctx->backend);
     if (ctx->settings) grade_buf_printf(&out, "%s\n", ctx->settings);
     if (s->problem) grade_buf_printf(&out, "Problem with the submission: %s\n", s->problem);
+    for (size_t i = 0; i < s->n_labs; i++)
+        if (s->labs[i].backend_note) grade_buf_printf(&out, "%s.\n", s->labs[i].backend_note);
     char *text = grade_buf_take(&out);
     add_text(root, "output", text);
     free(text);

@@ -46,7 +46,7 @@ static void testcase(grade_buf *b, const char *classname, const char *name, cons
 
 /* Whether the lab has properties: a late policy or the instructor's adjustment. */
 static bool has_properties(const grade_lab *lab) {
-    return lab->late_policy || lab->adjusted || lab->adjustment_note;
+    return lab->late_policy || lab->adjusted || lab->adjustment_note || lab->backend_note;
 }
 
 /* The late policy's days and points, and the instructor's adjustment, as property lines
@@ -66,6 +66,12 @@ static void properties(grade_buf *b, const grade_lab *lab, const char *prefix) {
                          lab->adjusted ? lab->adjustment : 0.0);
         grade_buf_printf(b, "%s<property name=\"%sadjustment_note\" value=\"%s\"/>\n", in, prefix, note);
         free(note);
+    }
+    if (lab->backend_note) {
+        char *why = grade_xml_escape(lab->backend_note);
+        grade_buf_printf(b, "%s<property name=\"%sbackend\" value=\"sim\"/>\n", in, prefix);
+        grade_buf_printf(b, "%s<property name=\"%sbackend_note\" value=\"%s\"/>\n", in, prefix, why);
+        free(why);
     }
 }
 

@@ -107,6 +107,7 @@ char *grade_report_text_lab(const grade_lab *lab) {
                          lab->seed_fixed ? "the instructor chose this one workload for every student"
                                                 : "the workload is new for every student",
                          (unsigned long long)lab->seed);
+    if (lab->backend_note) grade_buf_printf(&b, "  %s\n", lab->backend_note);
     for (int c = 0; c < GRADE_CHECKS; c++) {
         if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
         const grade_check *k = &lab->checks[c];

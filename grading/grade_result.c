@@ -47,6 +47,7 @@ void grade_lab_free(grade_lab *lab) {
     free(lab->notes);
     for (int c = 0; c < GRADE_CHECKS; c++) free(lab->checks[c].reason);
     free(lab->late_reason);
+    free(lab->backend_note);
     free(lab->adjustment_note);
     memset(lab, 0, sizeof(*lab));
 }
@@ -157,6 +158,7 @@ static cJSON *lab_to_json(const grade_lab *l) {
         cJSON_AddNumberToObject(late, "penalty", l->late_penalty);
         add_str(late, "reason", l->late_reason);
     }
+    add_str(o, "backend_note", l->backend_note);
     if (l->adjusted || l->adjustment_note) {
         cJSON *adj = cJSON_AddObjectToObject(o, "adjustment");
         cJSON_AddBoolToObject(adj, "adjusted", l->adjusted);
@@ -237,6 +239,7 @@ static void lab_from_json(const cJSON *o, grade_lab *l) {
         l->late_penalty = get_num(late, "penalty");
         l->late_reason = get_str(late, "reason");
     }
+    l->backend_note = get_str(o, "backend_note");
     const cJSON *adj = cJSON_GetObjectItemCaseSensitive(o, "adjustment");
     if (cJSON_IsObject(adj)) {
         l->adjusted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(adj, "adjusted"));

@@ -76,6 +76,10 @@ typedef struct grade_lab {
     bool adjusted;
     double adjustment;
     char *adjustment_note;
+    /* Graded on another backend than the one asked for, and why (grade_devices.h: "lab
+     * 09_two_gpus graded on the simulator: this machine has 1 GPU, the lab needs 2"), else
+     * NULL. */
+    char *backend_note;
 } grade_lab;
 
 typedef struct grade_student {

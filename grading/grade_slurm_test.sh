@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# grading/grade_slurm_test.sh: grading a class through Slurm for real (issue 18). It starts
+# a single-node Slurm cluster on loopback (grading/slurm_local.sh: munged, slurmctld and
+# slurmd under a temporary folder, stopped at the end), makes a class of 24 lab-03
+# submissions from the grader's test corpus, and checks that
+#
+#   1. the class graded locally and through `grade --slurm --submit` (4 array tasks and the
+#      merge) with the same seed gives a byte-identical gradebook, and a report per student;
+#   2. a task that fails (its shard folder made unwritable) leaves the other tasks'
+#      students graded, its own NOT GRADED rows naming it, INCOMPLETE.txt and the merge's
+#      exit status saying so; `grade --slurm --only-failed --submit` then grades just that
+#      task, and the gradebook is the local one again;
+#   3. --submit without sbatch on PATH, and --only-failed where no plan is, are refused.
+#
+# Where Slurm cannot be started (not installed, slurmd refusing an unprivileged user), it
+# prints "STREAMLAB-TEST-SKIPPED: <why>" and exits 0: .ci/run counts it as skipped.
+set -uo pipefail
+
+skip() {
+  echo "STREAMLAB-TEST-SKIPPED: $*"
+  exit 0
+}
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+rf="${TEST_SRCDIR:?run under bazel test}/streamlab"
+grade="${rf}/grading/grade"
+cluster="${rf}/grading/slurm_local.sh"
+PATH="${PATH}:/usr/sbin:/sbin"
+
+# Short paths (munge's socket) under /tmp, which the sandbox user can reach.
+base="$(mktemp -d /tmp/grade_slurm.XXXXXX)" || fail "mktemp"
+chmod 0755 "${base}"
+cleanup() {
+  "${cluster}" stop "${base}/cluster" >/dev/null 2>&1
+  rm -rf "${base}"
+}
+trap cleanup EXIT
+
+for prog in munged slurmctld slurmd sbatch squeue; do
+  command -v "${prog}" >/dev/null 2>&1 || skip "${prog} is not installed (./setup.sh installs slurm-wlm and munge)"
+done
+started="$("${cluster}" start "${base}/cluster" 2>"${base}/cluster.err")" ||
+  skip "a local Slurm cluster could not be started here: $(cat "${base}/cluster.err")"
+export "${started?}"
+echo "slurm: ${started}"
+
+# The class: 24 students, each a lab-03 file from the corpus (fast to run; no hangs).
+subs="${base}/subs"
+i=0
+add() {
+  local file="$1" n
+  i=$((i + 1))
+  n="$(printf 's%02d' "${i}")"
+  mkdir -p "${subs}/${n}/labs/03_double_buffer"
+  cp "${file}" "${subs}/${n}/labs/03_double_buffer/lab.c"
+}
+for k in 1 2 3 4 5 6; do add "${rf}/solutions/03_double_buffer.c"; done
+for k in 1 2 3 4; do add "${rf}/labs/03_double_buffer/lab.c"; done
+for c in wrong_answer does_not_compile racy_but_lucky serialises segfault abort exit_early link_error fake_results \
+  macro_error wrong_answer racy_but_lucky does_not_compile serialises; do
+  add "${rf}/grading/testdata/${c}/labs/03_double_buffer/lab.c"
+done
+((i >= 20)) || fail "the class has ${i} students, fewer than 20"
+
+opts=(--labs 03 --runs 1 --schedules 0 --timeout 60 --memory-mb 1024 --seed 4242 --no-progress)
+
+# Waits for the merge job to write its status (the array's tasks all ended before it).
+wait_merge() {
+  local out="$1"
+  for _ in $(seq 600); do
+    [[ -s "${out}/slurm/status/merge" ]] && return 0
+    sleep 0.5
+  done
+  squeue >&2
+  tail -n 20 "${out}"/slurm/logs/*.log >&2
+  fail "the merge job of ${out} did not finish in 300 s"
+}
+
+echo "== local"
+"${grade}" --submissions "${subs}" --out "${base}/local" --jobs 2 "${opts[@]}" >"${base}/local.txt" 2>&1 ||
+  { cat "${base}/local.txt"; fail "the local grading failed"; }
+
+echo "== through Slurm"
+out="${base}/slurm_out"
+"${grade}" --slurm --submit --array-size 4 --jobs 1 --partition debug --time 10 --submissions "${subs}" \
+  --out "${out}" "${opts[@]}" >"${base}/submit.txt" 2>&1 || { cat "${base}/submit.txt"; fail "--slurm --submit failed"; }
+cat "${base}/submit.txt"
+grep -q "grading: Slurm job [0-9]* (array tasks 0-3); merge: job [0-9]*, after it" "${base}/submit.txt" ||
+  fail "--submit did not print the job ids"
+wait_merge "${out}"
+for k in 0 1 2 3; do
+  [[ "$(cut -d' ' -f1 "${out}/slurm/status/${k}")" == 0 ]] || fail "task ${k}: $(cat "${out}/slurm/status/${k}")"
+done
+[[ "$(cut -d' ' -f1 "${out}/slurm/status/merge")" == 0 ]] || { cat "${out}/slurm/logs/merge.log"; fail "the merge failed"; }
+cmp "${base}/local/gradebook.csv" "${out}/gradebook.csv" ||
+  { diff "${base}/local/gradebook.csv" "${out}/gradebook.csv"; fail "the Slurm gradebook differs from the local one"; }
+for s in "${subs}"/*; do
+  n="$(basename "${s}")"
+  for f in report.txt results.json junit.xml; do
+    [[ -s "${out}/${n}/${f}" ]] || fail "no ${n}/${f} after the merge"
+  done
+  # The same score and checks (the timeline and output of a crashed run, and scratch paths,
+  # vary from run to run).
+  checks='^score |^  \[(PASS|PART|FAIL)\]|^== '
+  diff <(grep -E "${checks}" "${base}/local/${n}/report.txt") <(grep -E "${checks}" "${out}/${n}/report.txt") ||
+    fail "${n}'s report.txt differs"
+done
+[[ ! -e "${out}/INCOMPLETE.txt" ]] || fail "INCOMPLETE.txt after a whole run"
+echo "gradebook of ${i} students: identical to the local one"
+
+echo "== a task that fails, then --only-failed"
+out="${base}/failing"
+"${grade}" --slurm --array-size 4 --jobs 1 --submissions "${subs}" --out "${out}" "${opts[@]}" >"${base}/plan.txt" 2>&1 ||
+  { cat "${base}/plan.txt"; fail "--slurm (no --submit) failed"; }
+grep -q "Submit them with:  sh '${out}/slurm/submit.sh'" "${base}/plan.txt" || { cat "${base}/plan.txt"; fail "no submit line"; }
+[[ ! -e "${out}/slurm/status/0" ]] || fail "--slurm without --submit submitted something"
+# Task 2's folder is a file: its grader cannot write there and exits 1.
+rmdir "${out}/slurm/shards" 2>/dev/null
+mkdir -p "${out}/slurm/shards"
+echo "not a folder" >"${out}/slurm/shards/2"
+sh "${out}/slurm/submit.sh" >"${base}/submit2.txt" 2>&1 || { cat "${base}/submit2.txt"; fail "submit.sh failed"; }
+wait_merge "${out}"
+[[ "$(cut -d' ' -f1 "${out}/slurm/status/2")" == 1 ]] || fail "task 2 should have failed: $(cat "${out}/slurm/status/2")"
+[[ "$(cut -d' ' -f1 "${out}/slurm/status/merge")" == 1 ]] || fail "the merge of an incomplete class should exit 1"
+# Task 2 had students 2, 6, 10, ... in name order: s03, s07, s11, s15, s19, s23.
+for n in s03 s07 s11 s15 s19 s23; do
+  grep -q "^${n},,,,.*NOT GRADED: Slurm array task 2, which had this student, did not finish (exit status 1)" \
+    "${out}/gradebook.csv" || fail "${n} should be NOT GRADED naming task 2"
+done
+grep -c "NOT GRADED" "${out}/gradebook.csv" | grep -qx 6 || fail "only task 2's six students should be NOT GRADED"
+# Everyone else's rows are the local ones.
+diff <(grep -vE '^s(03|07|11|15|19|23),' "${base}/local/gradebook.csv") \
+  <(grep -vE '^s(03|07|11|15|19|23),' "${out}/gradebook.csv") || fail "the other students' rows differ"
+grep -q "task 2 (exit status 1; its log: ${out}/slurm/logs/task_2.log): 6 of its 6 students not graded: s03, s07, s11, s15, s19, s23" \
+  "${out}/INCOMPLETE.txt" || { cat "${out}/INCOMPLETE.txt"; fail "INCOMPLETE.txt does not name task 2"; }
+grep -q "NOT GRADED" "${out}/slurm/logs/merge.log" || fail "the merge's summary does not show the NOT GRADED rows"
+
+rm -f "${out}/slurm/shards/2"
+"${grade}" --slurm --only-failed --out "${out}" --submit >"${base}/again.txt" 2>&1 ||
+  { cat "${base}/again.txt"; fail "--only-failed --submit failed"; }
+cat "${base}/again.txt"
+grep -q "task 2 of 4 did not finish" "${base}/again.txt" || fail "--only-failed did not name task 2"
+grep -q "(array tasks 2)" "${base}/again.txt" || fail "--only-failed submitted more than task 2"
+rm -f "${out}/slurm/status/merge"
+wait_merge "${out}"
+[[ "$(cut -d' ' -f1 "${out}/slurm/status/merge")" == 0 ]] || fail "the second merge failed"
+cmp "${base}/local/gradebook.csv" "${out}/gradebook.csv" || fail "after --only-failed the gradebook is not the local one"
+[[ ! -e "${out}/INCOMPLETE.txt" ]] || fail "INCOMPLETE.txt is left after --only-failed finished the class"
+"${grade}" --slurm --only-failed --out "${out}" >"${base}/none.txt" 2>&1 || fail "--only-failed with nothing failed"
+grep -q "every one of the 4 tasks of the array in ${out}/slurm finished: nothing to grade again" "${base}/none.txt" ||
+  { cat "${base}/none.txt"; fail "--only-failed with nothing to do"; }
+
+echo "== refusals"
+r=0
+PATH=/nonexistent "${grade}" --slurm --submit --submissions "${subs}" --out "${base}/nosbatch" "${opts[@]}" \
+  >"${base}/nosbatch.txt" 2>&1 || r=$?
+[[ "${r}" == 1 ]] && grep -q "sbatch is not on PATH" "${base}/nosbatch.txt" ||
+  { cat "${base}/nosbatch.txt"; fail "--submit without sbatch should exit 1 saying so"; }
+r=0
+"${grade}" --slurm --only-failed --out "${base}/local" >"${base}/noplan.txt" 2>&1 || r=$?
+[[ "${r}" == 1 ]] && grep -q "no Slurm plan there" "${base}/noplan.txt" || { cat "${base}/noplan.txt"; fail "no plan"; }
+r=0
+"${grade}" --shard 4/4 --submissions "${subs}" --out "${base}/x" >"${base}/shard.txt" 2>&1 || r=$?
+[[ "${r}" == 64 ]] && grep -q -- "--shard must be K/N" "${base}/shard.txt" || { cat "${base}/shard.txt"; fail "--shard 4/4"; }
+echo "PASS"
