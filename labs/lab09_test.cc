@@ -5,8 +5,9 @@
 // target for the same named cause; a host wait each batch is below target with the count
 // of waits named (TODO 2); one set of buffers chained by events is the state after TODO 2;
 // the reference, a ring of three, passes; stage 2 not waiting for the peer copy is racy,
-// the race naming the copy and stage 2. The lab runs on h200x2 by itself, and a profile of
-// one device is refused with a message.
+// the race naming the copy and stage 2 and the devices (of the bytes and of each side), and
+// the report's timeline grouping its lanes by GPU with the link last. The lab runs on
+// h200x2 by itself, and a profile of one device is refused with a message.
 #include "labs/lab_test_support.h"
 
 #include <cstdio>
@@ -132,8 +133,36 @@ TEST(Lab09, StageTwoBeforeItsPeerCopyIsOrderedIsARace) {
     EXPECT_EQ(Str(r, "second_stream"), "GPU 1 a");
     EXPECT_EQ(Str(r, "second_line"), file + ":" + std::to_string(stage2));
     EXPECT_NE(Str(r, "fix").find("make \"GPU 1 a\" wait on it"), std::string::npos) << Str(r, "fix");
+    // The devices: the copy is a peer copy from GPU 0 to GPU 1, into GPU 1's memory.
+    EXPECT_EQ(Str(r, "first"), "peer copy GPU 0 -> GPU 1 batch 0");
+    EXPECT_EQ(Num(r, "first_device"), 0);
+    EXPECT_EQ(Num(r, "second_device"), 1);
+    EXPECT_EQ(Num(r, "buffer_device"), 1);
     cJSON_Delete(j);
     EXPECT_NE(o.err.find("Why: your pipeline has races"), std::string::npos) << o.err;
+}
+
+// The report a student reads (no --json): race reports name the devices, the timeline
+// groups its lanes by GPU with the link last, and the engines' use is per GPU.
+TEST(Lab09, TheReportNamesTheDevices) {
+    Outcome o = RunLab("labs/09_two_gpus_stage2_unordered_sim",
+                       {"--seed", "7", "--runs", "1", "--schedules", "0", "--width", "120"});
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    std::string report = o.out + o.err;
+    const std::string file = "labs/09_two_gpus/testdata/variants.c";
+    EXPECT_NE(report.find(" (GPU 1 memory)\n"), std::string::npos) << report;
+    EXPECT_NE(report.find(", on GPU 1, stream \"GPU 1 a\", " + file), std::string::npos) << report;
+    EXPECT_NE(report.find("peer copy GPU 0 -> GPU 1 batch 0 (op "), std::string::npos) << report;
+    EXPECT_NE(report.find(", on GPU 0, stream \"GPU 0 a\", " + file), std::string::npos) << report;
+    size_t gpu0 = report.find("\nGPU 0\n"), gpu1 = report.find("\nGPU 1\n"), link = report.find("\nlink\n");
+    ASSERT_NE(gpu0, std::string::npos) << report;
+    ASSERT_NE(gpu1, std::string::npos) << report;
+    ASSERT_NE(link, std::string::npos) << report;
+    EXPECT_LT(gpu0, gpu1);
+    EXPECT_LT(gpu1, link);
+    EXPECT_EQ(report.find("\nGPU 0 -> GPU 1   ", link), link + 5) << report;
+    EXPECT_NE(report.find("engines busy: GPU 0 H2D "), std::string::npos) << report;
+    EXPECT_NE(report.find("; link GPU 0 -> GPU 1 "), std::string::npos) << report;
 }
 
 TEST(Lab09, AProfileOfOneDeviceIsRefused) {

@@ -239,6 +239,14 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
     t.enqueue_ns = call->start_ns;
     trace_op_add_range(&t, src, count, TRACE_RANGE_READ | (rule.host_staged_src ? TRACE_RANGE_HOST_ORDERED : 0));
     trace_op_add_range(&t, dst, count, TRACE_RANGE_WRITE);
+    sim_devices_mark_ranges(&t);
+    if (dir == TRACE_COPY_H2D || dir == TRACE_COPY_D2H) {
+        /* On the copy engine of the device whose memory it reaches (as above). */
+        int dev = sim_mem_device_of(dir == TRACE_COPY_H2D ? dst : src, count);
+        trace_op_set_device(&t, dev < 0 ? 0u : (uint32_t)dev);
+    } else if (lane == TRACE_ENGINE_LINK) {
+        trace_op_set_peer(&t, (uint32_t)src_dev, (uint32_t)dst_dev);
+    }
     if (captured) {
         /* The host does not wait for a captured copy: it does not run now. */
         sim_capture_add_op(si, op, &t);
@@ -356,6 +364,7 @@ static cudaError_t do_memset(sim_call *call, void *ptr, int value, size_t count,
     t.bytes = count;
     t.enqueue_ns = call->start_ns;
     trace_op_add_range(&t, ptr, count, TRACE_RANGE_WRITE);
+    sim_devices_mark_ranges(&t);
     if (captured) {
         sim_capture_add_op(si, op, &t);
         return cudaSuccess;

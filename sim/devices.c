@@ -49,6 +49,16 @@ cudaError_t sim_devices_check_ranges(uint32_t device, const void *ranges, uint32
     return cudaSuccess;
 }
 
+void sim_devices_mark_ranges(struct trace_op *op) {
+    uint32_t n = op->n_ranges < TRACE_MAX_RANGES ? op->n_ranges : TRACE_MAX_RANGES;
+    for (uint32_t i = 0; i < n; i++) {
+        trace_range *r = &op->ranges[i];
+        if (!r->bytes) continue;
+        int dev = sim_mem_device_of((const void *)(uintptr_t)r->addr, r->bytes);
+        if (dev >= 0) r->flags |= TRACE_RANGE_DEVICE(dev);
+    }
+}
+
 void sim_devices_record_sync(uint32_t device, const char *api, uint64_t start_ns, uint64_t end_ns) {
     if (sim_device_count() == 1) {
         trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, start_ns, end_ns);

@@ -14,6 +14,8 @@
 extern "C" {
 #endif
 
+struct trace_op; /* trace/record/op.h */
+
 /* Devices of the current profile (1 when none could be loaded). */
 int sim_device_count(void);
 /* The calling thread's current device (0 until cudaSetDevice; within the count). */
@@ -27,6 +29,10 @@ void sim_devices_reset(bool keep_current);
 /* Whether the ranges of a launch on `device` touch another device's memory without peer
  * access from `device`: cudaErrorPeerAccessNotEnabled, else cudaSuccess. */
 cudaError_t sim_devices_check_ranges(uint32_t device, const void *ranges, uint32_t n_ranges);
+
+/* Marks each of op's memory ranges that lies in a device's memory with that device
+ * (TRACE_RANGE_DEVICE, trace/record/op.h), for the race checker's reports. */
+void sim_devices_mark_ranges(struct trace_op *op);
 
 /* Records that the host waited (start_ns to end_ns, in `api`) for every stream of one
  * device: a device sync on a profile of one device; with two, a stream sync of each stream

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 
 #include "sim/test_support.h"
 #include "trace/check/racecheck.h"
@@ -87,6 +88,28 @@ TEST_F(TwoGpuRaces, StageTwoReadingBeforeThePeerCopyIsOrderedIsARace) {
     ASSERT_EQ(cudaStreamSynchronize(s0_), cudaSuccess);
     EXPECT_GE(trace_racecheck_count(rc_), 1u);
     EXPECT_TRUE(RaceBetweenCopyAndStageTwo());
+    // The report names the devices: the bytes are GPU 1's, stage 2 ran on GPU 1, the peer
+    // copy from GPU 0 to GPU 1 on GPU 0's stream.
+    const trace_race *r = trace_racecheck_report(rc_, 0);
+    ASSERT_NE(r, nullptr);
+    EXPECT_TRUE(r->multi_device);
+    EXPECT_EQ(r->buffer_device, 1);
+    const trace_race_op &copy = r->first.kind == TRACE_OP_COPY ? r->first : r->second;
+    const trace_race_op &stage2 = r->first.kind == TRACE_OP_COPY ? r->second : r->first;
+    EXPECT_TRUE(copy.peer);
+    EXPECT_EQ(copy.device, 0u);
+    EXPECT_EQ(copy.dst_device, 1u);
+    EXPECT_EQ(copy.stream_device, 0u);
+    EXPECT_EQ(stage2.device, 1u);
+    EXPECT_EQ(stage2.stream_device, 1u);
+    char text[2048];
+    trace_race_format(r, text, sizeof(text));
+    std::string t = text;
+    EXPECT_NE(t.find("(GPU 1 memory)"), std::string::npos) << t;
+    EXPECT_NE(t.find("kernel stage2 (op"), std::string::npos) << t;
+    EXPECT_NE(t.find("on GPU 1, stream s2"), std::string::npos) << t;
+    EXPECT_NE(t.find("peer copy GPU 0 -> GPU 1 (op"), std::string::npos) << t;
+    EXPECT_NE(t.find("on GPU 0, stream s1"), std::string::npos) << t;
 }
 
 TEST_F(TwoGpuRaces, AnEventRecordedOnGpuZeroOrdersStageTwo) {

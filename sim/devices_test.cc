@@ -372,6 +372,77 @@ TEST(Devices, EachDeviceHasItsOwnLegacyStream) {
     EXPECT_GE(cap.Kernel("legacy0").start_ns, cap.Kernel("long").end_ns);
 }
 
+TEST(Devices, TheRecordSaysWhichDeviceEachStreamAndOpBelongsTo) {
+    TwoGpus();
+    const size_t n = kMiB;
+    Capture cap;
+    Pair p = MakePair(n);
+    EnableBoth();
+    std::vector<unsigned char> host(n, 1);
+    ASSERT_EQ(cudaMemcpyAsync(p.d0, host.data(), n, cudaMemcpyHostToDevice, p.s0), cudaSuccess);
+    ASSERT_EQ(Spin(p.s0, 1000, 1, 32, "stage1"), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyPeerAsync(p.d1, 1, p.d0, 0, n, p.s0), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(p.s0), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    ASSERT_EQ(Spin(p.s1, 1000, 1, 32, "stage2"), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(host.data(), p.d1, n, cudaMemcpyDeviceToHost, p.s1), cudaSuccess);
+    ASSERT_EQ(Spin(0, 1000, 1, 32, "legacy1"), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    // Streams: the device current when they were made; device 1's default stream is a
+    // stream of its own, of device 1; the legacy one (id 0) is device 0's.
+    EXPECT_EQ(trace_stream_get(trace_stream_id(p.s0))->device, 0u);
+    EXPECT_EQ(trace_stream_get(trace_stream_id(p.s1))->device, 1u);
+    EXPECT_EQ(trace_stream_get(TRACE_STREAM_LEGACY)->device, 0u);
+    trace_op legacy1 = cap.Kernel("legacy1");
+    EXPECT_NE(legacy1.stream, TRACE_STREAM_LEGACY);
+    EXPECT_EQ(trace_stream_get(legacy1.stream)->device, 1u);
+    EXPECT_EQ(legacy1.device, 1u);
+    // Engine ops: the device whose engine ran them.
+    EXPECT_EQ(cap.Kernel("stage1").device, 0u);
+    EXPECT_EQ(cap.Kernel("stage2").device, 1u);
+    auto copies = cap.Of(TRACE_OP_COPY);
+    ASSERT_EQ(copies.size(), 3u);
+    EXPECT_EQ(copies[0].engine, TRACE_ENGINE_H2D);
+    EXPECT_EQ(copies[0].device, 0u);
+    EXPECT_EQ(copies[2].engine, TRACE_ENGINE_D2H);
+    EXPECT_EQ(copies[2].device, 1u);
+    // The peer copy: on the link, from device 0 to device 1, on device 0's stream.
+    EXPECT_EQ(copies[1].engine, TRACE_ENGINE_LINK);
+    EXPECT_EQ(copies[1].device, 0u);
+    EXPECT_EQ(copies[1].dst_device, 1u);
+    EXPECT_EQ(copies[1].stream, trace_stream_id(p.s0));
+    // Its ranges know whose memory they are in.
+    ASSERT_EQ(copies[1].n_ranges, 2u);
+    EXPECT_EQ(trace_range_device(&copies[1].ranges[0]), 0);
+    EXPECT_EQ(trace_range_device(&copies[1].ranges[1]), 1);
+    EXPECT_EQ(trace_range_device(&copies[0].ranges[0]), -1) << "host memory";
+    // Event waits and records on device 1's stream are device 1's.
+    cudaEvent_t e;
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, p.s1), cudaSuccess);
+    EXPECT_EQ(cap.Of(TRACE_OP_EVENT_RECORD).back().device, 1u);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+}
+
+TEST(Devices, OnOneDeviceEverythingIsDeviceZero) {
+    Reset("h200");
+    Capture cap;
+    cudaStream_t s;
+    void *d;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d, kMiB), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(d, 0, kMiB, s), cudaSuccess);
+    ASSERT_EQ(Spin(s, 1000, 1, 32, "k"), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(trace_stream_get(trace_stream_id(s))->device, 0u);
+    for (const auto &kv : cap.ops()) {
+        EXPECT_EQ(kv.second.device, 0u) << trace_op_kind_name(kv.second.kind);
+        EXPECT_NE(kv.second.engine, TRACE_ENGINE_LINK);
+    }
+}
+
 TEST(Devices, AProfileWithABadLinkIsRefusedWithAReason) {
     sim_reset();
     std::string path = simtest::ProfileWith({{"link", "device_count", 3}}, "h200x2");

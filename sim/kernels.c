@@ -168,6 +168,7 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
     for (uint32_t i = 0; i < launch->n_ranges; i++)
         trace_op_add_range(&t, (const void *)(uintptr_t)launch->ranges[i].addr, launch->ranges[i].bytes,
                            launch->ranges[i].flags);
+    sim_devices_mark_ranges(&t);
     if (captured) {
         sim_capture_add_op(si, op, &t);
         return sim_call_end(&call, cudaSuccess);

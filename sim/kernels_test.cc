@@ -401,7 +401,10 @@ TEST(Kernels, ALaunchIsRecordedWithItsShapeAndRanges) {
     EXPECT_EQ(k.stream, trace_stream_id(s));
     ASSERT_EQ(k.n_ranges, 2u);
     EXPECT_EQ(k.ranges[0].addr, (uint64_t)(uintptr_t)in);
-    EXPECT_EQ(k.ranges[1].flags, TRACE_RANGE_WRITE);
+    /* Written, and in device 0's memory. */
+    EXPECT_EQ(k.ranges[1].flags, TRACE_RANGE_WRITE | TRACE_RANGE_DEVICE(0));
+    EXPECT_EQ(trace_range_device(&k.ranges[1]), 0);
+    EXPECT_EQ(k.device, 0u);
     EXPECT_TRUE(k.timed);
 }
 

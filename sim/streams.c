@@ -28,7 +28,7 @@ static uint32_t device_default(uint32_t device, bool per_thread) {
     i = sim_streams_add_default(device, per_thread, NULL);
     sim_stream *st = sim_stream_at(i);
     st->handle = make_handle(i);
-    trace_stream_created(st->handle, 0, 0);
+    trace_stream_created_on(st->handle, 0, 0, device);
     char name[32];
     snprintf(name, sizeof(name), per_thread ? "GPU %u per-thread" : "GPU %u stream 0", device);
     trace_stream_set_name(st->handle, name);
@@ -61,7 +61,7 @@ uint32_t sim_stream_add(unsigned flags, int priority) {
     sim_stream *st = sim_stream_at(i);
     st->handle = make_handle(i);
     st->device = sim_current_device();
-    trace_stream_created(st->handle, flags, priority);
+    trace_stream_created_on(st->handle, flags, priority, st->device);
     return i;
 }
 

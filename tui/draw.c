@@ -231,9 +231,9 @@ static const trace_metrics *run_metrics(const tui_model *m, const tui_session *s
 
 static double lane_busy(const trace_metrics *mt, const tui_lane *lane) {
     if (!mt) return -1;
-    if (!lane->is_stream) return mt->engine[lane->engine].utilisation;
-    if (lane->stream >= 0 && lane->stream < mt->n_streams) return mt->stream[lane->stream].utilisation;
-    return -1;
+    trace_lane l = tui_lane_as_trace(lane);
+    const trace_busy *b = trace_metrics_lane(mt, &l);
+    return b ? b->utilisation : -1;
 }
 
 static void draw_lane(tui_screen *s, tui_model *m, const tui_layout *L, const tui_pane_layout *p, size_t index,
@@ -243,6 +243,12 @@ static void draw_lane(tui_screen *s, tui_model *m, const tui_layout *L, const tu
     tui_run_lane_label(p->pane.run, lane, L->label_w - 1, label, sizeof(label));
     bool cursor = m->lane_cursor == p->cursor_base + (int)index;
     if (cursor) tui_screen_put(s, 0, y, glyph_or(m, 0x25B6, '>'), TUI_COLOR_TITLE, TUI_ATTR_BOLD); /* ▶ */
+    if (lane->heading) {
+        /* A device's (or the link's) heading: its name, bold, and a rule under the bars. */
+        tui_screen_text(s, 1, y, L->label_w - 1, label, TUI_COLOR_TITLE, TUI_ATTR_BOLD);
+        tui_screen_fill(s, L->bar_x, y, L->bar_w, glyph_or(m, 0x2508, '.'), TUI_COLOR_DIM, 0); /* ┈ */
+        return;
+    }
     tui_screen_text(s, 1, y, L->label_w - 1, label, lane->is_stream ? TUI_COLOR_DEFAULT : TUI_COLOR_TITLE,
                     cursor ? TUI_ATTR_BOLD : 0);
     tui_draw_lane_bars(s, m, L, &p->pane, lane, y);
@@ -507,14 +513,28 @@ static void draw_metrics_row(tui_screen *s, tui_model *m, const tui_layout *L) {
         x -= 1;
         if (!item(s, &x, y, L->cols, verdict, verdict_color(se), TUI_ATTR_BOLD)) return;
     }
-    snprintf(t, sizeof(t), "overlap %d%%", mt ? (int)lround(mt->overlap * 100) : 0);
+    if (mt && mt->devices > 1)  /* each GPU's engines overlapping, not both GPUs' together */
+        snprintf(t, sizeof(t), "overlap GPU 0 %d%% GPU 1 %d%%", (int)lround(mt->device_overlap[0] * 100),
+                 (int)lround(mt->device_overlap[1] * 100));
+    else
+        snprintf(t, sizeof(t), "overlap %d%%", mt ? (int)lround(mt->overlap * 100) : 0);
     if (!item(s, &x, y, L->cols, t, TUI_COLOR_DEFAULT, 0)) return;
     double races = 0;
     if (!(se && tui_session_result_number(se, "races", &races))) races = panes[0].run ? (double)panes[0].run->races : 0;
     snprintf(t, sizeof(t), "races %.0f", races);
     if (!item(s, &x, y, L->cols, t, races > 0 ? TUI_COLOR_FAIL : TUI_COLOR_DEFAULT, races > 0 ? TUI_ATTR_BOLD : 0))
         return;
-    if (mt) {
+    if (mt && mt->devices > 1) {
+        /* Each device's engines: the figures above count them together. */
+        for (uint32_t d = 0; d < mt->devices && d < TRACE_MAX_DEVICES; d++) {
+            const trace_busy *e = mt->device_engine[d];
+            snprintf(t, sizeof(t), "GPU %u busy H2D %d%% compute %d%% D2H %d%%", d,
+                     (int)lround(e[TRACE_ENGINE_H2D].utilisation * 100),
+                     (int)lround(e[TRACE_ENGINE_COMPUTE].utilisation * 100),
+                     (int)lround(e[TRACE_ENGINE_D2H].utilisation * 100));
+            if (!item(s, &x, y, L->cols, t, TUI_COLOR_DIM, 0)) return;
+        }
+    } else if (mt) {
         snprintf(t, sizeof(t), "busy H2D %d%% compute %d%% D2H %d%%",
                  (int)lround(mt->engine[TRACE_ENGINE_H2D].utilisation * 100),
                  (int)lround(mt->engine[TRACE_ENGINE_COMPUTE].utilisation * 100),
@@ -637,6 +657,8 @@ static const char *const HELP[] = {
     "numbers: follow one batch across the lanes. ! marks a bar that",
     "takes part in a race: Enter on it says with what, and the fix.",
     "The right column is each lane's busy time in the run.",
+    "With two GPUs the lanes are grouped under GPU 0, GPU 1 and",
+    "link (the peer copies, a lane per direction).",
     "",
     "The header follows your latest run while the lab runs; the",
     "verdict comes from the lab's result (speedup: the median over",
@@ -744,9 +766,15 @@ size_t tui_details_lines(tui_model *m, char (*lines)[256], size_t max, int width
     }
     char name[96];
     tui_session_run_name(se, run, name, sizeof(name));
-    if (n < max)
-        snprintf(lines[n++], 256, "engine   %s" BULLET "run %d: %s",
-                 o.engine == TRACE_ENGINE_NONE ? "none (a marker)" : trace_engine_name(o.engine), (int)run->number, name);
+    /* On several devices: whose engine, or the link's direction. */
+    char engine[64];
+    if (run->multi_device && o.engine == TRACE_ENGINE_LINK)
+        snprintf(engine, sizeof(engine), "link, GPU %u -> GPU %u", o.device, o.dst_device);
+    else if (run->multi_device && o.engine != TRACE_ENGINE_NONE && o.engine != TRACE_ENGINE_HOST)
+        snprintf(engine, sizeof(engine), "%s of GPU %u", trace_engine_name(o.engine), o.device);
+    else
+        snprintf(engine, sizeof(engine), "%s", o.engine == TRACE_ENGINE_NONE ? "none (a marker)" : trace_engine_name(o.engine));
+    if (n < max) snprintf(lines[n++], 256, "engine   %s" BULLET "run %d: %s", engine, (int)run->number, name);
     format_ns_precise((double)(o.start_ns - run->t0_ns), a, sizeof(a));
     format_ns_precise((double)(o.end_ns - run->t0_ns), b, sizeof(b));
     format_ns_precise((double)(o.end_ns - o.start_ns), c, sizeof(c));

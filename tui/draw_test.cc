@@ -575,4 +575,134 @@ TEST_F(DrawTest, ThePickerListsLabsWithTheirLastResult) {
     tui_catalog_free(&cat);
 }
 
+// Two devices: device 0 uploads and runs stage 1 on s1 and copies the result over the link
+// to device 1, which runs stage 2 on s2 and downloads it. Times in us from 5 ms.
+void TwoDevices(EventStream &ev, int32_t run = 4) {
+    const uint64_t b = 5000000, us = 1000;
+    ev.Hello("sim", "h200x2");
+    ev.Stream(1, "a");
+    ev.OnDevice(1);
+    ev.Stream(2, "b");
+    ev.Progress("run 1/2 (yours)", run - 1, 8);
+    ev.OnDevice(0);
+    ev.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 1, run, 0, b, b + 10 * us, 4u << 20);
+    ev.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 1, run, 0, b + 10 * us, b + 20 * us, 0, "stage1");
+    ev.PeerCopy(1, run, 0, b + 20 * us, b + 25 * us, 4u << 20, 0, 1);
+    ev.OnDevice(1);
+    ev.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, run, 0, b + 25 * us, b + 35 * us, 0, "stage2");
+    ev.Op(TRACE_OP_COPY, TRACE_COPY_D2H, 2, run, 0, b + 35 * us, b + 45 * us, 4u << 20);
+    ev.OnDevice(0);
+    ev.Op(TRACE_OP_SYNC, TRACE_COPY_NONE, -1, run, -1, b, b + 45 * us, 0, "cudaDeviceSynchronize");
+}
+
+TEST_F(DrawTest, TwoDevicesGroupTheirLanesUnderAHeadingEachAndTheLinkLast) {
+    EventStream ev;
+    TwoDevices(ev);
+    Feed(yours, ev);
+    Render(120, 30);
+    int host = Lane("host"), gpu0 = Lane("GPU 0"), h2d = Lane("H2D engine"), comp0 = Lane("compute"),
+        s1 = Lane("s1 \"a\" p0"), gpu1 = Lane("GPU 1"), s2 = Lane("s2 \"b\" p0"), link = Lane("link"),
+        dir = Lane("GPU 0 -> GPU 1");
+    ASSERT_GE(gpu0, 0) << Dump();
+    ASSERT_GE(gpu1, 0) << Dump();
+    int comp1 = Lane("compute", gpu1), d2h = Lane("D2H engine");
+    // The host, then GPU 0's engines and stream, GPU 1's, and the link.
+    EXPECT_LT(host, gpu0);
+    EXPECT_EQ(h2d, gpu0 + 1);
+    EXPECT_EQ(comp0, h2d + 1);
+    EXPECT_EQ(s1, comp0 + 1);
+    EXPECT_EQ(gpu1, s1 + 1);
+    EXPECT_EQ(comp1, gpu1 + 1);
+    EXPECT_EQ(d2h, comp1 + 1);
+    EXPECT_EQ(s2, d2h + 1);
+    EXPECT_EQ(link, s2 + 1);
+    EXPECT_EQ(dir, link + 1) << Dump();
+    // Each engine's busy share is its own device's: 10 of 45 us; the link 5 of 45.
+    EXPECT_NE(Row(comp0).find(" 22%"), std::string::npos) << Row(comp0);
+    EXPECT_NE(Row(comp1).find(" 22%"), std::string::npos) << Row(comp1);
+    EXPECT_NE(Row(dir).find(" 11%"), std::string::npos) << Row(dir);
+    // The peer copy is on the link lane, where its time puts it, and on s1.
+    auto span = Span(dir, MEDIUM);
+    EXPECT_EQ(span.first, Col(20000)) << Row(dir);
+    EXPECT_GE(Span(s1, MEDIUM).first, 0) << Row(s1);
+    EXPECT_LT(Span(comp0, DARK).second, Col(20000) + 1);  // stage 2 is not on GPU 0's SMs
+    EXPECT_GE(Span(comp1, DARK).first, Col(25000) - 1);
+    // Headings hold no bars and no busy figure.
+    EXPECT_EQ(Row(gpu1).find('%'), std::string::npos) << Row(gpu1);
+    // The header gives each device's overlap and engines, as many as fit.
+    EXPECT_NE(Row(1).find("overlap GPU 0 0% GPU 1 0%"), std::string::npos) << Row(1);
+    EXPECT_NE(Row(1).find("GPU 0 busy H2D 22% compute 22% D2H 0%"), std::string::npos) << Row(1);
+    Render(200, 30);
+    EXPECT_NE(Row(1).find("GPU 1 busy H2D 0% compute 22% D2H 22%"), std::string::npos) << Row(1);
+}
+
+TEST_F(DrawTest, TheDetailsOfABarOnTwoDevicesNameItsGpuOrTheLink) {
+    EventStream ev;
+    TwoDevices(ev);
+    Feed(yours, ev);
+    Render(120, 30);
+    // From the host lane past GPU 0, its H2D, compute and s1, and GPU 1, to GPU 1's compute.
+    for (int i = 0; i < 6; i++) tui_model_key(&m, TUI_KEY_DOWN);
+    tui_model_key(&m, TUI_KEY_TAB);
+    ASSERT_TRUE(m.sel.on);
+    EXPECT_EQ(m.sel.device, 1u);
+    EXPECT_EQ(m.sel.start_ns, 5025000u);
+    tui_model_key(&m, TUI_KEY_ENTER);
+    Render(120, 30);
+    EXPECT_NE(Dump().find("engine   compute of GPU 1"), std::string::npos) << Dump();
+    tui_model_key(&m, TUI_KEY_ESC);
+    for (int i = 0; i < 4; i++) tui_model_key(&m, TUI_KEY_DOWN);  // D2H, s2, link, GPU 0 -> GPU 1
+    tui_model_key(&m, TUI_KEY_TAB);
+    EXPECT_EQ(m.sel.engine, TRACE_ENGINE_LINK);
+    EXPECT_EQ(m.sel.start_ns, 5020000u);
+    tui_model_key(&m, TUI_KEY_ENTER);
+    Render(120, 30);
+    EXPECT_NE(Dump().find("engine   link, GPU 0 -> GPU 1"), std::string::npos) << Dump();
+}
+
+TEST_F(DrawTest, OneDeviceHasNoDeviceHeadings) {
+    EventStream ev;
+    Pipeline(ev);
+    Feed(yours, ev);
+    Render(160, 24);
+    EXPECT_LT(Lane("GPU 0"), 0) << Dump();
+    EXPECT_LT(Lane("link"), 0) << Dump();
+    EXPECT_NE(Row(1).find("busy H2D 33% compute 33% D2H 33%"), std::string::npos) << Row(1);
+    EXPECT_EQ(Row(1).find("GPU"), std::string::npos) << Row(1);
+}
+
+// Lab 09's reference on the simulator (h200x2, seed 3): its timed run, as the harness sent
+// it (tui/testdata/two_gpus_events.jsonl, API spans left out).
+TEST_F(DrawTest, Lab09sEventStreamShowsBothGpusAndTheLink) {
+    FILE *f = fopen("tui/testdata/two_gpus_events.jsonl", "r");
+    ASSERT_NE(f, nullptr);
+    std::string text;
+    char buf[4096];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, k);
+    fclose(f);
+    tui_session_feed(yours, text.data(), text.size(), 0);
+    Render(140, 40);
+    int gpu0 = Lane("GPU 0"), gpu1 = Lane("GPU 1"), link = Lane("link"), dir = Lane("GPU 0 -> GPU 1");
+    ASSERT_GE(gpu0, 0) << Dump();
+    EXPECT_LT(gpu0, gpu1);
+    EXPECT_LT(gpu1, link);
+    EXPECT_EQ(dir, link + 1) << Dump();
+    // Each slot's stream under its own GPU.
+    for (const char *name : {"GPU 0 slot 0", "GPU 0 slot 2"}) {
+        int y = RowOf(name);
+        EXPECT_GT(y, gpu0) << name;
+        EXPECT_LT(y, gpu1) << name;
+    }
+    for (const char *name : {"GPU 1 slot 0", "GPU 1 slot 2"}) {
+        int y = RowOf(name);
+        EXPECT_GT(y, gpu1) << name;
+        EXPECT_LT(y, link) << name;
+    }
+    // 24 peer copies on the link lane; GPU 1 has no upload, GPU 0 no download.
+    EXPECT_GE(Span(dir, MEDIUM).first, 0) << Row(dir);
+    EXPECT_LT(Lane("H2D engine", gpu1), 0) << Dump();
+    EXPECT_GT(Lane("D2H engine", gpu0), gpu1) << Dump();
+}
+
 }  // namespace

@@ -4,13 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/view/timeline.h"
-
 void tui_lane_init_engine(tui_lane *lane, trace_engine engine) {
     memset(lane, 0, sizeof(*lane));
     lane->engine = engine;
     lane->stream = TRACE_STREAM_NONE;
     lane->sorted = true;
+}
+
+void tui_lane_init_engine_on(tui_lane *lane, trace_engine engine, uint32_t device, uint32_t dst_device) {
+    tui_lane_init_engine(lane, engine);
+    lane->device = device;
+    lane->dst_device = engine == TRACE_ENGINE_LINK ? dst_device : device;
+}
+
+void tui_lane_init_heading(tui_lane *lane, trace_engine engine, uint32_t device) {
+    tui_lane_init_engine_on(lane, engine, device, device);
+    lane->heading = true;
 }
 
 void tui_lane_init_stream(tui_lane *lane, int32_t stream) {
@@ -26,12 +35,20 @@ void tui_lane_free(tui_lane *lane) {
     lane->n = lane->cap = 0;
 }
 
-bool tui_lane_wants(const tui_lane *lane, const trace_op *op) {
+trace_lane tui_lane_as_trace(const tui_lane *lane) {
     trace_lane l;
     memset(&l, 0, sizeof(l));
     l.is_stream = lane->is_stream;
+    l.heading = lane->heading;
     l.engine = lane->engine;
+    l.device = lane->device;
+    l.dst_device = lane->dst_device;
     l.stream = lane->stream;
+    return l;
+}
+
+bool tui_lane_wants(const tui_lane *lane, const trace_op *op) {
+    trace_lane l = tui_lane_as_trace(lane);
     return trace_lane_has(&l, op);
 }
 

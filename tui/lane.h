@@ -1,5 +1,6 @@
 /* tui/lane.h: one row of the timeline: an engine (what the hardware did) or a stream
- * (what one queue asked for), holding its bars sorted by start time. A redraw looks at
+ * (what one queue asked for), holding its bars sorted by start time; in a run on several
+ * devices also the link's lanes and the headings that group lanes by device. A redraw looks at
  * the bars that reach the visible window only (binary search, then a walk), so drawing
  * costs O(visible bars), not O(all bars). */
 #ifndef STREAMLAB_TUI_LANE_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "trace/record/op.h"
+#include "trace/view/timeline.h"
 #include "tui/bar.h"
 
 #ifdef __cplusplus
@@ -18,7 +20,11 @@ extern "C" {
 
 typedef struct tui_lane {
     bool is_stream;
-    trace_engine engine; /* engine lanes */
+    bool heading;        /* a run on several devices: a row naming a device ("GPU 1") or the
+                            link, above its lanes; it holds no bars */
+    trace_engine engine; /* engine lanes (TRACE_ENGINE_LINK: a link lane, or the link's heading) */
+    uint32_t device;     /* engine lanes and headings: the device (a link lane: the source) */
+    uint32_t dst_device; /* link lanes: the destination */
     int32_t stream;      /* stream lanes: the stream id */
     tui_bar *bars;
     size_t n, cap;
@@ -27,6 +33,10 @@ typedef struct tui_lane {
 } tui_lane;
 
 void tui_lane_init_engine(tui_lane *lane, trace_engine engine);
+/* An engine lane of one device; a link lane (TRACE_ENGINE_LINK) from device to dst_device. */
+void tui_lane_init_engine_on(tui_lane *lane, trace_engine engine, uint32_t device, uint32_t dst_device);
+/* The heading of a device's lanes, or of the link's (engine TRACE_ENGINE_LINK). */
+void tui_lane_init_heading(tui_lane *lane, trace_engine engine, uint32_t device);
 void tui_lane_init_stream(tui_lane *lane, int32_t stream);
 void tui_lane_free(tui_lane *lane);
 
@@ -34,6 +44,8 @@ void tui_lane_free(tui_lane *lane);
  * ops its engine ran, a stream lane the copies, memsets, kernels, host functions and
  * event records and waits of its stream). */
 bool tui_lane_wants(const tui_lane *lane, const trace_op *op);
+/* The lane as the trace timeline describes one (for trace_lane_has, trace_metrics_lane). */
+trace_lane tui_lane_as_trace(const tui_lane *lane);
 
 /* Appends a bar. Returns 0, or -1 when out of memory (the bar is dropped). */
 int tui_lane_add(tui_lane *lane, const tui_bar *bar);

@@ -186,7 +186,9 @@ static bool cursor_lane(tui_model *m, tui_pane *pane_out, tui_lane **lane_out) {
 static bool selection_on(const tui_model *m, const tui_pane *pane, const tui_lane *lane) {
     return m->sel.on && pane->run && m->sel.variant == pane->variant && m->sel.run == pane->run->number &&
            m->sel.is_stream == lane->is_stream &&
-           (lane->is_stream ? m->sel.stream == lane->stream : m->sel.engine == lane->engine);
+           (lane->is_stream ? m->sel.stream == lane->stream
+                            : m->sel.engine == lane->engine && m->sel.device == lane->device &&
+                                  m->sel.dst_device == lane->dst_device);
 }
 
 void tui_model_select(tui_model *m, const tui_pane *pane, const tui_lane *lane, const tui_bar *bar) {
@@ -195,6 +197,8 @@ void tui_model_select(tui_model *m, const tui_pane *pane, const tui_lane *lane, 
     m->sel.run = pane->run->number;
     m->sel.is_stream = lane->is_stream;
     m->sel.engine = lane->engine;
+    m->sel.device = lane->device;
+    m->sel.dst_device = lane->dst_device;
     m->sel.stream = lane->stream;
     m->sel.start_ns = bar->start_ns;
     m->sel.id = bar->id;

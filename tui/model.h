@@ -73,6 +73,7 @@ typedef struct tui_selection {
     int32_t run;
     bool is_stream;
     trace_engine engine;
+    uint32_t device, dst_device; /* engine lanes: whose engine (a link lane: its direction) */
     int32_t stream;
     uint64_t start_ns, id;
 } tui_selection;

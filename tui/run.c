@@ -20,6 +20,14 @@ tui_run *tui_run_create(int32_t number) {
     }
     run->number = number;
     for (int i = 0; i < TUI_ENGINE_LANES; i++) tui_lane_init_engine(&run->engines[i], tui_engine_order[i]);
+    for (uint32_t d = 0; d < TRACE_MAX_DEVICES; d++) {
+        for (int i = 0; i < TUI_ENGINE_LANES; i++)
+            tui_lane_init_engine_on(&run->device_engines[d][i], tui_engine_order[i], d, d);
+        for (uint32_t to = 0; to < TRACE_MAX_DEVICES; to++)
+            tui_lane_init_engine_on(&run->links[d][to], TRACE_ENGINE_LINK, d, to);
+        tui_lane_init_heading(&run->headings[d], TRACE_ENGINE_NONE, d);
+    }
+    tui_lane_init_heading(&run->headings[TRACE_MAX_DEVICES], TRACE_ENGINE_LINK, 0);
     return run;
 }
 
@@ -27,6 +35,10 @@ void tui_run_destroy(tui_run *run) {
     if (!run) return;
     trace_timeline_destroy(run->tl);
     for (int i = 0; i < TUI_ENGINE_LANES; i++) tui_lane_free(&run->engines[i]);
+    for (uint32_t d = 0; d < TRACE_MAX_DEVICES; d++) {
+        for (int i = 0; i < TUI_ENGINE_LANES; i++) tui_lane_free(&run->device_engines[d][i]);
+        for (uint32_t to = 0; to < TRACE_MAX_DEVICES; to++) tui_lane_free(&run->links[d][to]);
+    }
     for (int32_t s = 0; s < run->n_streams; s++) tui_lane_free(&run->streams[s]);
     free(run->streams);
     tui_idset_free(&run->racy);
@@ -63,6 +75,12 @@ static tui_lane *stream_lane(tui_run *run, int32_t id) {
     return &run->streams[id];
 }
 
+/* The device of a stream the run has heard of (0 when it has not). */
+static uint32_t stream_device(const tui_run *run, int32_t id) {
+    const trace_stream *info = id >= 0 ? trace_timeline_stream(run->tl, id) : NULL;
+    return info ? (info->device < TRACE_MAX_DEVICES ? info->device : TRACE_MAX_DEVICES - 1) : 0;
+}
+
 int tui_run_add_op(tui_run *run, const trace_op *op) {
     if (!op->timed || op->kind == TRACE_OP_PHASE) return 0;
     trace_timeline_add_op(run->tl, op);
@@ -76,6 +94,16 @@ int tui_run_add_op(tui_run *run, const trace_op *op) {
     int rc = 0;
     for (int i = 0; i < TUI_ENGINE_LANES; i++)
         if (tui_lane_wants(&run->engines[i], op)) rc |= tui_lane_add(&run->engines[i], &bar);
+    uint32_t d = op->device < TRACE_MAX_DEVICES ? op->device : TRACE_MAX_DEVICES - 1;
+    if (op->engine == TRACE_ENGINE_LINK) {
+        uint32_t to = op->dst_device < TRACE_MAX_DEVICES ? op->dst_device : TRACE_MAX_DEVICES - 1;
+        if (tui_lane_wants(&run->links[d][to], op)) rc |= tui_lane_add(&run->links[d][to], &bar);
+    } else if (d > 0) {
+        for (int i = 0; i < TUI_ENGINE_LANES; i++)
+            if (tui_engine_order[i] != TRACE_ENGINE_HOST && tui_lane_wants(&run->device_engines[d][i], op))
+                rc |= tui_lane_add(&run->device_engines[d][i], &bar);
+    }
+    if (d > 0 || op->engine == TRACE_ENGINE_LINK || stream_device(run, op->stream) > 0) run->multi_device = true;
     if (op->stream >= 0) {
         tui_lane *l = stream_lane(run, op->stream);
         if (!l)
@@ -105,7 +133,48 @@ void tui_run_mark_racy(tui_run *run, uint64_t id) {
 
 bool tui_run_is_racy(const tui_run *run, uint64_t id) { return tui_idset_has(&run->racy, id); }
 
+/* Appends lane when it has bars (or is a heading); returns the new count. */
+static size_t put(tui_lane *lane, tui_lane **out, size_t max, size_t n) {
+    if (!lane->heading && lane->n == 0) return n;
+    if (!lane->heading) tui_lane_sort(lane);
+    if (n < max) out[n] = lane;
+    return n + 1;
+}
+
+/* A device's engine lane i: device 0's are the run's engines. */
+static tui_lane *engine_of(tui_run *run, uint32_t d, int i) {
+    return d == 0 ? &run->engines[i] : &run->device_engines[d][i];
+}
+
+static size_t multi_device_lanes(tui_run *run, tui_lane **out, size_t max) {
+    size_t n = 0;
+    for (int i = 0; i < TUI_ENGINE_LANES; i++)
+        if (tui_engine_order[i] == TRACE_ENGINE_HOST) n = put(&run->engines[i], out, max, n);
+    for (uint32_t d = 0; d < TRACE_MAX_DEVICES; d++) {
+        bool any = false;
+        for (int i = 0; i < TUI_ENGINE_LANES; i++)
+            any = any || (tui_engine_order[i] != TRACE_ENGINE_HOST && engine_of(run, d, i)->n > 0);
+        for (int32_t s = 0; s < run->n_streams && !any; s++) any = run->streams[s].n > 0 && stream_device(run, s) == d;
+        if (!any) continue;
+        n = put(&run->headings[d], out, max, n);
+        for (int i = 0; i < TUI_ENGINE_LANES; i++)
+            if (tui_engine_order[i] != TRACE_ENGINE_HOST) n = put(engine_of(run, d, i), out, max, n);
+        for (int32_t s = 0; s < run->n_streams; s++)
+            if (stream_device(run, s) == d) n = put(&run->streams[s], out, max, n);
+    }
+    bool link = false;
+    for (uint32_t a = 0; a < TRACE_MAX_DEVICES; a++)
+        for (uint32_t b = 0; b < TRACE_MAX_DEVICES; b++) link = link || run->links[a][b].n > 0;
+    if (link) {
+        n = put(&run->headings[TRACE_MAX_DEVICES], out, max, n);
+        for (uint32_t a = 0; a < TRACE_MAX_DEVICES; a++)
+            for (uint32_t b = 0; b < TRACE_MAX_DEVICES; b++) n = put(&run->links[a][b], out, max, n);
+    }
+    return n;
+}
+
 size_t tui_run_lanes(tui_run *run, tui_lane **out, size_t max) {
+    if (run->multi_device) return multi_device_lanes(run, out, max);
     size_t n = 0;
     for (int i = 0; i < TUI_ENGINE_LANES; i++) {
         if (run->engines[i].n == 0) continue;
@@ -123,6 +192,18 @@ size_t tui_run_lanes(tui_run *run, tui_lane **out, size_t max) {
 }
 
 void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *buf, size_t size) {
+    if (lane->heading && lane->engine == TRACE_ENGINE_LINK) {
+        snprintf(buf, size, "%s", trace_engine_name(TRACE_ENGINE_LINK));
+        return;
+    }
+    if (lane->heading) {
+        trace_device_label(lane->device, buf, size);
+        return;
+    }
+    if (!lane->is_stream && lane->engine == TRACE_ENGINE_LINK) {
+        snprintf(buf, size, "GPU %u -> GPU %u", lane->device, lane->dst_device);
+        return;
+    }
     if (!lane->is_stream) {
         snprintf(buf, size, "%s", trace_engine_name(lane->engine));
         return;

@@ -37,7 +37,14 @@ typedef struct tui_run {
     bool timed;             /* "run k/K (...)": one of the runs the speedup is the median of */
     bool schedule;          /* "schedule k/K (yours)": a perturbed schedule */
     trace_timeline *tl;     /* the whole ops */
-    tui_lane engines[TUI_ENGINE_LANES];
+    tui_lane engines[TUI_ENGINE_LANES]; /* device 0's engines, and the host */
+    /* A run on several devices: */
+    bool multi_device;      /* an op of a device other than 0 (or on a stream of one), or a
+                               peer copy, arrived: lanes are grouped by device */
+    tui_lane device_engines[TRACE_MAX_DEVICES][TUI_ENGINE_LANES]; /* [d][i]: device d >= 1's
+                               engine tui_engine_order[i] (the host's entry unused) */
+    tui_lane links[TRACE_MAX_DEVICES][TRACE_MAX_DEVICES]; /* peer copies by [source][destination] */
+    tui_lane headings[TRACE_MAX_DEVICES + 1]; /* "GPU d", then "link" */
     tui_lane *streams;      /* by stream id */
     int32_t n_streams;
     uint64_t ops;
@@ -74,10 +81,14 @@ void tui_run_mark_racy(tui_run *run, uint64_t id);
 bool tui_run_is_racy(const tui_run *run, uint64_t id);
 
 /* The lanes that have bars, engines first (H2D, compute, D2H, host), then streams by id.
- * Writes at most max; returns how many there are. Each lane is sorted on the way. */
+ * A run on several devices (multi_device), as trace_timeline_lanes: the host, then per
+ * device used its heading, engines and streams, then the link's heading and a lane per
+ * direction used. Writes at most max; returns how many there are. Each lane is sorted on
+ * the way. */
 size_t tui_run_lanes(tui_run *run, tui_lane **out, size_t max);
 /* "H2D engine", "compute", "s2 \"buf A\" p0": streams always show their id and priority;
- * a name that would make the label wider than max_cols columns is shortened ("buf A~"). */
+ * a name that would make the label wider than max_cols columns is shortened ("buf A~").
+ * Headings: "GPU 1", "link"; link lanes "GPU 0 -> GPU 1". */
 void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *buf, size_t size);
 
 /* The whole op behind a bar, or NULL. Valid until the next add. */

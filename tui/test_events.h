@@ -37,9 +37,12 @@ class EventStream {
         trace_events_hello_info h = {"03_double_buffer", backend, profile, device, "yours"};
         trace_events_hello(writer_, &h);
     }
+    // Streams and ops written after this belong to device d (0 until called).
+    void OnDevice(uint32_t d) { device_ = d; }
     void Stream(int32_t id, const char *name, int32_t priority = 0, unsigned flags = 0) {
         trace_stream s;
         memset(&s, 0, sizeof(s));
+        s.device = device_;
         s.id = id;
         s.priority = priority;
         s.flags = flags;
@@ -67,6 +70,7 @@ class EventStream {
         op.bytes = bytes;
         op.pinned = kind == TRACE_OP_COPY;
         op.timed = true;
+        op.device = op.dst_device = device_;
         snprintf(op.name, sizeof(op.name), "%s", name);
         switch (kind) {
         case TRACE_OP_COPY:
@@ -90,6 +94,25 @@ class EventStream {
             if (kind == TRACE_OP_SYNC) op.sync = stream >= 0 ? TRACE_SYNC_STREAM : TRACE_SYNC_DEVICE;
             break;
         }
+        trace_events_op(writer_, &op);
+        return op;
+    }
+    // A peer copy from src's memory to dst's, on the link, issued on stream.
+    trace_op PeerCopy(int32_t stream, int32_t run, int32_t batch, uint64_t start, uint64_t end, uint64_t bytes,
+                      uint32_t src, uint32_t dst) {
+        trace_op op;
+        memset(&op, 0, sizeof(op));
+        op.id = ++next_id_;
+        op.kind = TRACE_OP_COPY;
+        op.dir = TRACE_COPY_D2D;
+        op.stream = stream;
+        op.run = run;
+        op.batch = batch;
+        op.start_ns = start;
+        op.end_ns = end;
+        op.bytes = bytes;
+        op.timed = true;
+        trace_op_set_peer(&op, src, dst);
         trace_events_op(writer_, &op);
         return op;
     }
@@ -149,6 +172,7 @@ class EventStream {
     trace_events_writer *writer_;
     uint64_t next_id_ = 0;
     uint64_t races_ = 0;
+    uint32_t device_ = 0;
     size_t taken_ = 0;
 };
 

@@ -293,7 +293,8 @@ static const lab_step steps[] = {
                 "on peer access in setup(), from each GPU to the other.",
         .hints =
             {
-                "Look at GPU 0's stream: how long does one peer copy of 4 MiB take (after stage 1), and how many GB/s is that? "
+                "Look at the link lane (\"GPU 0 -> GPU 1\", under \"link\"): how long does one peer copy of 4 MiB take, and how "
+                "many GB/s is that? "
                 "What does cudaDeviceCanAccessPeer say about these two GPUs?",
                 "cudaMemcpyPeerAsync works whether or not peer access is on, which is why the skeleton is "
                 "correct; without it the copy goes through host memory. cudaDeviceEnablePeerAccess(peer, 0), "

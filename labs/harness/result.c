@@ -271,7 +271,9 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     fprintf(out, "  time       baseline %.3f ms, yours %.3f ms (medians%s)", r->baseline_median_ms, r->yours_median_ms,
             s->metric == LAB_METRIC_LATENCY ? " of the p99 latency" : "");
     if (s->metric == LAB_METRIC_BANDWIDTH) fprintf(out, ", a speedup of %.2fx", r->speedup);
-    if (r->have_metrics)
+    if (r->have_metrics && r->devices_busy[0])
+        fprintf(out, "; engines busy: %s", r->devices_busy);
+    else if (r->have_metrics)
         fprintf(out, "; engines busy: H2D %.0f%%, compute %.0f%%, D2H %.0f%%; overlap %.0f%%", 100 * r->util_h2d,
                 100 * r->util_compute, 100 * r->util_d2h, 100 * r->overlap);
     fputc('\n', out);
@@ -342,6 +344,13 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
     }
     cJSON_AddNumberToObject(o, "bytes", (double)race->bytes);
     cJSON_AddStringToObject(o, "fix", race->fix);
+    if (race->multi_device) {
+        /* A program on several devices: the devices of each side's stream and of the bytes
+         * (-1: host memory). */
+        cJSON_AddNumberToObject(o, "first_device", race->first.stream_device);
+        cJSON_AddNumberToObject(o, "second_device", race->second.stream_device);
+        cJSON_AddNumberToObject(o, "buffer_device", race->buffer_device);
+    }
     return o;
 }
 

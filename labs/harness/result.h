@@ -78,6 +78,11 @@ typedef struct lab_result {
 
     bool have_metrics;      /* of your last run */
     double makespan_ms, overlap, util_h2d, util_compute, util_d2h;
+    /* A run on several devices: each device's engines and overlap, and the link, in words
+     * ("GPU 0 H2D 87%, compute 87%, D2H 0%, overlap 80%; GPU 1 ...; link GPU 0 -> GPU 1
+     * 22%"), shown instead of the figures above, which count every device together. ""
+     * on one device. */
+    char devices_busy[320];
 
     char error[512];        /* LAB_STATUS_ERROR: what failed */
     lab_status status;

@@ -411,6 +411,23 @@ static void explain_mismatch_by_races(harness *h) {
              reader, rs, writer, ws);
 }
 
+/* Each device's engines, then the link's directions, for the report's "engines busy". */
+static void describe_devices(const trace_metrics *m, lab_result *r) {
+    size_t len = 0, cap = sizeof(r->devices_busy);
+    for (uint32_t d = 0; d < m->devices && d < TRACE_MAX_DEVICES && len < cap; d++) {
+        const trace_busy *e = m->device_engine[d];
+        len += (size_t)snprintf(r->devices_busy + len, cap - len,
+                                "%sGPU %u H2D %.0f%%, compute %.0f%%, D2H %.0f%%, overlap %.0f%%", d ? "; " : "", d,
+                                100 * e[TRACE_ENGINE_H2D].utilisation, 100 * e[TRACE_ENGINE_COMPUTE].utilisation,
+                                100 * e[TRACE_ENGINE_D2H].utilisation, 100 * m->device_overlap[d]);
+    }
+    for (uint32_t a = 0; a < TRACE_MAX_DEVICES; a++)
+        for (uint32_t b = 0; b < TRACE_MAX_DEVICES && len < cap; b++)
+            if (m->link[a][b].ops)
+                len += (size_t)snprintf(r->devices_busy + len, cap - len, "; link GPU %u -> GPU %u %.0f%%", a, b,
+                                        100 * m->link[a][b].utilisation);
+}
+
 static void compute_metrics(harness *h) {
     lab_result *r = h->res;
     r->timeline_run = h->last_yours_run;
@@ -422,6 +439,8 @@ static void compute_metrics(harness *h) {
         r->util_h2d = m.engine[TRACE_ENGINE_H2D].utilisation;
         r->util_compute = m.engine[TRACE_ENGINE_COMPUTE].utilisation;
         r->util_d2h = m.engine[TRACE_ENGINE_D2H].utilisation;
+        r->devices_busy[0] = '\0';
+        if (trace_timeline_multi_device(h->timeline, h->last_yours_run)) describe_devices(&m, r);
         trace_metrics_free(&m);
     }
     if (h->last_yours_run > 0) describe_streams(h);

@@ -28,6 +28,11 @@ int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size) {
     char what[TRACE_NAME_MAX + 32];
     switch (op->kind) {
     case TRACE_OP_COPY:
+        if (op->peer) {
+            snprintf(what, sizeof(what), "peer copy GPU %u -> GPU %u%s%s", op->device, op->dst_device,
+                     op->name[0] ? " " : "", op->name);
+            break;
+        }
         snprintf(what, sizeof(what), "%s%s%s", trace_copy_dir_name(op->dir)[0] ? trace_copy_dir_name(op->dir) : "copy",
                  op->name[0] ? " " : "", op->name);
         break;
@@ -52,8 +57,15 @@ int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size) {
     return snprintf(buf, size, "%s", what);
 }
 
-static void stream_label(const trace_race_op *op, char *buf, size_t size) {
-    trace_stream_label(op->stream, op->stream_name, buf, size);
+/* The stream's label; in a program on several devices with its device after it:
+ * "\"GPU 1 a\" (GPU 1)", "s3 (GPU 1)". */
+static void stream_label_of(const trace_race_op *op, bool multi_device, char *buf, size_t size) {
+    char plain[48];
+    trace_stream_label(op->stream, op->stream_name, plain, sizeof(plain));
+    if (multi_device && op->stream != TRACE_STREAM_NONE)
+        snprintf(buf, size, "%s (GPU %u)", plain, op->stream_device);
+    else
+        snprintf(buf, size, "%s", plain);
 }
 
 /* The call that enqueued an op, for "cudaEventRecord after the launch". */
@@ -75,8 +87,9 @@ void trace_race_make_fix(trace_race *race) {
     trace_race_op_describe(&race->first, a, sizeof(a));
     trace_race_op_describe(&race->second, b, sizeof(b));
     const trace_race_op *f = &race->first, *s = &race->second;
-    stream_label(f, sa, sizeof(sa));
-    stream_label(s, sb, sizeof(sb));
+    /* The fix names streams as the program does: where() says each one's device. */
+    stream_label_of(f, false, sa, sizeof(sa));
+    stream_label_of(s, false, sb, sizeof(sb));
     char fix[1024]; /* room for every part; cut to race->fix at the end */
     bool reuse = race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW;
     if (race->early_event && !f->on_host && !s->on_host) {
@@ -111,10 +124,15 @@ void trace_race_make_fix(trace_race *race) {
     snprintf(race->fix, sizeof(race->fix), "%.*s", (int)sizeof(race->fix) - 1, fix);
 }
 
-static void where(const trace_race_op *op, char *buf, size_t size) {
+static void where(const trace_race_op *op, bool multi_device, char *buf, size_t size) {
     char label[64], place[112];
-    stream_label(op, label, sizeof(label));
-    if (op->on_host && op->stream == TRACE_STREAM_NONE)
+    stream_label_of(op, false, label, sizeof(label));
+    if (multi_device && !op->on_host && op->stream != TRACE_STREAM_NONE)
+        snprintf(place, sizeof(place), "on GPU %u, %s%s", op->stream_device,
+                 op->stream == TRACE_STREAM_LEGACY ? "" : "stream ", label);
+    else if (multi_device && op->on_host && op->stream != TRACE_STREAM_NONE)
+        snprintf(place, sizeof(place), "on the host, enqueued on GPU %u's %s", op->stream_device, label);
+    else if (op->on_host && op->stream == TRACE_STREAM_NONE)
         snprintf(place, sizeof(place), "on the host");
     else if (op->on_host)
         snprintf(place, sizeof(place), "on the host, enqueued on %s", label);
@@ -132,8 +150,14 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
     char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], wa[224], wb[224];
     trace_race_op_describe(&race->first, a, sizeof(a));
     trace_race_op_describe(&race->second, b, sizeof(b));
-    where(&race->first, wa, sizeof(wa));
-    where(&race->second, wb, sizeof(wb));
+    where(&race->first, race->multi_device, wa, sizeof(wa));
+    where(&race->second, race->multi_device, wb, sizeof(wb));
+    /* Whose memory the bytes are in, on several devices (nothing for host memory, or
+     * memory a source did not mark with its device). */
+    char memory[32];
+    memory[0] = '\0';
+    if (race->multi_device && race->buffer_device >= 0)
+        snprintf(memory, sizeof(memory), " (GPU %d memory)", (int)race->buffer_device);
     const char *relation;
     switch (race->kind) {
     case TRACE_RACE_RAW: relation = "reads bytes that may not yet be written by"; break;
@@ -147,20 +171,20 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
     early[0] = '\0';
     if (race->early_event) {
         char sa[64];
-        stream_label(&race->first, sa, sizeof(sa));
+        stream_label_of(&race->first, race->multi_device, sa, sizeof(sa));
         snprintf(early, sizeof(early),
                  "  event %" PRIu64 " was recorded on %s (op %" PRIu64 "%s%s) before %s (op %" PRIu64 ")\n",
                  race->early_event, sa, race->early_record_op, race->early_record_line[0] ? ", " : "",
                  race->early_record_line, a, race->first.id);
     }
     return snprintf(buf, size,
-                    "race %" PRIu64 ": %s on %" PRIu64 " bytes at 0x%" PRIx64 "\n"
+                    "race %" PRIu64 ": %s on %" PRIu64 " bytes at 0x%" PRIx64 "%s\n"
                     "  %s (op %" PRIu64 ", %s)\n"
                     "    %s\n"
                     "  %s (op %" PRIu64 ", %s);\n"
                     "  nothing orders them.\n"
                     "%s"
                     "  fix: %s.\n",
-                    race->seq, trace_race_kind_text(race->kind), race->bytes, race->addr, b, race->second.id, wb,
+                    race->seq, trace_race_kind_text(race->kind), race->bytes, race->addr, memory, b, race->second.id, wb,
                     relation, a, race->first.id, wa, early, race->fix);
 }

@@ -41,6 +41,10 @@ typedef struct trace_race_op {
     uint64_t call_site;    /* the op's call site (trace_op.call_site), 0 when unknown */
     char line[96];         /* its source line ("labs/03_double_buffer/lab.c:41"), filled in by
                               whoever can look it up (the lab harness); "" when unknown */
+    uint32_t device;       /* the device that ran it (trace_op.device; a peer copy: its source) */
+    uint32_t dst_device;   /* a peer copy: its destination device */
+    uint32_t stream_device; /* its stream's device (0 for host-only ops) */
+    bool peer;             /* a peer copy, on the link between two devices */
 } trace_race_op;
 
 #define TRACE_RACE_FIX_MAX 384
@@ -61,6 +65,12 @@ typedef struct trace_race {
     uint64_t early_record_site;   /* that op's call site (trace_op.call_site), 0 when unknown */
     char early_record_line[96];   /* the record's source line, filled in by whoever can look it
                                      up (the lab harness, as trace_race_op.line); "" when unknown */
+    /* The program used more than one device: the report names the device of the bytes and
+     * of each op and its stream (the wording of a run on one device is unchanged). */
+    bool multi_device;
+    int32_t buffer_device;        /* with multi_device: the device whose memory the bytes are
+                                     in (TRACE_RANGE_DEVICE of the range that found the race),
+                                     -1 for host memory or memory not marked with its device */
 } trace_race;
 
 /* "RAW", "WAR", "WAW", "host_read" (the event stream's names); NULL for a bad kind. */
@@ -71,7 +81,8 @@ const char *trace_race_kind_text(trace_race_kind kind);
 int trace_race_kind_from_name(const char *name);
 
 /* Describes one side for people: "H2D batch 3", "kernel process batch 3",
- * "host write lab_load_batch batch 2". Returns what snprintf returns. */
+ * "host write lab_load_batch batch 2"; a peer copy "peer copy GPU 0 -> GPU 1 batch 3".
+ * Returns what snprintf returns. */
 int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size);
 
 /* Writes race->fix: which event to record where and which stream should wait on it, or

@@ -36,6 +36,8 @@ typedef struct rc_who {
     bool on_host;
     uint64_t call_site;
     char name[TRACE_NAME_MAX];
+    uint32_t device, dst_device;
+    bool peer;
 } rc_who;
 
 typedef struct rc_access {
@@ -55,6 +57,7 @@ typedef struct rc_cell {
 typedef struct rc_stream {
     bool known;
     unsigned flags;
+    uint32_t device;
     char name[32];
     trace_vc clock;
     uint64_t last_op; /* the last op enqueued on it: clock is that op's vector clock */
@@ -90,6 +93,7 @@ typedef struct rc_pending {
     bool second_on_host;
     trace_race_kind kind;
     uint64_t lo, hi;
+    int32_t buffer_device; /* the device of the range that found it, -1 host or unknown */
 } rc_pending;
 
 struct trace_racecheck {
@@ -108,6 +112,8 @@ struct trace_racecheck {
     uint64_t ops_seen;
     uint64_t last_id; /* the last op id seen: ids only grow until the recorder is reset */
     FILE *print;
+    bool multi_device;     /* a stream or op of a device other than 0, or a peer copy, was seen */
+    int32_t range_device;  /* the device of the range being checked, -1 host or unknown */
 };
 
 static void *xrealloc(void *p, size_t size) {
@@ -170,6 +176,8 @@ static rc_stream *stream_of(trace_racecheck *rc, int32_t id) {
         const trace_stream *info = trace_stream_get(id);
         if (info) {
             s->flags = info->flags;
+            s->device = info->device;
+            if (info->device != 0) rc->multi_device = true;
             snprintf(s->name, sizeof(s->name), "%s", info->name);
         } else {
             snprintf(s->name, sizeof(s->name), id == TRACE_STREAM_LEGACY ? "default" : "s%d", (int)id);
@@ -211,6 +219,10 @@ static void fill_side(trace_racecheck *rc, trace_race_op *side, const rc_who *wh
     side->name[sizeof(side->name) - 1] = '\0';
     rc_stream *s = who->stream >= 0 ? stream_of(rc, who->stream) : NULL;
     snprintf(side->stream_name, sizeof(side->stream_name), "%s", s ? s->name : "host");
+    side->device = who->device;
+    side->dst_device = who->dst_device;
+    side->peer = who->peer;
+    side->stream_device = s ? s->device : 0;
 }
 
 static int kind_rank(trace_race_kind k) {
@@ -247,6 +259,7 @@ static void note_race(trace_racecheck *rc, const rc_access *first, bool second_o
     p->kind = kind;
     p->lo = lo;
     p->hi = hi;
+    p->buffer_device = rc->range_device;
 }
 
 /* The event recorded too early for this race, or NULL: both sides are stream ops on two
@@ -286,6 +299,8 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second) {
         fill_side(rc, &race.second, &s);
         race.addr = p->lo;
         race.bytes = p->hi - p->lo;
+        race.multi_device = rc->multi_device;
+        race.buffer_device = rc->multi_device ? p->buffer_device : -1;
         uint64_t event_id = 0;
         const rc_event *early = early_record(rc, p, &s, &event_id);
         if (early) {
@@ -349,6 +364,7 @@ static void check_write(trace_racecheck *rc, const rc_cell *c, uint64_t lo, uint
 static void access_range(trace_racecheck *rc, const trace_range *rg, const rc_access *me, const trace_vc *now) {
     uint64_t lo = rg->addr, hi = trace_imap_end(rg->addr, rg->bytes);
     if (lo >= hi) return;
+    rc->range_device = trace_range_device(rg);
     rc_cell empty;
     memset(&empty, 0, sizeof(empty));
     size_t first, last;
@@ -397,6 +413,9 @@ static rc_who who_of(const trace_op *op, bool on_host) {
     w.call_site = op->call_site;
     memcpy(w.name, op->name, sizeof(w.name));
     w.name[sizeof(w.name) - 1] = '\0';
+    w.device = op->device;
+    w.dst_device = op->dst_device;
+    w.peer = op->engine == TRACE_ENGINE_LINK;
     return w;
 }
 
@@ -513,6 +532,7 @@ static void on_op(void *ctx, const trace_op *op) {
     if (op->id <= rc->last_id) forget_program(rc);
     rc->last_id = op->id;
     rc->ops_seen++;
+    if (op->device != 0 || op->engine == TRACE_ENGINE_LINK) rc->multi_device = true;
     rc_who second;
     switch (op->kind) {
     case TRACE_OP_COPY:
@@ -543,6 +563,8 @@ static void on_stream(void *ctx, const trace_stream *info) {
     rc_stream *s = stream_of(rc, info->id);
     if (!s) return;
     s->flags = info->flags;
+    s->device = info->device;
+    if (info->device != 0) rc->multi_device = true;
     snprintf(s->name, sizeof(s->name), "%s", info->name);
 }
 

@@ -625,4 +625,61 @@ TEST(RaceCheckStandalone, OffUnlessTheEnvironmentAsks) {
     unsetenv("STREAMLAB_RACECHECK");
 }
 
+// On several devices a report names whose memory the bytes are in and where each op ran;
+// the same race of a program on one device reads as before.
+TEST(RaceReport, OnSeveralDevicesItNamesTheDevices) {
+    trace_race r = {};
+    r.seq = 1;
+    r.kind = TRACE_RACE_RAW;
+    r.addr = 0x1000;
+    r.bytes = 64;
+    r.first.id = 5;
+    r.first.kind = TRACE_OP_COPY;
+    r.first.dir = TRACE_COPY_D2D;
+    r.first.stream = 3;
+    r.first.batch = 2;
+    snprintf(r.first.stream_name, sizeof(r.first.stream_name), "s3");
+    r.second.id = 9;
+    r.second.kind = TRACE_OP_KERNEL;
+    r.second.stream = 6;
+    r.second.batch = 2;
+    snprintf(r.second.name, sizeof(r.second.name), "stage2");
+    snprintf(r.second.stream_name, sizeof(r.second.stream_name), "handoff");
+    trace_race one = r;
+    trace_race_make_fix(&one);
+    char text[2048];
+    trace_race_format(&one, text, sizeof(text));
+    std::string t = text;
+    EXPECT_NE(t.find("race 1: read-after-write on 64 bytes at 0x1000\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("kernel stage2 batch 2 (op 9, on stream \"handoff\")"), std::string::npos) << t;
+    EXPECT_NE(t.find("D2D batch 2 (op 5, on stream s3)"), std::string::npos) << t;
+    EXPECT_EQ(t.find("GPU"), std::string::npos) << t;
+
+    r.multi_device = true;
+    r.buffer_device = 1;
+    r.first.peer = true;
+    r.first.device = 0;
+    r.first.dst_device = 1;
+    r.second.device = r.second.stream_device = 1;
+    trace_race_make_fix(&r);
+    trace_race_format(&r, text, sizeof(text));
+    t = text;
+    EXPECT_NE(t.find("race 1: read-after-write on 64 bytes at 0x1000 (GPU 1 memory)\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("kernel stage2 batch 2 (op 9, on GPU 1, stream \"handoff\")"), std::string::npos) << t;
+    EXPECT_NE(t.find("peer copy GPU 0 -> GPU 1 batch 2 (op 5, on GPU 0, stream s3)"), std::string::npos) << t;
+    EXPECT_NE(std::string(r.fix).find("record an event on s3 after peer copy GPU 0 -> GPU 1 batch 2"),
+              std::string::npos)
+        << r.fix;
+    // Host memory (or memory nobody marked with its device): no note; a host access.
+    r.buffer_device = -1;
+    r.first.on_host = true;
+    r.first.stream = TRACE_STREAM_NONE;
+    r.first.peer = false;
+    r.first.kind = TRACE_OP_HOST_ACCESS;
+    trace_race_format(&r, text, sizeof(text));
+    t = text;
+    EXPECT_NE(t.find("at 0x1000\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("(op 5, on the host)"), std::string::npos) << t;
+}
+
 }  // namespace

@@ -58,6 +58,26 @@ bool trace_op_kind_is_stream_work(trace_op_kind kind) {
     }
 }
 
+void trace_op_set_device(trace_op *op, uint32_t device) {
+    op->device = device;
+    op->dst_device = device;
+    op->device_set = true;
+}
+
+void trace_op_set_peer(trace_op *op, uint32_t src_device, uint32_t dst_device) {
+    op->engine = TRACE_ENGINE_LINK;
+    op->device = src_device;
+    op->dst_device = dst_device;
+    op->device_set = true;
+}
+
+int trace_range_device(const trace_range *range) {
+    if (!(range->flags & TRACE_RANGE_ON_DEVICE)) return -1;
+    return (int)((range->flags >> 8) & 0xffu);
+}
+
+void trace_device_label(uint32_t device, char *buf, size_t len) { snprintf(buf, len, "GPU %u", device); }
+
 void trace_op_add_range(trace_op *op, const void *addr, uint64_t bytes, uint32_t flags) {
     if (bytes == 0 || op->n_ranges >= TRACE_MAX_RANGES) return;
     trace_range *r = &op->ranges[op->n_ranges++];

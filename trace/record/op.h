@@ -79,6 +79,17 @@ typedef struct trace_range {
 #define TRACE_MAX_RANGES 4
 #define TRACE_NAME_MAX 48
 
+/* Devices: a run on one device has every stream and op on device 0, and every view of it
+ * looks as it did before devices were recorded. With more, views group lanes by device
+ * (trace/view/timeline.h). */
+#define TRACE_MAX_DEVICES 4
+
+/* The device whose memory a range lies in, kept in its flags (bits 8..15, with
+ * TRACE_RANGE_ON_DEVICE set): a range without it is host memory or not known. The race
+ * checker names the buffer's device with it. */
+#define TRACE_RANGE_ON_DEVICE 0x4u
+#define TRACE_RANGE_DEVICE(d) (TRACE_RANGE_ON_DEVICE | (((uint32_t)(d) & 0xffu) << 8))
+
 /* Stream ids: 0 is the legacy default stream; created streams count up from 1 in
  * creation order; cudaStreamPerThread gets the next free id when first used. */
 #define TRACE_STREAM_LEGACY 0
@@ -112,6 +123,15 @@ typedef struct trace_op {
                                  program's source line */
     uint32_t n_ranges;
     trace_range ranges[TRACE_MAX_RANGES]; /* memory it reads and writes */
+    uint32_t device;          /* the device that ran it: whose copy engine or SMs, or, for
+                                 its other stream work (event records and waits, host
+                                 functions), its stream's device; a peer copy
+                                 (TRACE_ENGINE_LINK): its source device. 0 for host-only
+                                 ops. Left to the recorder (its stream's device) unless
+                                 device_set (trace_op_set_device, trace_op_set_peer). */
+    uint32_t dst_device;      /* a peer copy (TRACE_ENGINE_LINK): its destination device;
+                                 equal to device otherwise */
+    bool device_set;          /* the source chose device (and dst_device) itself */
 } trace_op;
 
 /* A stream as the recorder knows it. */
@@ -123,6 +143,9 @@ typedef struct trace_stream {
     bool per_thread;          /* cudaStreamPerThread */
     bool destroyed;
     char name[32];            /* "s1" unless named (lab_name_stream, NVTX) */
+    uint32_t device;          /* the device current when it was made (each device's default
+                                 stream is a stream of its own; the legacy one, id 0, is
+                                 device 0's) */
 } trace_stream;
 
 /* "H2D", "kernel", ... for messages and the event stream. */
@@ -139,6 +162,18 @@ bool trace_op_kind_is_stream_work(trace_op_kind kind);
  * "stream 0". name may be NULL or empty, or the default "sN". The timeline's lanes show
  * both the id and the name. */
 void trace_stream_label(int32_t id, const char *name, char *buf, size_t len);
+
+/* The op ran on `device`'s engine (a copy to or from that device's memory, say), whatever
+ * its stream's device. Sets device_set. */
+void trace_op_set_device(trace_op *op, uint32_t device);
+/* The op is a peer copy from src_device's memory to dst_device's, on the link between
+ * them: engine TRACE_ENGINE_LINK, device src_device, dst_device. Sets device_set. */
+void trace_op_set_peer(trace_op *op, uint32_t src_device, uint32_t dst_device);
+/* The device of a range's memory (TRACE_RANGE_DEVICE in its flags), or -1 when it is
+ * host memory or not known. */
+int trace_range_device(const trace_range *range);
+/* "GPU 1" for people, the views' and reports' name of a device. */
+void trace_device_label(uint32_t device, char *buf, size_t len);
 
 /* Adds a memory range to op (ignored past TRACE_MAX_RANGES or when bytes is 0). */
 void trace_op_add_range(trace_op *op, const void *addr, uint64_t bytes, uint32_t flags);

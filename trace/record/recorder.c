@@ -105,7 +105,7 @@ static void notify_stream(const trace_stream *info) {
         if (R.sinks[i].on_stream) R.sinks[i].on_stream(R.sinks[i].ctx, info);
 }
 
-static int32_t add_stream(const void *handle, unsigned flags, int32_t priority, bool per_thread) {
+static int32_t add_stream(const void *handle, unsigned flags, int32_t priority, bool per_thread, uint32_t device) {
     ensure_legacy();
     size_t cap = (size_t)R.cap_streams;
     R.streams = grow(R.streams, sizeof(stream_slot), &cap, (size_t)R.n_streams + 1);
@@ -118,6 +118,7 @@ static int32_t add_stream(const void *handle, unsigned flags, int32_t priority, 
     s->info.flags = flags;
     s->info.priority = priority;
     s->info.per_thread = per_thread;
+    s->info.device = device;
     snprintf(s->info.name, sizeof(s->info.name), per_thread ? "per-thread" : "s%d", (int)id);
     notify_stream(&s->info);
     return id;
@@ -137,13 +138,17 @@ static int32_t find_stream(const void *handle) {
             return i;
         }
     }
-    if (handle == HANDLE_PER_THREAD) return add_stream(handle, 0, 0, true);
+    if (handle == HANDLE_PER_THREAD) return add_stream(handle, 0, 0, true, 0);
     return -1;
 }
 
 int32_t trace_stream_created(const void *handle, unsigned flags, int32_t priority) {
+    return trace_stream_created_on(handle, flags, priority, 0);
+}
+
+int32_t trace_stream_created_on(const void *handle, unsigned flags, int32_t priority, uint32_t device) {
     lock();
-    int32_t id = add_stream(handle, flags, priority, false);
+    int32_t id = add_stream(handle, flags, priority, false, device);
     unlock();
     return id;
 }
@@ -398,8 +403,10 @@ uint64_t trace_record(trace_op *op, const void *stream_handle) {
         int32_t id = find_stream(stream_handle);
         op->stream = id;
         op->priority = id >= 0 ? R.streams[id].info.priority : 0;
+        if (!op->device_set) op->device = op->dst_device = id >= 0 ? R.streams[id].info.device : 0;
     } else {
         op->stream = TRACE_STREAM_NONE;
+        if (!op->device_set) op->device = op->dst_device = 0;
     }
     if (R.n_sinks > 0) {
         if (op->n_ranges > 0) {

@@ -56,8 +56,12 @@ bool trace_active(void);
 
 /* ---- streams and events: handles are the runtime's cudaStream_t / cudaEvent_t ---- */
 
-/* Registers a created stream; returns its id (1, 2, ... in creation order). */
+/* Registers a created stream (of device 0); returns its id (1, 2, ... in creation order). */
 int32_t trace_stream_created(const void *handle, unsigned flags, int32_t priority);
+/* The same for a stream of `device` (the device current when it was made). A device's
+ * default stream other than device 0's legacy one (id 0) is registered with this too, with
+ * a handle of its own, on its first use. */
+int32_t trace_stream_created_on(const void *handle, unsigned flags, int32_t priority, uint32_t device);
 void trace_stream_destroyed(const void *handle);
 /* Gives a stream a display name ("buf A"); NULL or 0x1 names the legacy stream. */
 void trace_stream_set_name(const void *handle, const char *name);
@@ -85,8 +89,9 @@ int32_t trace_current_run(void);
 
 /* Records one op. The recorder fills op->id and op->run; for ops on a stream (COPY,
  * MEMSET, KERNEL, HOST_FN, EVENT_RECORD, EVENT_WAIT, SYNC on a stream) it sets op->stream
- * and op->priority from stream_handle; host-only ops get TRACE_STREAM_NONE. Returns the
- * id. Ops that will be timed later keep op->timed false and get trace_op_timed.
+ * and op->priority from stream_handle, and op->device (and dst_device) from the stream's
+ * device unless op->device_set; host-only ops get TRACE_STREAM_NONE (and device 0 unless
+ * set). Returns the id. Ops that will be timed later keep op->timed false and get trace_op_timed.
  * While a sink is installed, an op with batch -1 and memory ranges gets the batch of the
  * bytes it reads, and the bytes it writes take its batch (trace/record/batch_tags.h). */
 uint64_t trace_record(trace_op *op, const void *stream_handle);

@@ -379,6 +379,14 @@ static bool parse_hello(parse *p, trace_event_hello *h) {
            get_str(p, o, "run_label", false, h->run_label, sizeof(h->run_label));
 }
 
+/* A device number, absent in lines written before devices were recorded (device 0). */
+static bool get_device(parse *p, const cJSON *obj, const char *key, uint32_t *out) {
+    uint64_t v = *out;
+    if (!get_u64(p, obj, key, false, TRACE_EVENTS_MAX_DEVICE, &v)) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
 static bool parse_stream(parse *p, trace_stream *s) {
     const cJSON *o = p->obj;
     uint64_t flags = 0;
@@ -390,7 +398,17 @@ static bool parse_stream(parse *p, trace_stream *s) {
     s->flags = (unsigned)flags;
     s->legacy = s->id == TRACE_STREAM_LEGACY;
     return get_bool(p, o, "legacy", &s->legacy) && get_bool(p, o, "per_thread", &s->per_thread) &&
-           get_bool(p, o, "destroyed", &s->destroyed);
+           get_bool(p, o, "destroyed", &s->destroyed) && get_device(p, o, "device", &s->device);
+}
+
+/* "device" (0 when absent) and, for a peer copy, "dst_device" (the device when absent). */
+static bool parse_op_devices(parse *p, trace_op *op) {
+    const cJSON *o = p->obj;
+    if (!get_device(p, o, "device", &op->device)) return false;
+    op->dst_device = op->device;
+    if (!get_device(p, o, "dst_device", &op->dst_device)) return false;
+    op->device_set = field(o, "device") != NULL;
+    return true;
 }
 
 static bool parse_op(parse *p, trace_op *op) {
@@ -422,7 +440,16 @@ static bool parse_op(parse *p, trace_op *op) {
            get_u64(p, o, "bytes", false, TRACE_EVENTS_MAX_BYTES, &op->bytes) && get_bool(p, o, "pinned", &op->pinned) &&
            get_dims(p, o, "grid", op->grid) && get_dims(p, o, "block", op->block) &&
            get_u64(p, o, "event", false, TRACE_EVENTS_MAX_ID, &op->event) &&
-           get_u64(p, o, "waited_op", false, TRACE_EVENTS_MAX_ID, &op->waited_op);
+           get_u64(p, o, "waited_op", false, TRACE_EVENTS_MAX_ID, &op->waited_op) && parse_op_devices(p, op);
+}
+
+/* A side's devices, written for programs on several devices only (absent: device 0). */
+static bool parse_side_devices(parse *p, const cJSON *o, trace_race_op *s) {
+    if (!get_device(p, o, "device", &s->device) || !get_device(p, o, "stream_device", &s->stream_device) ||
+        !get_bool(p, o, "peer", &s->peer))
+        return false;
+    s->dst_device = s->device;
+    return get_device(p, o, "dst_device", &s->dst_device);
 }
 
 static bool parse_side(parse *p, const char *key, trace_race_op *s) {
@@ -442,13 +469,15 @@ static bool parse_side(parse *p, const char *key, trace_race_op *s) {
     return get_i32(p, o, "stream", false, -1, TRACE_EVENTS_MAX_STREAM, &s->stream) &&
            get_str(p, o, "stream_name", false, s->stream_name, sizeof(s->stream_name)) &&
            get_bool(p, o, "on_host", &s->on_host) && get_i32(p, o, "batch", false, -1, INT32_MAX, &s->batch) &&
-           get_i32(p, o, "run", false, -1, INT32_MAX, &s->run) && get_str(p, o, "name", false, s->name, sizeof(s->name));
+           get_i32(p, o, "run", false, -1, INT32_MAX, &s->run) && get_str(p, o, "name", false, s->name, sizeof(s->name)) &&
+           parse_side_devices(p, o, s);
 }
 
 static int lookup_race_kind(const char *name) { return trace_race_kind_from_name(name); }
 
 static bool parse_race(parse *p, trace_race *r) {
     const cJSON *o = p->obj;
+    r->buffer_device = -1;
     if (!get_u64(p, o, "seq", false, TRACE_EVENTS_MAX_ID, &r->seq)) return false;
     int kind = get_enum(p, o, "kind", true, lookup_race_kind, -1);
     if (kind < 0) return false;
@@ -468,7 +497,9 @@ static bool parse_race(parse *p, trace_race *r) {
         }
     }
     return get_u64(p, o, "bytes", false, TRACE_EVENTS_MAX_BYTES, &r->bytes) && parse_side(p, "first", &r->first) &&
-           parse_side(p, "second", &r->second) && get_str(p, o, "fix", false, r->fix, sizeof(r->fix));
+           parse_side(p, "second", &r->second) && get_str(p, o, "fix", false, r->fix, sizeof(r->fix)) &&
+           get_bool(p, o, "multi_device", &r->multi_device) &&
+           get_i32(p, o, "buffer_device", false, -1, TRACE_EVENTS_MAX_DEVICE, &r->buffer_device);
 }
 
 static bool parse_phase(parse *p, trace_event_phase *ph) {

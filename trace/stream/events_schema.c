@@ -17,7 +17,7 @@ trace_event_type trace_event_type_from_name(const char *name) {
     return 0;
 }
 
-static const char *const ENGINE_NAMES[] = {"none", "h2d", "d2h", "compute", "host"};
+static const char *const ENGINE_NAMES[] = {"none", "h2d", "d2h", "compute", "host", "link"};
 static const char *const SYNC_NAMES[] = {"none", "stream", "event", "device", "op"};
 
 static int index_of(const char *const *names, int n, const char *name) {
@@ -28,10 +28,10 @@ static int index_of(const char *const *names, int n, const char *name) {
 }
 
 const char *trace_events_engine_name(trace_engine engine) {
-    return (unsigned)engine <= TRACE_ENGINE_HOST ? ENGINE_NAMES[engine] : "none";
+    return (unsigned)engine <= TRACE_ENGINE_LINK ? ENGINE_NAMES[engine] : "none";
 }
 
-int trace_events_engine_from_name(const char *name) { return index_of(ENGINE_NAMES, 5, name); }
+int trace_events_engine_from_name(const char *name) { return index_of(ENGINE_NAMES, 6, name); }
 
 const char *trace_events_sync_name(trace_sync_target target) {
     return (unsigned)target <= TRACE_SYNC_OP ? SYNC_NAMES[target] : "none";

@@ -25,6 +25,7 @@ extern "C" {
 #define TRACE_EVENTS_MAX_ID (1ull << 53)
 #define TRACE_EVENTS_MAX_STREAM 65535
 #define TRACE_EVENTS_MAX_DIM 0x7fffffffu            /* grid and block sizes */
+#define TRACE_EVENTS_MAX_DEVICE 255                 /* "device", "dst_device" */
 
 typedef enum trace_event_type {
     TRACE_EVENT_HELLO = 1, /* "hello": who is talking */
@@ -43,7 +44,8 @@ const char *trace_event_type_name(trace_event_type type);
 trace_event_type trace_event_type_from_name(const char *name);
 
 /* The stream's names for engines and sync targets: "h2d", "d2h", "compute", "host",
- * "none"; "stream", "event", "device", "op". */
+ * "link" (peer copies between devices; added to schema 1 with "device"), "none";
+ * "stream", "event", "device", "op". */
 const char *trace_events_engine_name(trace_engine engine);
 int trace_events_engine_from_name(const char *name); /* -1 when unknown */
 const char *trace_events_sync_name(trace_sync_target target);

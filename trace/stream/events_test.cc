@@ -146,8 +146,8 @@ std::string WriteSession(const char *nonce) {
     race.kind = TRACE_RACE_WAR;
     race.addr = 0x7f0012340000ull;
     race.bytes = 4096;
-    race.first = {8, TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, false, 3, 1, "process", "buf B", 0, ""};
-    race.second = {9, TRACE_OP_COPY, TRACE_COPY_H2D, 1, false, 4, 1, "", "s1", 0, ""};
+    race.first = {8, TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, false, 3, 1, "process", "buf B", 0, "", 0, 0, 0, false};
+    race.second = {9, TRACE_OP_COPY, TRACE_COPY_H2D, 1, false, 4, 1, "", "s1", 0, "", 0, 0, 0, false};
     trace_race_make_fix(&race);
     EXPECT_EQ(trace_events_race(w, &race), 0);
     EXPECT_EQ(trace_events_phase(w, "run 1", 0, 100000, 1), 0);
@@ -217,6 +217,98 @@ TEST(EventStream, WhatTheWriterWritesTheReaderReadsInAnyChunking) {
         EXPECT_EQ(e[8].type, TRACE_EVENT_BYE);
         EXPECT_EQ(e[8].line, 9u);
     }
+}
+
+// A run on two devices: streams and ops carry their device, a peer copy its direction on
+// the link, a race the devices of its bytes and sides. A run on one device writes none of it.
+TEST(EventStream, DevicesGoThroughAndLinesWithoutThemAreDeviceZero) {
+    Pipe p;
+    trace_events_writer *w = trace_events_writer_create(p.wr, nullptr);
+    trace_stream s0 = {}, s1 = {};
+    s0.id = 1;
+    s1.id = 2;
+    s1.device = 1;
+    EXPECT_EQ(trace_events_stream(w, &s0), 0);
+    EXPECT_EQ(trace_events_stream(w, &s1), 0);
+    trace_op k = KernelOp(1, 0, 100);  // on device 0
+    EXPECT_EQ(trace_events_op(w, &k), 0);
+    trace_op k1 = KernelOp(2, 100, 200);
+    k1.device = k1.dst_device = 1;
+    EXPECT_EQ(trace_events_op(w, &k1), 0);
+    trace_op peer = {};
+    peer.id = 3;
+    peer.kind = TRACE_OP_COPY;
+    peer.dir = TRACE_COPY_D2D;
+    peer.stream = 1;
+    peer.bytes = 4096;
+    peer.start_ns = 200;
+    peer.end_ns = 300;
+    peer.timed = true;
+    trace_op_set_peer(&peer, 0, 1);
+    EXPECT_EQ(trace_events_op(w, &peer), 0);
+    trace_race race = {};
+    race.seq = 1;
+    race.kind = TRACE_RACE_RAW;
+    race.bytes = 4096;
+    race.multi_device = true;
+    race.buffer_device = 1;
+    race.first = {3, TRACE_OP_COPY, TRACE_COPY_D2D, 1, false, 0, 1, "", "s1", 0, "", 0, 1, 0, true};
+    race.second = {2, TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, false, 0, 1, "process", "s2", 0, "", 1, 1, 1, false};
+    trace_race_make_fix(&race);
+    EXPECT_EQ(trace_events_race(w, &race), 0);
+    trace_race one = race;  // a race of a run on one device
+    one.multi_device = false;
+    one.first.peer = false;
+    EXPECT_EQ(trace_events_race(w, &one), 0);
+    trace_events_writer_destroy(w);
+    std::string text = p.Drain();
+    std::vector<std::string> lines;
+    for (size_t a = 0, b; (b = text.find('\n', a)) != std::string::npos; a = b + 1) lines.push_back(text.substr(a, b - a));
+    ASSERT_EQ(lines.size(), 7u) << text;
+    EXPECT_EQ(lines[0].find("\"device\""), std::string::npos) << lines[0];
+    EXPECT_NE(lines[1].find("\"device\":1"), std::string::npos) << lines[1];
+    EXPECT_EQ(lines[2].find("\"device\""), std::string::npos) << lines[2];
+    EXPECT_NE(lines[3].find("\"device\":1"), std::string::npos) << lines[3];
+    EXPECT_NE(lines[4].find("\"engine\":\"link\",\"device\":0,\"dst_device\":1"), std::string::npos) << lines[4];
+    EXPECT_NE(lines[5].find("\"multi_device\":true,\"buffer_device\":1"), std::string::npos) << lines[5];
+    EXPECT_EQ(lines[6].find("device"), std::string::npos) << lines[6];
+
+    Read r = ReadAll(text);
+    ASSERT_TRUE(r.errors.empty()) << r.errors[0];
+    ASSERT_EQ(r.records.size(), 7u);
+    EXPECT_EQ(r.records[0].u.stream.device, 0u);
+    EXPECT_EQ(r.records[1].u.stream.device, 1u);
+    EXPECT_EQ(r.records[2].u.op.device, 0u);
+    EXPECT_EQ(r.records[3].u.op.device, 1u);
+    const trace_op &c = r.records[4].u.op;
+    EXPECT_EQ(c.engine, TRACE_ENGINE_LINK);
+    EXPECT_EQ(c.device, 0u);
+    EXPECT_EQ(c.dst_device, 1u);
+    const trace_race &rr = r.records[5].u.race;
+    EXPECT_TRUE(rr.multi_device);
+    EXPECT_EQ(rr.buffer_device, 1);
+    EXPECT_TRUE(rr.first.peer);
+    EXPECT_EQ(rr.first.dst_device, 1u);
+    EXPECT_EQ(rr.second.device, 1u);
+    EXPECT_EQ(rr.second.stream_device, 1u);
+    EXPECT_FALSE(r.records[6].u.race.multi_device);
+    EXPECT_EQ(r.records[6].u.race.buffer_device, -1);
+
+    // Lines of a writer from before devices were recorded read as device 0; a device out of
+    // range is refused, naming the field.
+    Read old = ReadAll(
+        "{\"v\":1,\"t\":\"stream\",\"id\":3,\"name\":\"s3\"}\n"
+        "{\"v\":1,\"t\":\"op\",\"id\":9,\"kind\":\"kernel\",\"engine\":\"compute\",\"stream\":3,\"start\":1,\"end\":2}\n"
+        "{\"v\":1,\"t\":\"op\",\"id\":10,\"kind\":\"kernel\",\"engine\":\"compute\",\"device\":256,\"start\":1,\"end\":2}\n"
+        "{\"v\":1,\"t\":\"op\",\"id\":11,\"kind\":\"copy\",\"dir\":\"D2D\",\"engine\":\"link\",\"device\":1,\"start\":1,"
+        "\"end\":2}\n");
+    ASSERT_EQ(old.records.size(), 3u);
+    EXPECT_EQ(old.records[0].u.stream.device, 0u);
+    EXPECT_EQ(old.records[1].u.op.device, 0u);
+    EXPECT_EQ(old.records[1].u.op.dst_device, 0u);
+    EXPECT_EQ(old.records[2].u.op.dst_device, 1u) << "a link op without dst_device: its device";
+    ASSERT_EQ(old.errors.size(), 1u);
+    EXPECT_NE(old.errors[0].find("\"device\""), std::string::npos) << old.errors[0];
 }
 
 TEST(EventStream, TheNonceKeepsForgedLinesOut) {

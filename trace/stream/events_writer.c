@@ -19,11 +19,12 @@
  * building a fresh cJSON tree costs dozens of allocations a line. */
 enum {
     F_V, F_T, F_ID, F_KIND, F_DIR, F_ENGINE, F_STREAM, F_PRIORITY, F_BATCH, F_RUN, F_NAME, F_START, F_END, F_BYTES,
-    F_PINNED, F_GRID, F_BLOCK, F_SYNC, F_EVENT, F_WAITED, F_NONCE, F_COUNT
+    F_PINNED, F_GRID, F_BLOCK, F_SYNC, F_EVENT, F_WAITED, F_NONCE, F_DEVICE, F_DST_DEVICE, F_COUNT
 };
 static const char *const OP_KEYS[F_COUNT] = {"v",     "t",     "id",    "kind",   "dir",   "engine",    "stream",
                                              "priority", "batch", "run",  "name",   "start", "end",       "bytes",
-                                             "pinned", "grid",  "block", "sync",   "event", "waited_op", "nonce"};
+                                             "pinned", "grid",  "block", "sync",   "event", "waited_op", "nonce",
+                                             "device", "dst_device"};
 #define RAW_CAP 48 /* room for any number or "[x,y,z]" */
 
 typedef struct op_template {
@@ -331,6 +332,7 @@ static cJSON *stream_record(const trace_stream *s) {
     if (s->legacy) cJSON_AddBoolToObject(o, "legacy", true);
     if (s->per_thread) cJSON_AddBoolToObject(o, "per_thread", true);
     if (s->destroyed) cJSON_AddBoolToObject(o, "destroyed", true);
+    if (s->device) add_int(o, "device", s->device <= TRACE_EVENTS_MAX_DEVICE ? s->device : TRACE_EVENTS_MAX_DEVICE);
     return o;
 }
 
@@ -451,6 +453,12 @@ static cJSON *op_record(trace_events_writer *w, const trace_op *op) {
     ok = ok && use_s(t, F_KIND, trace_op_kind_name(op->kind), true);
     if (op->kind == TRACE_OP_COPY) ok = ok && use_s(t, F_DIR, trace_copy_dir_name(op->dir), true);
     ok = ok && use_s(t, F_ENGINE, trace_events_engine_name(op->engine), true);
+    /* Devices only where they say something: a peer copy, or an op of a device other than
+     * 0 (a run on one device writes what it wrote before devices were recorded). */
+    if (op->engine == TRACE_ENGINE_LINK || op->device != 0)
+        use_u(t, F_DEVICE, op->device <= TRACE_EVENTS_MAX_DEVICE ? op->device : TRACE_EVENTS_MAX_DEVICE);
+    if (op->engine == TRACE_ENGINE_LINK)
+        use_u(t, F_DST_DEVICE, op->dst_device <= TRACE_EVENTS_MAX_DEVICE ? op->dst_device : TRACE_EVENTS_MAX_DEVICE);
     use_i(t, F_STREAM, op->stream);
     use_i(t, F_PRIORITY, op->priority);
     use_i(t, F_BATCH, op->batch);
@@ -491,7 +499,7 @@ int trace_events_op(trace_events_writer *w, const trace_op *op) {
     return rc;
 }
 
-static cJSON *race_side(const trace_race_op *s) {
+static cJSON *race_side(const trace_race_op *s, bool multi_device) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     add_uint(o, "id", s->id % TRACE_EVENTS_MAX_ID);
@@ -508,6 +516,15 @@ static cJSON *race_side(const trace_race_op *s) {
     memcpy(buf, s->name, TRACE_NAME_MAX);
     buf[TRACE_NAME_MAX] = '\0';
     cJSON_AddStringToObject(o, "name", buf);
+    if (multi_device) {
+        add_uint(o, "device", s->device <= TRACE_EVENTS_MAX_DEVICE ? s->device : TRACE_EVENTS_MAX_DEVICE);
+        add_uint(o, "stream_device",
+                 s->stream_device <= TRACE_EVENTS_MAX_DEVICE ? s->stream_device : TRACE_EVENTS_MAX_DEVICE);
+        if (s->peer) {
+            cJSON_AddBoolToObject(o, "peer", true);
+            add_uint(o, "dst_device", s->dst_device <= TRACE_EVENTS_MAX_DEVICE ? s->dst_device : TRACE_EVENTS_MAX_DEVICE);
+        }
+    }
     return o;
 }
 
@@ -521,8 +538,15 @@ int trace_events_race(trace_events_writer *w, const trace_race *race) {
         snprintf(addr, sizeof(addr), "0x%" PRIx64, race->addr);
         cJSON_AddStringToObject(o, "addr", addr);
         add_uint(o, "bytes", race->bytes < TRACE_EVENTS_MAX_BYTES ? race->bytes : TRACE_EVENTS_MAX_BYTES);
-        cJSON_AddItemToObject(o, "first", race_side(&race->first));
-        cJSON_AddItemToObject(o, "second", race_side(&race->second));
+        cJSON_AddItemToObject(o, "first", race_side(&race->first, race->multi_device));
+        cJSON_AddItemToObject(o, "second", race_side(&race->second, race->multi_device));
+        if (race->multi_device) {
+            /* A program on several devices (absent: one device): the bytes' device, -1 host. */
+            cJSON_AddBoolToObject(o, "multi_device", true);
+            add_int(o, "buffer_device", race->buffer_device >= 0 && race->buffer_device <= TRACE_EVENTS_MAX_DEVICE
+                                            ? race->buffer_device
+                                            : -1);
+        }
         char fix[TRACE_RACE_FIX_MAX + 1];
         memcpy(fix, race->fix, TRACE_RACE_FIX_MAX);
         fix[TRACE_RACE_FIX_MAX] = '\0';

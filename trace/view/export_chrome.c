@@ -59,7 +59,7 @@ static void title_of(const trace_op *op, char *buf, size_t size) {
 }
 
 
-static cJSON *op_args(trace_timeline *tl, const trace_op *op) {
+static cJSON *op_args(trace_timeline *tl, const trace_op *op, bool multi) {
     cJSON *args = cJSON_CreateObject();
     add_int(args, "op", (int64_t)op->id);
     cJSON_AddStringToObject(args, "kind", trace_op_kind_name(op->kind));
@@ -76,6 +76,12 @@ static cJSON *op_args(trace_timeline *tl, const trace_op *op) {
         if (s) cJSON_AddStringToObject(args, "stream_name", s->name);
         add_int(args, "priority", op->priority);
     }
+    if (multi && op->engine == TRACE_ENGINE_LINK) {
+        add_int(args, "src_device", op->device);
+        add_int(args, "dst_device", op->dst_device);
+    } else if (multi) {
+        add_int(args, "device", op->device);
+    }
     if (op->kind == TRACE_OP_COPY && op->bytes && op->end_ns > op->start_ns)
         cJSON_AddNumberToObject(args, "GB/s", (double)op->bytes / (double)(op->end_ns - op->start_ns)); /* B/ns */
     if (op->kind == TRACE_OP_KERNEL) {
@@ -91,7 +97,8 @@ static cJSON *op_args(trace_timeline *tl, const trace_op *op) {
     return args;
 }
 
-static void add_event(cJSON *events, trace_timeline *tl, const trace_op *op, uint64_t t0, int pid, int tid) {
+static void add_event(cJSON *events, trace_timeline *tl, const trace_op *op, uint64_t t0, int pid, int tid,
+                      bool multi) {
     char title[TRACE_NAME_MAX + 32];
     title_of(op, title, sizeof(title));
     cJSON *e = cJSON_CreateObject();
@@ -106,7 +113,7 @@ static void add_event(cJSON *events, trace_timeline *tl, const trace_op *op, uin
         add_us(e, "dur", op->end_ns - op->start_ns);
     add_int(e, "pid", pid);
     add_int(e, "tid", tid);
-    cJSON_AddItemToObject(e, "args", op_args(tl, op));
+    cJSON_AddItemToObject(e, "args", op_args(tl, op, multi));
     cJSON_AddItemToArray(events, e);
 }
 
@@ -143,6 +150,60 @@ static int cmp_op_start(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
+static int add_races(cJSON *events, trace_timeline *tl, const trace_race *races, size_t n_races, uint64_t t0);
+
+static uint32_t clip_device(uint32_t d) { return d < TRACE_MAX_DEVICES ? d : TRACE_MAX_DEVICES - 1; }
+
+/* The tracks and events of a run on several devices (see export_chrome.h). */
+static void multi_device_tracks(cJSON *events, trace_timeline *tl, int32_t run, const trace_lane *lanes,
+                                size_t n_lanes, size_t n_races, uint64_t t0, bool any) {
+    name_process(events, TRACE_CHROME_PID_ENGINES, "host", 0);
+    name_thread(events, TRACE_CHROME_PID_ENGINES, TRACE_ENGINE_HOST, trace_engine_name(TRACE_ENGINE_HOST), 0);
+    name_thread(events, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_PHASES, "phases", 10);
+    if (n_races) name_thread(events, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_RACES, "races", 11);
+    for (size_t l = 0, sort = 0; l < n_lanes; l++, sort++) {
+        const trace_lane *lane = &lanes[l];
+        if (lane->heading) {
+            bool link = lane->engine == TRACE_ENGINE_LINK;
+            int pid = link ? TRACE_CHROME_PID_LINK : TRACE_CHROME_PID_DEVICE(clip_device(lane->device));
+            name_process(events, pid, lane->label, link ? 1 + TRACE_MAX_DEVICES : 1 + (int)clip_device(lane->device));
+        } else if (lane->is_stream) {
+            name_thread(events, TRACE_CHROME_PID_DEVICE(clip_device(lane->device)),
+                        TRACE_CHROME_TID_STREAM_BASE + lane->stream, lane->label, (int)sort);
+        } else if (lane->engine == TRACE_ENGINE_LINK) {
+            name_thread(events, TRACE_CHROME_PID_LINK, TRACE_CHROME_TID_LINK(lane->device, clip_device(lane->dst_device)),
+                        lane->label, (int)sort);
+        } else if (lane->engine != TRACE_ENGINE_HOST) {
+            name_thread(events, TRACE_CHROME_PID_DEVICE(clip_device(lane->device)), (int)lane->engine, lane->label,
+                        (int)sort);
+        }
+    }
+    if (!any) return;
+    size_t n = trace_timeline_count(tl);
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run)) continue;
+        if (op->kind == TRACE_OP_PHASE) {
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_PHASES, true);
+            continue;
+        }
+        uint32_t d = clip_device(op->device);
+        if (op->engine == TRACE_ENGINE_HOST)
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, TRACE_ENGINE_HOST, true);
+        else if (op->engine == TRACE_ENGINE_LINK)
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_LINK, TRACE_CHROME_TID_LINK(d, clip_device(op->dst_device)),
+                      true);
+        else if (op->engine != TRACE_ENGINE_NONE)
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_DEVICE(d), (int)op->engine, true);
+        trace_lane stream_lane = {.is_stream = true, .stream = op->stream};
+        if (op->stream >= 0 && trace_lane_has(&stream_lane, op)) {
+            const trace_stream *s = trace_timeline_stream(tl, op->stream);
+            uint32_t sd = s ? clip_device(s->device) : 0;
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_DEVICE(sd), TRACE_CHROME_TID_STREAM_BASE + op->stream, true);
+        }
+    }
+}
+
 cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races) {
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
@@ -164,10 +225,16 @@ cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_rac
     cJSON_AddStringToObject(other, "origin_ns", origin);
     if (run != TRACE_RUN_ANY) add_int(other, "run", run);
 
-    name_process(events, TRACE_CHROME_PID_ENGINES, "engines", 0);
-    name_process(events, TRACE_CHROME_PID_STREAMS, "streams", 1);
     trace_lane lanes[256];
     size_t n_lanes = trace_timeline_lanes(tl, run, lanes, sizeof(lanes) / sizeof(lanes[0]));
+    bool multi = trace_timeline_multi_device(tl, run);
+    if (multi) {
+        multi_device_tracks(events, tl, run, lanes, n_lanes < 256 ? n_lanes : 256, n_races, t0, any);
+        if (any && n_races) add_races(events, tl, races, n_races, t0);
+        return root;
+    }
+    name_process(events, TRACE_CHROME_PID_ENGINES, "engines", 0);
+    name_process(events, TRACE_CHROME_PID_STREAMS, "streams", 1);
     int32_t limit = trace_timeline_stream_limit(tl);
     for (size_t e = 0; e < sizeof(ENGINES) / sizeof(ENGINES[0]); e++)
         name_thread(events, TRACE_CHROME_PID_ENGINES, (int)ENGINES[e], trace_engine_name(ENGINES[e]), (int)e);
@@ -193,23 +260,30 @@ cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_rac
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run)) continue;
         if (op->kind == TRACE_OP_PHASE) {
-            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_PHASES);
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, TRACE_CHROME_TID_PHASES, multi);
             continue;
         }
         trace_lane engine_lane = {.engine = op->engine};
         if (op->engine != TRACE_ENGINE_NONE && trace_lane_has(&engine_lane, op))
-            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, (int)op->engine);
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_ENGINES, (int)op->engine, false);
         trace_lane stream_lane = {.is_stream = true, .stream = op->stream};
         if (op->stream >= 0 && trace_lane_has(&stream_lane, op))
-            add_event(events, tl, op, t0, TRACE_CHROME_PID_STREAMS, op->stream + 1);
+            add_event(events, tl, op, t0, TRACE_CHROME_PID_STREAMS, op->stream + 1, false);
     }
     if (n_races == 0) return root;
-    /* Mark each race where its later op started, when the timeline has that op. */
-    op_start *by_id = malloc(n * sizeof(op_start) + 1);
-    if (!by_id) {
+    if (add_races(events, tl, races, n_races, t0) != 0) {
         cJSON_Delete(root);
         return NULL;
     }
+    return root;
+}
+
+/* Marks each race where its later op started, when the timeline has that op. Returns 0,
+ * or -1 when out of memory. */
+static int add_races(cJSON *events, trace_timeline *tl, const trace_race *races, size_t n_races, uint64_t t0) {
+    size_t n = trace_timeline_count(tl);
+    op_start *by_id = malloc(n * sizeof(op_start) + 1);
+    if (!by_id) return -1;
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         by_id[i] = (op_start){op->id, op->start_ns};
@@ -221,7 +295,7 @@ cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_rac
         add_race(events, &races[r], hit ? hit->start : t0, t0);
     }
     free(by_id);
-    return root;
+    return 0;
 }
 
 int trace_export_chrome_file(trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races,

@@ -30,6 +30,17 @@ extern "C" {
 #define TRACE_CHROME_TID_RACES 11
 /* A stream's tid in the streams process is its id + 1; an engine's is its trace_engine. */
 
+/* A run on several devices (trace_timeline_multi_device) has instead: process "host"
+ * (TRACE_CHROME_PID_ENGINES: the host track, phases and races), a process per device
+ * used, "GPU 0", "GPU 1" (its engines' tracks, tid the trace_engine, and its streams',
+ * tid TRACE_CHROME_TID_STREAM_BASE + the stream id), and "link" (a track per direction
+ * of peer copies, "GPU 0 -> GPU 1"). A peer copy's args carry src_device and dst_device,
+ * and every op's its device. */
+#define TRACE_CHROME_PID_DEVICE(d) (3 + (int)(d))
+#define TRACE_CHROME_PID_LINK (3 + TRACE_MAX_DEVICES)
+#define TRACE_CHROME_TID_STREAM_BASE 100
+#define TRACE_CHROME_TID_LINK(src, dst) (1 + (int)(src) * TRACE_MAX_DEVICES + (int)(dst))
+
 /* The trace of run (TRACE_RUN_ANY: all kept), with races (may be NULL) as instant events
  * on the races track at the later op's start. NULL only when out of memory. The caller
  * frees it with cJSON_Delete. */

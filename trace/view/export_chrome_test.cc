@@ -16,6 +16,8 @@ extern "C" {
 #include "trace/check/racecheck.h"
 }
 
+#include "trace/view/two_devices_test.h"
+
 namespace {
 
 trace_op Op(uint64_t id, trace_op_kind kind, trace_copy_dir dir, trace_engine engine, int32_t stream, uint64_t start,
@@ -188,6 +190,82 @@ TEST(ChromeExportEmpty, AnEmptyTimelineIsStillAValidTrace) {
     EXPECT_TRUE(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "traceEvents")));
     cJSON_Delete(root);
     trace_timeline_destroy(tl);
+}
+
+TEST(ChromeExportTwoDevices, AProcessPerDeviceAndOneForTheLink) {
+    trace_timeline *tl = two_devices::Timeline();
+    // Printed and parsed back, as a viewer reads it (numbers go in as raw JSON text).
+    cJSON *built = trace_export_chrome_json(tl, TRACE_RUN_ANY, nullptr, 0);
+    ASSERT_NE(built, nullptr);
+    char *printed = cJSON_PrintUnformatted(built);
+    cJSON_Delete(built);
+    cJSON *root = cJSON_Parse(printed);
+    free(printed);
+    ASSERT_NE(root, nullptr);
+    std::map<std::pair<int, int>, std::string> thread_names;
+    std::map<int, std::string> process_names;
+    std::map<std::string, std::vector<cJSON *>> by_name;
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents")) {
+        std::string ph = cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring;
+        int pid = cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint;
+        int tid = cJSON_GetObjectItemCaseSensitive(e, "tid")->valueint;
+        std::string name = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
+        cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        if (ph == "M" && name == "thread_name")
+            thread_names[{pid, tid}] = cJSON_GetObjectItemCaseSensitive(args, "name")->valuestring;
+        else if (ph == "M" && name == "process_name")
+            process_names[pid] = cJSON_GetObjectItemCaseSensitive(args, "name")->valuestring;
+        else if (ph != "M")
+            by_name[name].push_back(e);
+    }
+    EXPECT_EQ(process_names[TRACE_CHROME_PID_ENGINES], "host");
+    EXPECT_EQ(process_names[TRACE_CHROME_PID_DEVICE(0)], "GPU 0");
+    EXPECT_EQ(process_names[TRACE_CHROME_PID_DEVICE(1)], "GPU 1");
+    EXPECT_EQ(process_names[TRACE_CHROME_PID_LINK], "link");
+    EXPECT_EQ(process_names.count(TRACE_CHROME_PID_STREAMS), 0u);
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_DEVICE(0), TRACE_ENGINE_H2D}]), "H2D engine");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_DEVICE(1), TRACE_ENGINE_COMPUTE}]), "compute");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_DEVICE(1), TRACE_ENGINE_D2H}]), "D2H engine");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_DEVICE(0), TRACE_CHROME_TID_STREAM_BASE + 1}]), "s1 \"a\"");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_DEVICE(1), TRACE_CHROME_TID_STREAM_BASE + 2}]), "s2 \"b\"");
+    EXPECT_EQ((thread_names[{TRACE_CHROME_PID_LINK, TRACE_CHROME_TID_LINK(0, 1)}]), "GPU 0 -> GPU 1");
+    EXPECT_EQ(thread_names.count({TRACE_CHROME_PID_DEVICE(1), TRACE_ENGINE_H2D}), 0u) << "GPU 1 uploads nothing";
+
+    auto where = [](cJSON *ev) {
+        return std::make_pair(cJSON_GetObjectItemCaseSensitive(ev, "pid")->valueint,
+                              cJSON_GetObjectItemCaseSensitive(ev, "tid")->valueint);
+    };
+    // Stage 2: on GPU 1's compute track and on s2's, with its device.
+    ASSERT_EQ(by_name["stage2 batch 0"].size(), 2u);
+    EXPECT_EQ(where(by_name["stage2 batch 0"][0]), std::make_pair(TRACE_CHROME_PID_DEVICE(1), (int)TRACE_ENGINE_COMPUTE));
+    EXPECT_EQ(where(by_name["stage2 batch 0"][1]),
+              std::make_pair(TRACE_CHROME_PID_DEVICE(1), TRACE_CHROME_TID_STREAM_BASE + 2));
+    cJSON *args = cJSON_GetObjectItemCaseSensitive(by_name["stage2 batch 0"][0], "args");
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(args, "device")->valueint, 1);
+    // The peer copy: on the link's track and on s1 (GPU 0), with both devices.
+    ASSERT_EQ(by_name["D2D batch 0"].size(), 2u);
+    EXPECT_EQ(where(by_name["D2D batch 0"][0]), std::make_pair(TRACE_CHROME_PID_LINK, TRACE_CHROME_TID_LINK(0, 1)));
+    EXPECT_EQ(where(by_name["D2D batch 0"][1]),
+              std::make_pair(TRACE_CHROME_PID_DEVICE(0), TRACE_CHROME_TID_STREAM_BASE + 1));
+    args = cJSON_GetObjectItemCaseSensitive(by_name["D2D batch 0"][0], "args");
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(args, "src_device")->valueint, 0);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(args, "dst_device")->valueint, 1);
+    // The host's wait on the host track.
+    ASSERT_EQ(by_name["cudaDeviceSynchronize"].size(), 1u);
+    EXPECT_EQ(where(by_name["cudaDeviceSynchronize"][0]), std::make_pair(TRACE_CHROME_PID_ENGINES, (int)TRACE_ENGINE_HOST));
+    cJSON_Delete(root);
+    trace_timeline_destroy(tl);
+}
+
+TEST_F(ChromeExport, OneDeviceHasNoDeviceArgs) {
+    cJSON *root = trace_export_chrome_json(tl, TRACE_RUN_ANY, nullptr, 0);
+    char *text = cJSON_PrintUnformatted(root);
+    std::string t = text;
+    EXPECT_EQ(t.find("\"device\""), std::string::npos);
+    EXPECT_EQ(t.find("GPU 0"), std::string::npos);
+    free(text);
+    cJSON_Delete(root);
 }
 
 }  // namespace

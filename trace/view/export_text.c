@@ -137,13 +137,19 @@ static void label(strbuf *b, const char *text) {
     spaces(b, TRACE_TEXT_LABEL_WIDTH - n);
 }
 
-static void legend(strbuf *b, size_t width, bool utf8) {
+/* multi: a run on several devices, whose peer copies share the D2D glyph. */
+static void legend(strbuf *b, size_t width, bool utf8, bool multi) {
     static const char *const ascii[] = {"> H2D", "# kernel", "< D2H", "= memset/D2D", "~ sync", ". API",
                                         "| event", "f host fn", "h host access"};
     static const char *const blocks[] = {"\u2588 H2D", "\u2593 kernel", "\u2591 D2H", "\u2592 memset/D2D",
                                          "\u2500 sync", "\u254e API", "\u2502 event", "\u25aa host fn",
                                          "\u25ab host access"};
-    const char *const *items = utf8 ? blocks : ascii;
+    static const char *const ascii_multi[] = {"> H2D", "# kernel", "< D2H", "= memset/D2D/peer", "~ sync", ". API",
+                                              "| event", "f host fn", "h host access"};
+    static const char *const blocks_multi[] = {"\u2588 H2D", "\u2593 kernel", "\u2591 D2H",
+                                               "\u2592 memset/D2D/peer", "\u2500 sync", "\u254e API",
+                                               "\u2502 event", "\u25aa host fn", "\u25ab host access"};
+    const char *const *items = multi ? (utf8 ? blocks_multi : ascii_multi) : (utf8 ? blocks : ascii);
     size_t used = 0;
     for (size_t i = 0; i < sizeof(ascii) / sizeof(ascii[0]); i++) {
         size_t cols = trace_text_columns(items[i]);
@@ -219,7 +225,17 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
     }
     trace_timeline_lanes(tl, o.run, lanes, n_lanes);
     size_t n = trace_timeline_count(tl);
+    bool multi = false;
     for (size_t l = 0; l < n_lanes; l++) {
+        if (lanes[l].heading) {
+            /* A device's (or the link's) heading: its name alone on the row. */
+            multi = true;
+            char head[TRACE_TEXT_LABEL_WIDTH];
+            snprintf(head, sizeof(head), "%s", lanes[l].label);
+            puts_(&b, head);
+            puts_(&b, "\n");
+            continue;
+        }
         for (size_t c = 0; c < w; c++) row[c] = (cell){" ", 0};
         /* Markers first, then runtime-call spans, then everything else, so that bars win
          * a shared column and a synchronising call shows as the wait it is, not as the
@@ -238,16 +254,14 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
             else
                 puts_(&b, row[c].glyph);
         }
-        const trace_busy *busy = lanes[l].is_stream
-                                     ? (lanes[l].stream < m.n_streams ? &m.stream[lanes[l].stream] : NULL)
-                                     : &m.engine[lanes[l].engine];
+        const trace_busy *busy = trace_metrics_lane(&m, &lanes[l]);
         char pct[16];
         snprintf(pct, sizeof(pct), " %3d%%", busy ? (int)lround(busy->utilisation * 100.0) : 0);
         puts_(&b, pct);
         puts_(&b, "\n");
     }
     axis(&b, w, span);
-    if (o.legend) legend(&b, (size_t)o.width, o.utf8);
+    if (o.legend) legend(&b, (size_t)o.width, o.utf8, multi);
     free(lanes);
     free(row);
     trace_metrics_free(&m);

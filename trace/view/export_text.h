@@ -7,7 +7,11 @@
  *   compute                 ▓▓1▓▓ ▓▓2▓▓ ▓▓3▓▓                60%
  *   D2H engine                    ░░1░░ ░░2░░ ░░3░░          60%
  *   time (us)         0         10        20        30
- */
+ *
+ * A run on several devices (trace_timeline_multi_device) has the host lane first, then a
+ * row naming each device ("GPU 0") above its engines and streams, then "link" above a
+ * lane per direction of peer copies ("GPU 0 -> GPU 1"); each engine's percentage is its
+ * own device's. */
 #ifndef STREAMLAB_TRACE_EXPORT_TEXT_H
 #define STREAMLAB_TRACE_EXPORT_TEXT_H
 

@@ -13,6 +13,8 @@ extern "C" {
 #include "trace/view/export_text.h"
 }
 
+#include "trace/view/two_devices_test.h"
+
 namespace {
 
 trace_op Op(uint64_t id, trace_op_kind kind, trace_copy_dir dir, trace_engine engine, int32_t stream, uint64_t start,
@@ -188,6 +190,56 @@ TEST(TextTimeline, EmptyTimelineSaysSo) {
     o.run = TRACE_RUN_ANY;
     char *text = trace_export_text(tl, &o);
     EXPECT_STREQ(text, "(no timed operations)\n");
+    free(text);
+    trace_timeline_destroy(tl);
+}
+
+TEST(TextTimeline, TwoDevicesHaveAHeadingEachAndTheLinkLast) {
+    trace_timeline *tl = two_devices::Timeline();
+    trace_text_options o = {};
+    o.width = 63;  // 40 columns of bars: 1125 ns a column
+    o.run = TRACE_RUN_ANY;
+    o.legend = true;
+    char *text = trace_export_text(tl, &o);
+    ASSERT_NE(text, nullptr);
+    std::vector<std::string> lines = Lines(text);
+    const char *starts[] = {"host", "GPU 0", "H2D engine", "compute", "s1 \"a\"", "GPU 1", "compute", "D2H engine",
+                            "s2 \"b\"", "link", "GPU 0 -> GPU 1", "time (us)"};
+    ASSERT_GE(lines.size(), 12u) << text;
+    for (size_t i = 0; i < 12; i++) EXPECT_EQ(lines[i].rfind(starts[i], 0), 0u) << i << ": " << text;
+    // Headings are the name alone.
+    EXPECT_EQ(lines[1], "GPU 0");
+    EXPECT_EQ(lines[5], "GPU 1");
+    EXPECT_EQ(lines[9], "link");
+    // Each device's compute lane has its own stage at its own time and its own busy share.
+    std::string c0 = lines[3].substr(TRACE_TEXT_LABEL_WIDTH, 40), c1 = lines[6].substr(TRACE_TEXT_LABEL_WIDTH, 40);
+    EXPECT_EQ(c0.find('#'), 9u) << c0;   // 10 us
+    EXPECT_EQ(c1.find('#'), 22u) << c1;  // 25 us
+    EXPECT_EQ(c0.find('#', 20), std::string::npos) << c0;
+    EXPECT_NE(lines[3].find(" 22%"), std::string::npos) << lines[3];
+    EXPECT_NE(lines[6].find(" 22%"), std::string::npos) << lines[6];
+    // The link lane: the peer copy from 20 to 25 us, 11% of the run.
+    std::string link = lines[10].substr(TRACE_TEXT_LABEL_WIDTH, 40);
+    EXPECT_EQ(link.find('='), 18u) << link;
+    EXPECT_NE(lines[10].find(" 11%"), std::string::npos) << lines[10];
+    EXPECT_NE(text, std::string());
+    EXPECT_NE(std::string(text).find("= memset/D2D/peer"), std::string::npos) << text;
+    free(text);
+    trace_timeline_destroy(tl);
+}
+
+TEST(TextTimeline, OneDeviceHasNoHeadingsAndTheLegendAsBefore) {
+    trace_timeline *tl = Pipeline();
+    trace_text_options o = {};
+    o.width = 100;
+    o.run = TRACE_RUN_ANY;
+    o.legend = true;
+    char *text = trace_export_text(tl, &o);
+    ASSERT_NE(text, nullptr);
+    std::string t = text;
+    EXPECT_EQ(t.find("GPU"), std::string::npos) << t;
+    EXPECT_EQ(t.find("link"), std::string::npos) << t;
+    EXPECT_NE(t.find("= memset/D2D  ~ sync"), std::string::npos) << t;
     free(text);
     trace_timeline_destroy(tl);
 }

@@ -112,6 +112,11 @@ int trace_metrics_compute(trace_timeline *tl, int32_t run, trace_metrics *out) {
     int32_t ns = trace_timeline_stream_limit(tl);
     lane_acc engines[TRACE_ENGINE_HOST + 1];
     memset(engines, 0, sizeof(engines));
+    lane_acc dev[TRACE_MAX_DEVICES][TRACE_ENGINE_COMPUTE + 1];
+    memset(dev, 0, sizeof(dev));
+    lane_acc link[TRACE_MAX_DEVICES][TRACE_MAX_DEVICES];
+    memset(link, 0, sizeof(link));
+    out->devices = 1;
     lane_acc *streams = calloc((size_t)ns + 1, sizeof(lane_acc));
     out->stream = calloc((size_t)ns + 1, sizeof(trace_busy));
     if (!streams || !out->stream) {
@@ -127,6 +132,17 @@ int trace_metrics_compute(trace_timeline *tl, int32_t run, trace_metrics *out) {
         uint64_t end = op->end_ns > op->start_ns ? op->end_ns : op->start_ns;
         if ((unsigned)op->engine <= TRACE_ENGINE_HOST && op->engine != TRACE_ENGINE_NONE)
             lane_add(&engines[op->engine], op->start_ns, end);
+        uint32_t d = op->device < TRACE_MAX_DEVICES ? op->device : TRACE_MAX_DEVICES - 1;
+        if (op->engine >= TRACE_ENGINE_H2D && op->engine <= TRACE_ENGINE_COMPUTE) {
+            lane_add(&dev[d][op->engine], op->start_ns, end);
+            if (d + 1 > out->devices) out->devices = d + 1;
+        }
+        if (op->engine == TRACE_ENGINE_LINK) {
+            uint32_t to = op->dst_device < TRACE_MAX_DEVICES ? op->dst_device : TRACE_MAX_DEVICES - 1;
+            lane_add(&link[d][to], op->start_ns, end);
+            if (d + 1 > out->devices) out->devices = d + 1;
+            if (to + 1 > out->devices) out->devices = to + 1;
+        }
         if (trace_op_kind_is_stream_work(op->kind) && op->stream >= 0 && op->stream < ns)
             lane_add(&streams[op->stream], op->start_ns, end);
     }
@@ -135,6 +151,19 @@ int trace_metrics_compute(trace_timeline *tl, int32_t run, trace_metrics *out) {
     const lane_acc *device[3] = {&engines[TRACE_ENGINE_H2D], &engines[TRACE_ENGINE_D2H], &engines[TRACE_ENGINE_COMPUTE]};
     out->overlap_ns = overlap_of(device, 3);
     out->overlap = out->makespan_ns ? (double)out->overlap_ns / (double)out->makespan_ns : 0.0;
+    for (uint32_t d = 0; d < TRACE_MAX_DEVICES; d++) {
+        for (int e = TRACE_ENGINE_H2D; e <= TRACE_ENGINE_COMPUTE; e++)
+            lane_finish(&dev[d][e], t0, t1, &out->device_engine[d][e]);
+        const lane_acc *three[3] = {&dev[d][TRACE_ENGINE_H2D], &dev[d][TRACE_ENGINE_D2H], &dev[d][TRACE_ENGINE_COMPUTE]};
+        out->device_overlap_ns[d] = overlap_of(three, 3);
+        out->device_overlap[d] =
+            out->makespan_ns ? (double)out->device_overlap_ns[d] / (double)out->makespan_ns : 0.0;
+        for (uint32_t to = 0; to < TRACE_MAX_DEVICES; to++) {
+            lane_finish(&link[d][to], t0, t1, &out->link[d][to]);
+            free(link[d][to].merged);
+        }
+        for (int e = 0; e <= TRACE_ENGINE_COMPUTE; e++) free(dev[d][e].merged);
+    }
     for (int e = 0; e <= TRACE_ENGINE_HOST; e++) free(engines[e].merged);
     for (int32_t s = 0; s < ns; s++) free(streams[s].merged);
     free(streams);
@@ -145,6 +174,19 @@ void trace_metrics_free(trace_metrics *m) {
     free(m->stream);
     m->stream = NULL;
     m->n_streams = 0;
+}
+
+const trace_busy *trace_metrics_lane(const trace_metrics *m, const trace_lane *lane) {
+    if (lane->heading) return NULL;
+    if (lane->is_stream)
+        return lane->stream >= 0 && lane->stream < m->n_streams ? &m->stream[lane->stream] : NULL;
+    uint32_t d = lane->device;
+    if (lane->engine == TRACE_ENGINE_LINK)
+        return d < TRACE_MAX_DEVICES && lane->dst_device < TRACE_MAX_DEVICES ? &m->link[d][lane->dst_device] : NULL;
+    if (lane->engine == TRACE_ENGINE_NONE || (unsigned)lane->engine > TRACE_ENGINE_HOST) return NULL;
+    /* The host lane, and every engine lane of a run on one device: engine[]. */
+    if (lane->engine == TRACE_ENGINE_HOST || m->devices <= 1) return &m->engine[lane->engine];
+    return d < TRACE_MAX_DEVICES ? &m->device_engine[d][lane->engine] : NULL;
 }
 
 /* ---- the pipeline bound ------------------------------------------------------------------ */

@@ -5,7 +5,9 @@
  * Busy time is the union of a lane's op intervals (two kernels running at once on the
  * compute engine count once), so utilisation never exceeds 1. Overlap is the time during
  * which at least two of the H2D engine, the D2H engine and the compute engine are busy,
- * as a fraction of the makespan. trace/README.md explains each figure and the bound. */
+ * as a fraction of the makespan (on several devices: counted over every device's engines
+ * together in engine[] and overlap, and per device in device_engine and device_overlap).
+ * trace/README.md explains each figure and the bound. */
 #ifndef STREAMLAB_TRACE_METRICS_H
 #define STREAMLAB_TRACE_METRICS_H
 
@@ -41,12 +43,22 @@ typedef struct trace_metrics {
     trace_busy *stream;
     uint64_t overlap_ns;                    /* >= 2 of H2D, D2H and compute busy */
     double overlap;                         /* overlap_ns / makespan_ns */
+    /* Per device (engine[] above counts every device's engines together): */
+    uint32_t devices;                       /* 1 + the highest device with an engine op */
+    trace_busy device_engine[TRACE_MAX_DEVICES][TRACE_ENGINE_COMPUTE + 1]; /* H2D, D2H, compute */
+    uint64_t device_overlap_ns[TRACE_MAX_DEVICES]; /* >= 2 of that device's three engines busy */
+    double device_overlap[TRACE_MAX_DEVICES];
+    trace_busy link[TRACE_MAX_DEVICES][TRACE_MAX_DEVICES]; /* peer copies by [source][destination] */
 } trace_metrics;
 
 /* Measures run (TRACE_RUN_ANY: everything kept). Returns 0, or -1 when the selection has
  * no timed op (out is then zeroed). Free with trace_metrics_free. */
 int trace_metrics_compute(trace_timeline *tl, int32_t run, trace_metrics *out);
 void trace_metrics_free(trace_metrics *m);
+
+/* The figures of one lane of trace_timeline_lanes: its engine on its device, its link
+ * direction, or its stream. NULL for a heading or a lane the metrics do not cover. */
+const trace_busy *trace_metrics_lane(const trace_metrics *m, const trace_lane *lane);
 
 /* ---- the pipeline bound ------------------------------------------------------------------ */
 

@@ -12,6 +12,8 @@ extern "C" {
 #include "trace/view/metrics.h"
 }
 
+#include "trace/view/two_devices_test.h"
+
 namespace {
 
 trace_op Op(uint64_t id, trace_op_kind kind, trace_copy_dir dir, trace_engine engine, int32_t stream, uint64_t start,
@@ -203,6 +205,36 @@ TEST(PipelineBound, EqualsTheMakespanOfAnIdealPipelineAndPhasesComeBackFromATime
         EXPECT_EQ(trace_pipeline_from_timeline(tl, 9, &measured), -1);
         trace_timeline_destroy(tl);
     }
+}
+
+TEST(Metrics, TwoDevicesHaveEachDevicesEnginesAndTheLink) {
+    trace_timeline *tl = two_devices::Timeline();
+    trace_metrics m;
+    ASSERT_EQ(trace_metrics_compute(tl, TRACE_RUN_ANY, &m), 0);
+    EXPECT_EQ(m.devices, 2u);
+    EXPECT_EQ(m.makespan_ns, 45000u);
+    // engine[] counts both devices' SMs together; device_engine each its own.
+    EXPECT_EQ(m.engine[TRACE_ENGINE_COMPUTE].busy_ns, 20000u);
+    EXPECT_EQ(m.device_engine[0][TRACE_ENGINE_COMPUTE].busy_ns, 10000u);
+    EXPECT_EQ(m.device_engine[1][TRACE_ENGINE_COMPUTE].busy_ns, 10000u);
+    EXPECT_EQ(m.device_engine[0][TRACE_ENGINE_H2D].busy_ns, 10000u);
+    EXPECT_EQ(m.device_engine[1][TRACE_ENGINE_H2D].busy_ns, 0u);
+    EXPECT_EQ(m.device_engine[1][TRACE_ENGINE_D2H].busy_ns, 10000u);
+    EXPECT_EQ(m.link[0][1].busy_ns, 5000u);
+    EXPECT_EQ(m.link[0][1].ops, 1u);
+    EXPECT_EQ(m.link[1][0].ops, 0u);
+    EXPECT_EQ(m.device_overlap_ns[0], 0u);
+    // Lanes find their own figures.
+    trace_lane lanes[16];
+    size_t n = trace_timeline_lanes(tl, TRACE_RUN_ANY, lanes, 16);
+    ASSERT_EQ(n, 11u);
+    EXPECT_EQ(trace_metrics_lane(&m, &lanes[1]), nullptr);  // "GPU 0"
+    EXPECT_EQ(trace_metrics_lane(&m, &lanes[3]), &m.device_engine[0][TRACE_ENGINE_COMPUTE]);
+    EXPECT_EQ(trace_metrics_lane(&m, &lanes[6]), &m.device_engine[1][TRACE_ENGINE_COMPUTE]);
+    EXPECT_EQ(trace_metrics_lane(&m, &lanes[10]), &m.link[0][1]);
+    EXPECT_EQ(trace_metrics_lane(&m, &lanes[0]), &m.engine[TRACE_ENGINE_HOST]);
+    trace_metrics_free(&m);
+    trace_timeline_destroy(tl);
 }
 
 }  // namespace

@@ -165,58 +165,155 @@ bool trace_timeline_span(trace_timeline *tl, int32_t run, uint64_t *t0, uint64_t
 }
 
 bool trace_lane_has(const trace_lane *lane, const trace_op *op) {
-    if (op->kind == TRACE_OP_PHASE) return false;
+    if (op->kind == TRACE_OP_PHASE || lane->heading) return false;
     if (lane->is_stream) return op->stream == lane->stream && trace_op_kind_is_stream_work(op->kind);
-    return op->engine == lane->engine && op->engine != TRACE_ENGINE_NONE;
+    if (op->engine != lane->engine || op->engine == TRACE_ENGINE_NONE) return false;
+    if (op->engine == TRACE_ENGINE_HOST) return true;
+    if (op->engine == TRACE_ENGINE_LINK) return op->device == lane->device && op->dst_device == lane->dst_device;
+    return op->device == lane->device;
 }
 
 static const trace_engine ENGINE_ORDER[] = {TRACE_ENGINE_H2D, TRACE_ENGINE_COMPUTE, TRACE_ENGINE_D2H,
                                             TRACE_ENGINE_HOST};
 
-size_t trace_timeline_lanes(trace_timeline *tl, int32_t run, trace_lane *out, size_t max) {
-    bool engine_used[TRACE_ENGINE_HOST + 1] = {false};
-    int32_t ns = tl->n_streams;
-    bool *stream_used = calloc((size_t)ns + 1, sizeof(bool));
-    if (!stream_used) return 0;
+static uint32_t device_index(uint32_t device) { return device < TRACE_MAX_DEVICES ? device : TRACE_MAX_DEVICES - 1; }
+
+/* The device of stream s as the store knows it (0 when unknown). */
+static uint32_t stream_device(const trace_timeline *tl, int32_t s) {
+    const trace_stream *info = trace_timeline_stream(tl, s);
+    return info ? device_index(info->device) : 0;
+}
+
+bool trace_timeline_multi_device(trace_timeline *tl, int32_t run) {
     for (size_t i = 0; i < tl->n; i++) {
         const trace_op *op = &tl->ops[i];
         if (op->kind == TRACE_OP_PHASE || !trace_timeline_in_run(op, run)) continue;
-        if ((unsigned)op->engine <= TRACE_ENGINE_HOST) engine_used[op->engine] = true;
+        if (op->device != 0 || op->engine == TRACE_ENGINE_LINK) return true;
+        if (trace_op_kind_is_stream_work(op->kind) && op->stream >= 0 && stream_device(tl, op->stream) != 0)
+            return true;
+    }
+    return false;
+}
+
+/* Writes lane n when there is room; returns n + 1. */
+static size_t put_lane(trace_lane *out, size_t max, size_t n, const trace_lane *lane) {
+    if (n < max) out[n] = *lane;
+    return n + 1;
+}
+
+static trace_lane engine_lane(trace_engine engine, uint32_t device) {
+    trace_lane l;
+    memset(&l, 0, sizeof(l));
+    l.engine = engine;
+    l.device = l.dst_device = device;
+    l.stream = TRACE_STREAM_NONE;
+    snprintf(l.label, sizeof(l.label), "%s", trace_engine_name(engine));
+    return l;
+}
+
+static trace_lane heading_lane(const char *label, uint32_t device) {
+    trace_lane l;
+    memset(&l, 0, sizeof(l));
+    l.heading = true;
+    l.device = l.dst_device = device;
+    l.stream = TRACE_STREAM_NONE;
+    snprintf(l.label, sizeof(l.label), "%s", label);
+    return l;
+}
+
+static trace_lane stream_lane(const trace_timeline *tl, int32_t s) {
+    trace_lane l;
+    memset(&l, 0, sizeof(l));
+    l.is_stream = true;
+    l.stream = s;
+    const trace_stream *info = trace_timeline_stream(tl, s);
+    l.priority = info ? info->priority : 0;
+    l.device = l.dst_device = info ? info->device : 0;
+    char id[16];
+    snprintf(id, sizeof(id), s == TRACE_STREAM_LEGACY ? "stream 0" : "s%d", (int)s);
+    if (s != TRACE_STREAM_LEGACY && info && info->name[0] && strcmp(info->name, id) != 0)
+        snprintf(l.label, sizeof(l.label), "%s \"%.24s\"", id, info->name);
+    else
+        snprintf(l.label, sizeof(l.label), "%s", id);
+    if (l.priority != 0) {
+        size_t len = strlen(l.label);
+        snprintf(l.label + len, sizeof(l.label) - len, " p%d", (int)l.priority);
+    }
+    return l;
+}
+
+size_t trace_timeline_lanes(trace_timeline *tl, int32_t run, trace_lane *out, size_t max) {
+    bool engine_used[TRACE_MAX_DEVICES][TRACE_ENGINE_HOST + 1];
+    bool link_used[TRACE_MAX_DEVICES][TRACE_MAX_DEVICES];
+    memset(engine_used, 0, sizeof(engine_used));
+    memset(link_used, 0, sizeof(link_used));
+    int32_t ns = tl->n_streams;
+    bool *stream_used = calloc((size_t)ns + 1, sizeof(bool));
+    if (!stream_used) return 0;
+    bool multi = trace_timeline_multi_device(tl, run);
+    for (size_t i = 0; i < tl->n; i++) {
+        const trace_op *op = &tl->ops[i];
+        if (op->kind == TRACE_OP_PHASE || !trace_timeline_in_run(op, run)) continue;
+        uint32_t d = device_index(op->device);
+        if ((unsigned)op->engine <= TRACE_ENGINE_HOST) engine_used[op->engine == TRACE_ENGINE_HOST ? 0 : d][op->engine] = true;
+        if (op->engine == TRACE_ENGINE_LINK) link_used[d][device_index(op->dst_device)] = true;
         if (trace_op_kind_is_stream_work(op->kind) && op->stream >= 0 && op->stream < ns) stream_used[op->stream] = true;
     }
     size_t n = 0;
-    for (size_t e = 0; e < sizeof(ENGINE_ORDER) / sizeof(ENGINE_ORDER[0]); e++) {
-        if (!engine_used[ENGINE_ORDER[e]]) continue;
-        if (n < max) {
-            trace_lane *l = &out[n];
-            memset(l, 0, sizeof(*l));
-            l->engine = ENGINE_ORDER[e];
-            l->stream = TRACE_STREAM_NONE;
-            snprintf(l->label, sizeof(l->label), "%s", trace_engine_name(ENGINE_ORDER[e]));
+    trace_lane l;
+    if (!multi) {
+        for (size_t e = 0; e < sizeof(ENGINE_ORDER) / sizeof(ENGINE_ORDER[0]); e++) {
+            if (!engine_used[0][ENGINE_ORDER[e]]) continue;
+            l = engine_lane(ENGINE_ORDER[e], 0);
+            n = put_lane(out, max, n, &l);
         }
-        n++;
+        for (int32_t s = 0; s < ns; s++) {
+            if (!stream_used[s]) continue;
+            l = stream_lane(tl, s);
+            n = put_lane(out, max, n, &l);
+        }
+        free(stream_used);
+        return n;
     }
-    for (int32_t s = 0; s < ns; s++) {
-        if (!stream_used[s]) continue;
-        if (n < max) {
-            trace_lane *l = &out[n];
-            memset(l, 0, sizeof(*l));
-            l->is_stream = true;
-            l->stream = s;
-            const trace_stream *info = trace_timeline_stream(tl, s);
-            l->priority = info ? info->priority : 0;
-            char id[16];
-            snprintf(id, sizeof(id), s == TRACE_STREAM_LEGACY ? "stream 0" : "s%d", (int)s);
-            if (s != TRACE_STREAM_LEGACY && info && info->name[0] && strcmp(info->name, id) != 0)
-                snprintf(l->label, sizeof(l->label), "%s \"%.24s\"", id, info->name);
-            else
-                snprintf(l->label, sizeof(l->label), "%s", id);
-            if (l->priority != 0) {
-                size_t len = strlen(l->label);
-                snprintf(l->label + len, sizeof(l->label) - len, " p%d", (int)l->priority);
-            }
+    if (engine_used[0][TRACE_ENGINE_HOST]) {
+        l = engine_lane(TRACE_ENGINE_HOST, 0);
+        n = put_lane(out, max, n, &l);
+    }
+    for (uint32_t d = 0; d < TRACE_MAX_DEVICES; d++) {
+        bool any = false;
+        for (int e = TRACE_ENGINE_H2D; e <= TRACE_ENGINE_COMPUTE; e++) any = any || engine_used[d][e];
+        for (int32_t s = 0; s < ns && !any; s++) any = stream_used[s] && stream_device(tl, s) == d;
+        if (!any) continue;
+        char head[16];
+        trace_device_label(d, head, sizeof(head));
+        l = heading_lane(head, d);
+        n = put_lane(out, max, n, &l);
+        for (size_t e = 0; e < 3; e++) {
+            if (!engine_used[d][ENGINE_ORDER[e]]) continue;
+            l = engine_lane(ENGINE_ORDER[e], d);
+            n = put_lane(out, max, n, &l);
         }
-        n++;
+        for (int32_t s = 0; s < ns; s++) {
+            if (!stream_used[s] || stream_device(tl, s) != d) continue;
+            l = stream_lane(tl, s);
+            n = put_lane(out, max, n, &l);
+        }
+    }
+    bool any_link = false;
+    for (uint32_t a = 0; a < TRACE_MAX_DEVICES; a++)
+        for (uint32_t b = 0; b < TRACE_MAX_DEVICES; b++) any_link = any_link || link_used[a][b];
+    if (any_link) {
+        l = heading_lane(trace_engine_name(TRACE_ENGINE_LINK), 0);
+        l.engine = TRACE_ENGINE_LINK;
+        n = put_lane(out, max, n, &l);
+        for (uint32_t a = 0; a < TRACE_MAX_DEVICES; a++)
+            for (uint32_t b = 0; b < TRACE_MAX_DEVICES; b++) {
+                if (!link_used[a][b]) continue;
+                l = engine_lane(TRACE_ENGINE_LINK, a);
+                l.dst_device = b;
+                snprintf(l.label, sizeof(l.label), "GPU %u -> GPU %u", a, b);
+                n = put_lane(out, max, n, &l);
+            }
     }
     free(stream_used);
     return n;

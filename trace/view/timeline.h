@@ -8,7 +8,8 @@
  * Lanes: one per engine (H2D, compute, D2H, host: what the hardware did) and one per
  * stream (what each queue asked for). An op is on its engine's lane and, when it is a
  * stream op (copy, memset, kernel, host function, event record or wait), on its stream's.
- * Harness phases are on neither.
+ * Harness phases are on neither. A run on several devices has each device's engine lanes,
+ * and a link lane per direction of peer copies, grouped under headings.
  *
  * The TUI and the grader fill a store from the live event stream with
  * trace_timeline_add_op / add_stream instead of installing it. Read it when no source is
@@ -69,17 +70,32 @@ bool trace_timeline_span(trace_timeline *tl, int32_t run, uint64_t *t0, uint64_t
 
 typedef struct trace_lane {
     bool is_stream;
+    bool heading;        /* a heading row of a run on several devices ("GPU 1", "link"):
+                            no ops; label is the heading; engine is TRACE_ENGINE_LINK for
+                            the link's, else TRACE_ENGINE_NONE */
     trace_engine engine; /* engine lanes */
+    uint32_t device;     /* engine lanes: the device whose engine (a link lane: the peer
+                            copies' source); stream lanes and headings: their device */
+    uint32_t dst_device; /* link lanes: the peer copies' destination */
     int32_t stream;      /* stream lanes */
     int32_t priority;    /* stream lanes */
-    char label[48];      /* "H2D engine", "s1 \"buf A\" p-5" */
+    char label[48];      /* "H2D engine", "s1 \"buf A\" p-5", "GPU 0 -> GPU 1" */
 } trace_lane;
 
-/* Whether op is drawn on lane. */
+/* Whether op is drawn on lane: an engine lane holds the ops its engine ran (on its
+ * device; the host lane those of any), a link lane the peer copies from its device to
+ * its dst_device, a stream lane its stream's work. Headings hold none. */
 bool trace_lane_has(const trace_lane *lane, const trace_op *op);
 
-/* The lanes that have ops in run, engines first (H2D, compute, D2H, host), then streams by
- * id; at most max are written. Returns how many there are. */
+/* Whether run used more than device 0: an op or a stream on another device, or a peer
+ * copy. Views group lanes by device only then. */
+bool trace_timeline_multi_device(trace_timeline *tl, int32_t run);
+
+/* The lanes that have ops in run; at most max are written. Returns how many there are.
+ * On one device: engines first (H2D, compute, D2H, host), then streams by id. On several
+ * (trace_timeline_multi_device): the host lane, then for each device used a heading
+ * ("GPU 0") and its engines (H2D, compute, D2H) and its streams by id, then a heading
+ * "link" and a lane for each direction of peer copies used ("GPU 0 -> GPU 1"). */
 size_t trace_timeline_lanes(trace_timeline *tl, int32_t run, trace_lane *out, size_t max);
 
 #ifdef __cplusplus
