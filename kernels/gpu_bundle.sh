@@ -243,7 +243,7 @@ if [[ -n "${grader_lab}" ]]; then
   # looks for, which a machine with only the runtime package lacks.
   for flag in $(grep -o '"-l[A-Za-z0-9_+-]*"' "${g}/kits/${grader_lab}_gpu/manifest.json" | tr -d '"' | sort -u); do
     name="lib${flag#-l}.so"
-    path="$(ldconfig -p | awk -v n="${name}." '$1 ~ "^"n {print $NF; exit}')"
+    path="$(ldconfig -p | awk -v n="${name}." '$1 ~ "^"n && !found {print $NF; found = 1}')"
     [[ -n "${path}" ]] || continue
     is_base_lib "${path}" && continue
     install -m 0644 "$(readlink -f "${path}")" "${g}/lib/$(basename "${path}")"
@@ -269,6 +269,19 @@ set -u
 here="\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
 export LD_LIBRARY_PATH="\${here}/grader/lib:\${here}/lib\${LD_LIBRARY_PATH:+:\${LD_LIBRARY_PATH}}"
 export LIBRARY_PATH="\${here}/grader/lib\${LIBRARY_PATH:+:\${LIBRARY_PATH}}"
+# The grader builds and runs submissions with a clean environment, so the linker and the
+# loader find cJSON only where the system keeps libraries: put the bundled one there when
+# it is missing (as root).
+libdir="\$(dirname "\$(gcc -print-file-name=libc.so)")"
+[[ "\${libdir}" == /* ]] || libdir=/usr/lib/x86_64-linux-gnu
+for f in "\${here}"/grader/lib/libcjson.so*; do
+  [[ -e "\${libdir}/\${f##*/}" ]] && continue
+  if cp "\${f}" "\${libdir}/" 2>/dev/null; then
+    echo "run_grader: installed \${f##*/} into \${libdir} (the kits link with it)"
+  else
+    echo "run_grader: \${libdir} has no \${f##*/} and cannot be written: install libcjson-dev" >&2
+  fi
+done
 out="\${here}/grader/out"
 rm -rf "\${out}"
 "\${here}/grader/grade" --submissions "\${here}/grader/class" --out "\${out}" --kits "\${here}/grader/kits" \\
@@ -297,10 +310,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [[ $# -ge 2 ]] || { echo "usage: run_tui.sh BINARY LAB [ARG...]" >&2; exit 64; }
 bin="$1" lab="$2"
 shift 2
-export LD_LIBRARY_PATH="${here}/lib${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
-export RUNFILES_DIR="${here}/tui_runfiles"
+# Only the timeline gets the bundled libraries: tmux needs the machine's own.
+lib_path="${here}/lib${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"
+RUNFILES_DIR="${here}/tui_runfiles"
 sock="streamlab-$$"
-tmux -L "${sock}" -f "${here}/tmux.conf" new-session -d -s tui -x 120 -y 40   "env RUNFILES_DIR='${RUNFILES_DIR}' LD_LIBRARY_PATH='${LD_LIBRARY_PATH}' '${here}/bin/tui' --no-color --program '${here}/bin/${bin}' ${lab} $*; sleep 3600"
+tmux -L "${sock}" -f "${here}/tmux.conf" new-session -d -s tui -x 120 -y 40   "env RUNFILES_DIR='${RUNFILES_DIR}' LD_LIBRARY_PATH='${lib_path}' '${here}/bin/tui' --no-color --program '${here}/bin/${bin}' ${lab} $*; sleep 3600"
 sleep "${WAIT:-20}"
 tmux -L "${sock}" capture-pane -p -t tui
 tmux -L "${sock}" kill-server

@@ -57,15 +57,16 @@ trace_copy_rule trace_gpu_copy_op(trace_op *op, trace_gpu_copy_class cls, const 
     return rule;
 }
 
-void trace_gpu_peer_copy_op(trace_op *op, const void *dst, const void *src, uint64_t bytes) {
+void trace_gpu_peer_copy_op(trace_op *op, const void *dst, int dst_device, const void *src, int src_device,
+                            uint64_t bytes) {
     memset(op, 0, sizeof(*op));
     op->kind = TRACE_OP_COPY;
     op->dir = TRACE_COPY_D2D;
-    op->engine = TRACE_ENGINE_LINK;
     op->batch = -1;
     op->bytes = bytes;
-    trace_op_add_range(op, src, bytes, TRACE_RANGE_READ);
-    trace_op_add_range(op, dst, bytes, TRACE_RANGE_WRITE);
+    trace_op_set_peer(op, (uint32_t)src_device, (uint32_t)dst_device);
+    trace_op_add_range(op, src, bytes, TRACE_RANGE_READ | TRACE_RANGE_DEVICE(src_device));
+    trace_op_add_range(op, dst, bytes, TRACE_RANGE_WRITE | TRACE_RANGE_DEVICE(dst_device));
 }
 
 bool trace_gpu_memset_op(trace_op *op, trace_gpu_mem target, const void *dst, uint64_t bytes, bool async) {

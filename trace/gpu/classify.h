@@ -53,10 +53,12 @@ trace_gpu_copy_class trace_gpu_classify_copy(trace_gpu_copy_kind kind, trace_gpu
 trace_copy_rule trace_gpu_copy_op(trace_op *op, trace_gpu_copy_class cls, const void *dst, const void *src,
                                   uint64_t bytes, bool async);
 
-/* Fills op with a peer copy of bytes from src (device memory of one device) to dst (device
- * memory of another): a device-to-device copy on the link lane, reading src and writing
- * dst, as the simulator records cudaMemcpyPeer(Async). */
-void trace_gpu_peer_copy_op(trace_op *op, const void *dst, const void *src, uint64_t bytes);
+/* Fills op with a peer copy of bytes from src (device memory of src_device) to dst (device
+ * memory of dst_device): a device-to-device copy on the link lane between the two, reading
+ * src and writing dst, each range marked with its device, as the simulator records
+ * cudaMemcpyPeer(Async). */
+void trace_gpu_peer_copy_op(trace_op *op, const void *dst, int dst_device, const void *src, int src_device,
+                            uint64_t bytes);
 
 /* Fills *op (zeroed first) with the MEMSET record of `bytes` at dst. Returns true when the
  * call blocks the host until the memset is done: cudaMemset (not Async) on pinned host

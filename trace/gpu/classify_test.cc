@@ -134,19 +134,24 @@ TEST(MemsetOp, WritesItsTargetAndBlocksOnlyForSyncPinnedHostMemory) {
 
 TEST(PeerCopyOp, ReadsOneDevicesMemoryAndWritesTheOthersOnTheLink) {
     trace_op op;
-    trace_gpu_peer_copy_op(&op, dev_b, dev_a, 4096);
+    trace_gpu_peer_copy_op(&op, dev_b, 1, dev_a, 0, 4096);
     EXPECT_EQ(op.kind, TRACE_OP_COPY);
     EXPECT_EQ(op.dir, TRACE_COPY_D2D);
     EXPECT_EQ(op.engine, TRACE_ENGINE_LINK);
+    EXPECT_EQ(op.device, 0u);
+    EXPECT_EQ(op.dst_device, 1u);
+    EXPECT_TRUE(op.device_set);
     EXPECT_EQ(op.bytes, 4096u);
     EXPECT_EQ(op.batch, -1);
     EXPECT_FALSE(op.pinned);
     ASSERT_EQ(op.n_ranges, 2u);
     EXPECT_EQ(op.ranges[0].addr, (uint64_t)(uintptr_t)dev_a);
-    EXPECT_EQ(op.ranges[0].flags, TRACE_RANGE_READ);
+    EXPECT_EQ(op.ranges[0].flags & TRACE_RANGE_WRITE, 0u);
+    EXPECT_EQ(trace_range_device(&op.ranges[0]), 0);
     EXPECT_EQ(op.ranges[1].addr, (uint64_t)(uintptr_t)dev_b);
     EXPECT_EQ(op.ranges[1].bytes, 4096u);
-    EXPECT_EQ(op.ranges[1].flags, TRACE_RANGE_WRITE);
+    EXPECT_EQ(op.ranges[1].flags & TRACE_RANGE_WRITE, TRACE_RANGE_WRITE);
+    EXPECT_EQ(trace_range_device(&op.ranges[1]), 1);
 }
 
 }  // namespace

@@ -310,7 +310,7 @@ static cudaError_t traced_peer_copy(const char *api, void *dst, int dst_dev, con
         return err;
     }
     trace_op op;
-    trace_gpu_peer_copy_op(&op, dst, src, count);
+    trace_gpu_peer_copy_op(&op, dst, dst_dev, src, src_dev, count);
     op.enqueue_ns = t0;
     if (!async) trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, t0, t0);
     uint64_t id = trace_record(&op, stream);
@@ -396,8 +396,13 @@ static void stream_created(cudaStream_t stream, unsigned flags) {
     cudaError_t pending = cudaPeekAtLastError();
     cudaError_t err = cudaStreamGetPriority(stream, &priority); /* the runtime clamps it */
     trace_gpu_forget_error(err, pending);
+    int device = 0;
+    pending = cudaPeekAtLastError();
+    err = cudaGetDevice(&device); /* a stream belongs to the device current when it is made */
+    trace_gpu_forget_error(err, pending);
+    if (err != cudaSuccess || device < 0) device = 0;
     trace_gpu_stream_created(stream, flags);
-    int32_t id = trace_stream_created(stream, flags, priority);
+    int32_t id = trace_stream_created_on(stream, flags, priority, (uint32_t)device);
     const trace_stream *info = trace_stream_get(id);
     if (info) trace_gpu_nvtx_name_stream(stream, info->name);
 }

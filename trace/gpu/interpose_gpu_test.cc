@@ -611,6 +611,12 @@ void peer_copies_recorded_and_timed(Interpose *t, Seen &seen, bool peer_access, 
     const size_t n = 4 << 20;
     CUDA_OK(cudaSetDevice(1));
     void *d1 = t->dev(n);
+    cudaStream_t s1;  // a stream belongs to the device current when it was made
+    CUDA_OK(cudaStreamCreate(&s1));
+    const trace_stream *on1 = trace_stream_get(trace_stream_id(s1));
+    ASSERT_NE(on1, nullptr);
+    EXPECT_EQ(on1->device, 1u);
+    CUDA_OK(cudaStreamDestroy(s1));
     if (peer_access) {
         cudaError_t e = cudaDeviceEnablePeerAccess(0, 0);
         if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
@@ -648,9 +654,12 @@ void peer_copies_recorded_and_timed(Interpose *t, Seen &seen, bool peer_access, 
         EXPECT_EQ(op.bytes, bytes[i]) << "copy " << i;
         ASSERT_EQ(op.n_ranges, 2u);
         EXPECT_EQ(op.ranges[0].addr, (uint64_t)(uintptr_t)src[i]);
-        EXPECT_EQ(op.ranges[0].flags, TRACE_RANGE_READ);
+        EXPECT_EQ(op.ranges[0].flags & TRACE_RANGE_WRITE, 0u);
+        EXPECT_EQ(trace_range_device(&op.ranges[0]), src[i] == d0 ? 0 : 1);
         EXPECT_EQ(op.ranges[1].addr, (uint64_t)(uintptr_t)dst[i]);
-        EXPECT_EQ(op.ranges[1].flags, TRACE_RANGE_WRITE);
+        EXPECT_EQ(op.ranges[1].flags & TRACE_RANGE_WRITE, TRACE_RANGE_WRITE);
+        EXPECT_EQ(op.device, src[i] == d0 ? 0u : 1u) << "copy " << i;
+        EXPECT_EQ(op.dst_device, dst[i] == d0 ? 0u : 1u) << "copy " << i;
         auto it = seen.timed.find(op.id);
         ASSERT_NE(it, seen.timed.end()) << "peer copy " << i << " got no device times";
         EXPECT_LT(it->second.start_ns, it->second.end_ns) << "copy " << i;
