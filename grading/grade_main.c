@@ -1143,9 +1143,11 @@ int main(int argc, char **argv) {
                                        "the same figures)",
                                        a->opt.profile ? a->opt.profile : "the lab's default");
     a->settings_desc = grade_strf("%d timed run%s of the baseline and the submission, interleaved, and their medians; "
-                                  "%d perturbed schedule%s; %d s, %ld MiB of memory and %ld MiB of output per lab run",
+                                  "%d perturbed schedule%s%s; %d s, %ld MiB of memory and %ld MiB of output per lab run",
                                   a->opt.runs, a->opt.runs == 1 ? "" : "s", a->opt.schedules,
-                                  a->opt.schedules == 1 ? "" : "s", a->opt.timeout_s, a->opt.mem_mb, a->opt.output_mb);
+                                  a->opt.schedules == 1 ? "" : "s",
+                                  gpu ? " (for labs graded on the simulator: a real GPU runs as it runs)" : "",
+                                  a->opt.timeout_s, a->opt.mem_mb, a->opt.output_mb);
     a->env = (grade_env){
         .sandbox = &a->sandbox,
         .rubric = &a->rubric,
