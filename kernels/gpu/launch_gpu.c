@@ -16,6 +16,7 @@
 #include "kernels/validate.h"
 #include "trace/gpu/capture.h"
 #include "trace/gpu/collector.h"
+#include "trace/gpu/device_streams.h"
 #include "trace/record/recorder.h"
 
 static cudaError_t refused(kernels_args why) {
@@ -44,7 +45,7 @@ static cudaError_t finish(cudaError_t err, trace_op *op, cudaStream_t stream, ui
     /* A launch captured into a graph does not run now: no op (the graph's launch is one). */
     if (err == cudaSuccess && !trace_gpu_stream_capturing(stream)) {
         op->enqueue_ns = t0;
-        trace_gpu_op_bind(token, trace_record(op, stream), t0);
+        trace_gpu_op_bind(token, trace_record(op, trace_gpu_record_stream(stream)), t0);
     } else {
         trace_gpu_op_cancel(token);
     }

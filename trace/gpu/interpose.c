@@ -34,6 +34,7 @@
 #include "trace/gpu/capture.h"
 #include "trace/gpu/classify.h"
 #include "trace/gpu/collector.h"
+#include "trace/gpu/device_streams.h"
 #include "trace/gpu/graphs.h"
 #include "trace/gpu/host_fn.h"
 #include "trace/gpu/mem_cache.h"
@@ -252,8 +253,8 @@ static cudaError_t traced_copy(const char *api, copy_fn real, void *dst, const v
         op.end_ns = t1;
         op.timed = true;
     }
-    if (rule.sync_before) trace_record_sync(TRACE_SYNC_STREAM, stream, api, t0, t1);
-    uint64_t id = trace_record(&op, stream);
+    if (rule.sync_before) trace_record_sync(TRACE_SYNC_STREAM, trace_gpu_record_stream(stream), api, t0, t1);
+    uint64_t id = trace_record(&op, trace_gpu_record_stream(stream));
     trace_gpu_op_bind(token, id, t0);
     if (rule.host_waits) {
         trace_record_sync_op(id, api, t0, t1);
@@ -313,7 +314,7 @@ static cudaError_t traced_peer_copy(const char *api, void *dst, int dst_dev, con
     trace_gpu_peer_copy_op(&op, dst, dst_dev, src, src_dev, count);
     op.enqueue_ns = t0;
     if (!async) trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, t0, t0);
-    uint64_t id = trace_record(&op, stream);
+    uint64_t id = trace_record(&op, trace_gpu_record_stream(stream));
     trace_gpu_op_bind(token, id, t0);
     if (async) {
         trace_record_api(api, t0, t1);
@@ -353,7 +354,7 @@ static cudaError_t traced_memset(const char *api, memset_fn real, void *ptr, int
     trace_op op;
     bool host_waits = trace_gpu_memset_op(&op, target, ptr, count, async);
     op.enqueue_ns = t0;
-    uint64_t id = trace_record(&op, stream);
+    uint64_t id = trace_record(&op, trace_gpu_record_stream(stream));
     trace_gpu_op_bind(token, id, t0);
     if (host_waits) {
         trace_record_sync_op(id, api, t0, t1);
@@ -458,7 +459,7 @@ static cudaError_t host_waited(cudaError_t err, wait_kind kind, trace_sync_targe
         trace_record_api(api, t0, t1);
         return err;
     }
-    trace_record_sync(target, handle, api, t0, t1);
+    trace_record_sync(target, target == TRACE_SYNC_STREAM ? trace_gpu_record_stream(handle) : handle, api, t0, t1);
     if (kind != WAIT_QUERY) trace_gpu_sync_point(kind == WAIT_SYNC_DEVICE);
     return err;
 }
@@ -507,7 +508,7 @@ static cudaError_t traced_wait_event(cudaError_t (*real)(cudaStream_t, cudaEvent
     uint64_t t1 = now();
     /* A wait in a capture (or one that joined the stream to a capture) is a graph edge. */
     if (err == cudaSuccess && !trace_gpu_stream_capturing(stream)) {
-        uint64_t id = trace_record_stream_wait(stream, event, t0);
+        uint64_t id = trace_record_stream_wait(trace_gpu_record_stream(stream), event, t0);
         trace_gpu_op_bind(token, id, t0);
     } else {
         trace_gpu_op_cancel(token);
@@ -554,7 +555,7 @@ static cudaError_t traced_host_func(cudaError_t (*real)(cudaStream_t, cudaHostFn
     op.batch = -1;
     op.enqueue_ns = t0;
     strcpy(op.name, "host function");
-    trace_gpu_host_call_bind(call, trace_record(&op, stream));
+    trace_gpu_host_call_bind(call, trace_record(&op, trace_gpu_record_stream(stream)));
     trace_record_api("cudaLaunchHostFunc", t0, t1);
     return err;
 }
@@ -611,7 +612,7 @@ static cudaError_t traced_event_record(cudaError_t (*real)(cudaEvent_t, cudaStre
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
     if (err == cudaSuccess && !trace_gpu_stream_capturing(stream)) {
-        uint64_t id = trace_record_event_record(event, stream, t0);
+        uint64_t id = trace_record_event_record(event, trace_gpu_record_stream(stream), t0);
         trace_gpu_op_bind(token, id, t0);
     } else {
         trace_gpu_op_cancel(token);
@@ -736,7 +737,7 @@ static cudaError_t traced_graph_launch(cudaError_t (*real)(cudaGraphExec_t, cuda
         op.end_ns = t1;
         op.timed = true;
     }
-    uint64_t id = trace_record(&op, stream);
+    uint64_t id = trace_record(&op, trace_gpu_record_stream(stream));
     trace_gpu_op_bind(token, id, t0);
     trace_record_api("cudaGraphLaunch", t0, t1);
     return err;

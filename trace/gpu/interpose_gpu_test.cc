@@ -703,6 +703,42 @@ TEST_F(Interpose, PeerCopiesAreTimedWithEvents) {
     peer_copies_recorded_and_timed(this, seen, true);
 }
 
+TEST_F(Interpose, DefaultStreamWorkOfGpu1IsRecordedOnAStreamOfGpu1) {
+    if (device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    const size_t n = 1 << 20;
+    CUDA_OK(cudaSetDevice(1));
+    void *d1 = dev(n);
+    size_t first = mark();
+    CUDA_OK(cudaMemsetAsync(d1, 1, n, nullptr));
+    CUDA_OK(cudaMemsetAsync(d1, 2, n, cudaStreamPerThread));
+    CUDA_OK(cudaStreamSynchronize(nullptr));
+    CUDA_OK(cudaSetDevice(0));
+    void *d0 = dev(n);
+    CUDA_OK(cudaMemsetAsync(d0, 3, n, nullptr));
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<trace_op> sets, syncs;
+    for (const trace_op &op : since(first)) {
+        if (op.kind == TRACE_OP_MEMSET) sets.push_back(op);
+        if (op.kind == TRACE_OP_SYNC && op.sync == TRACE_SYNC_STREAM) syncs.push_back(op);
+    }
+    ASSERT_EQ(sets.size(), 3u);
+    const trace_stream *legacy1 = trace_stream_get(sets[0].stream);
+    const trace_stream *per_thread1 = trace_stream_get(sets[1].stream);
+    ASSERT_NE(legacy1, nullptr);
+    ASSERT_NE(per_thread1, nullptr);
+    EXPECT_NE(sets[0].stream, TRACE_STREAM_LEGACY);
+    EXPECT_EQ(legacy1->device, 1u);
+    EXPECT_STREQ(legacy1->name, "GPU 1 stream 0");
+    EXPECT_EQ(per_thread1->device, 1u);
+    EXPECT_STREQ(per_thread1->name, "GPU 1 per-thread");
+    EXPECT_NE(sets[0].stream, sets[1].stream);
+    EXPECT_EQ(sets[0].device, 1u);
+    EXPECT_EQ(sets[2].stream, TRACE_STREAM_LEGACY);  // GPU 0's default stream as before
+    EXPECT_EQ(sets[2].device, 0u);
+    ASSERT_EQ(syncs.size(), 1u);
+    EXPECT_EQ(syncs[0].stream, sets[0].stream);  // the host waited for GPU 1's stream 0
+}
+
 TEST(InterposeNoDevice, BeginWithoutADeviceDoesNotCrashAndSaysWhy) {
     if (have_device()) GTEST_SKIP() << "a CUDA device is present";
     trace_gpu_mode mode = trace_gpu_begin();
