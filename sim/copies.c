@@ -333,7 +333,7 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDev
         for (int i = 0; i < 3; i++) {
             bool again = false;
             for (int j = 0; j < i; j++) again |= devs[j] == devs[i];
-            if (!again) sim_devices_record_sync(devs[i], call.name, t0, sim_host_now());
+            if (!again) sim_streams_record_device_sync(devs[i], call.name, t0, sim_host_now());
         }
     }
     return sim_call_end(&call, do_copy(&call, dst, src, count, cudaMemcpyDeviceToDevice, NULL, false));

@@ -7,7 +7,6 @@
 #include "sim/core/memory.h"
 #include "sim/core/profile_link.h"
 #include "sim/profile.h"
-#include "sim/streams.h"
 #include "trace/record/op.h"
 #include "trace/record/recorder.h"
 
@@ -56,22 +55,6 @@ void sim_devices_mark_ranges(struct trace_op *op) {
         if (!r->bytes) continue;
         int dev = sim_mem_device_of((const void *)(uintptr_t)r->addr, r->bytes);
         if (dev >= 0) r->flags |= TRACE_RANGE_DEVICE(dev);
-    }
-}
-
-void sim_devices_record_sync(uint32_t device, const char *api, uint64_t start_ns, uint64_t end_ns) {
-    if (sim_device_count() == 1) {
-        trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, start_ns, end_ns);
-        return;
-    }
-    uint32_t n = sim_stream_count();
-    for (uint32_t i = 0; i < n; i++) {
-        const sim_stream *st = sim_stream_at(i);
-        /* The program's streams and the device's default streams that have had work
-         * (not the simulator's own graph branches, which are not live). */
-        bool program = st->live || st->builtin || i == SIM_STREAM_LEGACY || i == SIM_STREAM_PER_THREAD;
-        if (st->device == device && program && st->enq_seq > 0)
-            trace_record_sync(TRACE_SYNC_STREAM, sim_stream_trace_handle(i), api, start_ns, end_ns);
     }
 }
 

@@ -34,12 +34,6 @@ cudaError_t sim_devices_check_ranges(uint32_t device, const void *ranges, uint32
  * (TRACE_RANGE_DEVICE, trace/record/op.h), for the race checker's reports. */
 void sim_devices_mark_ranges(struct trace_op *op);
 
-/* Records that the host waited (start_ns to end_ns, in `api`) for every stream of one
- * device: a device sync on a profile of one device; with two, a stream sync of each stream
- * of that device that has had work, so that the race checker orders the host after that
- * device's work only and not the other's. */
-void sim_devices_record_sync(uint32_t device, const char *api, uint64_t start_ns, uint64_t end_ns);
-
 #ifdef __cplusplus
 }
 #endif

@@ -219,7 +219,7 @@ cudaError_t cudaDeviceSynchronize(void) {
     err = sim_capture_check_device_sync();
     if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_sched_wait_device_of(sim_current_device()); /* the current device's work only */
-    sim_devices_record_sync(sim_current_device(), "cudaDeviceSynchronize", call.start_ns, sim_host_now());
+    sim_streams_record_device_sync(sim_current_device(), "cudaDeviceSynchronize", call.start_ns, sim_host_now());
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }
 

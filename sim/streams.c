@@ -73,3 +73,19 @@ uint32_t sim_stream_add_internal(const char *name, int priority) {
     trace_stream_set_name(st->handle, name);
     return i;
 }
+
+void sim_streams_record_device_sync(uint32_t device, const char *api, uint64_t start_ns, uint64_t end_ns) {
+    if (sim_device_count() == 1) {
+        trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, start_ns, end_ns);
+        return;
+    }
+    uint32_t n = sim_stream_count();
+    for (uint32_t i = 0; i < n; i++) {
+        const sim_stream *st = sim_stream_at(i);
+        /* The program's streams and the device's default streams that have had work
+         * (not the simulator's own graph branches, which are not live). */
+        bool program = st->live || st->builtin || i == SIM_STREAM_LEGACY || i == SIM_STREAM_PER_THREAD;
+        if (st->device == device && program && st->enq_seq > 0)
+            trace_record_sync(TRACE_SYNC_STREAM, sim_stream_trace_handle(i), api, start_ns, end_ns);
+    }
+}

@@ -29,6 +29,12 @@ uint32_t sim_stream_add(unsigned flags, int priority);
  * from a handle the program holds, registered with the recorder under name. Returns its
  * index; sim_stream_trace_handle gives the handle the recorder knows it by. */
 uint32_t sim_stream_add_internal(const char *name, int priority);
+/* Records that the host waited (start_ns to end_ns, in `api`) for every stream of one
+ * device: a device sync on a profile of one device; with two, a stream sync of each stream
+ * of that device that has had work, so that the race checker orders the host after that
+ * device's work only and not the other's. */
+void sim_streams_record_device_sync(uint32_t device, const char *api, uint64_t start_ns, uint64_t end_ns);
+
 /* Forgets every stream and sets the default ones up again (a reset). */
 void sim_streams_restart(bool notify);
 
