@@ -194,6 +194,15 @@ copy_lib() {
   install -m 0644 "$(readlink -f "${path}")" "${out}/lib/${name}"
 }
 
+# Shared libraries a binary needs outside the C/C++ runtime, into the folder given.
+copy_needed_libs() {
+  local bin="$1" dest="$2"
+  while read -r lib_name arrow lib_path _; do
+    [[ "${arrow}" == "=>" && -f "${lib_path}" ]] || continue
+    is_base_lib "${lib_path}" || install -m 0644 "$(readlink -f "${lib_path}")" "${dest}/${lib_name}"
+  done < <(ldd "${bin}" 2>/dev/null)
+}
+
 manifest="${out}/bin/MANIFEST"
 : >"${manifest}"
 for t in "${targets[@]}"; do
@@ -206,21 +215,8 @@ for t in "${targets[@]}"; do
   [[ "${kind}" == lab || "${kind}" == verdict ]] && name="${pkg//\//_}_${name}"
   install -m 0755 "${src}" "${out}/bin/${name}"
   echo "${name} ${kind} ${expect:-}" >>"${manifest}"
-  # Shared libraries the binary needs, outside the C/C++ runtime.
-  while read -r lib_name arrow lib_path _; do
-    [[ "${arrow}" == "=>" && -f "${lib_path}" ]] || continue
-    is_base_lib "${lib_path}" || copy_lib "${lib_path}"
-  done < <(ldd "${src}" 2>/dev/null)
+  copy_needed_libs "${src}" "${out}/lib"
 done
-
-# Shared libraries a binary needs outside the C/C++ runtime, into the folder given.
-copy_needed_libs() {
-  local bin="$1" dest="$2"
-  while read -r lib_name arrow lib_path _; do
-    [[ "${arrow}" == "=>" && -f "${lib_path}" ]] || continue
-    is_base_lib "${lib_path}" || install -m 0644 "$(readlink -f "${lib_path}")" "${dest}/${lib_name}"
-  done < <(ldd "${bin}" 2>/dev/null)
-}
 
 if [[ -n "${grader_lab}" ]]; then
   g="${out}/grader"
