@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "grading/grade_fs.h"
+#include "grading/grade_gradebook.h"
 #include "grading/grade_roster.h"
 #include "grading/grade_text.h"
 
@@ -18,10 +19,7 @@
 
 /* A cell as the grader wrote it: a ' before a cell a spreadsheet would run as a formula
  * (grade_csv_field) is taken off again. */
-static const char *unquoted(const char *cell) {
-    if (cell[0] == '\'' && cell[1] && strchr("=+-@\t\r", cell[1])) return cell + 1;
-    return cell;
-}
+static const char *unquoted(const char *cell) { return grade_csv_unescape(cell); }
 
 static bool ends_with(const char *s, const char *tail) {
     size_t n = strlen(s), t = strlen(tail);

@@ -227,7 +227,11 @@ static int write_all(int fd, const char *data, size_t len) {
 
 int grade_write_file(const char *path, const char *data, size_t len, char *err, size_t err_len) {
     char *tmp = grade_strf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* A new file, never one a link in its place points to (rename then replaces a link at
+     * path instead of following it); a stale one of this process's id is removed first. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
         free(tmp);

@@ -27,7 +27,9 @@ int grade_read_file(const char *path, size_t max, char **data, size_t *len, bool
 /* The same, refusing a symbolic link (for files of a submission). */
 int grade_read_file_nofollow(const char *path, size_t max, char **data, size_t *len, bool *truncated, char *err,
                              size_t err_len);
-/* Writes data to path through a temporary file and rename, with mode 0644. */
+/* Writes data to path through a new temporary file and rename, with mode 0644 (a symbolic
+ * link at path is replaced, not followed). Files in --out are written with
+ * grade_beneath.h instead. */
 int grade_write_file(const char *path, const char *data, size_t len, char *err, size_t err_len);
 /* Writes data to a new file (O_EXCL) with the given mode. */
 int grade_write_new_file(const char *path, const char *data, size_t len, mode_t mode, char *err, size_t err_len);

@@ -1,16 +1,43 @@
 /* grading/grade_gradebook.c: gradebook.csv (see grade_gradebook.h). */
 #include "grading/grade_gradebook.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grading/grade_text.h"
 
+/* Bytes of a space at s (ASCII white space, and the Unicode spaces a spreadsheet may trim
+ * before it reads a formula: no-break, en/em and other fixed spaces, zero-width space and
+ * byte order mark, ideographic space), or 0. */
+static size_t space_at(const unsigned char *s) {
+    if (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n' || *s == '\v' || *s == '\f') return 1;
+    if (s[0] == 0xC2 && s[1] == 0xA0) return 2;                                      /* U+00A0 */
+    /* U+2000-200B, U+202F */
+    if (s[0] == 0xE2 && s[1] == 0x80 && ((s[2] >= 0x80 && s[2] <= 0x8B) || s[2] == 0xAF)) return 3;
+    if (s[0] == 0xE2 && s[1] == 0x81 && s[2] == 0x9F) return 3;                      /* U+205F */
+    if (s[0] == 0xE3 && s[1] == 0x80 && s[2] == 0x80) return 3;                      /* U+3000 */
+    if (s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) return 3;                      /* U+FEFF */
+    return 0;
+}
+
+/* Whether a spreadsheet could run the cell as a formula: it starts with a tab or CR, or its
+ * first character after spaces is = + - or @. The ' a cell was given is looked past, so that
+ * a cell that reads like an escaped one is escaped again and reads back as it was. */
+static bool formula_like(const char *cell) {
+    const unsigned char *p = (const unsigned char *)cell;
+    while (*p == '\'') p++;
+    if (*p == '\t' || *p == '\r') return true;
+    for (size_t k; (k = space_at(p)) > 0;) p += k;
+    return *p && strchr("=+-@", *p);
+}
+
 char *grade_csv_field(const char *text) {
     char *s = grade_text_clean(text ? text : "", text ? strlen(text) : 0, 4096);
-    /* A cell a spreadsheet would run as a formula (=, +, -, @ first) gets a ' before it,
-     * which spreadsheets show as text (OWASP's advice for CSV injection). */
-    if (s[0] && strchr("=+-@\t\r", s[0])) {
+    /* A cell a spreadsheet would run as a formula gets a ' before it, which spreadsheets
+     * show as text (OWASP's advice for CSV injection); numbers the grader writes are not
+     * cells of text and stay numbers (-5.00). */
+    if (formula_like(s)) {
         char *quoted = grade_strf("'%s", s);
         free(s);
         s = quoted;
@@ -26,6 +53,11 @@ char *grade_csv_field(const char *text) {
     grade_buf_append(&b, "\"", 1);
     free(s);
     return grade_buf_take(&b);
+}
+
+const char *grade_csv_unescape(const char *cell) {
+    if (cell[0] == '\'' && formula_like(cell + 1)) return cell + 1;
+    return cell;
 }
 
 static void field(grade_buf *b, const char *s, bool first) {

@@ -20,8 +20,13 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n);
  * CSV file's encoding (Excel on Windows) then read non-ASCII names right. */
 #define GRADE_CSV_BOM "\xEF\xBB\xBF"
 
-/* s as one CSV field (quoted when it needs to be; malloc'd). */
+/* s as one CSV field (quoted when it needs to be; malloc'd). A cell a spreadsheet could
+ * run as a formula (a tab or CR first, or = + - @ as its first character after spaces,
+ * tabs and line breaks) gets a ' before it. */
 char *grade_csv_field(const char *s);
+/* A cell read back from the gradebook (unquoted by the CSV reader) without the ' that
+ * grade_csv_field put before it: points into cell. */
+const char *grade_csv_unescape(const char *cell);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grading/grade_beneath.h"
 #include "grading/grade_build.h"
 #include "grading/grade_fs.h"
 #include "grading/grade_late.h"
@@ -234,16 +235,17 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
     out->seconds = now_s() - t0;
 }
 
-int grade_student_write(const grade_student *s, const grade_report_context *ctx, const char *dir, char *err,
-                        size_t err_len) {
-    if (grade_mkdir_p(dir, 0755, err, err_len) != 0) return -1;
+int grade_student_write(const grade_student *s, const grade_report_context *ctx, int out_fd, const char *out_shown,
+                        const char *folder, char *err, size_t err_len) {
     char *texts[3] = {grade_report_text(s, ctx), grade_report_gradescope(s, ctx), grade_report_junit_student(s)};
     const char *names[3] = {"report.txt", "results.json", "junit.xml"};
     int rc = 0;
     for (int i = 0; i < 3; i++) {
-        char *path = grade_path_join(dir, names[i]);
-        if (rc == 0 && grade_write_file(path, texts[i], strlen(texts[i]), err, err_len) != 0) rc = -1;
-        free(path);
+        /* Inside --out, through no link (grade_beneath.h); folder is grade_student_dir.h's. */
+        char *rel = grade_path_join(folder, names[i]);
+        if (rc == 0 && grade_beneath_write(out_fd, out_shown, rel, texts[i], strlen(texts[i]), err, err_len) != 0)
+            rc = -1;
+        free(rel);
         free(texts[i]);
     }
     return rc;

@@ -39,10 +39,12 @@ typedef struct grade_env {
 
 /* Grades sub in work_dir (created; a scratch folder of its own) into *out. */
 void grade_student_grade(const grade_env *env, const grade_submission *sub, const char *work_dir, grade_student *out);
-/* Writes report.txt, results.json and junit.xml into dir (created). Returns 0, or -1 with
- * err. */
-int grade_student_write(const grade_student *s, const grade_report_context *ctx, const char *dir, char *err,
-                        size_t err_len);
+/* Writes report.txt, results.json and junit.xml into the folder `folder` (created; from
+ * grade_student_dirnames) of the class's --out, opened as out_fd and called out_shown in
+ * messages: never outside it, never through a symbolic link (grade_beneath.h). Returns 0,
+ * or -1 with err naming the path. */
+int grade_student_write(const grade_student *s, const grade_report_context *ctx, int out_fd, const char *out_shown,
+                        const char *folder, char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,9 @@
  * grade_layout.h): flat files lastfirst[_LATE]_<userid>_<attachmentid>_<original name>, a
  * student's several files grouped by user id into one submission of files (archives among
  * them are opened), each under its original name with the "-N" Canvas adds to a name the
- * student had already uploaded taken off (lab-1.c is lab.c). */
+ * student had already uploaded taken off (lab-1.c is lab.c). The student's part of a name
+ * holds no '_', so the first <userid>_<attachmentid> is Canvas's: a file a student named
+ * after another student stays with its uploader, and the warnings and its report say so. */
 #define _GNU_SOURCE
 #include "grading/grade_layout.h"
 
@@ -47,7 +49,6 @@ bool grade_canvas_name(const char *name, char **student, bool *late, char **user
 }
 
 int grade_layout_read_canvas(const char *dir, grade_submission_list *out, grade_buf *warn, char *err, size_t err_len) {
-    (void)warn;
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, err_len, "submissions folder %s: %s", dir, strerror(errno));
@@ -87,6 +88,25 @@ int grade_layout_read_canvas(const char *dir, grade_submission_list *out, grade_
         if (late) s->canvas_late = 2;
         else if (!s->canvas_late) s->canvas_late = 1;
         grade_submission_add_part(s, path, original);
+        /* The first lastfirst_<userid>_<attachmentid>_ is Canvas's ([^_]+ cannot reach past
+         * it); a file whose own name is another student's Canvas name stays with its
+         * uploader, and both reports say so. */
+        char *c_student = NULL, *c_user = NULL;
+        if (grade_canvas_name(original, &c_student, NULL, &c_user, NULL) && strcmp(c_user, user)) {
+            char *c_shown = grade_text_clean(c_student, strlen(c_student), 200);
+            char *shown = grade_text_clean(e->d_name, strlen(e->d_name), 200);
+            s->parts[s->n_parts - 1].claim =
+                grade_strf("its own name claims another student, %s (Canvas user %s), but Canvas's prefix says %s "
+                           "(user %s) uploaded it",
+                           c_shown, c_user, s->name, user);
+            grade_buf_printf(warn, "%s: its own name claims another student, %s (Canvas user %s); Canvas's prefix "
+                                   "says %s (user %s) uploaded it: graded as %s's\n",
+                             shown, c_shown, c_user, s->name, user, s->name);
+            free(shown);
+            free(c_shown);
+        }
+        free(c_student);
+        free(c_user);
         free(student);
         free(user);
         free(original);

@@ -96,6 +96,18 @@ int grade_layout_read_gradescope(const char *dir, grade_submission_list *out, gr
                      key ? key : "");
             goto out;
         }
+        /* One folder is one submission: a key given twice would grade its files twice, under
+         * two names. */
+        for (size_t i = 0; i < out->n; i++)
+            if (!strcmp(out->items[i].platform_id, key)) {
+                char *shown = grade_text_clean(key, strlen(key), 200);
+                snprintf(err, err_len,
+                         "%s/%s: line %zu: %s is given twice: Gradescope names each submission once (nothing was "
+                         "graded); download the export again",
+                         dir, META, kn->start_mark.line + 1, shown);
+                free(shown);
+                goto out;
+            }
         grade_submission *s = grade_submission_list_add(out);
         s->kind = GRADE_SUB_FOLDER;
         s->loose = true;

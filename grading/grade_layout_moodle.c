@@ -4,13 +4,16 @@
  * <Full Name>_<id>_assignsubmission_file_<name> (flat files, "Download submissions in
  * folders" off), with underscores in the name made spaces; other submission plugins
  * (assignsubmission_onlinetext) hold no lab files and are skipped with a warning. Entries
- * are grouped by id into one submission of files and folders. */
+ * are grouped by id into one submission of files and folders. The first
+ * <Full Name>_<id>_assignsubmission_ of a name is Moodle's: a flat file that a student
+ * named after another participant ("Alice Adams_111_assignsubmission_file_lab.c", exported
+ * as "Bob Baker_222_assignsubmission_file_Alice Adams_111_assignsubmission_file_lab.c")
+ * stays with its uploader, Bob, and is said in the warnings and Bob's report. */
 #define _GNU_SOURCE
 #include "grading/grade_layout.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,24 +21,25 @@
 
 #include "grading/grade_fs.h"
 
-static char *group(const char *s, const regmatch_t *m) {
-    if (m->rm_so < 0) return grade_strdup("");
-    return grade_strf("%.*s", (int)(m->rm_eo - m->rm_so), s + m->rm_so);
-}
-
+/* Moodle writes <Full Name>_<id>_assignsubmission_<plugin>[_<name>]: the first
+ * "_<id>_assignsubmission_" of an entry's name is Moodle's (its full names hold no '_': it
+ * makes them spaces), and what follows the plugin is the student's own file name, which may
+ * hold anything, another such prefix too. */
 bool grade_moodle_name(const char *name, char **full_name, char **id, char **plugin, char **rest) {
-    static regex_t re;
-    static bool made;
-    if (!made) {
-        regcomp(&re, "^(.+)_([0-9]+)_assignsubmission_([a-z]+)(_(.*))?$", REG_EXTENDED);
-        made = true;
-    }
-    regmatch_t m[6];
-    if (regexec(&re, name, 6, m, 0) != 0) return false;
-    if (full_name) *full_name = group(name, &m[1]);
-    if (id) *id = group(name, &m[2]);
-    if (plugin) *plugin = group(name, &m[3]);
-    if (rest) *rest = group(name, &m[5]);
+    static const char tag[] = "_assignsubmission_";
+    const char *t = strstr(name, tag);
+    if (!t) return false;
+    const char *d = t;
+    while (d > name && d[-1] >= '0' && d[-1] <= '9') d--;
+    /* <Full Name> (not empty) '_' <digits> */
+    if (d == t || d - name < 2 || d[-1] != '_') return false;
+    const char *p = t + strlen(tag), *q = p;
+    while (*q >= 'a' && *q <= 'z') q++;
+    if (q == p || (*q && *q != '_')) return false;
+    if (full_name) *full_name = grade_strf("%.*s", (int)(d - 1 - name), name);
+    if (id) *id = grade_strf("%.*s", (int)(t - d), d);
+    if (plugin) *plugin = grade_strf("%.*s", (int)(q - p), p);
+    if (rest) *rest = grade_strdup(*q ? q + 1 : "");
     return true;
 }
 
@@ -74,6 +78,22 @@ int grade_layout_read_moodle(const char *dir, grade_submission_list *out, grade_
                 s->platform_id = grade_strdup(id);
             }
             grade_submission_add_part(s, path, S_ISDIR(st.st_mode) ? e->d_name : rest);
+            /* A file whose own name is another participant's Moodle name stays with its
+             * uploader (the prefix Moodle wrote), and both reports say so. */
+            char *c_full = NULL, *c_id = NULL;
+            if (S_ISREG(st.st_mode) && grade_moodle_name(rest, &c_full, &c_id, NULL, NULL) && strcmp(c_id, id)) {
+                char *c_shown = grade_text_clean(c_full, strlen(c_full), 200);
+                s->parts[s->n_parts - 1].claim =
+                    grade_strf("its own name claims another participant, %s (Moodle id %s), but Moodle's prefix says "
+                               "%s (id %s) uploaded it",
+                               c_shown, c_id, s->name, id);
+                grade_buf_printf(warn, "%s: its own name claims another participant, %s (Moodle id %s); Moodle's "
+                                       "prefix says %s (id %s) uploaded it: graded as %s's\n",
+                                 shown, c_shown, c_id, s->name, id, s->name);
+                free(c_shown);
+            }
+            free(c_full);
+            free(c_id);
         }
         free(shown);
         free(full);

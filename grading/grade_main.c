@@ -40,6 +40,7 @@
 #include "grading/grade_sandbox.h"
 #include "grading/grade_similarity.h"
 #include "grading/grade_slurm.h"
+#include "grading/grade_student_dir.h"
 #include "grading/grade_submission.h"
 #include "grading/grade_text.h"
 
@@ -75,6 +76,7 @@ typedef struct app {
     char *rubric_path, *kits_dir; /* where they were found, for the Slurm scripts */
     grade_slurm_state plan;   /* --merge: the Slurm run's plan */
     char **why_not;           /* per submission: why it has no grade (a Slurm task that did not finish) */
+    char **dirs;              /* per submission: its report folder in OUT (grade_student_dir.h) */
 } app;
 
 static volatile sig_atomic_t g_stop;
@@ -196,17 +198,18 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
 static char *state_path(const app *a, size_t i) { return grade_strf("%s/s%zu.json", a->scratch, i); }
 static char *work_path(const app *a, size_t i) { return grade_strf("%s/s%zu", a->scratch, i); }
 
-/* OUT/<student>/; a student named like a class file gets a prefix, so that nothing a
- * submission is called can overwrite the gradebook. */
-static char *student_dir(const app *a, const char *name) {
-    if (!strcmp(name, "gradebook.csv") || !strcmp(name, "junit.xml") || !strcmp(name, "INCOMPLETE.txt") ||
-        !strcmp(name, "slurm") || !strncmp(name, ".streamlab-grade", 16)) {
-        char *prefixed = grade_strf("student_%s", name);
-        char *dir = grade_path_join(a->opt.out, prefixed);
-        free(prefixed);
-        return dir;
-    }
-    return grade_path_join(a->opt.out, name);
+/* Submission i's reports into its folder of OUT (a->dirs, from grade_student_dir.h: the
+ * name is a display string, never a path), written inside OUT and through no link. A
+ * refusal is said, naming the path, and in the student's note; the class goes on. */
+static int write_reports(const app *a, size_t i, grade_student *s, const grade_report_context *ctx) {
+    char err[1024];
+    if (grade_student_write(s, ctx, a->outdir.fd, a->opt.out, a->dirs[i], err, sizeof(err)) == 0) return 0;
+    fprintf(stderr, "grade: %s\n", err);
+    char *why = grade_strf("grader problem: this student's reports could not be written (%s); the score stands%s%s",
+                           err, s->problem ? "; " : "", s->problem ? s->problem : "");
+    free(s->problem);
+    s->problem = why;
+    return -1;
 }
 
 static int job(void *ctx, size_t k) {
@@ -223,12 +226,7 @@ static int job(void *ctx, size_t k) {
     grade_student_grade(&a->env, &a->subs.items[i], work, &s);
     /* The instructor's adjustments from the earlier gradebook count in the reports too. */
     grade_adjustments_apply(&a->adjust, &s);
-    char *dir = student_dir(a, s.name);
-    int rc = 0;
-    if (grade_student_write(&s, &a->env.report, dir, err, sizeof(err)) != 0) {
-        fprintf(stderr, "grade: %s\n", err);
-        rc = 4;
-    }
+    int rc = write_reports(a, i, &s, &a->env.report) != 0 ? 4 : 0;
     cJSON *j = grade_student_to_json(&s);
     char *text = cJSON_PrintUnformatted(j);
     char *state = state_path(a, i);
@@ -237,7 +235,6 @@ static int job(void *ctx, size_t k) {
     cJSON_Delete(j);
     if (!a->opt.keep_scratch) grade_rm_rf(work, err, sizeof(err));
     free(state);
-    free(dir);
     free(work);
     grade_student_free(&s);
     return rc;
@@ -269,10 +266,7 @@ static void lost_student(app *a, size_t i, int status, grade_student *s) {
         for (int c = 0; c < GRADE_CHECKS; c++) grade_check_set(&s->labs[l].checks[c], 0, s->problem);
     }
     grade_student_total(s);
-    char *dir = student_dir(a, s->name);
-    char err[512];
-    if (grade_student_write(s, &a->env.report, dir, err, sizeof(err)) != 0) fprintf(stderr, "grade: %s\n", err);
-    free(dir);
+    if (write_reports(a, i, s, &a->env.report) != 0) a->report_failed = true;
 }
 
 static void done(void *ctx, size_t k, int status) {
@@ -291,8 +285,10 @@ static void done(void *ctx, size_t k, int status) {
     if ((code == 0 || code == 4) && grade_read_file(state, 64u << 20, &text, &len, NULL, err, sizeof(err)) == 0) {
         cJSON *j = cJSON_ParseWithLength(text, len);
         ok = j && grade_student_from_json(j, &a->students[i]) == 0;
-        /* Kept in --out for --regrade and --resume. */
-        if (ok && grade_outdir_store(&a->outdir, a->students[i].name, a->keys[i], j, err, sizeof(err)) != 0) {
+        /* Kept in --out for --regrade and --resume; not when its reports could not be
+         * written (code 4), so that --resume grades it again. */
+        if (ok && code == 0 &&
+            grade_outdir_store(&a->outdir, a->students[i].name, a->keys[i], j, err, sizeof(err)) != 0) {
             fprintf(stderr, "grade: %s\n", err);
             a->report_failed = true;
         }
@@ -522,13 +518,13 @@ static char *merge_tasks(app *a) {
             grade_student *st = &a->students[i];
             if (found && grade_student_from_json(found->student, st) == 0) {
                 grade_adjustments_apply(&a->adjust, st);
-                char *dir = student_dir(a, st->name);
-                if (grade_student_write(st, &ctx, dir, err, sizeof(err)) != 0 ||
-                    grade_outdir_store(&a->outdir, st->name, a->keys[i], found->student, err, sizeof(err)) != 0) {
+                if (write_reports(a, i, st, &ctx) != 0) {
+                    a->report_failed = true;
+                } else if (grade_outdir_store(&a->outdir, st->name, a->keys[i], found->student, err, sizeof(err)) !=
+                           0) {
                     fprintf(stderr, "grade: %s\n", err);
                     a->report_failed = true;
                 }
-                free(dir);
                 a->graded[i] = true;
                 grade_progress_step(&a->progress, st);
                 continue;
@@ -571,6 +567,11 @@ static int class_mode(app *a) {
     a->keys = calloc(a->subs.n, sizeof(*a->keys));
     a->order = calloc(a->subs.n, sizeof(size_t));
     a->graded = calloc(a->subs.n, sizeof(bool));
+    /* Each student's report folder, distinct in the class and the same on every run. */
+    const char **names = calloc(a->subs.n ? a->subs.n : 1, sizeof(char *));
+    for (size_t i = 0; i < a->subs.n; i++) names[i] = a->subs.items[i].name;
+    a->dirs = grade_student_dirnames(names, a->subs.n);
+    free(names);
     a->settings_hash = settings_hash(a);
     for (size_t i = 0; i < a->subs.n; i++) {
         uint64_t h = a->settings_hash;
@@ -630,13 +631,11 @@ static int class_mode(app *a) {
         cJSON_AddStringToObject(ctx, "settings", a->env.report.settings ? a->env.report.settings : "");
         cJSON_AddStringToObject(ctx, "when", a->when);
         char *text = cJSON_PrintUnformatted(ctx);
-        char *path = grade_path_join(a->outdir.state_dir, "context.json");
-        if (!text || grade_mkdir_p(a->outdir.state_dir, 0755, err, sizeof(err)) != 0 ||
-            grade_write_file(path, text, strlen(text), err, sizeof(err)) != 0) {
+        if (!text || grade_outdir_write(&a->outdir, ".streamlab-grade/context.json", text, strlen(text), err,
+                                        sizeof(err)) != 0) {
             fprintf(stderr, "grade: %s\n", err);
             a->report_failed = true;
         }
-        free(path);
         cJSON_free(text);
         cJSON_Delete(ctx);
     }
@@ -687,14 +686,13 @@ static int class_mode(app *a) {
         if (!list[i]->not_graded) done_list[n_done++] = list[i];
     char *junit = grade_report_junit_class(done_list, n_done);
     char *csv_path = grade_path_join(a->opt.out, "gradebook.csv");
-    char *junit_path = grade_path_join(a->opt.out, "junit.xml");
     int rc = GRADE_EXIT_OK;
     char *resume = resume_command(a);
     char *how = grade_strf("This gradebook is INCOMPLETE: the grader was interrupted with %zu of %zu students graded.\n"
                            "Students not graded have empty scores and a NOT GRADED note. To finish, run:\n  %s\n",
                            finished, a->subs.n, resume);
-    if (grade_write_file(csv_path, csv, strlen(csv), err, sizeof(err)) != 0 ||
-        grade_write_file(junit_path, junit, strlen(junit), err, sizeof(err)) != 0 ||
+    if (grade_outdir_write(&a->outdir, "gradebook.csv", csv, strlen(csv), err, sizeof(err)) != 0 ||
+        grade_outdir_write(&a->outdir, "junit.xml", junit, strlen(junit), err, sizeof(err)) != 0 ||
         grade_outdir_mark(&a->outdir, !interrupted && !unfinished, unfinished ? unfinished : how, err, sizeof(err)) != 0) {
         fprintf(stderr, "grade: %s\n", err);
         a->report_failed = true;
@@ -748,7 +746,6 @@ static int class_mode(app *a) {
     free(csv);
     free(junit);
     free(csv_path);
-    free(junit_path);
     free(done_list);
     free(list);
     for (size_t i = 0; i < n_extra; i++) grade_student_free(&extra[i]);
@@ -1189,6 +1186,7 @@ int main(int argc, char **argv) {
     free(a->students);
     for (size_t i = 0; a->why_not && i < a->subs.n; i++) free(a->why_not[i]);
     free(a->why_not);
+    grade_student_dirnames_free(a->dirs, a->subs.n);
     grade_submission_list_free(&a->subs);
     grade_roster_free(&a->roster);
     grade_adjustments_free(&a->adjust);

@@ -13,13 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grading/grade_beneath.h"
 #include "grading/grade_fs.h"
+#include "grading/grade_hash.h"
 #include "grading/grade_text.h"
 
 #define LOCK_NAME ".streamlab-grade.lock"
 #define STATE_NAME ".streamlab-grade"
 #define INCOMPLETE_NAME "INCOMPLETE.txt"
 #define SLURM_NAME "slurm"
+#define STUDENTS_REL STATE_NAME "/students"
 
 /* path made absolute with symbolic links resolved, for the part of it that exists. */
 static char *resolve(const char *path) {
@@ -102,7 +105,7 @@ static int clean(const char *dir, char *err, size_t err_len) {
 int grade_outdir_open(const char *out, const char *submissions, grade_out_mode mode, const char *usage_name,
                       grade_outdir *od, char *err, size_t err_len) {
     memset(od, 0, sizeof(*od));
-    od->lock_fd = -1;
+    od->fd = od->lock_fd = -1;
     if (grade_path_within(out, submissions) || grade_path_within(submissions, out)) {
         char *ro = resolve(out), *rs = resolve(submissions);
         snprintf(err, err_len,
@@ -119,8 +122,15 @@ int grade_outdir_open(const char *out, const char *submissions, grade_out_mode m
     if (grade_mkdir_p(out, 0755, err, err_len) != 0) return -1;
     od->path = grade_strdup(out);
     od->state_dir = grade_path_join(out, STATE_NAME);
+    /* OUT itself is the instructor's (it may be a link they made); below it, nothing is
+     * followed. */
+    od->fd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (od->fd < 0) {
+        snprintf(err, err_len, "--out %s: cannot open it: %s", out, strerror(errno));
+        return -1;
+    }
     char *lock = grade_path_join(out, LOCK_NAME);
-    od->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    od->lock_fd = openat(od->fd, LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (od->lock_fd < 0) {
         snprintf(err, err_len, "--out: cannot open its lock file %s: %s", lock, strerror(errno));
         free(lock);
@@ -190,31 +200,41 @@ int grade_outdir_clean(grade_outdir *od, char *err, size_t err_len) {
     return clean(od->path, err, err_len);
 }
 
-static char *stored_path(const grade_outdir *od, const char *name) {
+/* A stored result's file, relative to OUT: the name in hex, or (a name too long for a
+ * file name) its hash; the name itself is inside. */
+static char *stored_rel(const char *name) {
     grade_buf b;
     grade_buf_init(&b);
-    grade_buf_printf(&b, "%s/students/", od->state_dir);
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) grade_buf_printf(&b, "%02x", *p);
+    grade_buf_puts(&b, STUDENTS_REL "/");
+    if (strlen(name) <= 120) {
+        for (const unsigned char *p = (const unsigned char *)name; *p; p++) grade_buf_printf(&b, "%02x", *p);
+    } else {
+        char hex[17];
+        grade_hash_hex(grade_hash_str(GRADE_HASH_START, name), hex);
+        grade_buf_printf(&b, "long-%s", hex);
+    }
     grade_buf_puts(&b, ".json");
     return grade_buf_take(&b);
 }
 
+int grade_outdir_write(const grade_outdir *od, const char *rel, const char *data, size_t len, char *err,
+                       size_t err_len) {
+    return grade_beneath_write(od->fd, od->path, rel, data, len, err, err_len);
+}
+
 int grade_outdir_store(const grade_outdir *od, const char *name, const char *key, const cJSON *student, char *err,
                        size_t err_len) {
-    char *dir = grade_path_join(od->state_dir, "students");
-    int rc = grade_mkdir_p(dir, 0755, err, err_len);
-    free(dir);
-    if (rc) return rc;
+    int rc;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", name);
     cJSON_AddStringToObject(o, "key", key);
     cJSON_AddItemToObject(o, "student", cJSON_Duplicate(student, 1));
     char *text = cJSON_PrintUnformatted(o);
-    char *path = stored_path(od, name);
-    rc = text ? grade_write_file(path, text, strlen(text), err, err_len) : -1;
+    char *rel = stored_rel(name);
+    rc = text ? grade_outdir_write(od, rel, text, strlen(text), err, err_len) : -1;
     cJSON_free(text);
     cJSON_Delete(o);
-    free(path);
+    free(rel);
     return rc;
 }
 
@@ -222,6 +242,13 @@ int grade_outdir_load(const grade_outdir *od, grade_stored **out, size_t *n, cha
     *out = NULL;
     *n = 0;
     char *dir = grade_path_join(od->state_dir, "students");
+    /* Results are read only from folders the grader made: not through a link. */
+    if (!grade_is_dir(od->state_dir) || !grade_is_dir(dir)) {
+        bool there = access(dir, F_OK) == 0;
+        if (there) snprintf(err, err_len, "%s: not a folder the grader made (a symbolic link?): remove it", dir);
+        free(dir);
+        return there ? -1 : 0;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         free(dir);
@@ -236,7 +263,7 @@ int grade_outdir_load(const grade_outdir *od, grade_stored **out, size_t *n, cha
         char *path = grade_path_join(dir, e->d_name);
         char *text = NULL;
         size_t tlen = 0;
-        if (grade_read_file(path, 256u << 20, &text, &tlen, NULL, err, err_len) != 0) {
+        if (grade_read_file_nofollow(path, 256u << 20, &text, &tlen, NULL, err, err_len) != 0) {
             rc = -1;
         } else {
             cJSON *j = cJSON_ParseWithLength(text, tlen);
@@ -274,23 +301,14 @@ void grade_stored_free(grade_stored *s, size_t n) {
 }
 
 int grade_outdir_mark(const grade_outdir *od, bool complete, const char *how, char *err, size_t err_len) {
-    char *path = grade_path_join(od->path, INCOMPLETE_NAME);
-    int rc = 0;
-    if (complete) {
-        if (unlink(path) != 0 && errno != ENOENT) {
-            snprintf(err, err_len, "%s: %s", path, strerror(errno));
-            rc = -1;
-        }
-    } else {
-        rc = grade_write_file(path, how, strlen(how), err, err_len);
-    }
-    free(path);
-    return rc;
+    if (complete) return grade_beneath_unlink(od->fd, od->path, INCOMPLETE_NAME, err, err_len);
+    return grade_outdir_write(od, INCOMPLETE_NAME, how, strlen(how), err, err_len);
 }
 
 void grade_outdir_close(grade_outdir *od) {
     if (od->lock_fd >= 0) close(od->lock_fd);
-    od->lock_fd = -1;
+    if (od->fd >= 0) close(od->fd);
+    od->fd = od->lock_fd = -1;
     free(od->path);
     free(od->state_dir);
     od->path = od->state_dir = NULL;

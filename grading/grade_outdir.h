@@ -14,7 +14,10 @@
  * folder used: the class's reports are written when its tasks are merged.
  *
  * Each finished student's result is kept in OUT/.streamlab-grade/ with the fingerprint of
- * what it depends on (grade_hash.h); the gradebook of a merged run is made from these. */
+ * what it depends on (grade_hash.h); the gradebook of a merged run is made from these.
+ *
+ * Every file the grader writes in OUT is written through od->fd, the folder opened once,
+ * with grade_beneath.h: never outside it, never through a symbolic link placed in it. */
 #ifndef STREAMLAB_GRADE_OUTDIR_H
 #define STREAMLAB_GRADE_OUTDIR_H
 
@@ -37,6 +40,7 @@ typedef enum grade_out_mode {
 typedef struct grade_outdir {
     char *path;
     char *state_dir; /* OUT/.streamlab-grade */
+    int fd;          /* OUT, opened (O_DIRECTORY): every write in OUT goes through it */
     int lock_fd;
     bool used;       /* an earlier run's results were there (and are kept: regrade, resume) */
     bool clean;      /* --force on a used folder: grade_outdir_clean removes the earlier run */
@@ -63,9 +67,12 @@ int grade_outdir_store(const grade_outdir *od, const char *name, const char *key
 /* Every stored result (none in a new folder). */
 int grade_outdir_load(const grade_outdir *od, grade_stored **out, size_t *n, char *err, size_t err_len);
 void grade_stored_free(grade_stored *s, size_t n);
+/* Writes data to the file rel in OUT (grade_beneath_write: inside OUT, through no link). */
+int grade_outdir_write(const grade_outdir *od, const char *rel, const char *data, size_t len, char *err,
+                       size_t err_len);
 /* Marks the folder's gradebook complete or not (OUT/INCOMPLETE.txt holds `how` when not). */
 int grade_outdir_mark(const grade_outdir *od, bool complete, const char *how, char *err, size_t err_len);
-/* Releases the lock. */
+/* Releases the lock and closes OUT. */
 void grade_outdir_close(grade_outdir *od);
 
 #ifdef __cplusplus

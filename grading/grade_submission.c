@@ -32,6 +32,7 @@ void grade_submission_add_part(grade_submission *s, const char *path, const char
     s->parts = realloc(s->parts, (s->n_parts + 1) * sizeof(grade_sub_part));
     s->parts[s->n_parts].path = grade_strdup(path);
     s->parts[s->n_parts].name = grade_strdup(name);
+    s->parts[s->n_parts].claim = NULL;
     s->n_parts++;
     if (!s->path) s->path = grade_strdup(path);
 }
@@ -134,6 +135,7 @@ void grade_submission_list_free(grade_submission_list *l) {
         for (size_t k = 0; k < s->n_parts; k++) {
             free(s->parts[k].path);
             free(s->parts[k].name);
+            free(s->parts[k].claim);
         }
         free(s->parts);
         free(s->problem);
@@ -208,6 +210,31 @@ static void folder_load(const char *dir, grade_entry *e) {
 
 /* ---- choosing ------------------------------------------------------------------------------ */
 
+/* The claim of the platform's file that the index entry at path came from (a flat file is
+ * indexed under its own name), or NULL. */
+static const char *claim_of(const grade_submission *sub, const char *path) {
+    if (sub->kind != GRADE_SUB_FILES) return NULL;
+    for (size_t p = 0; p < sub->n_parts; p++)
+        if (sub->parts[p].claim && !strcmp(sub->parts[p].name, path)) return sub->parts[p].claim;
+    return NULL;
+}
+
+/* Files of the submission that claim another participant but were not taken for w: said
+ * in w's note too, so that the student's report tells every such file. */
+static void other_claims(const grade_submission *sub, grade_wanted *w) {
+    if (sub->kind != GRADE_SUB_FILES) return;
+    for (size_t p = 0; p < sub->n_parts; p++) {
+        const grade_sub_part *part = &sub->parts[p];
+        if (!part->claim || (w->note && strstr(w->note, part->claim))) continue;
+        char *shown = grade_text_clean(part->name, strlen(part->name), 200);
+        char *n = grade_strf("%s%s(the upload %s: %s; it stays with this student)", w->note ? w->note : "",
+                             w->note ? " " : "", shown, part->claim);
+        free(shown);
+        free(w->note);
+        w->note = n;
+    }
+}
+
 static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted *w, bool loose) {
     grade_entry *exact = NULL, *below = NULL, *named = NULL;
     size_t n_named = 0;
@@ -248,7 +275,9 @@ static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted 
         w->len = chosen->len;
         if (chosen != exact) {
             char *shown = grade_text_clean(chosen->path, strlen(chosen->path), 200);
-            w->note = grade_strf("taken from %s", shown);
+            const char *claim = claim_of(sub, chosen->path);
+            w->note = claim ? grade_strf("taken from %s: %s, so it is graded as this student's", shown, claim)
+                            : grade_strf("taken from %s", shown);
             free(shown);
         }
         return;
@@ -363,7 +392,10 @@ int grade_submission_fetch(const grade_submission *sub, grade_wanted *wanted, si
     }
     free(shown);
     if (rc == 0)
-        for (size_t i = 0; i < n; i++) resolve(sub, &idx, &wanted[i], loose);
+        for (size_t i = 0; i < n; i++) {
+            resolve(sub, &idx, &wanted[i], loose);
+            other_claims(sub, &wanted[i]);
+        }
     grade_index_free(&idx);
     return rc;
 }

@@ -35,6 +35,10 @@ typedef enum grade_sub_kind {
 typedef struct grade_sub_part {
     char *path;
     char *name;
+    /* A platform's file whose own name claims another participant: what it claims and who
+     * uploaded it, in words (the file stays with its uploader; the lab notes say so), else
+     * NULL. */
+    char *claim;
 } grade_sub_part;
 
 typedef struct grade_submission {
