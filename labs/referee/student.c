@@ -1,0 +1,55 @@
+/* labs/referee/student.c: the student process's side of the referee (see student.h). */
+#define _GNU_SOURCE
+#include "labs/referee/student.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t err_len) {
+    memset(s, 0, sizeof(*s));
+    const char *arg = NULL;
+    size_t n = strlen(LAB_REFEREE_ARG);
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], LAB_REFEREE_ARG, n)) arg = argv[i] + n;
+    if (!arg) return 1;
+    int fd = -1;
+    uintptr_t base = 0;
+    size_t bytes = 0;
+    if (sscanf(arg, "%d,%" SCNxPTR ",%zu", &fd, &base, &bytes) != 3 || fd < 0 || !base || !bytes) {
+        snprintf(err, err_len, "a malformed %s argument: %s", LAB_REFEREE_ARG, arg);
+        return -1;
+    }
+    if (lab_shm_attach(&s->shm, fd, (void *)base, bytes, err, err_len) != 0) return -1;
+    s->control = s->shm.base;
+    s->ring = lab_ring_attach((unsigned char *)s->shm.base + LAB_CONTROL_BYTES);
+    if (!s->ring) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    s->data = (unsigned char *)s->shm.base + s->control->data_offset;
+    s->data_bytes = bytes - s->control->data_offset;
+    lab_ring_send(s->ring, LAB_OP_HELLO, NULL, 0);
+    return 0;
+}
+
+lab_phase lab_student_next_phase(lab_student *s) {
+    for (;;) {
+        uint32_t seq = __atomic_load_n(&s->control->phase_seq, __ATOMIC_SEQ_CST);
+        if (seq != s->phase_seq) {
+            s->phase_seq = seq;
+            return (lab_phase)s->control->phase;
+        }
+        syscall(SYS_futex, (uint32_t *)&s->control->phase_seq, FUTEX_WAIT, seq, NULL, NULL, 0);
+    }
+}
+
+void lab_student_phase_done(lab_student *s, int rc) {
+    int32_t v = rc;
+    lab_ring_send(s->ring, LAB_OP_PHASE_DONE, &v, sizeof(v));
+}
