@@ -3,8 +3,9 @@
 #
 #  1. Installs what is missing from the distribution's packages (Debian/Ubuntu, apt-get):
 #     Bazel (Debian's offline bazel-bootstrap, unless a Bazel is already installed), the
-#     libraries the build links (ncurses, GoogleTest, cJSON, libarchive, libyaml) and the tools the
-#     tests use (tmux, clang with libFuzzer). Nothing is downloaded from anywhere else.
+#     libraries the build links (ncurses, GoogleTest, cJSON, libarchive, libyaml, elfutils'
+#     libelf and libdw) and the tools the tests use (tmux, clang with libFuzzer). Nothing is
+#     downloaded from anywhere else.
 #  2. Writes .bazelrc.machine (git-ignored) with this machine's settings.
 #  3. Looks for the CUDA toolkit and a GPU, and prints a short summary.
 set -euo pipefail
@@ -26,6 +27,8 @@ packages=(
   "libcjson-dev:cJSON (traces, event stream, reports)"
   "libarchive-dev:libarchive (the grader reads .zip/.tar.gz submissions)"
   "libyaml-dev:libyaml (the grader reads Gradescope's submission_metadata.yml)"
+  "libelf-dev:libelf (the check of a student's object before it is linked, labs/objcheck)"
+  "libdw-dev:libdw (the student's lines in that check's refusals)"
   "tmux:tmux (the end-to-end test of the live timeline)"
   "clang:clang (the event-stream fuzzer)"
   "libclang-rt-14-dev:libFuzzer and sanitizer runtimes for clang"
@@ -55,7 +58,7 @@ if ((${#need[@]})); then
   if ! command -v apt-get >/dev/null 2>&1; then
     die "missing packages: ${need[*]}. This script installs them with apt-get on Debian and
 Ubuntu; on other systems install the equivalents (Bazel 4.2-7.x, ncurses, GoogleTest,
-cJSON, libarchive, libyaml, tmux, clang, Slurm and MUNGE) with your package manager and run ./setup.sh again."
+cJSON, libarchive, libyaml, elfutils' libelf and libdw, tmux, clang, Slurm and MUNGE) with your package manager and run ./setup.sh again."
   fi
   sudo=""
   if [[ "$(id -u)" != 0 ]]; then

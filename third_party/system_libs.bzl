@@ -21,6 +21,8 @@ _LIBS = {
     "gtest_main": ("gtest/gtest.h", "libgtest_main.a", "libgtest-dev", ["-lgtest_main", "-lgtest", "-lpthread"]),
     "libarchive": ("archive.h", "libarchive.so", "libarchive-dev", ["-larchive"]),
     "libyaml": ("yaml.h", "libyaml.so", "libyaml-dev", ["-lyaml"]),
+    "libelf": ("gelf.h", "libelf.so", "libelf-dev", ["-lelf"]),
+    "libdw": ("elfutils/libdwfl.h", "libdw.so", "libdw-dev", ["-ldw", "-lelf"]),
 }
 
 _INCLUDE_DIRS = ["/usr/include", "/usr/local/include"]

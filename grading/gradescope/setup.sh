@@ -6,4 +6,5 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 # The image's package lists may be missing or stale: without them the install fails.
 apt-get update
-apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson-dev libarchive13 libyaml-0-2
+# libelf1 and libdw1: the kits' objcheck, which reads each student's object before it is linked.
+apt-get install -y --no-install-recommends gcc binutils libc6-dev libcjson-dev libarchive13 libyaml-0-2 libelf1 libdw1
