@@ -1,7 +1,9 @@
 /* trace/gpu/interpose.c: the GPU build's API interposer.
  *
  * Binaries linked with //trace/gpu:gpu are linked with -Wl,--wrap=X for each runtime call
- * X that the labs make (the simulator's subset, real.h), so the program's calls land here.
+ * X that the list of CUDA calls marks wrapped (cuda_calls/cuda_calls.inc; real.h), so the
+ * program's calls land here. Most wrappers are one line on a frame (WRAP_TRACED,
+ * WRAP_KEEPING, WRAP_FREE below) that takes the call's signature from the list.
  * Each wrapper calls the runtime (__real_X) and reports what happened to the recorder
  * (trace/record/recorder.h) as the simulator does for the same call:
  *   - streams and events are registered when created and forgotten when destroyed, always
@@ -30,6 +32,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cuda_calls/cuda_calls_by_name.h"
 #include "trace/gpu/allocations.h"
 #include "trace/gpu/capture.h"
 #include "trace/gpu/classify.h"
@@ -54,6 +57,40 @@ static uint64_t now(void) { return trace_gpu_now_ns(); }
 
 /* The stream a _ptsz call works on: its NULL is the per-thread default stream. */
 static cudaStream_t per_thread(cudaStream_t stream) { return stream ? stream : cudaStreamPerThread; }
+
+/* ---- the wrappers' frames ------------------------------------------------------------------ */
+
+/* Most wrappers are written with one of these frames. Each defines __wrap_X with X's
+ * parameters as the list of CUDA calls names them (cuda_calls/cuda_calls.inc, by name
+ * through cuda_calls_by_name.h; real.h declares __wrap_X from the same list, so a wrapper
+ * whose signature is not the call's fails to compile), marks the program's call site in the
+ * wrapper itself (TRACE_CALL_SITE) and calls the runtime's X. What a call records is the
+ * part written out below each frame: an expression or statements on those parameters. */
+
+/* A call recorded only while a sink is installed: without one, the runtime's X and nothing
+ * else; with one, `traced`, which calls the runtime itself and records what happened. */
+#define WRAP_TRACED(name, traced)                                                                            \
+    cudaError_t __wrap_##name CUDA_CALLS_PARAMS_##name {                                                     \
+        TRACE_CALL_SITE();                                                                                   \
+        if (!tracing()) return __real_##name CUDA_CALLS_ARGS_##name;                                         \
+        return traced;                                                                                       \
+    }
+
+/* A call that makes or ends something the tracer keeps track of (an allocation, a stream, an
+ * event, an executable graph): `kept` (statements) runs whenever the call succeeded, traced
+ * or not; while a sink is installed the call is an API span named X. */
+#define WRAP_KEEPING(name, kept)                                                                             \
+    cudaError_t __wrap_##name CUDA_CALLS_PARAMS_##name {                                                     \
+        TRACE_CALL_SITE();                                                                                   \
+        bool on_ = tracing();                                                                                \
+        uint64_t t0_ = on_ ? now() : 0;                                                                      \
+        cudaError_t err_ = __real_##name CUDA_CALLS_ARGS_##name;                                             \
+        if (err_ == cudaSuccess) {                                                                           \
+            kept;                                                                                            \
+        }                                                                                                    \
+        if (on_) trace_record_api(#name, t0_, now());                                                        \
+        return err_;                                                                                         \
+    }
 
 /* ---- what memory a pointer is ------------------------------------------------------------ */
 
@@ -119,76 +156,35 @@ static trace_gpu_mem mem_of(const void *ptr) {
 
 /* ---- memory ------------------------------------------------------------------------- */
 
-/* An allocation call: the API span, and the allocation remembered when it succeeded. */
-#define ALLOCATE(api, call, out, size, kind)                                                                 \
-    do {                                                                                                     \
-        bool on_ = tracing();                                                                                \
-        uint64_t t0_ = on_ ? now() : 0;                                                                      \
-        cudaError_t err_ = (call);                                                                           \
-        if (err_ == cudaSuccess) cache_add((out), (size), (kind));                                           \
-        if (on_) trace_record_api(api, t0_, now());                                                          \
-        return err_;                                                                                         \
-    } while (0)
-
-/* A release call: the allocation forgotten when it succeeded. */
-#define RELEASE(api, call, ptr)                                                                              \
-    do {                                                                                                     \
-        bool on_ = tracing();                                                                                \
-        uint64_t t0_ = on_ ? now() : 0;                                                                      \
-        cudaError_t err_ = (call);                                                                           \
-        if (err_ == cudaSuccess) cache_remove(ptr);                                                          \
-        if (on_) trace_record_api(api, t0_, now());                                                          \
-        return err_;                                                                                         \
-    } while (0)
-
-cudaError_t __wrap_cudaMalloc(void **devPtr, size_t size) {
-    TRACE_CALL_SITE();
-    ALLOCATE("cudaMalloc", __real_cudaMalloc(devPtr, size), *devPtr, size, TRACE_GPU_MEM_DEVICE);
-}
+/* Allocations are remembered when they succeed, and forgotten when they are released. */
+WRAP_KEEPING(cudaMalloc, cache_add(*devPtr, size, TRACE_GPU_MEM_DEVICE))
+WRAP_KEEPING(cudaMallocHost, cache_add(*ptr, size, TRACE_GPU_MEM_PINNED))
+WRAP_KEEPING(cudaHostAlloc, cache_add(*pHost, size, TRACE_GPU_MEM_PINNED))
+WRAP_KEEPING(cudaHostRegister, cache_add(ptr, size, TRACE_GPU_MEM_PINNED))
+WRAP_KEEPING(cudaHostUnregister, cache_remove(ptr))
 
 /* A release that waits for the device first: cudaFree and cudaFreeHost returned only once a
  * kernel running on a non-blocking stream had ended (H200, sim/conformance/), so the trace
  * gets a device sync, as the simulator records one, and the race checker orders what
- * follows after everything before. Freeing NULL waits for nothing. */
-#define RELEASE_SYNC(api, call, ptr)                                                                         \
-    do {                                                                                                     \
+ * follows after everything before. Freeing NULL waits for nothing. The allocation at ptr is
+ * forgotten when the call succeeded, as in WRAP_KEEPING. */
+#define WRAP_FREE(name, ptr)                                                                                 \
+    cudaError_t __wrap_##name CUDA_CALLS_PARAMS_##name {                                                     \
+        TRACE_CALL_SITE();                                                                                   \
         bool on_ = tracing();                                                                                \
         uint64_t t0_ = on_ ? now() : 0;                                                                      \
-        cudaError_t err_ = (call);                                                                           \
+        cudaError_t err_ = __real_##name CUDA_CALLS_ARGS_##name;                                             \
         if (err_ == cudaSuccess) cache_remove(ptr);                                                          \
         if (on_) {                                                                                           \
             uint64_t t1_ = now();                                                                            \
-            if (err_ == cudaSuccess && (ptr)) trace_record_sync(TRACE_SYNC_DEVICE, NULL, api, t0_, t1_);    \
-            trace_record_api(api, t0_, t1_);                                                                 \
+            if (err_ == cudaSuccess && (ptr)) trace_record_sync(TRACE_SYNC_DEVICE, NULL, #name, t0_, t1_);  \
+            trace_record_api(#name, t0_, t1_);                                                               \
         }                                                                                                    \
         return err_;                                                                                         \
-    } while (0)
+    }
 
-cudaError_t __wrap_cudaFree(void *devPtr) {
-    TRACE_CALL_SITE(); RELEASE_SYNC("cudaFree", __real_cudaFree(devPtr), devPtr); }
-
-cudaError_t __wrap_cudaMallocHost(void **ptr, size_t size) {
-    TRACE_CALL_SITE();
-    ALLOCATE("cudaMallocHost", __real_cudaMallocHost(ptr, size), *ptr, size, TRACE_GPU_MEM_PINNED);
-}
-
-cudaError_t __wrap_cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
-    TRACE_CALL_SITE();
-    ALLOCATE("cudaHostAlloc", __real_cudaHostAlloc(pHost, size, flags), *pHost, size, TRACE_GPU_MEM_PINNED);
-}
-
-cudaError_t __wrap_cudaFreeHost(void *ptr) {
-    TRACE_CALL_SITE(); RELEASE_SYNC("cudaFreeHost", __real_cudaFreeHost(ptr), ptr); }
-
-cudaError_t __wrap_cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
-    TRACE_CALL_SITE();
-    ALLOCATE("cudaHostRegister", __real_cudaHostRegister(ptr, size, flags), ptr, size, TRACE_GPU_MEM_PINNED);
-}
-
-cudaError_t __wrap_cudaHostUnregister(void *ptr) {
-    TRACE_CALL_SITE();
-    RELEASE("cudaHostUnregister", __real_cudaHostUnregister(ptr), ptr);
-}
+WRAP_FREE(cudaFree, devPtr)
+WRAP_FREE(cudaFreeHost, ptr)
 
 /* ---- copies and memsets ------------------------------------------------------------------ */
 
@@ -265,32 +261,13 @@ static cudaError_t traced_copy(const char *api, copy_fn real, void *dst, const v
     return err;
 }
 
-cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemcpy(dst, src, count, kind);
-    return traced_copy("cudaMemcpy", real_memcpy, dst, src, count, kind, NULL, false);
-}
-
-cudaError_t __wrap_cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemcpy_ptds(dst, src, count, kind);
-    return traced_copy("cudaMemcpy", real_memcpy_ptds, dst, src, count, kind, cudaStreamPerThread, false);
-}
-
-cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                                   cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemcpyAsync(dst, src, count, kind, stream);
-    return traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync, dst, src, count, kind, stream, true);
-}
-
-cudaError_t __wrap_cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                                        cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
-    return traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync_ptsz, dst, src, count, kind, per_thread(stream),
-                       true);
-}
+WRAP_TRACED(cudaMemcpy, traced_copy("cudaMemcpy", real_memcpy, dst, src, count, kind, NULL, false))
+WRAP_TRACED(cudaMemcpy_ptds,
+            traced_copy("cudaMemcpy", real_memcpy_ptds, dst, src, count, kind, cudaStreamPerThread, false))
+WRAP_TRACED(cudaMemcpyAsync,
+            traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync, dst, src, count, kind, stream, true))
+WRAP_TRACED(cudaMemcpyAsync_ptsz, traced_copy("cudaMemcpyAsync", __real_cudaMemcpyAsync_ptsz, dst, src, count, kind,
+                                              per_thread(stream), true))
 
 /* A peer copy (cudaMemcpyPeerAsync, cudaMemcpyPeer): device memory of src_dev to device
  * memory of dst_dev, on the link lane as the simulator records it (sim/copies.c). The
@@ -325,18 +302,9 @@ static cudaError_t traced_peer_copy(const char *api, void *dst, int dst_dev, con
     return err;
 }
 
-cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
-                                       cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
-    return traced_peer_copy("cudaMemcpyPeerAsync", dst, dstDevice, src, srcDevice, count, stream, true);
-}
-
-cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
-    return traced_peer_copy("cudaMemcpyPeer", dst, dstDevice, src, srcDevice, count, NULL, false);
-}
+WRAP_TRACED(cudaMemcpyPeerAsync,
+            traced_peer_copy("cudaMemcpyPeerAsync", dst, dstDevice, src, srcDevice, count, stream, true))
+WRAP_TRACED(cudaMemcpyPeer, traced_peer_copy("cudaMemcpyPeer", dst, dstDevice, src, srcDevice, count, NULL, false))
 
 static cudaError_t traced_memset(const char *api, memset_fn real, void *ptr, int value, size_t count,
                                  cudaStream_t stream, bool async) {
@@ -365,30 +333,13 @@ static cudaError_t traced_memset(const char *api, memset_fn real, void *ptr, int
     return err;
 }
 
-cudaError_t __wrap_cudaMemset(void *devPtr, int value, size_t count) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemset(devPtr, value, count);
-    return traced_memset("cudaMemset", real_memset, devPtr, value, count, NULL, false);
-}
-
-cudaError_t __wrap_cudaMemset_ptds(void *devPtr, int value, size_t count) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemset_ptds(devPtr, value, count);
-    return traced_memset("cudaMemset", real_memset_ptds, devPtr, value, count, cudaStreamPerThread, false);
-}
-
-cudaError_t __wrap_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemsetAsync(devPtr, value, count, stream);
-    return traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync, devPtr, value, count, stream, true);
-}
-
-cudaError_t __wrap_cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
-    return traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync_ptsz, devPtr, value, count, per_thread(stream),
-                         true);
-}
+WRAP_TRACED(cudaMemset, traced_memset("cudaMemset", real_memset, devPtr, value, count, NULL, false))
+WRAP_TRACED(cudaMemset_ptds,
+            traced_memset("cudaMemset", real_memset_ptds, devPtr, value, count, cudaStreamPerThread, false))
+WRAP_TRACED(cudaMemsetAsync,
+            traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync, devPtr, value, count, stream, true))
+WRAP_TRACED(cudaMemsetAsync_ptsz, traced_memset("cudaMemsetAsync", __real_cudaMemsetAsync_ptsz, devPtr, value, count,
+                                                per_thread(stream), true))
 
 /* ---- streams ------------------------------------------------------------------------------ */
 
@@ -408,44 +359,10 @@ static void stream_created(cudaStream_t stream, unsigned flags) {
     if (info) trace_gpu_nvtx_name_stream(stream, info->name);
 }
 
-#define STREAM_CREATE(api, call, out, flags)                                                                 \
-    do {                                                                                                     \
-        bool on_ = tracing();                                                                                \
-        uint64_t t0_ = on_ ? now() : 0;                                                                      \
-        cudaError_t err_ = (call);                                                                           \
-        if (err_ == cudaSuccess) stream_created(*(out), (flags));                                            \
-        if (on_) trace_record_api(api, t0_, now());                                                          \
-        return err_;                                                                                         \
-    } while (0)
-
-cudaError_t __wrap_cudaStreamCreate(cudaStream_t *pStream) {
-    TRACE_CALL_SITE();
-    STREAM_CREATE("cudaStreamCreate", __real_cudaStreamCreate(pStream), pStream, cudaStreamDefault);
-}
-
-cudaError_t __wrap_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
-    TRACE_CALL_SITE();
-    STREAM_CREATE("cudaStreamCreateWithFlags", __real_cudaStreamCreateWithFlags(pStream, flags), pStream, flags);
-}
-
-cudaError_t __wrap_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
-    TRACE_CALL_SITE();
-    STREAM_CREATE("cudaStreamCreateWithPriority", __real_cudaStreamCreateWithPriority(pStream, flags, priority),
-                  pStream, flags);
-}
-
-cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    bool on = tracing();
-    uint64_t t0 = on ? now() : 0;
-    cudaError_t err = __real_cudaStreamDestroy(stream);
-    if (err == cudaSuccess) {
-        trace_stream_destroyed(stream);
-        trace_gpu_stream_destroyed(stream);
-    }
-    if (on) trace_record_api("cudaStreamDestroy", t0, now());
-    return err;
-}
+WRAP_KEEPING(cudaStreamCreate, stream_created(*pStream, cudaStreamDefault))
+WRAP_KEEPING(cudaStreamCreateWithFlags, stream_created(*pStream, flags))
+WRAP_KEEPING(cudaStreamCreateWithPriority, stream_created(*pStream, flags))
+WRAP_KEEPING(cudaStreamDestroy, trace_stream_destroyed(stream); trace_gpu_stream_destroyed(stream))
 
 /* The host waited in `api` from t0 to t1 for target: when the call succeeded that orders
  * what it waited for before what the host does next (a SYNC record) and, for the
@@ -474,30 +391,13 @@ static cudaError_t traced_stream_wait(const char *api, cudaError_t (*real)(cudaS
     return host_waited(err, kind, TRACE_SYNC_STREAM, stream, api, t0, now());
 }
 
-cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaStreamSynchronize(stream);
-    return traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize, WAIT_SYNC, stream);
-}
-
-cudaError_t __wrap_cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaStreamSynchronize_ptsz(stream);
-    return traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize_ptsz, WAIT_SYNC,
-                              per_thread(stream));
-}
-
-cudaError_t __wrap_cudaStreamQuery(cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaStreamQuery(stream);
-    return traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery, WAIT_QUERY, stream);
-}
-
-cudaError_t __wrap_cudaStreamQuery_ptsz(cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaStreamQuery_ptsz(stream);
-    return traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery_ptsz, WAIT_QUERY, per_thread(stream));
-}
+WRAP_TRACED(cudaStreamSynchronize,
+            traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize, WAIT_SYNC, stream))
+WRAP_TRACED(cudaStreamSynchronize_ptsz, traced_stream_wait("cudaStreamSynchronize", __real_cudaStreamSynchronize_ptsz,
+                                                           WAIT_SYNC, per_thread(stream)))
+WRAP_TRACED(cudaStreamQuery, traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery, WAIT_QUERY, stream))
+WRAP_TRACED(cudaStreamQuery_ptsz,
+            traced_stream_wait("cudaStreamQuery", __real_cudaStreamQuery_ptsz, WAIT_QUERY, per_thread(stream)))
 
 static cudaError_t traced_wait_event(cudaError_t (*real)(cudaStream_t, cudaEvent_t, unsigned int),
                                      cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
@@ -517,17 +417,9 @@ static cudaError_t traced_wait_event(cudaError_t (*real)(cudaStream_t, cudaEvent
     return err;
 }
 
-cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaStreamWaitEvent(stream, event, flags);
-    return traced_wait_event(__real_cudaStreamWaitEvent, stream, event, flags);
-}
-
-cudaError_t __wrap_cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaStreamWaitEvent_ptsz(stream, event, flags);
-    return traced_wait_event(__real_cudaStreamWaitEvent_ptsz, per_thread(stream), event, flags);
-}
+WRAP_TRACED(cudaStreamWaitEvent, traced_wait_event(__real_cudaStreamWaitEvent, stream, event, flags))
+WRAP_TRACED(cudaStreamWaitEvent_ptsz,
+            traced_wait_event(__real_cudaStreamWaitEvent_ptsz, per_thread(stream), event, flags))
 
 static cudaError_t traced_host_func(cudaError_t (*real)(cudaStream_t, cudaHostFn_t, void *), cudaStream_t stream,
                                     cudaHostFn_t fn, void *userData) {
@@ -560,49 +452,15 @@ static cudaError_t traced_host_func(cudaError_t (*real)(cudaStream_t, cudaHostFn
     return err;
 }
 
-cudaError_t __wrap_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaLaunchHostFunc(stream, fn, userData);
-    return traced_host_func(__real_cudaLaunchHostFunc, stream, fn, userData);
-}
-
-cudaError_t __wrap_cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaLaunchHostFunc_ptsz(stream, fn, userData);
-    return traced_host_func(__real_cudaLaunchHostFunc_ptsz, per_thread(stream), fn, userData);
-}
+WRAP_TRACED(cudaLaunchHostFunc, traced_host_func(__real_cudaLaunchHostFunc, stream, fn, userData))
+WRAP_TRACED(cudaLaunchHostFunc_ptsz,
+            traced_host_func(__real_cudaLaunchHostFunc_ptsz, per_thread(stream), fn, userData))
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-cudaError_t __wrap_cudaEventCreate(cudaEvent_t *event) {
-    TRACE_CALL_SITE();
-    bool on = tracing();
-    uint64_t t0 = on ? now() : 0;
-    cudaError_t err = __real_cudaEventCreate(event);
-    if (err == cudaSuccess) trace_event_created(*event, cudaEventDefault);
-    if (on) trace_record_api("cudaEventCreate", t0, now());
-    return err;
-}
-
-cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
-    TRACE_CALL_SITE();
-    bool on = tracing();
-    uint64_t t0 = on ? now() : 0;
-    cudaError_t err = __real_cudaEventCreateWithFlags(event, flags);
-    if (err == cudaSuccess) trace_event_created(*event, flags);
-    if (on) trace_record_api("cudaEventCreateWithFlags", t0, now());
-    return err;
-}
-
-cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event) {
-    TRACE_CALL_SITE();
-    bool on = tracing();
-    uint64_t t0 = on ? now() : 0;
-    cudaError_t err = __real_cudaEventDestroy(event);
-    if (err == cudaSuccess) trace_event_destroyed(event);
-    if (on) trace_record_api("cudaEventDestroy", t0, now());
-    return err;
-}
+WRAP_KEEPING(cudaEventCreate, trace_event_created(*event, cudaEventDefault))
+WRAP_KEEPING(cudaEventCreateWithFlags, trace_event_created(*event, flags))
+WRAP_KEEPING(cudaEventDestroy, trace_event_destroyed(event))
 
 static cudaError_t traced_event_record(cudaError_t (*real)(cudaEvent_t, cudaStream_t), cudaEvent_t event,
                                        cudaStream_t stream) {
@@ -621,45 +479,32 @@ static cudaError_t traced_event_record(cudaError_t (*real)(cudaEvent_t, cudaStre
     return err;
 }
 
-cudaError_t __wrap_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaEventRecord(event, stream);
-    return traced_event_record(__real_cudaEventRecord, event, stream);
-}
+WRAP_TRACED(cudaEventRecord, traced_event_record(__real_cudaEventRecord, event, stream))
+WRAP_TRACED(cudaEventRecord_ptsz, traced_event_record(__real_cudaEventRecord_ptsz, event, per_thread(stream)))
 
-cudaError_t __wrap_cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaEventRecord_ptsz(event, stream);
-    return traced_event_record(__real_cudaEventRecord_ptsz, event, per_thread(stream));
-}
-
-cudaError_t __wrap_cudaEventQuery(cudaEvent_t event) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaEventQuery(event);
+/* A synchronise (WAIT_SYNC) or query (WAIT_QUERY) of event by real. cudaSuccess from a query:
+ * the event's last record has completed, which orders it before what the host does next, as
+ * cudaEventSynchronize would. */
+static cudaError_t traced_event_wait(const char *api, cudaError_t (*real)(cudaEvent_t), wait_kind kind,
+                                     cudaEvent_t event) {
     uint64_t t0 = now();
-    cudaError_t err = __real_cudaEventQuery(event);
-    /* cudaSuccess: the event's last record has completed, which orders it before what the
-     * host does next, as cudaEventSynchronize would. */
-    return host_waited(err, WAIT_QUERY, TRACE_SYNC_EVENT, event, "cudaEventQuery", t0, now());
+    cudaError_t err = real(event);
+    return host_waited(err, kind, TRACE_SYNC_EVENT, event, api, t0, now());
 }
 
-cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaEventSynchronize(event);
-    uint64_t t0 = now();
-    cudaError_t err = __real_cudaEventSynchronize(event);
-    return host_waited(err, WAIT_SYNC, TRACE_SYNC_EVENT, event, "cudaEventSynchronize", t0, now());
-}
+WRAP_TRACED(cudaEventQuery, traced_event_wait("cudaEventQuery", __real_cudaEventQuery, WAIT_QUERY, event))
+WRAP_TRACED(cudaEventSynchronize,
+            traced_event_wait("cudaEventSynchronize", __real_cudaEventSynchronize, WAIT_SYNC, event))
 
 /* ---- the device --------------------------------------------------------------------------- */
 
-cudaError_t __wrap_cudaDeviceSynchronize(void) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaDeviceSynchronize();
+static cudaError_t traced_device_sync(void) {
     uint64_t t0 = now();
     cudaError_t err = __real_cudaDeviceSynchronize();
     return host_waited(err, WAIT_SYNC_DEVICE, TRACE_SYNC_DEVICE, NULL, "cudaDeviceSynchronize", t0, now());
 }
+
+WRAP_TRACED(cudaDeviceSynchronize, traced_device_sync())
 
 cudaError_t __wrap_cudaDeviceReset(void) {
     TRACE_CALL_SITE();
@@ -681,31 +526,17 @@ cudaError_t __wrap_cudaDeviceReset(void) {
 
 /* ---- graphs ------------------------------------------------------------------------------ */
 
-cudaError_t __wrap_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-    TRACE_CALL_SITE();
-    bool on = tracing();
-    uint64_t t0 = on ? now() : 0;
-    cudaError_t err = __real_cudaGraphInstantiate(pGraphExec, graph, flags);
-    if (err == cudaSuccess) {
-        size_t nodes = 0;
-        cudaError_t pending = cudaPeekAtLastError();
-        cudaError_t qerr = cudaGraphGetNodes(graph, NULL, &nodes);
-        trace_gpu_forget_error(qerr, pending);
-        if (qerr == cudaSuccess) trace_gpu_graph_exec_add(*pGraphExec, nodes);
-    }
-    if (on) trace_record_api("cudaGraphInstantiate", t0, now());
-    return err;
+/* An executable graph is remembered with its node count, for its launches' names. */
+static void graph_instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
+    size_t nodes = 0;
+    cudaError_t pending = cudaPeekAtLastError();
+    cudaError_t qerr = cudaGraphGetNodes(graph, NULL, &nodes);
+    trace_gpu_forget_error(qerr, pending);
+    if (qerr == cudaSuccess) trace_gpu_graph_exec_add(exec, nodes);
 }
 
-cudaError_t __wrap_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-    TRACE_CALL_SITE();
-    bool on = tracing();
-    uint64_t t0 = on ? now() : 0;
-    cudaError_t err = __real_cudaGraphExecDestroy(graphExec);
-    if (err == cudaSuccess) trace_gpu_graph_exec_forget(graphExec);
-    if (on) trace_record_api("cudaGraphExecDestroy", t0, now());
-    return err;
-}
+WRAP_KEEPING(cudaGraphInstantiate, graph_instantiated(*pGraphExec, graph))
+WRAP_KEEPING(cudaGraphExecDestroy, trace_gpu_graph_exec_forget(graphExec))
 
 /* A graph launch is one KERNEL op on its stream, named "graph (N nodes)", with no memory
  * ranges (the race checker does not see what the graph's nodes touch). With CUDA-event
@@ -743,14 +574,5 @@ static cudaError_t traced_graph_launch(cudaError_t (*real)(cudaGraphExec_t, cuda
     return err;
 }
 
-cudaError_t __wrap_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaGraphLaunch(graphExec, stream);
-    return traced_graph_launch(__real_cudaGraphLaunch, graphExec, stream);
-}
-
-cudaError_t __wrap_cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-    TRACE_CALL_SITE();
-    if (!tracing()) return __real_cudaGraphLaunch_ptsz(graphExec, stream);
-    return traced_graph_launch(__real_cudaGraphLaunch_ptsz, graphExec, per_thread(stream));
-}
+WRAP_TRACED(cudaGraphLaunch, traced_graph_launch(__real_cudaGraphLaunch, graphExec, stream))
+WRAP_TRACED(cudaGraphLaunch_ptsz, traced_graph_launch(__real_cudaGraphLaunch_ptsz, graphExec, per_thread(stream)))
