@@ -3,7 +3,9 @@
 // and plain double buffering pass (exit 0), a racy variant is reported racy (exit 2), and
 // crashes, hangs, early exits, failed setups and wrong answers are each reported for what
 // they are (exit 2), with the live event stream ending in a bye line that says so; a host
-// read of device memory is named as such, with the student's line.
+// read of device memory is named as such, with the student's line. --timeout counts the
+// student's own phases only: a slow baseline is never the student's timeout, and the
+// harness past its own budget is the host's problem (exit 3).
 #include "labs/lab_test_support.h"
 
 #include <algorithm>
@@ -307,14 +309,100 @@ TEST(Lab03, ACrashNamesItsLineOrSaysHowToFindIt) {
     EXPECT_NE(o.err.find("03_double_buffer_crash_sim 0x"), std::string::npos) << o.err;
 }
 
-TEST(Lab03, AHangIsEndedByTheTimeout) {
-    Outcome o = RunLab("labs/03_double_buffer_hang_sim", Args({"--timeout", "2"}));
-    EXPECT_EQ(o.exit_code, 2);
-    EXPECT_LT(o.seconds, 30.0);
+// The phases the harness announced on the event stream as they began ("in run (yours)",
+// "in check (harness)", ...), in order (guard.h).
+std::vector<std::string> Announced(const std::string &events) {
+    std::vector<std::string> names;
+    trace_events_reader *r = trace_events_reader_create(nullptr);
+    trace_events_reader_feed(r, events.data(), events.size());
+    trace_events_reader_end(r);
+    trace_event ev;
+    char err[512];
+    int rc;
+    while ((rc = trace_events_reader_next(r, &ev, err, sizeof(err))) != 0)
+        if (rc > 0 && ev.type == TRACE_EVENT_PHASE && ev.u.phase.run == -1 &&
+            std::string(ev.u.phase.name).rfind("in ", 0) == 0)
+            names.push_back(ev.u.phase.name);
+    trace_events_reader_destroy(r);
+    return names;
+}
+
+// --timeout is the student's budget: a hang in run() is ended by it, however slow the
+// baseline is. Here every run of the baseline takes 3 s (the test hook of
+// labs/harness/budget.h), more than the student's 2 s: were the baseline's time the
+// student's, the timeout would end the lab in the baseline's warm-up, before the student's
+// code ran at all.
+TEST(Lab03, AHangIsEndedByTheTimeoutHoweverSlowTheBaseline) {
+    Outcome o = RunLab("labs/03_double_buffer_hang_sim", Args({"--timeout", "2"}), nullptr,
+                       {"STREAMLAB_TEST_SLOW_BASELINE_MS=3000"});
+    EXPECT_EQ(o.exit_code, 2) << o.err;
     EXPECT_NE(o.err.find("stopped after 2 s in run() of your lab"), std::string::npos) << o.err;
     Events e = ReadEvents(o.events);
     EXPECT_EQ(e.bye_status, 2);
-    EXPECT_NE(e.bye_reason.find("timeout"), std::string::npos) << e.bye_reason;
+    EXPECT_EQ(e.bye_reason, "timeout: timeout in run (yours)");
+    std::vector<std::string> where = Announced(o.events);
+    ASSERT_FALSE(where.empty());
+    EXPECT_EQ(where.back(), "in run (yours)");
+    // The baseline ran (and was slow) before the student's code did.
+    auto baseline = std::find(where.begin(), where.end(), "in run (baseline)");
+    auto setup = std::find(where.begin(), where.end(), "in setup (yours)");
+    EXPECT_TRUE(baseline < setup) << "the baseline's warm-up comes before your setup";
+}
+
+// The baseline is slow and the student honest: the reference solution passes, whatever the
+// baseline's runs took (4 x 2.5 s, more than the student's 8 s; the reference's own phases
+// take well under a second here). It must never end as the student's timeout; the
+// harness's own budget grows with the baseline's measured time.
+TEST(Lab03, ASlowBaselineIsNotTheStudentsTime) {
+    Outcome o = RunLab("solutions/03_double_buffer_sim",
+                       {"--seed", "7", "--runs", "3", "--schedules", "0", "--json", "--events-fd", "3", "--timeout",
+                        "8"},
+                       nullptr, {"STREAMLAB_TEST_SLOW_BASELINE_MS=2500"});
+    EXPECT_EQ(o.err.find("stopped after"), std::string::npos) << o.err;
+    Events e = ReadEvents(o.events);
+    EXPECT_EQ(e.bye_reason.rfind("timeout", 0), std::string::npos) << e.bye_reason;
+    if (o.exit_code == 3) {
+        // A host too slow even for the grown budget: said as the host's problem.
+        EXPECT_NE(o.err.find("Your code is not at fault"), std::string::npos) << o.err;
+        EXPECT_EQ(e.bye_reason.rfind("slow_host: ", 0), 0u) << e.bye_reason;
+        return;
+    }
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    cJSON_Delete(j);
+}
+
+// The harness's own work past its budget is the machine's problem, never the student's:
+// exit status 3, a "slow_host" bye naming the harness's phase, and words that say so. The
+// test hooks make the baseline slow and hold the harness to 2 s.
+TEST(Lab03, TheHarnessPastItsBudgetIsTheHostsProblem) {
+    Outcome o = RunLab("solutions/03_double_buffer_sim", Args({"--timeout", "60"}), nullptr,
+                       {"STREAMLAB_TEST_SLOW_BASELINE_MS=1500", "STREAMLAB_TEST_HARNESS_BUDGET_S=2"});
+    EXPECT_EQ(o.exit_code, 3) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_NE(o.err.find("took more than its 2 s, so this machine is too slow or too busy right now. Your code is "
+                         "not at fault"),
+              std::string::npos)
+        << o.err;
+    Events e = ReadEvents(o.events);
+    EXPECT_EQ(e.bye_status, 3);
+    EXPECT_EQ(e.bye_reason.rfind("slow_host: 2s in ", 0), 0u) << e.bye_reason;
+    EXPECT_EQ(e.bye_reason.find("(yours)"), std::string::npos) << e.bye_reason;
+    std::vector<std::string> where = Announced(o.events);
+    ASSERT_FALSE(where.empty());
+    EXPECT_EQ(where.back().find("(yours)"), std::string::npos) << where.back();
+}
+
+// A lab binary names --harness-timeout in its usage, with the exit status that goes with it.
+TEST(Lab03, TheUsageSaysWhoseTimeTheTimeoutIs) {
+    Outcome o = RunLab("labs/03_double_buffer_sim", {"--help"});
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_NE(o.out.find("--timeout S             stop your code after S seconds of its own time"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("--harness-timeout S"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("3 this machine was too slow"), std::string::npos) << o.out;
 }
 
 TEST(Lab03, ExitingEarlyIsNotAPass) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labs/harness/options.h"
 #include "trace/stream/events_writer.h"
 
 struct lab_events {
@@ -81,7 +82,15 @@ char *lab_events_fatal_line(void *ctx, const char *what, const char *detail, con
     snprintf(reason, sizeof(reason), "%s: %s in %s (%s)", what, detail, phase, who);
     /* Whatever is buffered goes first, so the stream ends in order. */
     trace_events_flush(ev->writer);
-    return trace_events_format_bye(ev->writer, 2, reason);
+    return trace_events_format_bye(ev->writer, strcmp(what, "slow_host") ? LAB_EXIT_FAIL : LAB_EXIT_HOST, reason);
+}
+
+void lab_events_where(void *ctx, const char *phase, const char *who, uint64_t now_ns) {
+    lab_events *ev = ctx;
+    if (!ev) return;
+    char name[TRACE_NAME_MAX];
+    snprintf(name, sizeof(name), "in %s (%s)", phase, who);
+    trace_events_phase(ev->writer, name, now_ns, now_ns, -1);
 }
 
 void lab_events_close(lab_events *ev) {

@@ -1,7 +1,8 @@
 /* labs/harness/events.h: the lab's side of the live event stream (--events-fd): the
  * trace writer installed as a recorder sink, plus the records only the harness knows
- * (hello, progress, result, bye), and the prepared line the crash guard writes. Every
- * function accepts NULL (no stream) and then does nothing. */
+ * (hello, progress, result, bye), the prepared line the crash guard writes, and its
+ * announcements of where the harness is. Every function accepts NULL (no stream) and then
+ * does nothing. */
 #ifndef STREAMLAB_LAB_EVENTS_H
 #define STREAMLAB_LAB_EVENTS_H
 
@@ -27,8 +28,12 @@ void lab_events_install(lab_events *ev);
 void lab_events_progress(lab_events *ev, const char *label, int done, int total);
 /* The result record (the --json object) and the closing bye. */
 void lab_events_result(lab_events *ev, const lab_result *r);
-/* The bye line the crash guard writes if the lab dies (see guard.h). */
+/* The bye line the crash guard writes if the lab dies (see guard.h): status 2, or
+ * LAB_EXIT_HOST when what is "slow_host". */
 char *lab_events_fatal_line(void *ev, const char *what, const char *detail, const char *phase, const char *who);
+/* The crash guard's announcement of a phase as it begins (see guard.h): a "phase" record
+ * named "in <phase> (<who>)", with start = end = now_ns and run -1, written at once. */
+void lab_events_where(void *ev, const char *phase, const char *who, uint64_t now_ns);
 void lab_events_close(lab_events *ev);
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@ enum {
     OPT_QUIET,
     OPT_TUI,
     OPT_TIMEOUT,
+    OPT_HARNESS_TIMEOUT,
     OPT_WIDTH,
     OPT_HELP,
     OPT_HINT,
@@ -39,6 +40,7 @@ static const struct option long_options[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"tui", no_argument, NULL, OPT_TUI},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"harness-timeout", required_argument, NULL, OPT_HARNESS_TIMEOUT},
     {"width", required_argument, NULL, OPT_WIDTH},
     {"help", no_argument, NULL, OPT_HELP},
     {"hint", no_argument, NULL, OPT_HINT},
@@ -52,6 +54,7 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
     o->events_fd = -1;
     o->schedules = 2;
     o->timeout_s = 60;
+    o->harness_timeout_s = 600;
     err[0] = '\0';
 
     opterr = 0;
@@ -128,6 +131,14 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
             }
             o->timeout_s = (int)v;
             break;
+        case OPT_HARNESS_TIMEOUT:
+            if (!cli_int(optarg, 1, 24 * 3600, &v)) {
+                snprintf(err, err_len, "--harness-timeout must be a number of seconds from 1 to 86400, not '%s'",
+                         optarg);
+                return LAB_EXIT_USAGE;
+            }
+            o->harness_timeout_s = (int)v;
+            break;
         case OPT_WIDTH:
             if (!cli_int(optarg, 40, 1000, &v)) {
                 snprintf(err, err_len, "--width must be a number of columns from 40 to 1000, not '%s'", optarg);
@@ -184,10 +195,14 @@ void lab_print_usage(const char *prog, const char *lab_id, void *stream) {
             "  --hint                  print the verdict and a hint for your next step (a little more\n"
             "                          each time you ask)\n"
             "  --tui                   show the run in the live timeline\n"
-            "  --timeout S             give up after S seconds (default 60)\n"
+            "  --timeout S             stop your code after S seconds of its own time: your setup(),\n"
+            "                          run() and teardown() together (default 60)\n"
+            "  --harness-timeout S     the harness's own work (the baseline, checking, the report) gets\n"
+            "                          time scaled to this machine, at most S seconds (default 600)\n"
             "  --width N               timeline width in columns (default: the terminal's)\n"
             "  --help                  this text\n\n"
             "Exit status: 0 all checks pass, 1 correct and race-free but below target,\n"
-            "2 incorrect, racy, crashed or timed out, 64 bad usage or no device to run on.\n",
+            "2 incorrect, racy, crashed or timed out, 3 this machine was too slow for the harness's\n"
+            "own work (not your code: run again), 64 bad usage or no device to run on.\n",
             prog, lab_id);
 }

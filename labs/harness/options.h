@@ -29,7 +29,9 @@ typedef struct lab_options {
     bool schedules_given;
     bool quiet;             /* the verdict only: no timeline, no details */
     bool tui;               /* show the run in the live timeline */
-    int timeout_s;          /* wall-clock limit for the whole lab */
+    int timeout_s;          /* your code's budget: wall-clock seconds in your setup(), run() and
+                               teardown() together (guard.h) */
+    int harness_timeout_s;  /* the most the harness's own budget may grow to (budget.h) */
     int width;              /* timeline width in columns, 0: the terminal's */
     bool help;
     bool hint;              /* --hint: run, then give the next hint for the step the student is at */
@@ -40,6 +42,9 @@ typedef struct lab_options {
 #define LAB_EXIT_PASS 0
 #define LAB_EXIT_BELOW_TARGET 1
 #define LAB_EXIT_FAIL 2
+/* The machine was too slow for the harness's own work (the baseline, checking, the
+ * report): not the code's fault, run again (guard.h). */
+#define LAB_EXIT_HOST 3
 #define LAB_EXIT_USAGE 64
 
 /* Parses argv. Returns 0, or LAB_EXIT_USAGE after writing what is wrong into err. */

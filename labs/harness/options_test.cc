@@ -46,6 +46,7 @@ TEST(Options, DefaultsWhenNoneAreGiven) {
     EXPECT_EQ(p.o.events_fd, -1);
     EXPECT_EQ(p.o.schedules, 2);
     EXPECT_EQ(p.o.timeout_s, 60);
+    EXPECT_EQ(p.o.harness_timeout_s, 600);
     EXPECT_FALSE(p.o.json);
     EXPECT_EQ(p.o.trace_path, nullptr);
 }
@@ -53,7 +54,7 @@ TEST(Options, DefaultsWhenNoneAreGiven) {
 TEST(Options, EveryOptionIsRead) {
     Parsed p = parse({"--backend=sim", "--profile=h100", "--runs", "7", "--seed", "0x2A", "--trace", "t.json",
                       "--json", "--events-fd", "3", "--schedules=0", "--quiet", "--timeout", "5", "--width",
-                      "120", "--tui"});
+                      "120", "--tui", "--harness-timeout", "90"});
     ASSERT_EQ(p.rc, 0) << p.err;
     EXPECT_EQ(p.o.backend, LAB_BACKEND_SIM);
     EXPECT_STREQ(p.o.profile, "h100");
@@ -67,6 +68,7 @@ TEST(Options, EveryOptionIsRead) {
     EXPECT_TRUE(p.o.schedules_given);
     EXPECT_TRUE(p.o.quiet);
     EXPECT_EQ(p.o.timeout_s, 5);
+    EXPECT_EQ(p.o.harness_timeout_s, 90);
     EXPECT_EQ(p.o.width, 120);
     EXPECT_TRUE(p.o.tui);
 }
@@ -84,6 +86,7 @@ TEST(Options, WrongOnesAreRefusedByName) {
         {{"--seed", "12abc"}, "not '12abc'"},
         {{"--events-fd", "x"}, "--events-fd must be an open file descriptor number"},
         {{"--timeout", "0"}, "--timeout must be a number of seconds"},
+        {{"--harness-timeout", "soon"}, "--harness-timeout must be a number of seconds from 1 to 86400, not 'soon'"},
         {{"--width", "10"}, "--width must be a number of columns from 40"},
         {{"--frobnicate"}, "unknown option '--frobnicate'"},
         {{"--runs"}, "option '--runs' needs a value"},

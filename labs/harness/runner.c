@@ -1,25 +1,34 @@
 /* labs/harness/runner.c: main() of every lab binary. It drives the lab contract:
  *
  *   start the backend, the race checker and the timeline store;
- *   set up the baseline and yours (untimed);
+ *   set up the baseline and give it its warm-up run, which also times the harness's own
+ *   work on this machine before any code of yours has run (the harness's budget: budget.h);
+ *   set up yours (untimed);
  *   measure the bound (the spec's measure_bound: the shortest time the workload can take);
- *   one warm-up run of each, then --runs timed runs of each, interleaved, on fresh inputs
+ *   your warm-up run, then --runs timed runs of each, interleaved, on fresh inputs
  *   every time, every output checked bit for bit as soon as run() returns;
  *   on a GPU, where recording device times costs time, the bound and those runs go
  *   untraced (operations recorded, not timed) and one traced run of each follows them,
  *   not timed: the timeline and what it shows come from that one (see traced_runs);
  *   on the simulator, --schedules more runs of yours under perturbed timing;
  *   tear both down, compute the metrics of your last run, report, and exit with the
- *   verdict (0 pass, 1 below target, 2 wrong, racy, crashed or timed out, 64 bad usage). */
+ *   verdict (0 pass, 1 below target, 2 wrong, racy, crashed or timed out, 3 the machine was
+ *   too slow for the harness's own work, 64 bad usage).
+ *
+ * --timeout is your code's budget: the crash guard (guard.h) charges it only for your
+ * setup(), run() (with the wait for the work it left on the device) and teardown(); every
+ * other phase is the harness's, on a budget of its own. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "labs/harness/backend.h"
+#include "labs/harness/budget.h"
 #include "labs/harness/ctx.h"
 #include "labs/harness/events.h"
 #include "labs/harness/guard.h"
@@ -160,6 +169,15 @@ static int probe_peer_access(void) {
     return known ? bits : -1;
 }
 
+/* The test hook STREAMLAB_TEST_SLOW_BASELINE_MS (budget.h): a host on which the kit's own
+ * code is slow. It sleeps in the baseline's phase, after the run was timed. */
+static void test_slow_baseline(void) {
+    unsigned ms = lab_test_slow_baseline_ms();
+    struct timespec d = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (ms && nanosleep(&d, &d) != 0) {
+    }
+}
+
 /* One run of the baseline or yours: prepare, time run(), read the results at once (before
  * any synchronisation of the harness's own, so a missing one shows), then quiesce. */
 static run_outcome do_run(harness *h, who w, const char *label) {
@@ -168,6 +186,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     int32_t run = h->next_run++;
     if (w == WHO_YOURS && run < MAX_RUNS) h->yours_run[run] = true;
     lab_buffers *buf = h->ctx[w].buffers;
+    lab_guard_phase("prepare", "harness");
     prepare_run(h, buf, run);
     lab_events_progress(h->events, label, run - 1, h->total_runs);
     trace_set_run(run);
@@ -177,6 +196,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     h->ctx[w].run_start_ns = t0;
     o.rc = h->impl[w]->run(&h->ctx[w]);
     uint64_t t1 = lab_backend_now_ns();
+    if (w == WHO_BASELINE) test_slow_baseline();
     o.missing_request = buf->pending ? lab_requests_missing(buf) : -1;
     lab_guard_phase("check", "harness");
     const lab_workload *wl = &buf->workload;
@@ -186,7 +206,11 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     trace_set_run(-1);
     o.check = lab_verify(buf, lab_item(h->res->spec), lab_items(h->res->spec));
     o.cuda = cudaGetLastError();
+    /* The work run() left on the device is run()'s: waiting for it is charged to whoever
+     * ran, so that a student's endless kernel is their timeout, not the harness's. */
+    lab_guard_phase("run", who_name[w]);
     cudaError_t sync = sync_devices();
+    lab_guard_phase("check", "harness");
     if (o.cuda == cudaSuccess) o.cuda = sync;
     lab_backend_flush(); /* this run's device times, after its timing */
     lab_backend_phase(label, false);
@@ -503,14 +527,34 @@ static bool traced_runs(harness *h) {
     return true;
 }
 
-/* The timed part: warm-ups, interleaved runs, schedules. False when a run failed. */
+static double mono_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The baseline's warm-up, before your setup(): besides warming up, it times the harness's
+ * own work on this machine as it is now, before any code of yours has run, and the
+ * harness's budget follows from it (budget.h). False when it failed. */
+static bool calibrate(harness *h) {
+    double t0 = mono_s();
+    run_outcome o = do_run(h, WHO_BASELINE, "warm-up (baseline)");
+    double took = mono_s() - t0;
+    if (run_failed(h, WHO_BASELINE, "warm-up", &o)) return false;
+    /* Still to come, in runs of the baseline: every other run (each of yours is checked
+     * and prepared by the harness), the bound, the teardowns and the report. */
+    int units = h->total_runs - 1 + 3;
+    lab_guard_set_harness_budget(lab_harness_budget(took, units, lab_guard_harness_s(), h->opt.harness_timeout_s));
+    return true;
+}
+
+/* The timed part: your warm-up (the baseline's came before your setup), interleaved runs,
+ * schedules. False when a run failed. */
 static bool run_all(harness *h) {
     lab_result *r = h->res;
     char label[64];
     run_outcome o;
 
-    o = do_run(h, WHO_BASELINE, "warm-up (baseline)");
-    if (run_failed(h, WHO_BASELINE, "warm-up", &o)) return false;
     o = do_run(h, WHO_YOURS, "warm-up (yours)");
     if (run_failed(h, WHO_YOURS, "warm-up", &o)) return false;
     note_result(h, &o, "warm-up");
@@ -694,9 +738,17 @@ int main(int argc, char **argv) {
     trace_racecheck_install(h->racecheck);
     trace_timeline_install(h->timeline);
     lab_events_install(h->events);
-    lab_guard_install(spec->id, h->opt.timeout_s, h->opt.events_fd, lab_events_fatal_line, h->events);
+    lab_guard_config guard = {
+        .lab_id = spec->id,
+        .timeout_s = h->opt.timeout_s,
+        .harness_s = lab_harness_budget_start(h->opt.harness_timeout_s),
+        .events_fd = h->opt.events_fd,
+        .line_fn = lab_events_fatal_line,
+        .where_fn = lab_events_where,
+        .ctx = h->events,
+    };
+    lab_guard_install(&guard); /* in the harness's phase "start" */
 
-    lab_guard_phase("start", "harness");
     if (lab_buffers_alloc(&h->buf, &R.workload, spec->inputs, spec->outputs, err, sizeof(err)) != 0) {
         snprintf(R.error, sizeof(R.error), "could not allocate the lab's buffers: %.400s", err);
         goto report;
@@ -732,12 +784,15 @@ int main(int argc, char **argv) {
         h->ctx[w].who = who_name[w];
     }
     h->buf.seed = h->baseline_buf.seed = R.seed;
+    bool yours_set_up = false;
 
     lab_guard_phase("setup", "baseline");
     if (spec->baseline->setup(&h->ctx[WHO_BASELINE]) != 0) {
         snprintf(R.error, sizeof(R.error), "the baseline's setup() failed (see above)");
         goto report;
     }
+    if (!calibrate(h)) goto teardown;
+    yours_set_up = true;
     lab_guard_phase("setup", "yours");
     lab_backend_phase("setup (yours)", true);
     h->setup_t0 = lab_backend_now_ns();
@@ -762,8 +817,10 @@ int main(int argc, char **argv) {
     h->peer_access = probe_peer_access();
 
 teardown:
-    lab_guard_phase("teardown", "yours");
-    LAB_STUDENT.teardown(&h->ctx[WHO_YOURS]);
+    if (yours_set_up) {
+        lab_guard_phase("teardown", "yours");
+        LAB_STUDENT.teardown(&h->ctx[WHO_YOURS]);
+    }
     lab_guard_phase("teardown", "harness");
     lab_host_memory_check_teardown(&R.host, &h->buf);
     lab_guard_phase("teardown", "baseline");
