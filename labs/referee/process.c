@@ -16,8 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The descriptor the memory file has in the student's process. */
+/* The descriptors the memory files have in the student's process. */
 #define CHILD_SHM_FD 3
+#define CHILD_OUTPUTS_FD 4
 /* How long the student's process may take to start and attach. */
 #define START_MS 20000
 /* How often the referee, waiting for a command, looks whether the process still lives. */
@@ -75,10 +76,17 @@ static void post_phase(lab_referee *ref, lab_phase phase) {
     syscall(SYS_futex, (uint32_t *)&ref->control->phase_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t ring_bytes, int shm_fd, char *err,
-                      size_t err_len) {
+/* Puts fd at want in a child about to exec, without close-on-exec. */
+static bool place_fd(int fd, int want) {
+    if (fd == want) return fcntl(want, F_SETFD, 0) == 0; /* dup2 onto itself keeps close-on-exec */
+    return dup2(fd, want) >= 0;
+}
+
+int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t ring_bytes, size_t outputs_bytes,
+                      int shm_fd, int outputs_fd, char *err, size_t err_len) {
     memset(ref, 0, sizeof(*ref));
     ref->shm.fd = -1;
+    ref->outputs.fd = -1;
     /* Nothing of ours may be read through /proc or ptrace by a process of the same user. */
     if (prctl(PR_SET_DUMPABLE, 0) != 0) {
         snprintf(err, err_len, "cannot make the referee undumpable: %s", strerror(errno));
@@ -88,6 +96,12 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
     if (bytes < LAB_CONTROL_BYTES + ring_share + 4096) bytes = LAB_CONTROL_BYTES + ring_share + 4096;
     bytes = page_round(bytes);
     if (lab_shm_create(&ref->shm, bytes, shm_fd, err, err_len) != 0) return -1;
+    outputs_bytes = page_round(outputs_bytes ? outputs_bytes : 4096);
+    if (lab_shm_create(&ref->outputs, outputs_bytes, outputs_fd, err, err_len) != 0 ||
+        lab_shm_seal_writes(&ref->outputs, err, err_len) != 0) {
+        lab_referee_stop(ref);
+        return -1;
+    }
     ref->control = ref->shm.base;
     memset(ref->control, 0, LAB_CONTROL_BYTES);
     ref->control->ring_bytes = ring_share;
@@ -104,8 +118,9 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
     size_t argc = 0;
     while (argv[argc]) argc++;
     char arg[128];
-    snprintf(arg, sizeof(arg), "%s%d,%lx,%zu", LAB_REFEREE_ARG, CHILD_SHM_FD, (unsigned long)(uintptr_t)ref->shm.base,
-             ref->shm.bytes);
+    snprintf(arg, sizeof(arg), "%s%d,%lx,%zu,%d,%lx,%zu", LAB_REFEREE_ARG, CHILD_SHM_FD,
+             (unsigned long)(uintptr_t)ref->shm.base, ref->shm.bytes, CHILD_OUTPUTS_FD,
+             (unsigned long)(uintptr_t)ref->outputs.base, ref->outputs.bytes);
     char **args = calloc(argc + 2, sizeof(char *));
     char **envp = student_environment();
     if (!args || !envp) {
@@ -129,12 +144,13 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        int keep = fcntl(errpipe[1], F_DUPFD_CLOEXEC, CHILD_SHM_FD + 1);
-        if (keep < 0) _exit(127);
-        /* dup2 onto itself would keep close-on-exec: clear it instead. */
-        if (ref->shm.fd == CHILD_SHM_FD ? fcntl(CHILD_SHM_FD, F_SETFD, 0) < 0 : dup2(ref->shm.fd, CHILD_SHM_FD) < 0)
+        /* Lift both files above where they go, then place them. */
+        int keep = fcntl(errpipe[1], F_DUPFD_CLOEXEC, CHILD_OUTPUTS_FD + 3);
+        int shm = fcntl(ref->shm.fd, F_DUPFD_CLOEXEC, CHILD_OUTPUTS_FD + 1);
+        int outs = fcntl(ref->outputs.fd, F_DUPFD_CLOEXEC, CHILD_OUTPUTS_FD + 1);
+        if (keep < 0 || shm < 0 || outs < 0 || !place_fd(shm, CHILD_SHM_FD) || !place_fd(outs, CHILD_OUTPUTS_FD))
             _exit(127);
-        close_range(CHILD_SHM_FD + 1, (unsigned)keep - 1, 0);
+        close_range(CHILD_OUTPUTS_FD + 1, (unsigned)keep - 1, 0);
         close_range((unsigned)keep + 1, ~0U, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
@@ -178,10 +194,9 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
             break;
         }
         if (has_ended(ref)) {
-            snprintf(err, err_len, "the student's process ended before it started (%s %d)%s%.300s",
+            snprintf(err, err_len, "the student's process ended before it started (%s %d)",
                      WIFSIGNALED(ref->status) ? "signal" : "exit status",
-                     WIFSIGNALED(ref->status) ? WTERMSIG(ref->status) : WEXITSTATUS(ref->status),
-                     ref->control->last_words[0] ? ": " : "", ref->control->last_words);
+                     WIFSIGNALED(ref->status) ? WTERMSIG(ref->status) : WEXITSTATUS(ref->status));
             break;
         }
         if (now_ms() > deadline) {
@@ -236,6 +251,11 @@ void *lab_referee_data(const lab_referee *ref, size_t *bytes) {
     return (unsigned char *)ref->shm.base + ref->data_offset;
 }
 
+void *lab_referee_outputs(const lab_referee *ref, size_t *bytes) {
+    *bytes = ref->outputs.bytes;
+    return ref->outputs.base;
+}
+
 void lab_referee_stop(lab_referee *ref) {
     if (ref->pid && !ref->ended) {
         post_phase(ref, LAB_PHASE_EXIT);
@@ -249,6 +269,8 @@ void lab_referee_stop(lab_referee *ref) {
     lab_ring_free(ref->ring);
     free(ref->payload);
     lab_shm_close(&ref->shm);
+    lab_shm_close(&ref->outputs);
     memset(ref, 0, sizeof(*ref));
     ref->shm.fd = -1;
+    ref->outputs.fd = -1;
 }

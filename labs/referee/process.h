@@ -26,6 +26,7 @@ extern "C" {
 
 typedef struct lab_referee {
     lab_shm shm;
+    lab_shm outputs;  /* the lab's outputs: read-only in the student's process */
     lab_control *control;
     lab_ring *ring;   /* the consumer's handle */
     pid_t pid;        /* the student's process, 0 when none */
@@ -47,17 +48,20 @@ typedef enum lab_phase_end {
     LAB_PHASE_TIMEOUT = 3, /* the phase ran past its time, and the process was ended */
 } lab_phase_end;
 
-/* Makes the shared memory (bytes in all, ring_bytes of it for the ring; shm_fd >= 0: a
- * memory file made by whoever started us, shm.h) and starts argv[0] with argv (and
+/* Makes the shared memory (bytes in all, ring_bytes of it for the ring) and the outputs'
+ * memory (outputs_bytes, sealed against the student's writes); shm_fd, outputs_fd >= 0:
+ * memory files made by whoever started us (shm.h). Then starts argv[0] with argv (and
  * LAB_REFEREE_ARG... appended). Returns 0, or -1 with err filled. */
-int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t ring_bytes, int shm_fd, char *err,
-                      size_t err_len);
+int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t ring_bytes, size_t outputs_bytes,
+                      int shm_fd, int outputs_fd, char *err, size_t err_len);
 /* Asks for phase and serves commands with serve until the phase ends, the process dies,
  * breaks the protocol, or timeout_ms pass (-1: no limit). */
 lab_phase_end lab_referee_phase(lab_referee *ref, lab_phase phase, lab_referee_serve_fn serve, void *ctx,
                                 int timeout_ms, int *rc);
 /* Where data may be placed in the shared memory, and how much. */
 void *lab_referee_data(const lab_referee *ref, size_t *bytes);
+/* The outputs' memory (writable here, read-only in the student's process), and its size. */
+void *lab_referee_outputs(const lab_referee *ref, size_t *bytes);
 /* Ends the student's process (asks it to leave, then kills it) and frees everything. */
 void lab_referee_stop(lab_referee *ref);
 

@@ -50,7 +50,7 @@ struct Started {
     explicit Started(const char *how) {
         char *argv[] = {const_cast<char *>(kStudent), const_cast<char *>(how), const_cast<char *>("x"), nullptr};
         char e[512] = "";
-        ok = lab_referee_start(&ref, argv, 8u << 20, 64u << 10, -1, e, sizeof(e)) == 0;
+        ok = lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, e, sizeof(e)) == 0;
         err = e;
     }
     ~Started() {
@@ -75,6 +75,22 @@ TEST(Process, PhasesRunInTheStudentsProcessAndItsCommandsAreServed) {
     EXPECT_EQ(shared_sum, served.sum) << "both see the same data memory";
     EXPECT_GT(bytes, 0u);
     EXPECT_EQ(lab_referee_phase(&st.ref, LAB_PHASE_TEARDOWN, Serve, &served, 10000, &rc), LAB_PHASE_ENDED);
+}
+
+TEST(Process, TheStudentsProcessCanReadTheOutputsButNotWriteThem) {
+    Started st("outputs");
+    ASSERT_TRUE(st.ok) << st.err;
+    size_t bytes = 0;
+    uint32_t *out = static_cast<uint32_t *>(lab_referee_outputs(&st.ref, &bytes));
+    ASSERT_GE(bytes, 4096u);
+    out[0] = 0xfeedu; // the referee writes an output, as a device-to-host copy does
+    Served served;
+    int rc = 0;
+    EXPECT_EQ(lab_referee_phase(&st.ref, LAB_PHASE_RUN, Serve, &served, 10000, &rc), LAB_PHASE_ENDED);
+    // testdata_student.c: 10 when it read 0xfeed and every way it tried to write failed.
+    EXPECT_EQ(rc, 10) << "1x: a way to write the outputs worked (1 mprotect, 2 a writable mapping, 3 reopening "
+                         "the file, 4 write()), 2: it did not read what the referee wrote";
+    EXPECT_EQ(out[0], 0xfeedu);
 }
 
 TEST(Process, ACrashEndsThePhaseAsDied) {
@@ -149,7 +165,7 @@ TEST(Process, AProgramThatCannotStartIsSaidSo) {
     lab_referee ref;
     char *argv[] = {const_cast<char *>("labs/referee/no-such-student"), nullptr};
     char err[512] = "";
-    EXPECT_NE(lab_referee_start(&ref, argv, 8u << 20, 64u << 10, -1, err, sizeof(err)), 0);
+    EXPECT_NE(lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, err, sizeof(err)), 0);
     EXPECT_NE(std::string(err).find("no-such-student"), std::string::npos) << err;
 }
 

@@ -15,8 +15,10 @@
 extern "C" {
 #endif
 
-/* The student's process is started with this argument: --referee=FD,BASE,BYTES (the
- * memory file's descriptor, where to map it, its size; decimal, BASE in hex). */
+/* The student's process is started with this argument:
+ * --referee=FD,BASE,BYTES,OFD,OBASE,OBYTES (the shared memory file's descriptor, where to
+ * map it, its size; the same for the outputs' file, which it maps read-only; decimal, the
+ * bases in hex). */
 #define LAB_REFEREE_ARG "--referee="
 
 #define LAB_CONTROL_BYTES 4096u
@@ -30,13 +32,40 @@ typedef enum lab_phase {
     LAB_PHASE_EXIT = 4, /* leave: nothing more will be asked */
 } lab_phase;
 
+/* What the student's process says as it ends abnormally, for the referee's report. It is
+ * the student's process's word only: the referee checks the numbers it uses. */
+typedef enum lab_end_kind {
+    LAB_END_NONE = 0,
+    LAB_END_SIGNAL = 1, /* a fatal signal: signal, fault_addr, pcs */
+    LAB_END_EXIT = 2,   /* exit() during a phase: status */
+} lab_end_kind;
+
+#define LAB_LAST_WORDS_PCS 32
+
+typedef struct lab_last_words {
+    uint32_t kind;   /* lab_end_kind */
+    int32_t signal;
+    int32_t status;
+    uint32_t phase;  /* lab_phase it happened in */
+    uint64_t fault_addr;
+    uint32_t n_pcs;
+    uint32_t pad;
+    uint64_t pcs[LAB_LAST_WORDS_PCS]; /* innermost first, relative to the student's binary */
+} lab_last_words;
+
 typedef struct lab_control {
     uint32_t phase_seq;         /* bumped by the referee for each phase it asks for (a futex;
                                    read and written with __atomic builtins) */
     uint32_t phase;             /* lab_phase: the phase asked for with phase_seq */
     uint64_t ring_bytes;        /* the ring's share of the memory, after the control page */
     uint64_t data_offset;       /* where the data memory starts */
-    char last_words[1024];      /* the student's process, when it crashes: what happened */
+    /* Host functions (cudaLaunchHostFunc): the referee asks for one by bumping fn_seq with
+     * its number in fn_token; the student's process runs it on a thread of its own and sets
+     * fn_done to that fn_seq when it has returned (both futexes). */
+    uint32_t fn_seq;
+    uint32_t fn_done;
+    uint64_t fn_token;
+    lab_last_words last_words;  /* written by the student's process as it ends */
 } lab_control;
 
 #ifndef __cplusplus
@@ -49,6 +78,52 @@ enum {
     LAB_OP_HELLO = 2,      /* the student's process is attached and waits for a phase */
     LAB_OP_FIRST_CALL = 16 /* the calls' numbers start here */
 };
+
+/* The calls: lab.h's, kernels.h's, then the CUDA runtime's in the order of
+ * cuda_calls/cuda_calls.inc (LAB_OP_CUDA + the entry's index). Each call's payload starts
+ * with a lab_call_header; the parameters follow in 8-byte slots. */
+enum {
+    LAB_OP_CONTEXT = LAB_OP_FIRST_CALL, /* reply: lab_context_reply, then batch pointers */
+    LAB_OP_BATCHES,                     /* u32 first: reply: inputs and outputs from there */
+    LAB_OP_STAGING,                     /* u64 bytes: reply: where pageable data passes */
+    LAB_OP_LOAD_BATCH,
+    LAB_OP_WAIT_REQUEST,
+    LAB_OP_BACKGROUND,
+    LAB_OP_REPORT_MS,
+    LAB_OP_HOST_MS,
+    LAB_OP_NAME_STREAM,
+    LAB_OP_REPORT_CUDA_ERROR,
+    LAB_OP_HOST_FN_DONE,
+    LAB_OP_KERNEL_PROCESS,
+    LAB_OP_KERNEL_SPIN,
+    LAB_OP_KERNEL_CHECKSUM,
+    LAB_OP_CUDA = 64
+};
+
+/* LAB_OP_CONTEXT's reply: the workload (lab.h's lab_workload, field by field) and what
+ * the lab gives the student. LAB_OP_BATCHES's reply: up to LAB_BATCHES_PER_REPLY pairs of
+ * (input, output) addresses from the batch asked for; 0 where the lab gives none. */
+typedef struct lab_context_reply {
+    int32_t batches;
+    int32_t steps;
+    uint64_t batch_elems;
+    uint64_t batch_bytes;
+    uint32_t process_mul, process_add, process_iters;
+    uint32_t flags; /* LAB_CONTEXT_* */
+} lab_context_reply;
+
+enum {
+    LAB_CONTEXT_LOADER = 1u << 0,   /* inputs come only from lab_load_batch */
+    LAB_CONTEXT_REQUESTS = 1u << 1, /* batches are requests (lab_wait_request) */
+};
+
+#define LAB_BATCHES_PER_REPLY 200
+
+/* Where in the student's program a call was made: the return address of the call,
+ * relative to where the student's binary is loaded (the referee finds the line in it). */
+typedef struct lab_call_header {
+    uint64_t site;
+} lab_call_header;
 
 #ifdef __cplusplus
 }

@@ -7,9 +7,14 @@
  * maps it where the referee says (lab_shm_attach). The file is sparse: only the pages
  * written cost memory.
  *
+ * The lab's outputs live in a second memory file that the student's process can only read:
+ * the referee maps it writable, then seals it against any other write (F_SEAL_FUTURE_WRITE),
+ * so a result can reach an output only through the referee, by a device-to-host copy.
+ *
  * A file the grader's sandbox limits in size (RLIMIT_FSIZE) cannot be made that large
- * inside it, so the one who starts the lab may make the file and pass its descriptor
- * (lab_shm_create's inherited_fd; the lab binary reads it from STREAMLAB_SHM_FD). */
+ * inside it, so the one who starts the lab may make the files (memfd_create with
+ * MFD_ALLOW_SEALING, sized) and pass their descriptors (lab_shm_create's inherited_fd; the
+ * lab binary reads them from STREAMLAB_SHM_FDS, "shared,outputs"). */
 #ifndef STREAMLAB_LAB_SHM_H
 #define STREAMLAB_LAB_SHM_H
 
@@ -21,8 +26,8 @@
 extern "C" {
 #endif
 
-/* The environment variable that names an inherited memory file's descriptor. */
-#define LAB_SHM_FD_ENV "STREAMLAB_SHM_FD"
+/* The environment variable that names inherited memory files' descriptors. */
+#define LAB_SHM_FDS_ENV "STREAMLAB_SHM_FDS"
 
 typedef struct lab_shm {
     int fd;          /* the memory file */
@@ -34,9 +39,13 @@ typedef struct lab_shm {
  * at an address that a freshly started process is unlikely to use. Returns 0, or -1 with
  * err filled. */
 int lab_shm_create(lab_shm *shm, size_t bytes, int inherited_fd, char *err, size_t err_len);
-/* Maps the memory file fd of bytes at base, exactly there (the student's process). Returns
- * 0, or -1 with err filled (the address is taken, or the file is smaller). */
-int lab_shm_attach(lab_shm *shm, int fd, void *base, size_t bytes, char *err, size_t err_len);
+/* From now on the file can be written only through the mappings made so far (the referee's):
+ * a later mapping, of any process, is read-only. Returns 0, or -1 with err filled. */
+int lab_shm_seal_writes(lab_shm *shm, char *err, size_t err_len);
+/* Maps the memory file fd of bytes at base, exactly there (the student's process), writable
+ * or read-only. Returns 0, or -1 with err filled (the address is taken, or the file is
+ * smaller). */
+int lab_shm_attach(lab_shm *shm, int fd, void *base, size_t bytes, bool writable, char *err, size_t err_len);
 /* Unmaps and closes. */
 void lab_shm_close(lab_shm *shm);
 /* Whether [p, p + n) lies inside the shared memory. */

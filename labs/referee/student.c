@@ -18,14 +18,17 @@ int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t 
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], LAB_REFEREE_ARG, n)) arg = argv[i] + n;
     if (!arg) return 1;
-    int fd = -1;
-    uintptr_t base = 0;
-    size_t bytes = 0;
-    if (sscanf(arg, "%d,%" SCNxPTR ",%zu", &fd, &base, &bytes) != 3 || fd < 0 || !base || !bytes) {
+    int fd = -1, ofd = -1;
+    uintptr_t base = 0, obase = 0;
+    size_t bytes = 0, obytes = 0;
+    if (sscanf(arg, "%d,%" SCNxPTR ",%zu,%d,%" SCNxPTR ",%zu", &fd, &base, &bytes, &ofd, &obase, &obytes) != 6 ||
+        fd < 0 || !base || !bytes || ofd < 0 || !obase || !obytes) {
         snprintf(err, err_len, "a malformed %s argument: %s", LAB_REFEREE_ARG, arg);
         return -1;
     }
-    if (lab_shm_attach(&s->shm, fd, (void *)base, bytes, err, err_len) != 0) return -1;
+    if (lab_shm_attach(&s->shm, fd, (void *)base, bytes, true, err, err_len) != 0 ||
+        lab_shm_attach(&s->outputs, ofd, (void *)obase, obytes, false, err, err_len) != 0)
+        return -1;
     s->control = s->shm.base;
     s->ring = lab_ring_attach((unsigned char *)s->shm.base + LAB_CONTROL_BYTES);
     if (!s->ring) {

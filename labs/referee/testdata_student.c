@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "labs/referee/student.h"
@@ -31,7 +32,27 @@ static int peek(void) {
     return 0;
 }
 
+/* Every way to write the outputs' memory the student's process has; each must fail. */
+static int write_outputs(lab_student *s) {
+    volatile uint32_t *out = s->outputs.base;
+    if (out[0] != 0xfeedu) return 2;
+    if (mprotect(s->outputs.base, 4096, PROT_READ | PROT_WRITE) == 0) return 11;
+    void *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->outputs.fd, 0);
+    if (w != MAP_FAILED) return 12;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", s->outputs.fd);
+    int fd = open(path, O_RDWR);
+    if (fd >= 0) {
+        w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (w != MAP_FAILED) return 13;
+        if (write(fd, "x", 1) == 1) return 14;
+        close(fd);
+    }
+    return 10;
+}
+
 static int run(lab_student *s, const char *how) {
+    if (!strcmp(how, "outputs")) return write_outputs(s);
     if (!strcmp(how, "crash")) raise(SIGSEGV);
     if (!strcmp(how, "hang"))
         for (;;) pause();
