@@ -75,18 +75,19 @@
  * `name` is the renamed entry point: paste it (prefix##name, #name) or expand the list
  * before the renames, as sim/include/cuda_runtime_api.h does.
  *
- * The field and role tokens are plain lower-case words; a macro of the same name would
- * change the list as it is read, so this header refuses to be read after one. */
+ * The words of the list are plain lower-case words. The parameter roles and the per_thread
+ * words are read by every use of the list (the simulator's declarations too), so a macro of
+ * one of those names would change the list as it is read: this header refuses to be read
+ * after one. The other fields' words are read only by a use that passes them on unpasted
+ * (trace/gpu/real.h passes gpu to CUDA_CALLS_IF_WRAPPED); elsewhere a macro of such a name
+ * does no harm. */
 #ifndef STREAMLAB_CUDA_CALLS_H
 #define STREAMLAB_CUDA_CALLS_H
 
-#if defined(in) || defined(in_default) || defined(out) || defined(inout) || defined(out_array) ||    \
-    defined(dst) || defined(src) || defined(host_mem) || defined(addr) || defined(host_fn) ||        \
-    defined(host_fn_arg) || defined(device) || defined(error) || defined(memory) || defined(copy) || \
-    defined(stream) || defined(event) || defined(graph) || defined(async) || defined(sync) ||        \
-    defined(host) || defined(pure) || defined(ptds) || defined(ptsz) || defined(none) ||             \
-    defined(wrapped) || defined(unwrapped)
-#error "cuda_calls.h: a macro has the name of a word of the CUDA call list (cuda_calls/cuda_calls.h lists them); define it after including the CUDA runtime headers"
+#if defined(in) || defined(in_default) || defined(out) || defined(inout) || defined(out_array) || \
+    defined(dst) || defined(src) || defined(host_mem) || defined(addr) || defined(host_fn) ||     \
+    defined(host_fn_arg) || defined(ptds) || defined(ptsz) || defined(none)
+#error "cuda_calls.h: a macro is named in, in_default, out, inout, out_array, dst, src, host_mem, addr, host_fn, host_fn_arg, ptds, ptsz or none, words of the list of CUDA calls; define it after including the CUDA runtime headers"
 #endif
 
 /* ---- parameters ---------------------------------------------------------------------- */
