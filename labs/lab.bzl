@@ -11,9 +11,12 @@ gives
     :03_double_buffer_run  the same launcher without the timeline (what //tui runs)
 The student's file is compiled with all warnings shown but not turned into errors, and
 with line information (crash reports name its lines); the spec and the harness keep
--Werror.
+-Werror. Its object is checked before it is linked (//labs/objcheck: no constructors or
+destructors, no global but LAB_STUDENT, only the calls a lab may make); a refused file
+fails the build with the refusals, as the grader refuses it.
 """
 
+load("//labs/objcheck:objcheck.bzl", "checked_student_library", _student_objects = "student_objects")
 load("//third_party:cuda.bzl", "CUDA_FOUND")
 
 BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
@@ -24,6 +27,10 @@ BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
 # in a lab binary built with it, which is how the report tells the student's frames from
 # the rest. The binaries keep it because .bazelrc links with --strip=never.
 STUDENT_COPTS = ["-Wno-error", "-g"]
+
+# The object files of every lab() of a package, as objcheck checked them (call it at the
+# end of the BUILD file; //labs/objcheck:labs_accepted_test reads them).
+student_objects = _student_objects
 
 def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = None):
     """The targets of one lab; copts are extra flags for the student's file only (tests),
@@ -36,6 +43,13 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             deps = ["//labs/harness:lab_api_" + backend],
             alwayslink = True,
             visibility = ["//visibility:private"],
+        )
+        checked_student_library(
+            name = "%s_student_%s" % (name, backend),
+            library = ":%s_impl_%s" % (name, backend),
+            src = src,
+            tags = tags,
+            visibility = ["//labs/objcheck:__pkg__"],
         )
         native.cc_library(
             name = "%s_spec_%s" % (name, backend),
@@ -52,7 +66,7 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
         native.cc_binary(
             name = "%s_%s" % (name, backend),
             deps = [
-                ":%s_impl_%s" % (name, backend),
+                ":%s_student_%s" % (name, backend),
                 ":%s_spec_%s" % (name, backend),
                 "//labs/harness:main_" + backend,
             ],

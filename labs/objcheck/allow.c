@@ -4,8 +4,16 @@
 #include <ctype.h>
 #include <string.h>
 
-/* lab.h's functions with the prefixes cuda, lab_ and kernels_ (api_names.bzl). */
+#include "cuda_calls/cuda_calls.h"
+
+/* The CUDA runtime calls of the kit's one list (cuda_calls/cuda_calls.inc), with the
+ * per-thread entry points that code compiled for per-thread default streams calls, and
+ * lab.h's own functions and kernels.h's (api_names.bzl). */
 static const char *const api[] = {
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
+    #name, CUDA_CALLS_IF_PER_THREAD(per_thread, #name "_" #per_thread, )
+#include "cuda_calls/cuda_calls.inc"
+#undef CUDA_CALLS_ENTRY
 #include "labs/objcheck/api_names.inc"
 };
 

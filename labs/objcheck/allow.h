@@ -3,9 +3,10 @@
  * Define: only LAB_STUDENT, the lab's `const lab_impl LAB_STUDENT = {setup, run,
  * teardown};` (labs/harness/lab.h); everything else of a lab file is static.
  *
- * Call (or otherwise use): the functions lab.h declares (the CUDA runtime API the
- * simulator implements, lab.h's own lab_* functions, kernels.h's kernels_*), read from the
- * headers when the checker is built (api_names.bzl), and an explicit list of ordinary C
+ * Call (or otherwise use): the CUDA runtime calls of the kit's one list of them
+ * (cuda_calls/cuda_calls.inc, with their per-thread entry points), lab.h's own lab_*
+ * functions and kernels.h's kernels_* (read from the headers when the checker is built:
+ * api_names.bzl; spec.h's are not among them), and an explicit list of ordinary C
  * library functions (allow.c): string.h, allocation, printing to stdout and stderr, math,
  * reading a clock, and the helpers the compiler emits on its own (memcpy, __stack_chk_fail).
  * Nothing that reads the environment, opens files or descriptors, starts processes or

@@ -5,16 +5,15 @@ from the header a lab file includes.
         name = "api_names",
         api = "//labs/harness:lab_api_sim",
         header = "labs/harness/lab.h",
-        prefixes = ["cuda", "lab_", "kernels_"],
+        prefixes = ["lab_", "kernels_"],
         out = "api_names.inc",
     )
 
 runs the C preprocessor of Bazel's toolchain over `#include "<header>"` with the include
 paths of `api` (a cc_library whose headers include it), and writes every function declared
-there whose name starts with one of `prefixes`, one `"name",` a line, sorted: the CUDA
-runtime API the simulator implements (sim/include/cuda_runtime_api.h), lab.h's functions
-and kernels.h's. A call added to one of those headers is allowed with no other change; a
-function of spec.h, which lab.h does not include, is not.
+there whose name starts with one of `prefixes`, one `"name",` a line, sorted: lab.h's
+functions and kernels.h's. A function added to one of those headers is allowed with no
+other change; a function of spec.h, which lab.h does not include, is not.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")

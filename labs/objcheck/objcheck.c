@@ -144,23 +144,29 @@ typedef struct startup_arg {
 } startup_arg;
 
 static bool startup_entry(const object *o, size_t target, const GElf_Rela *rela, void *p) {
-    (void)target;
     startup_arg *a = p;
     GElf_Sym s;
     const char *name;
     if (!symbol(o, GELF_R_SYM(rela->r_info), &s, &name)) return false;
     char where[WHERE_MAX];
     const char *fn = name;
-    if (GELF_ST_TYPE(s.st_info) == STT_SECTION) {
-        /* A static function, as section + offset. */
-        fn = function_at(o, s.st_shndx, (uint64_t)rela->r_addend);
-        place(o, s.st_shndx, (uint64_t)rela->r_addend, a->section, where);
+    /* A static function is named as section + offset. */
+    bool in_section = GELF_ST_TYPE(s.st_info) == STT_SECTION;
+    if (in_section) fn = function_at(o, s.st_shndx, (uint64_t)rela->r_addend);
+    /* The line: of a variable placed in the section (a section attribute), which is the
+     * entry; else of the function; else of the source naming the section. */
+    const char *holder = function_at(o, target, rela->r_offset);
+    if (holder && lab_objcheck_lines_decl(o->lines, holder, where, WHERE_MAX)) {
+        /* found */
+    } else if (in_section) {
+        if (!fn || !lab_objcheck_lines_decl(o->lines, fn, where, WHERE_MAX))
+            place(o, s.st_shndx, (uint64_t)rela->r_addend, a->section, where);
     } else if (s.st_shndx == SHN_UNDEF || s.st_shndx >= o->nsections) {
         if (!lab_objcheck_lines_grep(o->lines, name, where, WHERE_MAX) &&
             !lab_objcheck_lines_grep(o->lines, a->section, where, WHERE_MAX))
             snprintf(where, WHERE_MAX, "%s", lab_objcheck_lines_file(o->lines));
     } else if (!lab_objcheck_lines_decl(o->lines, name, where, WHERE_MAX)) {
-        place(o, s.st_shndx, s.st_value, name, where);
+        place(o, s.st_shndx, s.st_value, a->section, where);
     }
     const char *shown = fn && *fn ? fn : "code";
     refuse(a->r, shown, where,
@@ -261,7 +267,11 @@ static void check_symbols(const object *o, lab_objcheck_result *r) {
         int type = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
         if (type == STT_GNU_IFUNC) {
             char where[WHERE_MAX];
-            place(o, s.st_shndx, s.st_value, name, where);
+            /* Its declaration, else the first line naming it (the attribute's alias has no
+             * DWARF of its own), else the resolver's code. */
+            if (!lab_objcheck_lines_decl(o->lines, name, where, WHERE_MAX) &&
+                !lab_objcheck_lines_grep(o->lines, name, where, WHERE_MAX))
+                place(o, s.st_shndx, s.st_value, name, where);
             refuse(r, name, where,
                    strf("not accepted: %s is an indirect function (ifunc): its resolver runs while the program "
                         "is loaded, before main",
@@ -330,6 +340,11 @@ static int read_object(object *o, int fd, lab_objcheck_result *out) {
             out->error = strf("its symbol table cannot be read (%s)", elf_errmsg(-1));
             return -1;
         }
+    }
+    /* Every object a compiler writes has one; without it nothing could be checked. */
+    if (!o->symtab) {
+        out->error = strf("it has no symbol table");
+        return -1;
     }
     return 0;
 }

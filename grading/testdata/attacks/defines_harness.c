@@ -1,0 +1,58 @@
+/* grading/testdata/attacks/defines_harness.c: functions and a variable with names of the harness and the simulator:
+ * the archive members that define them would never be pulled, and the student's would run
+ * in their place (the verdict's check of the outputs, the simulated clock).
+ *
+ * A lab 03 file that would pass on its own, with an attack on the grade added. objcheck
+ * (labs/objcheck) must refuse it before it is linked: each line marked "refused:" is one
+ * refusal, at that line, with that message after "not accepted: "
+ * (labs/objcheck/attacks_test.cc checks every one, and no other). */
+#include <stdint.h>
+#include "labs/harness/lab.h"
+
+int lab_verify(const void *buffers, const char *item, const char *items) { // refused: defines lab_verify, a name of the harness
+    (void)buffers, (void)item, (void)items;
+    return 0;
+}
+
+uint64_t sim_host_now(void) { return 0; } // refused: defines sim_host_now, a name of the simulator
+
+const char *lab_result_status = "pass"; // refused: defines lab_result_status, a name of the harness
+
+#define NUM_STREAMS 3
+
+static cudaStream_t streams[NUM_STREAMS];
+static uint32_t *d_in[NUM_STREAMS];
+static uint32_t *d_out[NUM_STREAMS];
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int s = 0; s < NUM_STREAMS; s++) {
+        LAB_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        LAB_CHECK(cudaMalloc((void **)&d_in[s], w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&d_out[s], w->batch_bytes));
+    }
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int i = 0; i < w->batches; i++) {
+        int s = i % NUM_STREAMS;
+        LAB_CHECK(cudaMemcpyAsync(d_in[s], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, streams[s]));
+        LAB_CHECK(kernels_process(d_out[s], d_in[s], w->batch_elems, w->process, streams[s]));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out[s], w->batch_bytes, cudaMemcpyDeviceToHost, streams[s]));
+    }
+    for (int s = 0; s < NUM_STREAMS; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int s = 0; s < NUM_STREAMS; s++) {
+        cudaFree(d_in[s]);
+        cudaFree(d_out[s]);
+        cudaStreamDestroy(streams[s]);
+    }
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};
