@@ -17,7 +17,7 @@
  * interposer's __real_ and __wrap_ declarations (trace/gpu/real.h), its -Wl,--wrap list
  * (wrapped.bzl, written by cuda_calls_gen), the by-name macros the interposer's wrappers
  * are written with (cuda_calls_by_name.h, also written by cuda_calls_gen), and the check
- * that every entry is the CUDA 13 toolkit's prototype (calls_check.c).
+ * that every entry is the CUDA 13 toolkit's prototype (calls_check.cc).
  *
  * The fields, each a token (pasted, so a user can dispatch on it: MY_##kind):
  *   name        the call, as the toolkit's cuda_runtime_api.h declares it.
@@ -54,9 +54,10 @@
  *                 out_array(T, n, c)    a host array the call writes elements to, as many as
  *                                       the parameter c says (*c where c is a pointer); may
  *                                       be NULL;
- *                 dst(T, n, b)          memory (host or device, by the call's kind and the
- *                                       pointer) that the call writes, b bytes (b names the
- *                                       parameter that holds the count);
+ *                 dst(T, n, b)          memory (host or device, by the copy's
+ *                                       cudaMemcpyKind and the pointer) that the call
+ *                                       writes, b bytes (b names the parameter that holds
+ *                                       the count);
  *                 src(T, n, b)          memory that the call reads, b bytes;
  *                 host_mem(T, n, b)     host memory of b bytes that the call page-locks
  *                                       (cudaHostRegister): it must stay mapped;
