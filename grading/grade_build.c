@@ -13,6 +13,7 @@
 
 #include "grading/grade_diag.h"
 #include "grading/grade_fs.h"
+#include "grading/grade_objcheck.h"
 #include "grading/grade_text.h"
 
 #define DIAG_MAX (64u << 10)
@@ -139,6 +140,10 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
     grade_argv_free(argv);
     free(log);
     log = NULL;
+    argv = NULL;
+
+    /* The student's object before it is linked, refused like a compile error (grade_objcheck.h). */
+    if (grade_objcheck_step(cfg, kit, build_dir, log_dir, "lab.o", out) != 0) goto done;
 
     argv = grade_kit_link_argv(kit, "lab.o", "lab");
     if (run_tool(cfg, argv, build_dir, kit->dir, link_log, &o, &log, err, sizeof(err)) != 0) {

@@ -4,11 +4,13 @@
 #include "grading/grade_kit.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -87,6 +89,13 @@ int grade_kit_load(const char *dir, grade_kit *kit, char *err, size_t err_len) {
         }
         kit->skeleton = grade_path_join(dir, skeleton->valuestring);
     }
+    const cJSON *objcheck = cJSON_GetObjectItemCaseSensitive(root, "objcheck");
+    if (!cJSON_IsString(objcheck) || strstr(objcheck->valuestring, "..") || objcheck->valuestring[0] == '/') {
+        snprintf(err, err_len, "%s: \"objcheck\" must be a path inside the kit (a kit of an older grader: rebuild it)",
+                 file);
+        goto out;
+    }
+    kit->objcheck = grade_path_join(dir, objcheck->valuestring);
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(root, "libraries");
     if (!cJSON_IsArray(libs)) {
         snprintf(err, err_len, "%s: \"libraries\" must be an array", file);
@@ -132,6 +141,7 @@ void grade_kit_free(grade_kit *kit) {
     free(kit->backend);
     free(kit->student_file);
     free(kit->skeleton);
+    free(kit->objcheck);
     free(kit->compiler);
     free(kit->linker);
     free_strings(kit->compile, kit->n_compile);
@@ -243,7 +253,14 @@ char *grade_kit_default_dir(void) { return grade_runfile("kits"); }
 int grade_kit_install(const grade_kit *kit, const char *dest, grade_kit *copy, char *err, size_t err_len) {
     if (grade_mkdir_p(dest, 0755, err, err_len) != 0) return -1;
     if (grade_copy_tree(kit->dir, dest, err, err_len) != 0) return -1;
-    return grade_kit_load(dest, copy, err, err_len);
+    if (grade_kit_load(dest, copy, err, err_len) != 0) return -1;
+    /* The copy leaves files 0644; objcheck runs. */
+    if (chmod(copy->objcheck, 0755) != 0) {
+        snprintf(err, err_len, "cannot make %s executable: %s", copy->objcheck, strerror(errno));
+        grade_kit_free(copy);
+        return -1;
+    }
+    return 0;
 }
 
 typedef struct argv_builder {

@@ -35,6 +35,7 @@ typedef struct grade_kit {
     char **link_flags;
     size_t n_link_flags;
     bool sanitized;     /* built with -fsanitize=...: no address-space limit for its binaries */
+    char *objcheck;     /* the check of the student's object before it is linked (labs/objcheck) */
 } grade_kit;
 
 typedef struct grade_kit_set {

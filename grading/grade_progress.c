@@ -74,7 +74,9 @@ static void join_words(grade_buf *b, const char *const *words, int n) {
 char *grade_lab_outcome(const grade_lab *lab) {
     if (!lab->submitted) return grade_strdup("not submitted");
     if (lab->build_error)
-        return grade_strdup(!strncmp(lab->build_error, "does not link", 13) ? "does not link" : "does not compile");
+        return grade_strdup(!strncmp(lab->build_error, "does not link", 13)   ? "does not link"
+                            : !strncmp(lab->build_error, "not accepted", 12) ? "not accepted"
+                                                                               : "does not compile");
     double pts = 0, max = 0;
     bool all = true;
     for (int c = 0; c < GRADE_CHECKS; c++) {

@@ -15,6 +15,8 @@ and of `api` (the headers a lab.c may include), a directory tree:
     <name>/manifest.json   what the grader reads (see below)
     <name>/include/...     the headers, at their paths relative to Bazel's execution root
     <name>/lib/...         the static archives (and shared libraries) in link order
+    <name>/bin/objcheck    the check of the student's object before it is linked
+                           (//labs/objcheck, as labs/lab.bzl runs it)
 
 The manifest holds the compiler Bazel's C toolchain uses and the exact command lines
 Bazel would run to compile the student's file (the toolchain's flags, --copt, --conlyopt
@@ -147,6 +149,7 @@ def _grading_kit_impl(ctx):
 
     if ctx.file.skeleton:
         copies.append((ctx.file.skeleton, "skeleton/" + ctx.file.skeleton.basename))
+    copies.append((ctx.executable._objcheck, "bin/objcheck"))
 
     manifest = {
         "version": 1,
@@ -160,6 +163,7 @@ def _grading_kit_impl(ctx):
         "libraries": libraries,
         "link_flags": link_flags + ctx.fragments.cpp.linkopts,
         "sanitized": sanitized,
+        "objcheck": "bin/objcheck",
     }
     if ctx.file.skeleton:
         manifest["skeleton"] = "skeleton/" + ctx.file.skeleton.basename
@@ -201,6 +205,8 @@ grading_kit = rule(
         "api": attr.label(mandatory = True, providers = [CcInfo], doc = "the headers lab.c may include"),
         "deps": attr.label_list(mandatory = True, providers = [CcInfo], doc = "what the binary links"),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
+        # Runs where the grader runs (in its sandbox, between compile and link).
+        "_objcheck": attr.label(default = Label("//labs/objcheck:objcheck"), executable = True, cfg = "target"),
     },
     fragments = ["cpp"],
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],

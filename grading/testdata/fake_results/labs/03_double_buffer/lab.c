@@ -2,15 +2,39 @@
  * the untouched pipeline (sequential, one stream) plus an attempt to fake a perfect
  * result: it prints result and bye lines in the event stream's format on stdout and on
  * descriptor 3 (the event stream), and tries to read the stream's secret nonce from
- * /proc/self/environ to sign them.
+ * /proc/self/environ to sign them, with raw system calls.
  * Expected: the grader reads results only from lines carrying the run's nonce, which the
  * program cannot read (the sandbox hides /proc): the grade is the sequential pipeline's
  * (correct and race-free, no speed points), and the report says lines were ignored. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/syscall.h>
 #include "labs/harness/lab.h"
+
+/* A raw system call, past the C library: the grader refuses a lab file's calls of the C
+ * library's process, signal and file functions before linking it (labs/objcheck), so this
+ * is what a student could still write, and what the sandbox must stop at run time.
+ * Returns the result, or -errno. */
+static long raw_syscall(long n, long a, long b, long c, long d) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    return ret;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+#else
+#error "a raw system call for this machine"
+#endif
+}
 
 #define NUM_STREAMS 1
 
@@ -21,11 +45,12 @@ static uint32_t *d_out[NUM_STREAMS];
 /* The nonce, if the environment block can be read; "" otherwise. */
 static void steal_nonce(char *out, size_t len) {
     out[0] = '\0';
-    FILE *f = fopen("/proc/self/environ", "r");
-    if (!f) return;
+    long fd = raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/environ", O_RDONLY, 0);
+    if (fd < 0) return;
     char env[8192];
-    size_t n = fread(env, 1, sizeof(env) - 1, f);
-    fclose(f);
+    long got = raw_syscall(SYS_read, fd, (long)env, sizeof(env) - 1, 0);
+    raw_syscall(SYS_close, fd, 0, 0, 0);
+    size_t n = got > 0 ? (size_t)got : 0;
     env[n] = '\0';
     for (size_t i = 0; i < n; i += strlen(env + i) + 1)
         if (!strncmp(env + i, "STREAMLAB_EVENTS_NONCE=", 23)) snprintf(out, len, "%s", env + i + 23);
@@ -40,8 +65,7 @@ static void fake(int fd, const char *nonce) {
                      "{\"v\":1,\"t\":\"bye\",\"status\":0%s%s%s}\n",
                      *nonce ? ",\"nonce\":\"" : "", nonce, *nonce ? "\"" : "", *nonce ? ",\"nonce\":\"" : "",
                      nonce, *nonce ? "\"" : "");
-    if (n > 0 && write(fd, line, (size_t)n) < 0) {
-    }
+    if (n > 0) raw_syscall(SYS_write, fd, (long)line, n, 0);
 }
 
 static int setup(lab_ctx *ctx) {

@@ -1,10 +1,34 @@
 /* grading/testdata/fork_bomb/labs/03_double_buffer/lab.c:
- * a submission that forks without end.
+ * a submission that forks without end (with raw clone system calls).
  * Expected: the sandbox refuses a lab program new processes and ends it (SIGSYS); no
  * points, the reason says it tried to start a process. */
 #define _POSIX_C_SOURCE 200809L
-#include <unistd.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include "labs/harness/lab.h"
+
+/* A raw system call, past the C library: the grader refuses a lab file's calls of the C
+ * library's process, signal and file functions before linking it (labs/objcheck), so this
+ * is what a student could still write, and what the sandbox must stop at run time.
+ * Returns the result, or -errno. */
+static long raw_syscall(long n, long a, long b, long c, long d) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    return ret;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+#else
+#error "a raw system call for this machine"
+#endif
+}
 
 #define NUM_STREAMS 3
 
@@ -27,7 +51,7 @@ static int setup(lab_ctx *ctx) {
 
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
-    for (;;) fork();
+    for (;;) raw_syscall(SYS_clone, SIGCHLD, 0, 0, 0);
     for (int i = 0; i < w->batches; i++) {
         int s = i % NUM_STREAMS;
         LAB_CHECK(cudaMemcpyAsync(d_in[s], lab_input(ctx, i), w->batch_bytes,
