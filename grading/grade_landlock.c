@@ -111,6 +111,8 @@ int grade_landlock_restrict(int abi, const grade_landlock_rules *rules, char *er
     for (const char *const *p = rules->write_dirs; rc == 0 && p && *p; p++) rc = add_rule(ruleset, *p, fs, err, err_len);
     for (const char *const *p = rules->read_dirs; rc == 0 && p && *p; p++)
         rc = add_rule(ruleset, *p, fs & LL_READ, err, err_len);
+    for (const char *const *p = rules->read_dirs ? rules->list_dirs : NULL; rc == 0 && p && *p; p++)
+        rc = add_rule(ruleset, *p, LL_FS_READ_DIR, err, err_len);
     for (const char *const *p = rules->write_files; rc == 0 && p && *p; p++)
         rc = add_rule(ruleset, *p, fs & LL_FILE_RIGHTS, err, err_len);
     if (rc == 0 && syscall(__NR_landlock_restrict_self, ruleset, 0) != 0) {

@@ -17,6 +17,8 @@ extern "C" {
 typedef struct grade_landlock_rules {
     const char *const *write_dirs; /* NULL-terminated: everything allowed beneath */
     const char *const *read_dirs;  /* NULL-terminated: read and execute beneath; NULL: reads not confined */
+    const char *const *list_dirs;  /* NULL-terminated: with read_dirs, folders beneath may be listed, no
+                                      file in them read (a linker's search folders) */
     const char *const *write_files; /* NULL-terminated single files opened for writing (/dev/null) */
     bool scope_signals;            /* refuse signals to processes outside the sandbox (ABI 6) */
     bool scope_abstract_sockets;   /* refuse abstract unix sockets outside it (ABI 6) */

@@ -349,10 +349,11 @@ static uint64_t settings_hash(const app *a) {
         if (k && grade_hash_path(&h, k->dir, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
     }
     if (grade_hash_path(&h, a->rubric.path, err, sizeof(err)) != 0) h = grade_hash_str(h, err);
-    char *opts = grade_strf("runs %d schedules %d timeout %d profile %s mem %ld out %ld seed %d %llu backend %s",
+    char *opts = grade_strf("runs %d schedules %d timeout %d profile %s mem %ld out %ld seed %d %llu backend %s "
+                            "compile %d scratch %ld",
                             a->opt.runs, a->opt.schedules, a->opt.timeout_s, a->opt.profile ? a->opt.profile : "",
                             a->opt.mem_mb, a->opt.output_mb, a->opt.seed_given, (unsigned long long)a->opt.seed,
-                            a->n_labs ? a->kits[0].backend : "");
+                            a->n_labs ? a->kits[0].backend : "", a->opt.compile_s, a->opt.scratch_mb);
     h = grade_hash_str(h, opts);
     free(opts);
     return h;
@@ -827,7 +828,7 @@ static int slurm_mode(app *a) {
     size_t n_args = 0, n_merge = 0;
 #define ARG(x) (args[n_args++] = (x))
 #define OWN(x) (held[n_held++] = (x))
-    char num[6][32];
+    char num[8][32];
     ARG("--submissions");
     ARG(OWN(absolute(a->opt.submissions)));
     if (a->opt.layout) {
@@ -864,6 +865,12 @@ static int slurm_mode(app *a) {
     ARG(num[3]);
     ARG("--output-mb");
     ARG(num[4]);
+    snprintf(num[6], sizeof(num[6]), "%d", a->opt.compile_s);
+    snprintf(num[7], sizeof(num[7]), "%ld", a->opt.scratch_mb);
+    ARG("--compile-timeout");
+    ARG(num[6]);
+    ARG("--scratch-mb");
+    ARG(num[7]);
     if (a->opt.seed_given) {
         ARG("--seed");
         ARG(num[5]);
@@ -1091,6 +1098,9 @@ int main(int argc, char **argv) {
     free(kits_dir);
 
     grade_sandbox_probe(&a->sandbox);
+    a->sandbox.compile_s = a->opt.compile_s;
+    a->sandbox.compile_mem_mb = a->opt.mem_mb;
+    a->sandbox.scratch_mb = a->opt.scratch_mb;
     const char *base = a->opt.scratch ? a->opt.scratch : getenv("TMPDIR");
     if (!base || !*base) base = "/tmp";
     if (grade_mkdir_p(base, 0755, err, sizeof(err)) != 0) return cannot_run("--scratch: %s", err);

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "grading/grade_layout.h"
+#include "grading/grade_sandbox.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -28,6 +29,8 @@ enum {
     OPT_PROFILE,
     OPT_MEMORY,
     OPT_OUTPUT,
+    OPT_COMPILE_TIMEOUT,
+    OPT_SCRATCH_MB,
     OPT_SEED,
     OPT_SUBMITTED_AT,
     OPT_GRADESCOPE,
@@ -75,6 +78,8 @@ static const struct option long_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"memory-mb", required_argument, NULL, OPT_MEMORY},
     {"output-mb", required_argument, NULL, OPT_OUTPUT},
+    {"compile-timeout", required_argument, NULL, OPT_COMPILE_TIMEOUT},
+    {"scratch-mb", required_argument, NULL, OPT_SCRATCH_MB},
     {"seed", required_argument, NULL, OPT_SEED},
     {"submitted-at", required_argument, NULL, OPT_SUBMITTED_AT},
     {"gradescope", no_argument, NULL, OPT_GRADESCOPE},
@@ -114,6 +119,8 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
     o->timeout_s = 60;
     o->mem_mb = 2048;
     o->output_mb = 8;
+    o->compile_s = GRADE_COMPILE_SECONDS_DEFAULT;
+    o->scratch_mb = GRADE_SCRATCH_MB_DEFAULT;
     o->progress = -1;
     o->submission_dir = "/autograder/submission";
     o->results = "/autograder/results/results.json";
@@ -192,6 +199,20 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
                 return GRADE_EXIT_USAGE;
             }
             o->output_mb = (long)v;
+            break;
+        case OPT_COMPILE_TIMEOUT:
+            if (!cli_int(optarg, 1, 3600, &v)) {
+                snprintf(err, err_len, "--compile-timeout must be a number of seconds from 1 to 3600, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->compile_s = (int)v;
+            break;
+        case OPT_SCRATCH_MB:
+            if (!cli_int(optarg, 1, 1 << 20, &v)) {
+                snprintf(err, err_len, "--scratch-mb must be a whole number from 1 to 1048576, not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->scratch_mb = (long)v;
             break;
         case OPT_SUBMITTED_AT: o->submitted_at = optarg; break;
         case OPT_SEED:
@@ -376,8 +397,12 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --timeout S          seconds per lab run before it is stopped (60)\n"
             "  --rubric FILE        points and thresholds (default: grading/rubric.json)\n"
             "  --profile NAME       simulated device profile (default: the lab's, h200)\n"
-            "  --memory-mb N        memory per lab program (2048)\n"
+            "  --memory-mb N        memory per lab program, and per compile (2048)\n"
             "  --output-mb N        output per lab program (8)\n"
+            "  --scratch-mb N       what a lab program may keep in its scratch folder, all its\n"
+            "                       files together (128)\n"
+            "  --compile-timeout S  CPU seconds a compile or link may take (20; in all, 3 times\n"
+            "                       that and at least 30 s)\n"
             "  --seed S             one workload seed for everyone (default: a fresh secret one\n"
             "                       per student and lab)\n"
             "  --submitted-at FILE.csv  when students handed in, for the rubric's late policy\n"

@@ -39,6 +39,8 @@ typedef struct grade_options {
     const char *profile;        /* simulator profile */
     long mem_mb;
     long output_mb;
+    int compile_s;              /* --compile-timeout: CPU seconds of a compile or link */
+    long scratch_mb;            /* --scratch-mb: what a lab run may keep in its scratch folder */
     bool seed_given;
     uint64_t seed;
     const char *submitted_at;   /* --submitted-at FILE.csv: when students handed in, or NULL */

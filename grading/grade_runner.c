@@ -138,6 +138,7 @@ static char *failure_words(const grade_attempt *a, const grade_run_settings *s) 
         return grade_strf("used more than %ld MiB of memory, so it was stopped (allocating without bound?)", s->mem_mb);
     case GRADE_END_FLOOD:
         return grade_strf("wrote more than %zu MiB to the event stream, so it was stopped", EVENTS_CAP >> 20);
+    case GRADE_END_SCRATCH: return grade_strdup(o->error); /* "wrote more than N MiB into its scratch folder..." */
     case GRADE_END_NOT_STARTED: return grade_strf("grader problem: %s", o->error);
     default: break;
     }
@@ -252,7 +253,7 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     argv[n] = NULL;
 
     bool gpu = !strcmp(kit->backend, "gpu");
-    static const char *const system_read[] = {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc",
+    static const char *const system_read[] = {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache",
                                               "/dev/null", "/dev/urandom", "/dev/zero"};
     const char *read_dirs[16];
     size_t nr = 0;
@@ -284,6 +285,7 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
                 .nofile = 1024,
             },
         .write_dirs = write_dirs,
+        .scratch_dir = run_dir, /* its total size capped (grade_scratch.h) */
         /* Reads are confined where nothing needs /proc or the GPU's files. */
         .read_dirs = (kit->sanitized || gpu) ? NULL : read_dirs,
         .gpu = gpu,

@@ -136,15 +136,46 @@ void grade_sandbox_probe(grade_sandbox_config *cfg) {
     int st = in_child(try_seccomp, cfg);
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS) {
         cfg->seccomp = true;
-        snprintf(cfg->seccomp_note, sizeof(cfg->seccomp_note), "a seccomp filter kept lab programs from starting processes");
+        snprintf(cfg->seccomp_note, sizeof(cfg->seccomp_note),
+                 "a seccomp filter kept them from opening sockets of any family, and lab programs from starting "
+                 "processes or mounting");
     } else {
         snprintf(cfg->seccomp_note, sizeof(cfg->seccomp_note),
-                 "lab programs could start processes (no seccomp filter here): RLIMIT_NPROC alone limits them");
+                 "NO seccomp filter here: lab programs could open sockets (Landlock stops TCP only) and start "
+                 "processes (RLIMIT_NPROC alone limits them)");
     }
+
+    cfg->scratch_mb = GRADE_SCRATCH_MB_DEFAULT;
+    cfg->compile_s = GRADE_COMPILE_SECONDS_DEFAULT;
+    cfg->compile_mem_mb = GRADE_COMPILE_MEMORY_MB_DEFAULT;
+    char scratch_why[200] = "";
+    cfg->scratch_mode = grade_scratch_probe(cfg->drop_user, cfg->uid, cfg->gid, scratch_why, sizeof(scratch_why));
+    if (cfg->scratch_mode == GRADE_SCRATCH_WATCH)
+        snprintf(cfg->scratch_note, sizeof(cfg->scratch_note),
+                 "the grader only watched the size of a lab run's scratch folder (%.150s): a run may write past the "
+                 "cap for a tenth of a second",
+                 scratch_why);
+    else
+        snprintf(cfg->scratch_note, sizeof(cfg->scratch_note), "a private tmpfs%s",
+                 cfg->scratch_mode == GRADE_SCRATCH_USERNS ? " (in a user namespace of its own)" : "");
 }
 
 char *grade_sandbox_describe(const grade_sandbox_config *cfg) {
-    return grade_strf("Submissions %s; %s; %s.", cfg->user_note, cfg->landlock_note, cfg->seccomp_note);
+    char scratch[600];
+    if (cfg->scratch_mode == GRADE_SCRATCH_WATCH)
+        snprintf(scratch, sizeof(scratch), "a lab run could keep at most %ld MiB and %d files in its scratch folder, but %s",
+                 cfg->scratch_mb, GRADE_SCRATCH_FILES, cfg->scratch_note);
+    else
+        snprintf(scratch, sizeof(scratch),
+                 "a lab run's scratch folder was %s of at most %ld MiB and %d files, gone when the run ended",
+                 cfg->scratch_note, cfg->scratch_mb, GRADE_SCRATCH_FILES);
+    const char *reads = cfg->landlock_abi > 0 ? "compiles could read only the compiler, the system's C headers, the "
+                                                "lab's kit and the student's file, and were"
+                                              : "compiles could read whatever the user they ran as may read (no "
+                                                "Landlock), and were";
+    return grade_strf("Submissions %s; %s; %s; %s; %s stopped after %d s of CPU time (%d s in all) or %ld MiB of memory.",
+                      cfg->user_note, cfg->landlock_note, cfg->seccomp_note, scratch, reads, cfg->compile_s,
+                      grade_compile_wall_s(cfg), cfg->compile_mem_mb);
 }
 
 int grade_sandbox_give(const grade_sandbox_config *cfg, const char *path, char *err, size_t err_len) {
@@ -200,7 +231,8 @@ static void set_limit(int errfd, int resource, rlim_t soft, rlim_t hard, const c
     if (setrlimit(resource, &rl) != 0) child_fail(errfd, name);
 }
 
-static void child(const grade_sandbox_config *cfg, const grade_spawn *s, int devnull, int errfd_in, pid_t parent) {
+static void child(const grade_sandbox_config *cfg, const grade_spawn *s, const char *scratch_dir, int devnull,
+                  int errfd_in, pid_t parent) {
     setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
@@ -232,10 +264,25 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, int dev
     if (l->nofile > 0) set_limit(errfd, RLIMIT_NOFILE, (rlim_t)l->nofile, (rlim_t)l->nofile, "RLIMIT_NOFILE");
 
     if (chdir(s->cwd) != 0) child_fail(errfd, s->cwd);
+    char msg[512];
+    bool capped = scratch_dir && cfg->scratch_mode != GRADE_SCRATCH_WATCH;
+    if (capped && cfg->scratch_mode == GRADE_SCRATCH_MOUNT) {
+        /* The tmpfs belongs to the user the program runs as. */
+        uid_t owner = cfg->drop_user ? cfg->uid : geteuid();
+        gid_t group = cfg->drop_user ? cfg->gid : getegid();
+        if (grade_scratch_mount(cfg->scratch_mode, scratch_dir, cfg->scratch_mb, owner, group, msg, sizeof(msg)) != 0)
+            child_fail_msg(errfd, msg);
+        if (chdir(s->cwd) != 0) child_fail(errfd, s->cwd);
+    }
     if (cfg->drop_user) {
         if (setgroups(0, NULL) != 0) child_fail(errfd, "setgroups");
         if (setgid(cfg->gid) != 0) child_fail(errfd, "setgid");
         if (setuid(cfg->uid) != 0) child_fail(errfd, "setuid");
+    }
+    if (capped && cfg->scratch_mode == GRADE_SCRATCH_USERNS) {
+        if (grade_scratch_mount(cfg->scratch_mode, scratch_dir, cfg->scratch_mb, cfg->uid, cfg->gid, msg, sizeof(msg)) != 0)
+            child_fail_msg(errfd, msg);
+        if (chdir(s->cwd) != 0) child_fail(errfd, s->cwd);
     }
     /* Die with the grader; set after the user switch, which clears it. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(errfd, "PR_SET_PDEATHSIG");
@@ -246,6 +293,7 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, int dev
         grade_landlock_rules rules = {
             .write_dirs = s->write_dirs,
             .read_dirs = s->read_dirs,
+            .list_dirs = s->list_dirs,
             .write_files = s->gpu ? NULL : dev_null,
             .scope_signals = true,
             .scope_abstract_sockets = !s->gpu,
@@ -256,7 +304,6 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, int dev
          * with cudaErrorOperatingSystem). /proc/self is this process, which the lab program
          * becomes: the rule names its /proc/<pid> and nothing of any other process. */
         static const char *const gpu_write[] = {"/dev", "/proc/self", NULL};
-        char msg[512];
         if (s->gpu) {
             const char *dirs[20];
             size_t n = 0;
@@ -269,10 +316,20 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, int dev
             child_fail_msg(errfd, msg);
         }
     }
-    if (s->processes != GRADE_PROCESSES_ALLOWED && cfg->seccomp) {
-        char msg[256];
-        if (grade_seccomp_no_processes(s->processes == GRADE_PROCESSES_KILL, msg, sizeof(msg)) != 0)
-            child_fail_msg(errfd, msg);
+    if (cfg->seccomp) {
+        bool lab = s->processes != GRADE_PROCESSES_ALLOWED;
+        grade_seccomp_rules rules = {
+            .processes = s->processes == GRADE_PROCESSES_KILL     ? GRADE_SECCOMP_PROCESSES_KILL
+                         : s->processes == GRADE_PROCESSES_REFUSE ? GRADE_SECCOMP_PROCESSES_REFUSE
+                                                                  : GRADE_SECCOMP_PROCESSES_ALLOW,
+            .no_sockets = true,
+            /* The CUDA driver's MPS check when it starts (grade_seccomp.h). */
+            .unix_seqpacket = s->gpu,
+            .no_namespaces = lab,
+            /* The CUDA driver needs memfd_create when it starts. */
+            .no_memfd = lab && !s->gpu,
+        };
+        if (grade_seccomp_install(&rules, msg, sizeof(msg)) != 0) child_fail_msg(errfd, msg);
     }
     execve(s->argv[0], s->argv, s->envp);
     child_fail(errfd, s->argv[0]);
@@ -291,6 +348,28 @@ static long resident_kb(pid_t pid) {
     if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
     fclose(f);
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* The resident size of pid and of every process below it (a compiler driver and the
+ * passes it runs), from the kernel's lists of children. */
+static long tree_resident_kb(pid_t pid, int depth) {
+    long kb = resident_kb(pid);
+    char path[96];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *d = depth < 16 ? opendir(path) : NULL;
+    if (!d) return kb;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        snprintf(path, sizeof(path), "/proc/%d/task/%.20s/children", (int)pid, e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f) continue;
+        int c;
+        while (fscanf(f, "%d", &c) == 1) kb += tree_resident_kb((pid_t)c, depth + 1);
+        fclose(f);
+    }
+    closedir(d);
+    return kb;
 }
 
 /* Reads what is on the event pipe now. Returns false at its end (or on an error). */
@@ -320,10 +399,23 @@ static void kill_all(pid_t pid) {
 
 int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, grade_outcome *out) {
     memset(out, 0, sizeof(*out));
+    out->scratch_bytes = -1;
+    /* The capped folder by its absolute path: where the child mounts its tmpfs, and where
+     * the parent looks at it through /proc/<pid>/root. */
+    char *scratch_dir = NULL;
+    if (s->scratch_dir && cfg->scratch_mb > 0) {
+        scratch_dir = realpath(s->scratch_dir, NULL);
+        if (!scratch_dir) {
+            out->end = GRADE_END_NOT_STARTED;
+            snprintf(out->error, sizeof(out->error), "scratch folder %.400s: %s", s->scratch_dir, strerror(errno));
+            return -1;
+        }
+    }
     int errpipe[2];
     if (pipe2(errpipe, O_CLOEXEC) != 0) {
         out->end = GRADE_END_NOT_STARTED;
         snprintf(out->error, sizeof(out->error), "pipe: %s", strerror(errno));
+        free(scratch_dir);
         return -1;
     }
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -332,6 +424,7 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
         close(errpipe[1]);
         out->end = GRADE_END_NOT_STARTED;
         snprintf(out->error, sizeof(out->error), "/dev/null: %s", strerror(errno));
+        free(scratch_dir);
         return -1;
     }
     fflush(stdout);
@@ -344,11 +437,12 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
         close(devnull);
         out->end = GRADE_END_NOT_STARTED;
         snprintf(out->error, sizeof(out->error), "fork: %s", strerror(errno));
+        free(scratch_dir);
         return -1;
     }
     if (pid == 0) {
         close(errpipe[0]);
-        child(cfg, s, devnull, errpipe[1], parent);
+        child(cfg, s, scratch_dir, devnull, errpipe[1], parent);
     }
     setpgid(pid, pid); /* also done by the child: whichever runs first */
     close(errpipe[1]);
@@ -373,6 +467,7 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
         }
         out->end = GRADE_END_NOT_STARTED;
         snprintf(out->error, sizeof(out->error), "could not start %.200s: %.250s", s->argv[0], msg);
+        free(scratch_dir);
         return -1;
     }
 
@@ -386,19 +481,40 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
     grade_end forced = GRADE_END_EXIT;
     bool forced_end = false;
     long peak_kb = 0; /* the largest resident size the watchdog saw */
+    grade_scratch_state scratch = GRADE_SCRATCH_OK;
+    /* Adding up a folder costs more than asking a tmpfs: every fifth turn (0.1 s). */
+    unsigned turn = 0, scratch_every = cfg->scratch_mode == GRADE_SCRATCH_WATCH ? 5 : 1;
     for (;;) {
         struct pollfd p = {.fd = s->events_read_fd, .events = POLLIN};
         if (poll(&p, events_open ? 1 : 0, 20) > 0 && events_open) events_open = drain_events(s, &events_total, &flood);
         pid_t r = wait4(pid, &status, WNOHANG, &ru);
         if (r == pid) break;
         double elapsed = now_s() - start;
-        if (s->limits.mem_mb > 0) peak_kb = max_long(peak_kb, resident_kb(pid));
+        if (s->limits.mem_mb > 0)
+            peak_kb = max_long(peak_kb, s->processes == GRADE_PROCESSES_ALLOWED ? tree_resident_kb(pid, 0) : resident_kb(pid));
+        if (scratch_dir && ++turn % scratch_every == 0) {
+            long long used = -1;
+            scratch = grade_scratch_check(cfg->scratch_mode, pid, scratch_dir, cfg->scratch_mb, &used);
+            if (used > out->scratch_bytes) out->scratch_bytes = used;
+        }
         if (flood) {
             forced = GRADE_END_FLOOD;
         } else if (s->limits.wall_s > 0 && elapsed > s->limits.wall_s) {
             forced = GRADE_END_WALL;
         } else if (s->limits.mem_mb > 0 && peak_kb > s->limits.mem_mb * 1024) {
             forced = GRADE_END_MEMORY;
+        } else if (scratch != GRADE_SCRATCH_OK) {
+            forced = GRADE_END_SCRATCH;
+            if (scratch == GRADE_SCRATCH_FULL_BYTES)
+                snprintf(out->error, sizeof(out->error),
+                         "wrote more than %ld MiB into its scratch folder, so it was stopped: a lab needs no files "
+                         "of its own",
+                         cfg->scratch_mb);
+            else
+                snprintf(out->error, sizeof(out->error),
+                         "made more than %d files and folders in its scratch folder, so it was stopped: a lab "
+                         "needs no files of its own",
+                         GRADE_SCRATCH_FILES);
         } else {
             continue;
         }
@@ -428,5 +544,6 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
         out->end = GRADE_END_EXIT;
         out->code = WEXITSTATUS(status);
     }
+    free(scratch_dir);
     return 0;
 }

@@ -6,16 +6,21 @@
  * size capped by RLIMIT_FSIZE), optionally the write end of the event-stream pipe as fd 3,
  * and no other descriptor. Limits: RLIMIT_CPU, RLIMIT_AS (optional), RLIMIT_FSIZE,
  * RLIMIT_NPROC, RLIMIT_NOFILE, no core files; a wall-clock timeout and a resident-memory
- * watchdog kept by the parent. When the grader is root it switches the child to an
- * unprivileged user (nobody) first; Landlock confines its writes (and, when asked, its
- * reads) to named folders; a seccomp filter can forbid new processes. What could not be
- * applied on this machine is found once by grade_sandbox_probe and said in reports. */
+ * watchdog kept by the parent (over the child's whole process group). When the grader is
+ * root it switches the child to an unprivileged user (nobody) first; Landlock confines
+ * its writes (and, when asked, its reads) to named folders; one seccomp filter
+ * (grade_seccomp.h) refuses sockets of every family to every child and, for lab
+ * programs, new processes, namespaces and mounts; a lab program's scratch folder has a
+ * cap on its total size (grade_scratch.h). What could not be applied on this machine is
+ * found once by grade_sandbox_probe and said in reports. */
 #ifndef STREAMLAB_GRADE_SANDBOX_H
 #define STREAMLAB_GRADE_SANDBOX_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "grading/grade_scratch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,11 +32,27 @@ typedef struct grade_sandbox_config {
     gid_t gid;
     long nproc_base;     /* processes this user already has (not root): RLIMIT_NPROC counts them */
     int landlock_abi;    /* -1: none */
-    bool seccomp;        /* the no-new-processes filter works here */
+    bool seccomp;        /* the seccomp filter works here */
+    grade_scratch_mode scratch_mode;
+    /* Settings (grade_sandbox_probe sets the defaults; the grader's options change them
+     * before grade_sandbox_describe): */
+    long scratch_mb;     /* the cap on a spawn's scratch_dir (--scratch-mb) */
+    int compile_s;       /* CPU seconds of each compiler process (--compile-timeout; wall: grade_compile_wall_s) */
+    long compile_mem_mb; /* resident memory of a compile or link, all its processes together */
     char user_note[256];
     char landlock_note[256];
     char seccomp_note[256];
+    char scratch_note[400];
 } grade_sandbox_config;
+
+#define GRADE_COMPILE_SECONDS_DEFAULT 20
+#define GRADE_COMPILE_MEMORY_MB_DEFAULT 2048
+
+/* The wall-clock limit of a compile or link: three times its CPU time, and at least 30 s,
+ * so that a busy machine does not stop an ordinary compile. */
+static inline int grade_compile_wall_s(const struct grade_sandbox_config *cfg) {
+    return 3 * cfg->compile_s > 30 ? 3 * cfg->compile_s : 30;
+}
 
 /* Finds out what this machine allows (forks short-lived children to try). */
 void grade_sandbox_probe(grade_sandbox_config *cfg);
@@ -66,9 +87,14 @@ typedef struct grade_spawn {
     void *ctx;
     grade_limits limits;
     const char *const *write_dirs; /* Landlock: writable folders (NULL-terminated) */
-    const char *const *read_dirs;  /* Landlock: readable folders; NULL: reads not confined */
-    bool gpu;                      /* keep what a GPU driver needs (devices, abstract sockets) */
-    grade_processes processes;
+    const char *const *read_dirs;  /* Landlock: readable folders (and files); NULL: reads not confined */
+    const char *const *list_dirs;  /* Landlock, with read_dirs: folders that may be listed, not read */
+    bool gpu;                      /* keep what a GPU driver needs (devices, abstract sockets, the
+                                      Unix socket of its MPS check, memfd) */
+    grade_processes processes;     /* not ALLOWED: a lab program (no namespaces, mounts, memfd either) */
+    const char *scratch_dir;       /* a folder of write_dirs whose total size is capped at
+                                      cfg->scratch_mb (absolute); NULL: none. Its content is
+                                      the run's alone: with a tmpfs it is gone when it ends */
 } grade_spawn;
 
 typedef enum grade_end {
@@ -77,6 +103,7 @@ typedef enum grade_end {
     GRADE_END_WALL,         /* the grader ended it: wall-clock limit */
     GRADE_END_MEMORY,       /* the grader ended it: resident memory over the limit */
     GRADE_END_FLOOD,        /* the grader ended it: too much on the event stream */
+    GRADE_END_SCRATCH,      /* the grader ended it: its scratch folder was full (error says how) */
     GRADE_END_NOT_STARTED   /* it could not be started: error says why */
 } grade_end;
 
@@ -85,8 +112,9 @@ typedef struct grade_outcome {
     int code;
     double wall_s;
     double cpu_s;
-    long max_rss_kb;
-    char error[512];
+    long max_rss_kb;        /* of the child, or of its whole group when it may start processes */
+    long long scratch_bytes; /* the most its scratch folder held that the grader saw (-1: no cap) */
+    char error[512];        /* NOT_STARTED: why; SCRATCH: what it did ("wrote more than ...") */
 } grade_outcome;
 
 /* Runs one child to its end. Returns 0 when it ran (whatever its outcome), -1 when it
