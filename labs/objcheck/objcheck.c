@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "labs/objcheck/objcheck.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -214,6 +215,25 @@ static bool first_use(const object *o, size_t target, const GElf_Rela *rela, voi
     return true;
 }
 
+/* Whether the C library (or its maths library) defines name: for the wording of a refusal
+ * only (a C library function a lab may not call, or a name defined nowhere, a helper the
+ * student declared and did not write), never for the verdict. */
+static bool in_c_library(const char *name) {
+    /* What glibc links statically (libc_nonshared.a): not in the shared library. */
+    static const char *const nonshared[] = {"atexit", "at_quick_exit", "pthread_atfork"};
+    for (size_t i = 0; i < sizeof(nonshared) / sizeof(nonshared[0]); i++)
+        if (!strcmp(name, nonshared[i])) return true;
+    static const char *const libraries[] = {"libc.so.6", "libm.so.6"};
+    for (size_t i = 0; i < sizeof(libraries) / sizeof(libraries[0]); i++) {
+        void *lib = dlopen(libraries[i], RTLD_LAZY | RTLD_LOCAL);
+        if (!lib) continue;
+        bool found = dlsym(lib, name) != NULL;
+        dlclose(lib);
+        if (found) return true;
+    }
+    return false;
+}
+
 /* Whether a relocation is a call or a jump to its symbol. */
 static bool is_call(const object *o, const use_arg *u) {
     if (!(o->shdrs[u->target].sh_flags & SHF_EXECINSTR)) return false;
@@ -235,9 +255,14 @@ static void check_use(const object *o, size_t i, const char *name, lab_objcheck_
         snprintf(where, WHERE_MAX, "%s", lab_objcheck_lines_file(o->lines));
     const char *verb = !u.found || is_call(o, &u) ? "calls" : "uses";
     const char *owner = lab_objcheck_owner(name);
-    refuse(r, name, where,
-           owner ? strf("not accepted: %s %s, %s", verb, name, owner)
-                 : strf("not accepted: %s %s, which a lab may not (docs/labs.md says what it may call)", verb, name));
+    char *message = owner ? strf("not accepted: %s %s, %s", verb, name, owner)
+                    : in_c_library(name)
+                        ? strf("not accepted: %s %s, which a lab may not (docs/labs.md says what it may call)", verb,
+                               name)
+                        : strf("not accepted: %s %s, which is none of the functions a lab may call: a function of "
+                               "yours must be defined in this file (static)",
+                               verb, name);
+    refuse(r, name, where, message);
 }
 
 static void check_definition(const object *o, const GElf_Sym *s, const char *name, lab_objcheck_result *r) {

@@ -1,7 +1,8 @@
 /* grading/testdata/link_error/labs/03_double_buffer/lab.c:
  * a submission that compiles but calls a function nobody defines.
- * Expected: every check gets no points; the reason says "does not link" and names the
- * missing symbol. */
+ * Expected: every check gets no points; the check before linking (labs/objcheck) refuses
+ * the call, naming the missing function and the line that calls it, and says a function
+ * of the student's must be defined in the file. */
 #include "labs/harness/lab.h"
 
 #define NUM_STREAMS 3
