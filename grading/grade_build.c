@@ -110,11 +110,14 @@ static char *tidy(const char *log, const char *build_dir, const char *kit_dir) {
 }
 
 /* Whether a step ended on a limit rather than on the file's errors, and then why. A
- * process over its CPU time is killed by SIGXCPU; when that process is a pass the driver
- * runs (cc1), the driver reports it and exits, and the CPU time it waited for is the sign. */
-static char *limit_reason(const grade_sandbox_config *cfg, const grade_outcome *o, const char *step) {
-    bool cpu = (o->end == GRADE_END_SIGNAL && (o->code == SIGXCPU || o->code == SIGKILL)) ||
-               (o->end == GRADE_END_EXIT && o->code != 0 && o->cpu_s >= cfg->compile_s - 0.05);
+ * process over its CPU time is killed by SIGXCPU (SIGKILL past the hard limit); when that
+ * process is a pass the driver runs (cc1), the driver says so ("CPU time limit exceeded
+ * signal terminated program cc1": the steps run in C.UTF-8, untranslated) and exits. */
+static char *limit_reason(const grade_sandbox_config *cfg, const grade_outcome *o, const char *log, const char *step) {
+    bool cpu = (o->end == GRADE_END_SIGNAL && o->code == SIGXCPU) ||
+               (o->end == GRADE_END_SIGNAL && o->code == SIGKILL && o->cpu_s >= cfg->compile_s) ||
+               (o->end == GRADE_END_EXIT && o->code != 0 &&
+                (strstr(log, "CPU time limit exceeded") || o->cpu_s >= cfg->compile_s));
     if (o->end == GRADE_END_WALL)
         return grade_strf("the %s took too long: it was stopped after %d s (a macro that expands without end?)", step,
                           grade_compile_wall_s(cfg));
@@ -204,7 +207,7 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
     free(out->diagnostics);
     out->diagnostics = name_assembly(tidy(log, build_dir, kit->dir));
     if (o.end != GRADE_END_EXIT || o.code != 0) {
-        char *limit = limit_reason(cfg, &o, "compiler");
+        char *limit = limit_reason(cfg, &o, log, "compiler");
         char *first = first_error(out->diagnostics, kit->student_file);
         char *how = describe_end(&o, "compiler");
         out->error = grade_strf("does not compile: %s", limit ? limit : *first ? first : how);
@@ -234,7 +237,7 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
         out->diagnostics = both;
     }
     if (o.end != GRADE_END_EXIT || o.code != 0) {
-        char *limit = limit_reason(cfg, &o, "linker");
+        char *limit = limit_reason(cfg, &o, log, "linker");
         char *first = first_error(link_diag, kit->student_file);
         char *how = describe_end(&o, "linker");
         out->error = grade_strf("does not link: %s", limit ? limit : *first ? first : how);
