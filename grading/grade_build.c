@@ -14,6 +14,7 @@
 
 #include "grading/grade_diag.h"
 #include "grading/grade_fs.h"
+#include "grading/grade_objcheck.h"
 #include "grading/grade_text.h"
 #include "grading/grade_toolchain.h"
 
@@ -221,6 +222,8 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
     log = NULL;
     argv = NULL;
 
+    /* The student's object before it is linked, refused like a compile error (grade_objcheck.h). */
+    if (grade_objcheck_step(cfg, kit, build_dir, log_dir, "lab.o", out) != 0) goto done;
 
     argv = grade_kit_link_argv(kit, "lab.o", "lab");
     const grade_toolchain *ltc = grade_toolchain_get(kit->linker);
