@@ -111,4 +111,27 @@ TEST(Attacks, WhatIsNotAnObjectIsRefusedWithAReason) {
     EXPECT_FALSE(truncated.error.empty());
 }
 
+// Objects with bytes changed all over their ELF header, section headers and tables are
+// refused with a reason or read, never a crash (the sanitizer build runs this too).
+TEST(Attacks, ACorruptedObjectIsRefusedOrReadWithoutCrashing) {
+    std::map<std::string, std::string> attacks = Attacks();
+    ASSERT_TRUE(attacks.count("constructor"));
+    const std::string object = Slurp(attacks["constructor"]);
+    ASSERT_GT(object.size(), 1024u);
+    const std::string path = std::string(getenv("TEST_TMPDIR")) + "/corrupt.o";
+    size_t refused = 0, runs = 0;
+    for (size_t at = 0; at < object.size(); at += 1 + at / 64) {
+        for (unsigned char flip : {0xffu, 0x80u}) {
+            std::string bad = object;
+            bad[at] = static_cast<char>(static_cast<unsigned char>(bad[at]) ^ flip);
+            std::ofstream(path, std::ios::binary | std::ios::trunc) << bad;
+            objcheck_test::Checked c = Check(path, nullptr);
+            ASSERT_TRUE(c.rc == 0 || c.rc == 1) << "byte " << at;
+            refused += c.rc == 1;
+            runs++;
+        }
+    }
+    EXPECT_GT(refused, runs / 2) << "most changes keep the constructor or break the object";
+}
+
 }  // namespace

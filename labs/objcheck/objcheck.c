@@ -331,8 +331,12 @@ static void sort_by_line(lab_objcheck_result *r) {
 
 static int read_object(object *o, int fd, lab_objcheck_result *out) {
     o->elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (!o->elf || elf_kind(o->elf) != ELF_K_ELF) {
+    if (!o->elf) {
         out->error = strf("not an ELF object (%s)", elf_errmsg(-1));
+        return -1;
+    }
+    if (elf_kind(o->elf) != ELF_K_ELF) {
+        out->error = strf("not an ELF object");
         return -1;
     }
     GElf_Ehdr eh;
