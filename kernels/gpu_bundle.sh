@@ -234,6 +234,8 @@ if [[ -n "${grader_lab}" ]]; then
     cp -RL "${kit}" "${g}/kits/"
     chmod -R u+w "${g}/kits"
   done
+  # The kits' objcheck (labs/objcheck) needs elfutils' libelf and libdw.
+  copy_needed_libs "${g}/kits/${grader_lab}_gpu/bin/objcheck" "${g}/lib"
   install -m 0644 grading/rubric.json "${g}/rubric.json"
   # The libraries the kits link with by name (-lcjson): the file and the name the linker
   # looks for, which a machine with only the runtime package lacks.
@@ -266,16 +268,17 @@ here="\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
 export LD_LIBRARY_PATH="\${here}/grader/lib:\${here}/lib\${LD_LIBRARY_PATH:+:\${LD_LIBRARY_PATH}}"
 export LIBRARY_PATH="\${here}/grader/lib\${LIBRARY_PATH:+:\${LIBRARY_PATH}}"
 # The grader builds and runs submissions with a clean environment, so the linker and the
-# loader find cJSON only where the system keeps libraries: put the bundled one there when
-# it is missing (as root).
+# loader find cJSON (and the kits' objcheck libelf and libdw) only where the system keeps
+# libraries: put the bundled ones there when they are missing (as root).
 libdir="\$(dirname "\$(gcc -print-file-name=libc.so)")"
 [[ "\${libdir}" == /* ]] || libdir=/usr/lib/x86_64-linux-gnu
-for f in "\${here}"/grader/lib/libcjson.so*; do
+for f in "\${here}"/grader/lib/libcjson.so* "\${here}"/grader/lib/libelf*.so* "\${here}"/grader/lib/libdw*.so*; do
+  [[ -e "\${f}" ]] || continue
   [[ -e "\${libdir}/\${f##*/}" ]] && continue
   if cp "\${f}" "\${libdir}/" 2>/dev/null; then
     echo "run_grader: installed \${f##*/} into \${libdir} (the kits link with it)"
   else
-    echo "run_grader: \${libdir} has no \${f##*/} and cannot be written: install libcjson-dev" >&2
+    echo "run_grader: \${libdir} has no \${f##*/} and cannot be written: install libcjson-dev, libelf1 and libdw1" >&2
   fi
 done
 out="\${here}/grader/out"
