@@ -10,6 +10,7 @@
 #include "grading/grade_beneath.h"
 #include "grading/grade_build.h"
 #include "grading/grade_fs.h"
+#include "grading/grade_host.h"
 #include "grading/grade_late.h"
 #include "grading/grade_report_gradescope.h"
 #include "grading/grade_report_junit.h"
@@ -98,6 +99,7 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
     note_foreign(lab, &a);
     if (a.failure) {
         lab->failure = grade_strdup(a.failure);
+        lab->host_problem = a.host_problem;
         adopt(lab, &a);
         grade_attempt_free(&a);
         goto out;
@@ -127,6 +129,7 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
             note_foreign(lab, &again);
             if (again.failure) {
                 lab->failure = grade_strf("in a re-run: %s", again.failure);
+                lab->host_problem = again.host_problem;
                 adopt(lab, &again);
                 grade_attempt_free(&again);
                 break;
@@ -232,6 +235,8 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
     }
     free(wanted);
     grade_student_total(out);
+    /* A lab the host was too slow for: the student is not graded, and graded again later. */
+    grade_student_mark_host_problem(out);
     out->seconds = now_s() - t0;
 }
 

@@ -25,6 +25,7 @@
 #include "grading/grade_gradebook.h"
 #include "grading/grade_grader.h"
 #include "grading/grade_hash.h"
+#include "grading/grade_host.h"
 #include "grading/grade_kit.h"
 #include "grading/grade_late.h"
 #include "grading/grade_layout.h"
@@ -611,8 +612,13 @@ static int class_mode(app *a) {
             if (strcmp(stored[k].name, a->subs.items[i].name)) continue;
             if (a->opt.resume && !strcmp(stored[k].key, a->keys[i]) &&
                 grade_student_from_json(stored[k].student, &a->students[i]) == 0) {
-                reuse[i] = true;
-                skipped++;
+                /* Not graded (the host was too slow for a lab run: grade_host.h): graded again. */
+                if (a->students[i].not_graded) {
+                    grade_student_free(&a->students[i]);
+                } else {
+                    reuse[i] = true;
+                    skipped++;
+                }
             }
             kept[k] = true; /* this run's row, either way */
         }
@@ -692,9 +698,22 @@ static int class_mode(app *a) {
     char *how = grade_strf("This gradebook is INCOMPLETE: the grader was interrupted with %zu of %zu students graded.\n"
                            "Students not graded have empty scores and a NOT GRADED note. To finish, run:\n  %s\n",
                            finished, a->subs.n, resume);
+    /* Students the host was too slow for (grade_host.h): not graded, to be graded again;
+     * the Slurm tasks that had them did not finish, and --only-failed runs them again. */
+    grade_buf slow_names;
+    grade_buf_init(&slow_names);
+    size_t n_slow = 0;
+    for (size_t i = 0; i < n; i++)
+        if (list[i]->not_graded && grade_student_host_problem(list[i]))
+            grade_buf_printf(&slow_names, "%s%s", n_slow++ ? ", " : "", list[i]->name);
+    char *slow = n_slow ? grade_host_incomplete(n_slow, a->subs.n, slow_names.data,
+                                                a->opt.merge ? a->plan.rerun : resume)
+                        : NULL;
+    grade_buf_free(&slow_names);
     if (grade_outdir_write(&a->outdir, "gradebook.csv", csv, strlen(csv), err, sizeof(err)) != 0 ||
         grade_outdir_write(&a->outdir, "junit.xml", junit, strlen(junit), err, sizeof(err)) != 0 ||
-        grade_outdir_mark(&a->outdir, !interrupted && !unfinished, unfinished ? unfinished : how, err, sizeof(err)) != 0) {
+        grade_outdir_mark(&a->outdir, !interrupted && !unfinished && !slow,
+                          unfinished ? unfinished : interrupted || !slow ? how : slow, err, sizeof(err)) != 0) {
         fprintf(stderr, "grade: %s\n", err);
         a->report_failed = true;
     }
@@ -738,6 +757,11 @@ static int class_mode(app *a) {
         if (rc == GRADE_EXIT_OK) rc = GRADE_EXIT_CANNOT_RUN;
         free(unfinished);
     }
+    if (slow && !interrupted) {
+        fprintf(stderr, "grade: %s", slow);
+        if (rc == GRADE_EXIT_OK) rc = GRADE_EXIT_CANNOT_RUN;
+    }
+    free(slow);
     if (a->report_failed && rc == GRADE_EXIT_OK) {
         fprintf(stderr, "grade: some reports could not be written (see above): the gradebook may not be whole\n");
         rc = GRADE_EXIT_CANNOT_RUN;
@@ -781,6 +805,14 @@ static int gradescope_mode(app *a) {
     if (slash && slash != dir) {
         *slash = '\0';
         if (grade_mkdir_p(dir, 0755, err, sizeof(err)) != 0) rc = cannot_run("--results: %s", err);
+    }
+    /* The host was too slow for a lab run (grade_host.h): no results.json, so that Gradescope
+     * shows the autograder as failed (regrade needed) instead of a score of 0. */
+    bool host = rc == GRADE_EXIT_OK && grade_student_host_problem(&s);
+    if (host) {
+        fprintf(stderr, "grade: %s\ngrade: no results were written: regrade this submission when the host is less busy\n",
+                s.problem ? s.problem : "NOT GRADED");
+        rc = GRADE_EXIT_CANNOT_RUN;
     }
     if (rc == GRADE_EXIT_OK && grade_write_file(a->opt.results, json, strlen(json), err, sizeof(err)) != 0)
         rc = cannot_run("--results: %s", err);
@@ -1150,7 +1182,9 @@ int main(int argc, char **argv) {
                                        "the same figures)",
                                        a->opt.profile ? a->opt.profile : "the lab's default");
     a->settings_desc = grade_strf("%d timed run%s of the baseline and the submission, interleaved, and their medians; "
-                                  "%d perturbed schedule%s%s; %d s, %ld MiB of memory and %ld MiB of output per lab run",
+                                  "%d perturbed schedule%s%s; %d s of the submission's own time (setup, run and teardown; "
+                                  "the harness's own is not counted), %ld MiB of memory and %ld MiB of output per lab "
+                                  "run",
                                   a->opt.runs, a->opt.runs == 1 ? "" : "s", a->opt.schedules,
                                   a->opt.schedules == 1 ? "" : "s",
                                   gpu ? " (for labs graded on the simulator: a real GPU runs as it runs)" : "",

@@ -186,9 +186,14 @@ TEST(GraderMistakes, UsageErrorsNameTheBazelCommand) {
 // Ctrl-C while a student hangs: the two finished students are in the gradebook, the third
 // is NOT GRADED, the scratch folder is gone, exit 130; --resume grades only the third and
 // gives the gradebook an uninterrupted run gives.
+// zed's run() never returns, so that the grader is busy with zed when Ctrl-C comes; --timeout
+// 8 ends it (in the runs after the interruption). --timeout is the students' own budget:
+// alice's and bob's setup(), run() and teardown() take well under a second here, and the
+// baseline's and the harness's time is not theirs, so a busy machine does not time them out
+// (it did when --timeout counted the whole lab: "timed out ... in check() of the harness").
 TEST(GraderMistakes, CtrlCLeavesAnIncompleteGradebookThatResumeFinishes) {
     std::string subs = Class("sigint_subs"), out = TempDir("sigint_out"), scratch = ScratchDir("sigint_scratch");
-    fs::path hang = fs::path(Runfile("grading/testdata/sleeps_forever"));
+    fs::path hang = fs::path(Runfile("grading/testdata/infinite_loop"));
     for (const auto &e : fs::recursive_directory_iterator(hang, fs::directory_options::follow_directory_symlink))
         if (e.is_regular_file() && e.path().filename() != "expected.json")
             Spit((fs::path(subs) / "zed" / e.path().lexically_relative(hang)).string(), Slurp(e.path().string()));
@@ -236,6 +241,11 @@ TEST(GraderMistakes, CtrlCLeavesAnIncompleteGradebookThatResumeFinishes) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("2 students already graded"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out + "/INCOMPLETE.txt"));
+    std::string finished = Slurp(out + "/gradebook.csv");
+    EXPECT_NE(finished.find("\r\nzed,0.00,"), std::string::npos) << finished;
+    EXPECT_NE(Slurp(out + "/zed/report.txt").find("timed out: still running after 8 s, in run() of your lab"),
+              std::string::npos)
+        << Slurp(out + "/zed/report.txt");
     std::string whole = TempDir("sigint_whole");
     r = Grade3({"--timeout", "8", "--submissions", subs, "--out", whole});
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -99,8 +99,13 @@ char *grade_report_text_lab(const grade_lab *lab) {
         pts += lab->checks[c].points;
         max += lab->checks[c].max;
     }
-    grade_buf_printf(&b, "== %s (%s): %.2f / %.2f\n", lab->lab, lab->student_file, grade_round_points(pts),
-                     grade_round_points(max));
+    if (lab->host_problem)
+        /* The host's problem, not the submission's: no points are shown as lost. */
+        grade_buf_printf(&b, "== %s (%s): NOT GRADED (out of %.2f)\n  %s\n", lab->lab, lab->student_file,
+                         grade_round_points(max), lab->failure ? lab->failure : "not graded");
+    else
+        grade_buf_printf(&b, "== %s (%s): %.2f / %.2f\n", lab->lab, lab->student_file, grade_round_points(pts),
+                         grade_round_points(max));
     if (lab->submitted && lab->seed)
         grade_buf_printf(&b, "  seed %llu (%s; rerun the lab with --seed %llu to see the same inputs)\n",
                          (unsigned long long)lab->seed,
@@ -108,7 +113,7 @@ char *grade_report_text_lab(const grade_lab *lab) {
                                                 : "the workload is new for every student",
                          (unsigned long long)lab->seed);
     if (lab->backend_note) grade_buf_printf(&b, "  %s\n", lab->backend_note);
-    for (int c = 0; c < GRADE_CHECKS; c++) {
+    for (int c = 0; c < GRADE_CHECKS && !lab->host_problem; c++) {
         if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
         const grade_check *k = &lab->checks[c];
         grade_buf_printf(&b, "  [%s] %-*s %6.2f / %-6.2f ", k->passed ? "PASS" : k->points > 0 ? "PART" : "FAIL",
@@ -154,13 +159,19 @@ char *grade_report_text(const grade_student *s, const grade_report_context *ctx)
     grade_buf b;
     grade_buf_init(&b);
     grade_buf_printf(&b, "streamlab grade report: %s\n", s->name);
-    grade_buf_printf(&b, "score %.2f / %.2f\n\n", s->score, s->max_score);
+    if (s->not_graded)
+        grade_buf_printf(&b, "score NOT GRADED (out of %.2f)\n\n", s->max_score);
+    else
+        grade_buf_printf(&b, "score %.2f / %.2f\n\n", s->score, s->max_score);
     grade_buf_printf(&b, "submission  %s\n", s->source ? s->source : s->name);
     if (ctx->when) grade_buf_printf(&b, "graded      %s\n", ctx->when);
     if (ctx->backend) grade_buf_printf(&b, "on          %s\n", ctx->backend);
     if (ctx->settings) grade_buf_printf(&b, "runs        %s\n", ctx->settings);
     if (ctx->sandbox) grade_buf_printf(&b, "sandbox     %s\n", ctx->sandbox);
-    if (s->problem) grade_buf_printf(&b, "\nPROBLEM WITH THE SUBMISSION: %s\n", s->problem);
+    if (s->problem && s->not_graded)
+        grade_buf_printf(&b, "\n%s\n", s->problem);
+    else if (s->problem)
+        grade_buf_printf(&b, "\nPROBLEM WITH THE SUBMISSION: %s\n", s->problem);
     for (size_t i = 0; i < s->n_labs; i++) {
         char *lab = grade_report_text_lab(&s->labs[i]);
         grade_buf_printf(&b, "\n%s", lab);

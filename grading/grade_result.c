@@ -137,6 +137,7 @@ static cJSON *lab_to_json(const grade_lab *l) {
     cJSON_AddNumberToObject(o, "floor_speedup", l->floor_speedup);
     cJSON_AddNumberToObject(o, "target_speedup", l->target_speedup);
     add_str(o, "failure", l->failure);
+    if (l->host_problem) cJSON_AddBoolToObject(o, "host_problem", true);
     if (l->result) cJSON_AddItemToObject(o, "result", cJSON_Duplicate(l->result, 1));
     add_str(o, "timeline", l->timeline);
     add_str(o, "output", l->output);
@@ -176,6 +177,7 @@ cJSON *grade_student_to_json(const grade_student *s) {
     add_str(o, "email", s->email);
     add_str(o, "platform_id", s->platform_id);
     add_str(o, "problem", s->problem);
+    if (s->not_graded) cJSON_AddBoolToObject(o, "not_graded", true);
     cJSON_AddNumberToObject(o, "score", s->score);
     cJSON_AddNumberToObject(o, "max_score", s->max_score);
     cJSON_AddNumberToObject(o, "seconds", s->seconds);
@@ -212,6 +214,7 @@ static void lab_from_json(const cJSON *o, grade_lab *l) {
     l->floor_speedup = get_num(o, "floor_speedup");
     l->target_speedup = get_num(o, "target_speedup");
     l->failure = get_str(o, "failure");
+    l->host_problem = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "host_problem"));
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "result");
     l->result = cJSON_IsObject(r) ? cJSON_Duplicate(r, 1) : NULL;
     l->timeline = get_str(o, "timeline");
@@ -258,6 +261,7 @@ int grade_student_from_json(const cJSON *j, grade_student *s) {
     s->email = get_str(j, "email");
     s->platform_id = get_str(j, "platform_id");
     s->problem = get_str(j, "problem");
+    s->not_graded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "not_graded"));
     s->score = get_num(j, "score");
     s->max_score = get_num(j, "max_score");
     s->seconds = get_num(j, "seconds");

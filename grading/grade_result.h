@@ -58,6 +58,8 @@ typedef struct grade_lab {
     double lab_target;    /* the lab's own pass target (a speedup) */
     double floor_speedup, target_speedup; /* the rubric's, as speedups, for this run */
     char *failure;        /* why no usable result came (crash, limit, ...), else NULL */
+    bool host_problem;    /* that was the grading host's doing (too slow for the harness's
+                             own work): no grade, the student is graded again (grade_host.h) */
     cJSON *result;        /* the lab's result object (from the event stream), or NULL */
     char *timeline;       /* text timeline of the submission's last run, or NULL */
     char *output;         /* the first part of the program's stdout and stderr */
@@ -92,7 +94,8 @@ typedef struct grade_student {
     size_t n_labs;
     double score, max_score;
     double seconds;
-    bool not_graded;      /* an interrupted run did not get to it: no score, only the note */
+    bool not_graded;      /* no score, only the note (problem): an interrupted run did not get to
+                             it, or the host was too slow for a lab's run (grade_host.h) */
 } grade_student;
 
 /* Whether lab has check c: the first three always; measurement only when the rubric gives

@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "grading/grade_fs.h"
@@ -42,13 +43,51 @@ void grade_random_hex(char *out, size_t nbytes) {
     out[2 * nbytes] = '\0';
 }
 
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Whose time is passing, by the harness's announcements (see grade_runner.h). */
+enum { SIDE_YOURS = 0, SIDE_HARNESS = 1 };
+
 /* What the event stream has told so far. */
 typedef struct stream_state {
     trace_events_reader *reader;
     trace_timeline *timeline;
     int32_t last_yours_run;
     grade_attempt *a;
+    /* The watchdog: the sandbox reads spawn->limits.wall_s at every poll (its seconds
+     * since the start), and each announcement moves it to when the side whose phase began
+     * will have spent what it is allowed. */
+    grade_spawn *spawn;
+    double start;          /* now_s() when the program was started */
+    double since;          /* when the current side's stretch began */
+    double used[2];        /* seconds charged to each side before that */
+    double allowed[2];     /* each side's budget and the grace */
+    int side;
+    bool announced;        /* the harness has said where it is */
+    char phase[64], who[16];
 } stream_state;
+
+/* "in run (yours)": the harness began a phase (labs/harness/guard.h). */
+static void announced(stream_state *st, const char *name) {
+    char phase[64], who[16];
+    if (sscanf(name, "in %63[^(] (%15[^)])", phase, who) != 2) return;
+    size_t n = strlen(phase);
+    while (n > 0 && phase[n - 1] == ' ') phase[--n] = '\0';
+    double now = now_s();
+    st->used[st->side] += now - st->since;
+    st->since = now;
+    st->side = !strcmp(who, "yours") ? SIDE_YOURS : SIDE_HARNESS;
+    st->announced = true;
+    snprintf(st->phase, sizeof(st->phase), "%s", phase);
+    snprintf(st->who, sizeof(st->who), "%s", who);
+    if (!st->spawn) return;
+    double left = st->allowed[st->side] - st->used[st->side];
+    st->spawn->limits.wall_s = (now - st->start) + (left > 0.001 ? left : 0.001);
+}
 
 static bool ends_with(const char *s, const char *tail) {
     size_t n = strlen(s), m = strlen(tail);
@@ -70,6 +109,9 @@ static void take_records(stream_state *st) {
         }
         switch (ev.type) {
         case TRACE_EVENT_STREAM: trace_timeline_add_stream(st->timeline, &ev.u.stream); break;
+        case TRACE_EVENT_PHASE:
+            if (ev.u.phase.run == -1 && ev.u.phase.start_ns == ev.u.phase.end_ns) announced(st, ev.u.phase.name);
+            break;
         case TRACE_EVENT_OP: trace_timeline_add_op(st->timeline, &ev.u.op); break;
         case TRACE_EVENT_PROGRESS:
             /* The harness announces run r as "... (yours)" with done = r - 1. */
@@ -101,14 +143,36 @@ static void on_events(void *ctx, const char *bytes, size_t n) {
     take_records(st);
 }
 
+/* The words of a host too slow for the harness's own work: the lab said so (its budget,
+ * "75s"), or the watchdog stopped it in a phase of the harness. */
+static char *host_words(const char *budget, const char *phase, const char *whose) {
+    return grade_strf("not graded: the grading host was too slow: the harness's own work (the baseline, checking "
+                      "results, the report) in this lab run took more than %s, in %s() of %s, and was stopped. "
+                      "The submission is not at fault; grade it again when the host is less busy (--resume grades "
+                      "it again)",
+                      budget, phase, whose);
+}
+
 /* "crash: SIGSEGV in run (yours)" -> words. */
-static char *bye_words(const char *reason, int timeout_s) {
+static char *bye_words(const char *reason, int timeout_s, bool *host) {
     char what[32] = "", detail[64] = "", phase[64] = "", who[32] = "";
     if (sscanf(reason, "%31[^:]: %63s in %63[^(] (%31[^)])", what, detail, phase, who) < 3)
         return grade_strf("the lab stopped: %s", reason);
     size_t n = strlen(phase);
     while (n > 0 && phase[n - 1] == ' ') phase[--n] = '\0';
     const char *whose = !strcmp(who, "yours") ? "your lab" : !strcmp(who, "baseline") ? "the baseline" : "the harness";
+    /* The timer runs out in a phase that is not the student's only for the harness's own
+     * budget: the host's problem. */
+    if (!strcmp(what, "slow_host") || (!strcmp(what, "timeout") && strcmp(who, "yours") != 0)) {
+        *host = true;
+        char budget[80];
+        size_t d = strlen(detail);
+        if (!strcmp(what, "slow_host") && d > 1 && detail[d - 1] == 's')
+            snprintf(budget, sizeof(budget), "its %.*s s", (int)(d - 1), detail);
+        else
+            snprintf(budget, sizeof(budget), "its budget");
+        return host_words(budget, phase, whose);
+    }
     /* The baseline and the harness work with every other submission: when they fail
      * here, the submission broke something they rely on. */
     const char *blame = strcmp(who, "yours") != 0
@@ -127,12 +191,28 @@ static char *bye_words(const char *reason, int timeout_s) {
     return grade_strf("the lab stopped: %s", reason);
 }
 
-static char *failure_words(const grade_attempt *a, const grade_run_settings *s) {
+static int harness_timeout(const grade_run_settings *s) {
+    return s->harness_timeout_s > 0 ? s->harness_timeout_s : GRADE_HARNESS_TIMEOUT_S;
+}
+
+static char *failure_words(grade_attempt *a, const grade_run_settings *s, const stream_state *st) {
     const grade_outcome *o = &a->outcome;
     switch (o->end) {
     case GRADE_END_WALL:
-        return grade_strf("did not finish: still running after %d s of wall-clock time, so it was stopped (an "
-                          "endless loop or a wait that never ends, with the harness's own timer disabled)",
+        /* The watchdog's: whose phase it stopped the program in says whose fault it is. */
+        if (st->announced && st->side == SIDE_HARNESS) {
+            a->host_problem = true;
+            char budget[48];
+            snprintf(budget, sizeof(budget), "%d s", harness_timeout(s) + GRACE_S);
+            return host_words(budget, st->phase, !strcmp(st->who, "baseline") ? "the baseline" : "the harness");
+        }
+        if (st->announced)
+            return grade_strf("did not finish: still running after %d s of its own time, in %s() of your lab, so it "
+                              "was stopped (an endless loop or a wait that never ends, with the harness's own timer "
+                              "disabled)",
+                              s->timeout_s + GRACE_S, st->phase);
+        return grade_strf("did not finish: still running after %d s, before the harness had started (in code of "
+                          "the submission that runs before main()?), so it was stopped",
                           s->timeout_s + GRACE_S);
     case GRADE_END_MEMORY:
         return grade_strf("used more than %ld MiB of memory, so it was stopped (allocating without bound?)", s->mem_mb);
@@ -142,10 +222,12 @@ static char *failure_words(const grade_attempt *a, const grade_run_settings *s) 
     case GRADE_END_NOT_STARTED: return grade_strf("grader problem: %s", o->error);
     default: break;
     }
-    if (a->have_bye && a->bye_reason[0]) return bye_words(a->bye_reason, s->timeout_s);
+    if (a->have_bye && a->bye_reason[0]) return bye_words(a->bye_reason, s->timeout_s, &a->host_problem);
     if (o->end == GRADE_END_SIGNAL) {
         switch (o->code) {
-        case SIGXCPU: return grade_strf("used more than its %d s of CPU time (killed by SIGXCPU)", s->timeout_s + 5);
+        case SIGXCPU:
+            return grade_strf("used more than its %d s of CPU time (killed by SIGXCPU)",
+                              s->timeout_s + harness_timeout(s) + 5);
         case SIGXFSZ:
             return grade_strf("wrote more than %ld MiB of output or to a file (killed by SIGXFSZ: the size limit)",
                               s->output_mb);
@@ -214,22 +296,31 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     /* STREAMLAB_NO_SUBPROCESS: the harness's crash report must not start addr2line to name
      * the source line (the sandbox kills a lab that starts a process); it says how to look
      * the line up instead. */
-    char *envp[8] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, "STREAMLAB_NO_SUBPROCESS=1", NULL};
+    char *envp[12] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, "STREAMLAB_NO_SUBPROCESS=1", NULL};
+    int ne = 5;
     if (kit->sanitized) {
         /* Sanitizer builds: no leak check at exit (the lab's end is the harness's), no
          * symbolizer process (lab programs may not start processes), and an error ends
          * the program with abort(), which the harness's guard reports with its phase. */
-        envp[5] = "ASAN_OPTIONS=detect_leaks=0:symbolize=0:protect_shadow_gap=0:abort_on_error=1";
-        envp[6] = "UBSAN_OPTIONS=print_stacktrace=0:abort_on_error=1";
-        envp[7] = NULL;
+        envp[ne++] = "ASAN_OPTIONS=detect_leaks=0:symbolize=0:protect_shadow_gap=0:abort_on_error=1";
+        envp[ne++] = "UBSAN_OPTIONS=print_stacktrace=0:abort_on_error=1";
     }
-    char seed_s[32], runs_s[16], sched_s[16], timeout_s[16], width_s[16];
+    /* The test hooks of labs/harness/budget.h, for the grader's own tests. */
+    char *hooks[2] = {NULL, NULL};
+    static const char *const hook_names[2] = {"STREAMLAB_TEST_SLOW_BASELINE_MS", "STREAMLAB_TEST_HARNESS_BUDGET_S"};
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(hook_names[i]);
+        if (v && *v) envp[ne++] = hooks[i] = grade_strf("%s=%s", hook_names[i], v);
+    }
+    envp[ne] = NULL;
+    char seed_s[32], runs_s[16], sched_s[16], timeout_s[16], harness_s[16], width_s[16];
     snprintf(seed_s, sizeof(seed_s), "%llu", (unsigned long long)seed);
     snprintf(runs_s, sizeof(runs_s), "%d", settings->runs);
     snprintf(sched_s, sizeof(sched_s), "%d", settings->schedules);
     snprintf(timeout_s, sizeof(timeout_s), "%d", settings->timeout_s);
+    snprintf(harness_s, sizeof(harness_s), "%d", harness_timeout(settings));
     snprintf(width_s, sizeof(width_s), "%d", settings->width > 0 ? settings->width : 100);
-    char *argv[20];
+    char *argv[24];
     int n = 0;
     argv[n++] = (char *)binary;
     argv[n++] = "--json";
@@ -243,6 +334,8 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     argv[n++] = sched_s;
     argv[n++] = "--timeout";
     argv[n++] = timeout_s;
+    argv[n++] = "--harness-timeout";
+    argv[n++] = harness_s;
     argv[n++] = "--width";
     argv[n++] = width_s;
     char *profile = NULL;
@@ -275,8 +368,10 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
         .ctx = &st,
         .limits =
             {
+                /* Until the harness says where it is, the student's; then the watchdog's
+                 * (announced()). */
                 .wall_s = settings->timeout_s + GRACE_S,
-                .cpu_s = settings->timeout_s + 5,
+                .cpu_s = settings->timeout_s + harness_timeout(settings) + 5,
                 .mem_mb = settings->mem_mb,
                 /* Sanitizers and the CUDA driver reserve far more address space than they use. */
                 .as_mb = (kit->sanitized || gpu) ? 0 : 2 * settings->mem_mb + 1024,
@@ -293,6 +388,10 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     };
     st.reader = trace_events_reader_create(nonce);
     st.timeline = trace_timeline_create();
+    st.spawn = &s;
+    st.allowed[SIDE_YOURS] = settings->timeout_s + GRACE_S;
+    st.allowed[SIDE_HARNESS] = harness_timeout(settings) + GRACE_S;
+    st.side = SIDE_YOURS;
 
     if (settings->gpu_lock) {
         /* One timed program on the GPU at a time. */
@@ -301,7 +400,9 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
             while (flock(lock_fd, LOCK_EX) != 0 && errno == EINTR) {
             }
     }
+    st.start = st.since = now_s();
     grade_sandbox_run(cfg, &s, &out->outcome);
+    st.spawn = NULL;
     if (lock_fd >= 0) {
         flock(lock_fd, LOCK_UN);
         close(lock_fd);
@@ -313,12 +414,14 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     take_records(&st);
     free(env_home);
     free(env_nonce);
+    free(hooks[0]);
+    free(hooks[1]);
     free(profile);
 
     /* The races' source lines, which the sandboxed run could not look up. */
     if (out->result) grade_lines_fill(binary, build_dir, out->result);
     if (!out->result) {
-        out->failure = failure_words(out, settings);
+        out->failure = failure_words(out, settings, &st);
         out->grader_fault = out->outcome.end == GRADE_END_NOT_STARTED || !strncmp(out->failure, "grader problem", 14);
     }
     if (st.last_yours_run > 0 && trace_timeline_count(st.timeline) > 0) {

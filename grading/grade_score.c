@@ -242,6 +242,12 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
         free(not);
         return;
     }
+    if (lab->host_problem) {
+        /* Not the submission's doing: no check is judged, each says why (grade_host.h). */
+        const char *f = lab->failure ? lab->failure : "not graded: the grading host was too slow";
+        all_zero(lab, f, f, f);
+        return;
+    }
     if (lab->failure || !lab->result) {
         const char *f = lab->failure ? lab->failure : "the lab ended without a result";
         char *race = grade_strf("not checked: the lab did not run to the end (%s)", f);
