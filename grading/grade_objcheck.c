@@ -51,7 +51,9 @@ int grade_objcheck_step(const grade_sandbox_config *cfg, const grade_kit *kit, c
         free(log_path);
         return -1;
     }
-    char *argv[] = {kit->objcheck, "--source", kit->student_file, (char *)obj, NULL};
+    char *argv[] = {kit->objcheck, "--source", kit->student_file, (char *)obj, NULL, NULL};
+    /* A sanitizer build's object carries what the sanitizers add (objcheck.h). */
+    if (kit->sanitized) argv[4] = "--sanitized";
     char *env_home = grade_strf("HOME=%s", build_dir);
     char *envp[] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", NULL, NULL, NULL};
     if (kit->sanitized) {

@@ -1,7 +1,7 @@
 /* labs/objcheck/main.c: objcheck, the command that checks a student's compiled lab file
  * before it is linked (objcheck.h says what it refuses).
  *
- *   objcheck [--source labs/03_double_buffer/lab.c] [--stamp FILE] OBJECT...
+ *   objcheck [--source labs/03_double_buffer/lab.c] [--sanitized] [--stamp FILE] OBJECT...
  *   objcheck --list
  *
  * Prints each refusal as a compiler prints an error ("file:line: not accepted: ...") and
@@ -16,11 +16,13 @@
 #include "labs/objcheck/objcheck.h"
 
 static void usage(FILE *to) {
-    fputs("usage: objcheck [--source FILE] [--stamp FILE] OBJECT...\n"
+    fputs("usage: objcheck [--source FILE] [--sanitized] [--stamp FILE] OBJECT...\n"
           "       objcheck --list\n"
           "Checks a compiled lab file before it is linked: no constructors or destructors, no global\n"
           "definition but LAB_STUDENT, and only the calls a lab may make (docs/labs.md).\n"
           "  --source FILE  the student's file as it was compiled (for the lines of refusals)\n"
+          "  --sanitized    the object was built with -fsanitize=address/undefined: accept what\n"
+          "                 the sanitizers add\n"
           "  --stamp FILE   written when every object is accepted\n"
           "  --list         prints the names a lab file may use\n",
           to);
@@ -30,15 +32,18 @@ int main(int argc, char **argv) {
     static const struct option options[] = {
         {"source", required_argument, NULL, 's'},
         {"stamp", required_argument, NULL, 't'},
+        {"sanitized", no_argument, NULL, 'z'},
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *source = NULL, *stamp = NULL;
+    lab_objcheck_options opt = {0};
+    const char *stamp = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
-        case 's': source = optarg; break;
+        case 's': opt.source = optarg; break;
+        case 'z': opt.sanitized = true; break;
         case 't': stamp = optarg; break;
         case 'l': {
             size_t n;
@@ -60,7 +65,7 @@ int main(int argc, char **argv) {
     int status = 0;
     for (int i = optind; i < argc; i++) {
         lab_objcheck_result r;
-        if (lab_objcheck_file(argv[i], source, &r) != 0) status = 1;
+        if (lab_objcheck_file(argv[i], &opt, &r) != 0) status = 1;
         lab_objcheck_print(&r, argv[i], stdout);
         lab_objcheck_result_free(&r);
     }

@@ -17,6 +17,8 @@ Its output group "objects" is the object files it checked (for the tests).
 refused_student_object: the same check, for the tests, of a file that objcheck must refuse
 (grading/testdata/attacks/): the action succeeds only when objcheck refuses the object,
 and its output is what objcheck printed.
+
+object_files: a cc_library's own object files, unchecked (for the tests).
 """
 
 def _objects(library):
@@ -29,6 +31,13 @@ def _objects(library):
             objects.extend(lib.pic_objects or lib.objects or [])
     return objects
 
+def _sanitized(ctx):
+    """Whether the student's object was compiled with sanitizers (--config=asan)."""
+    for flag in ctx.fragments.cpp.copts + ctx.fragments.cpp.conlyopts:
+        if flag.startswith("-fsanitize="):
+            return True
+    return False
+
 def _checked_objects(ctx):
     objects = _objects(ctx.attr.library)
     if not objects:
@@ -40,6 +49,8 @@ def _checked_student_library_impl(ctx):
     stamp = ctx.actions.declare_file(ctx.label.name + ".accepted")
     args = ctx.actions.args()
     args.add("--source", ctx.file.src)
+    if _sanitized(ctx):
+        args.add("--sanitized")
     args.add("--stamp", stamp)
     args.add_all(objects)
     ctx.actions.run(
@@ -71,6 +82,7 @@ checked_student_library = rule(
             cfg = "exec",
         ),
     },
+    fragments = ["cpp"],
 )
 
 def _refused_student_object_impl(ctx):
@@ -80,6 +92,8 @@ def _refused_student_object_impl(ctx):
     args.add(ctx.executable._objcheck)
     args.add(out)
     args.add("--source", ctx.file.src)
+    if _sanitized(ctx):
+        args.add("--sanitized")
     args.add_all(objects)
     ctx.actions.run_shell(
         tools = [ctx.executable._objcheck],
@@ -111,6 +125,7 @@ refused_student_object = rule(
             cfg = "exec",
         ),
     },
+    fragments = ["cpp"],
 )
 
 def student_objects(name, **kwargs):
@@ -122,3 +137,13 @@ def student_objects(name, **kwargs):
         output_group = "objects",
         **kwargs
     )
+
+def _object_files_impl(ctx):
+    objects = _objects(ctx.attr.library)
+    return [DefaultInfo(files = depset(objects), runfiles = ctx.runfiles(files = objects))]
+
+object_files = rule(
+    implementation = _object_files_impl,
+    doc = "The object files of a cc_library itself (for the tests).",
+    attrs = {"library": attr.label(mandatory = True, providers = [CcInfo])},
+)

@@ -48,6 +48,7 @@ typedef struct object {
     size_t symtab_link;   /* its string table */
     size_t nsyms;
     uint16_t machine;
+    bool sanitized;
     lab_objcheck_lines *lines;
 } object;
 
@@ -135,6 +136,63 @@ static void each_reloc(const object *o, size_t target, reloc_fn fn, void *arg) {
     }
 }
 
+/* ---- what sanitizers add ---------------------------------------------------------------- */
+
+static bool starts_with(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+
+/* A name of a sanitizer's runtime. */
+static bool sanitizer_name(const char *name) {
+    return starts_with(name, "__asan_") || starts_with(name, "__ubsan_") || starts_with(name, "__sanitizer_") ||
+           starts_with(name, "__lsan_");
+}
+
+typedef struct module_arg {
+    size_t shndx;
+    uint64_t begin, end;
+    bool other; /* a relocation in the function to something not the sanitizer's */
+} module_arg;
+
+static bool module_reloc(const object *o, size_t target, const GElf_Rela *rela, void *p);
+
+/* Whether the function at shndx+value is a sanitizer's module constructor or destructor:
+ * its compiler's name for one, and code that refers to nothing but the sanitizer's
+ * runtime and the object's own data. */
+static bool sanitizer_module_function(const object *o, const char *fn, size_t shndx, uint64_t value) {
+    if (!o->sanitized || !fn) return false;
+    if (!starts_with(fn, "_sub_I_00099_") && !starts_with(fn, "_sub_D_00099_") && strcmp(fn, "asan.module_ctor") != 0 &&
+        strcmp(fn, "asan.module_dtor") != 0)
+        return false;
+    uint64_t size = 0;
+    for (size_t i = 1; i < o->nsyms; i++) {
+        GElf_Sym s;
+        const char *name;
+        if (symbol(o, i, &s, &name) && s.st_shndx == shndx && s.st_value == value && !strcmp(name, fn)) size = s.st_size;
+    }
+    if (!size) return false;
+    module_arg a = {.shndx = shndx, .begin = value, .end = value + size};
+    each_reloc(o, shndx, module_reloc, &a);
+    return !a.other;
+}
+
+static bool module_reloc(const object *o, size_t target, const GElf_Rela *rela, void *p) {
+    (void)target;
+    module_arg *a = p;
+    if (rela->r_offset < a->begin || rela->r_offset >= a->end) return false;
+    GElf_Sym s;
+    const char *name;
+    if (!symbol(o, GELF_R_SYM(rela->r_info), &s, &name)) {
+        a->other = true;
+        return true;
+    }
+    bool undefined = s.st_shndx == SHN_UNDEF;
+    /* The sanitizer's runtime, or a section of data (the globals' descriptions). */
+    bool data = GELF_ST_TYPE(s.st_info) == STT_SECTION && s.st_shndx < o->nsections &&
+                !(o->shdrs[s.st_shndx].sh_flags & SHF_EXECINSTR);
+    if ((undefined && sanitizer_name(name)) || data || GELF_ST_TYPE(s.st_info) == STT_OBJECT) return false;
+    a->other = true;
+    return true;
+}
+
 /* ---- code outside setup/run/teardown ------------------------------------------------- */
 
 typedef struct startup_arg {
@@ -154,6 +212,11 @@ static bool startup_entry(const object *o, size_t target, const GElf_Rela *rela,
     /* A static function is named as section + offset. */
     bool in_section = GELF_ST_TYPE(s.st_info) == STT_SECTION;
     if (in_section) fn = function_at(o, s.st_shndx, (uint64_t)rela->r_addend);
+    uint64_t at = in_section ? (uint64_t)rela->r_addend : s.st_value;
+    if (sanitizer_module_function(o, fn, s.st_shndx, at)) {
+        a->found++;
+        return false;
+    }
     /* The line: of a variable placed in the section (a section attribute), which is the
      * entry; else of the function; else of the source naming the section. */
     const char *holder = function_at(o, target, rela->r_offset);
@@ -246,7 +309,7 @@ static bool is_call(const object *o, const use_arg *u) {
 }
 
 static void check_use(const object *o, size_t i, const char *name, lab_objcheck_result *r) {
-    if (lab_objcheck_may_use(name)) return;
+    if (lab_objcheck_may_use(name) || (o->sanitized && sanitizer_name(name))) return;
     use_arg u = {.sym = i};
     each_reloc(o, 0, first_use, &u);
     char where[WHERE_MAX];
@@ -267,6 +330,8 @@ static void check_use(const object *o, size_t i, const char *name, lab_objcheck_
 
 static void check_definition(const object *o, const GElf_Sym *s, const char *name, lab_objcheck_result *r) {
     if (lab_objcheck_may_define(name)) return;
+    /* ASan's one-definition-rule indicator of a global: the global itself is checked. */
+    if (o->sanitized && starts_with(name, "__odr_asan.")) return;
     char where[WHERE_MAX];
     if (!lab_objcheck_lines_decl(o->lines, name, where, WHERE_MAX)) {
         if (s->st_shndx < o->nsections && s->st_shndx != SHN_UNDEF) place(o, s->st_shndx, s->st_value, name, where);
@@ -378,15 +443,16 @@ static int read_object(object *o, int fd, lab_objcheck_result *out) {
     return 0;
 }
 
-int lab_objcheck_file(const char *path, const char *source, lab_objcheck_result *out) {
+int lab_objcheck_file(const char *path, const lab_objcheck_options *options, lab_objcheck_result *out) {
     memset(out, 0, sizeof(*out));
+    const char *source = options ? options->source : NULL;
     elf_version(EV_CURRENT);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         out->error = strf("cannot open %s: %s", path, strerror(errno));
         return 1;
     }
-    object o = {0};
+    object o = {.sanitized = options && options->sanitized};
     if (read_object(&o, fd, out) == 0) {
         o.lines = lab_objcheck_lines_open(path, source);
         check_sections(&o, out);

@@ -38,10 +38,20 @@ typedef struct lab_objcheck_result {
     char *error; /* the object could not be read (not an ELF relocatable object): refused */
 } lab_objcheck_result;
 
-/* Checks the object at path; source is the student's file as the compiler was given it
- * (NULL: the name the object records). Returns 0 when the object is accepted, 1 when it
- * is refused (out->n refusals, or out->error). */
-int lab_objcheck_file(const char *path, const char *source, lab_objcheck_result *out);
+typedef struct lab_objcheck_options {
+    const char *source; /* the student's file as the compiler was given it; NULL: the name
+                           the object records */
+    /* Built with -fsanitize=address/undefined (--config=asan, a kit built so): what the
+     * sanitizers add is accepted, and only that: calls of __asan_*, __ubsan_*,
+     * __sanitizer_*; ASan's __odr_asan.NAME beside a definition; and its module
+     * constructor and destructor (gcc's _sub_I_00099_N/_sub_D_00099_N, clang's
+     * asan.module_ctor/dtor) when their code calls nothing but the sanitizer. */
+    bool sanitized;
+} lab_objcheck_options;
+
+/* Checks the object at path. Returns 0 when the object is accepted, 1 when it is refused
+ * (out->n refusals, or out->error). */
+int lab_objcheck_file(const char *path, const lab_objcheck_options *options, lab_objcheck_result *out);
 void lab_objcheck_result_free(lab_objcheck_result *r);
 
 /* Writes the refusals as the compiler writes errors: "where: message", a line each. */

@@ -3,6 +3,7 @@
 #ifndef STREAMLAB_LAB_OBJCHECK_TEST_SUPPORT_H
 #define STREAMLAB_LAB_OBJCHECK_TEST_SUPPORT_H
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,10 +56,19 @@ struct Checked {
     std::vector<std::string> messages;
 };
 
-inline Checked Check(const std::string &object, const char *source) {
+// Whether this test, and so the objects Bazel compiled beside it, is a sanitizer build
+// (--config=asan): objcheck then accepts what the sanitizers add, as labs/lab.bzl has it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+inline Checked Check(const std::string &object, const char *source, bool sanitized = kSanitized) {
     Checked c;
     lab_objcheck_result r;
-    c.rc = lab_objcheck_file(object.c_str(), source, &r);
+    lab_objcheck_options options = {source, sanitized};
+    c.rc = lab_objcheck_file(object.c_str(), &options, &r);
     if (r.error) c.error = r.error;
     for (size_t i = 0; i < r.n; i++) {
         c.lines.push_back(std::string(r.refusals[i].where) + ": " + r.refusals[i].message);
