@@ -9,7 +9,9 @@
 //    in run() of their lab;
 //  - the harness past its budget: the students are NOT GRADED (empty cells, a note that says
 //    the host was too slow), the gradebook is INCOMPLETE, the exit status 1; --resume on a
-//    host that keeps up grades them again, as a run that was never slow would have.
+//    host that keeps up grades them again, as a run that was never slow would have;
+//  - the same in --gradescope mode: no results.json (Gradescope then shows the autograder
+//    as failed, to regrade), exit status 1, the words on stderr and stdout.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -120,6 +122,23 @@ TEST(GradeHost, AHostTooSlowForTheHarnessIsNotGradedAndResumeGradesItAgain) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(Slurp(out + "/gradebook.csv"), Slurp(whole + "/gradebook.csv"));
     EXPECT_NE(Slurp(whole + "/gradebook.csv").find("\r\nbob,100.00,100.00,"), std::string::npos);
+}
+
+TEST(GradeHost, InGradescopeModeAHostTooSlowWritesNoScore) {
+    std::string sub = TempDir("gs_host_submission"), results = TempDir("gs_host_results") + "/results.json";
+    Spit(sub + "/lab.c", Slurp(Runfile("solutions/03_double_buffer.c")));
+    Outcome r;
+    {
+        Hooks slow("2500", "11");
+        r = Grade({"--gradescope", "--labs", "03", "--seed", "42", "--runs", "5", "--submission-dir", sub,
+                   "--results", results});
+    }
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_FALSE(fs::exists(results));
+    EXPECT_NE(r.err.find("NOT GRADED: lab 03_double_buffer: the grading host was too slow"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("no results were written"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("score NOT GRADED"), std::string::npos) << r.out;
 }
 
 }  // namespace
