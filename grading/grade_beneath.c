@@ -32,11 +32,11 @@ static void why_not_folder(int at, const char *name, int e, const char *shown, c
     struct stat st;
     if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
         snprintf(err, err_len,
-                 "is a symbolic link: refused, the grader writes only inside %s and never through a link (remove the "
-                 "link)",
+                 "it is a symbolic link; refused: the grader writes only inside %s and never through a link (remove "
+                 "the link)",
                  shown);
     else if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-        snprintf(err, err_len, "exists and is not a folder");
+        snprintf(err, err_len, "it exists and is not a folder");
     else
         snprintf(err, err_len, "%s", strerror(e));
 }
@@ -88,10 +88,14 @@ int grade_beneath_dir(int dir_fd, const char *shown, const char *rel, bool creat
         close(cur);
         cur = next;
         p += n;
-        if (*p == '/') {
-            p++;
-            if (!*p) break; /* a trailing slash */
+        if (*p == '/' && !p[1]) {
+            /* a trailing slash: an empty last component */
+            say(err, err_len, "cannot make folder", shown, rel,
+                "refused: the path holds an empty component (an absolute path, or \"//\")");
+            close(cur);
+            return -1;
         }
+        if (*p == '/') p++;
     }
     return cur;
 }

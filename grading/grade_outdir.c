@@ -188,6 +188,17 @@ int grade_outdir_open(const char *out, const char *submissions, grade_out_mode m
                      out);
             return -1;
         }
+        /* The earlier gradebook is read for the instructor's adjustments: only a file of
+         * the folder's own, never what a link in its place points to. */
+        struct stat st;
+        if (fstatat(od->fd, "gradebook.csv", &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+            snprintf(err, err_len,
+                     "--out %s: gradebook.csv is %s, not the gradebook the grader wrote: the grader reads and writes "
+                     "only inside --out and never through a link; nothing was graded. Put the gradebook itself there, "
+                     "or remove it, or --force to start clean",
+                     out, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a file");
+            return -1;
+        }
         od->used = true;
         return 0;
     }

@@ -17,8 +17,12 @@ static const char *const class_files[] = {"gradebook.csv", "junit.xml", "INCOMPL
                                           "slurm",         "summary.txt"};
 
 bool grade_class_file_name(const char *name) {
-    for (size_t i = 0; i < sizeof(class_files) / sizeof(class_files[0]); i++)
-        if (!strcasecmp(name, class_files[i])) return true;
+    for (size_t i = 0; i < sizeof(class_files) / sizeof(class_files[0]); i++) {
+        size_t n = strlen(class_files[i]);
+        /* The file, or one beside it of its name and more (its temporary file while it is
+         * written: gradebook.csv.tmp.<pid>). */
+        if (!strncasecmp(name, class_files[i], n) && (name[n] == '\0' || name[n] == '.')) return true;
+    }
     return false;
 }
 
@@ -43,7 +47,14 @@ char *grade_student_dirname(const char *name) {
         free(s);
         s = grade_strdup("student");
     }
-    if (!strcmp(s, name) && !grade_class_file_name(s)) return s;
+    bool class_file = grade_class_file_name(s);
+    if (!strcmp(s, name) && !class_file) return s;
+    if (class_file) {
+        /* Any suffix would leave it a class file's name with more after a '.'. */
+        char *prefixed = grade_strf("student_%s", s);
+        free(s);
+        s = prefixed;
+    }
     char hex[17];
     grade_hash_hex(grade_hash_str(GRADE_HASH_START, name), hex);
     char *out = grade_strf("%s-%.8s", s, hex);
