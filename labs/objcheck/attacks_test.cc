@@ -50,7 +50,7 @@ TEST(Attacks, EveryClassOfAttackIsInTheCorpus) {
     std::map<std::string, std::string> attacks = Attacks();
     for (const char *name : {"constructor", "destructor", "ctors_section", "asm_init_array", "defines_harness",
                              "weak_harness", "helper_global", "sim_clock", "trace_sink", "spec_oracle", "loader",
-                             "raw_syscall", "getenv_nonce", "processes_and_signals", "ifunc"})
+                             "raw_syscall", "getenv_nonce", "processes_and_signals", "ifunc", "linker_sections"})
         EXPECT_TRUE(attacks.count(name)) << name << " has no object under " << kDir;
 }
 

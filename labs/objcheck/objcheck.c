@@ -240,13 +240,64 @@ static bool startup_entry(const object *o, size_t target, const GElf_Rela *rela,
     return false;
 }
 
+/* Whether a section is one a C compiler makes (constructors apart): code, data, constants,
+ * thread-local data, debug information, unwind tables, notes, and the object's own tables.
+ * Any other is refused: the linker gives some input sections a meaning of their own (an
+ * .interp names the program's loader, a .rela.dyn adds load-time relocations, .jcr and
+ * .tm_clone_table are run at start-up), and an object's sections are only its compiler's. */
+static bool compiler_section(const char *name, uint32_t type) {
+    switch (type) {
+    case SHT_SYMTAB: return !strcmp(name, ".symtab");
+    case SHT_STRTAB: return !strcmp(name, ".strtab") || !strcmp(name, ".shstrtab");
+    case SHT_RELA: return !strncmp(name, ".rela.", 6);
+    case SHT_REL: return !strncmp(name, ".rel.", 5);
+    case SHT_GROUP: return !strcmp(name, ".group");
+    case SHT_SYMTAB_SHNDX: return !strcmp(name, ".symtab_shndx");
+    default: break;
+    }
+    /* A table's name on a section of another kind. */
+    if (!strncmp(name, ".rel", 4) || !strcmp(name, ".symtab") || !strcmp(name, ".strtab") || !strcmp(name, ".shstrtab"))
+        return false;
+    static const char *const prefixes[] = {
+        ".text",    ".data",  ".rodata", ".bss",          ".tdata",           ".tbss",      ".lbss",
+        ".ldata",   ".lrodata", ".debug_", ".comment",    ".eh_frame",        ".gcc_except_table",
+        ".note.GNU-stack", ".note.gnu.property", ".gnu.attributes", ".ARM.attributes", ".ARM.exidx",
+        ".ARM.extab", ".stack_sizes",
+    };
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        size_t n = strlen(prefixes[i]);
+        /* The name itself, or a name the compiler derives from it (.text.startup, .rodata.str1.1). */
+        if (!strncmp(name, prefixes[i], n) && (name[n] == '\0' || name[n] == '.' || prefixes[i][n - 1] == '_'))
+            return true;
+    }
+    return false;
+}
+
 static void check_sections(const object *o, lab_objcheck_result *r) {
     for (size_t i = 1; i < o->nsections; i++) {
         const GElf_Shdr *sh = &o->shdrs[i];
-        if (sh->sh_type == SHT_RELA || sh->sh_type == SHT_REL) continue;
         const char *name = section_name(o, i);
-        const char *kind = startup_kind(name, sh->sh_type);
-        if (!kind) continue;
+        bool table = sh->sh_type == SHT_RELA || sh->sh_type == SHT_REL;
+        const char *kind = table ? NULL : startup_kind(name, sh->sh_type);
+        if (!kind) {
+            /* A relocation section relocates the section its name says, as compilers make them. */
+            bool relocates_its_own = true;
+            if (table) {
+                const char *prefix = sh->sh_type == SHT_RELA ? ".rela" : ".rel";
+                size_t n = strlen(prefix);
+                relocates_its_own = sh->sh_info > 0 && sh->sh_info < o->nsections && !strncmp(name, prefix, n) &&
+                                    !strcmp(name + n, section_name(o, sh->sh_info));
+            }
+            if (relocates_its_own && compiler_section(name, sh->sh_type)) continue;
+            char where[WHERE_MAX];
+            if (!*name || !lab_objcheck_lines_grep(o->lines, name, where, WHERE_MAX))
+                snprintf(where, WHERE_MAX, "%s", lab_objcheck_lines_file(o->lines));
+            refuse(r, name, where,
+                   strf("not accepted: section %s is not one a C compiler makes: the linker would give it a "
+                        "meaning of its own",
+                        *name ? name : "(unnamed)"));
+            continue;
+        }
         startup_arg a = {.r = r, .section = name, .kind = kind};
         each_reloc(o, i, startup_entry, &a);
         if (a.found || sh->sh_size == 0) continue;

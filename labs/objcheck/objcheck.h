@@ -7,6 +7,8 @@
  *     (.init_array, .fini_array, .preinit_array, .ctors, .dtors, .init, .fini, in any
  *     spelling: attributes, section attributes or assembler), or indirect functions
  *     (ifunc), whose resolvers run while the program is loaded;
+ *   - it has a section no C compiler makes (an .interp names the program's loader, a
+ *     .rela.dyn adds load-time relocations: the linker gives such sections a meaning);
  *   - it gives a global definition other than LAB_STUDENT (weak and common ones count):
  *     a name of the harness defined there would replace the harness's own, and a helper
  *     must be static;
