@@ -356,7 +356,6 @@ static double side_s(int side) {
     return (double)used / 1e9;
 }
 
-double lab_guard_yours_s(void) { return side_s(SIDE_YOURS); }
 double lab_guard_harness_s(void) { return side_s(SIDE_HARNESS); }
 
 void lab_guard_done(void) {

@@ -67,8 +67,7 @@ void lab_guard_install(const lab_guard_config *config);
 void lab_guard_phase(const char *phase, const char *who);
 /* The harness's whole budget, in seconds, counted from the start (0: none). */
 void lab_guard_set_harness_budget(double seconds);
-/* Seconds charged so far to the phases of yours, and to the harness's. */
-double lab_guard_yours_s(void);
+/* Seconds charged so far to the harness's phases. */
 double lab_guard_harness_s(void);
 /* The harness finished: exit() is expected from now on, and the timer is stopped. */
 void lab_guard_done(void);

@@ -820,6 +820,9 @@ teardown:
     if (yours_set_up) {
         lab_guard_phase("teardown", "yours");
         LAB_STUDENT.teardown(&h->ctx[WHO_YOURS]);
+        /* Work your teardown() left on the device is yours too, not the harness's. */
+        (void)sync_devices();
+        (void)cudaGetLastError();
     }
     lab_guard_phase("teardown", "harness");
     lab_host_memory_check_teardown(&R.host, &h->buf);
