@@ -40,7 +40,7 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             name = "%s_impl_%s" % (name, backend),
             srcs = [src],
             copts = STUDENT_COPTS + copts,
-            deps = ["//labs/harness:lab_api_" + backend],
+            deps = ["//labs/harness:lab_h_" + backend],
             alwayslink = True,
             visibility = ["//visibility:private"],
         )
@@ -63,13 +63,25 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             # The grader links submissions against the same spec library (//grading:kit.bzl).
             visibility = ["//grading:__pkg__"],
         )
+        # The student's program: the student's file and the client library, nothing of the
+        # harness; the lab binary below starts it and referees it (docs/referee.md).
+        native.cc_binary(
+            name = "%s_%s_student" % (name, backend),
+            deps = [
+                ":%s_student_%s" % (name, backend),
+                "//labs/client:client_" + backend,
+            ],
+            tags = tags,
+            visibility = visibility,
+        )
         native.cc_binary(
             name = "%s_%s" % (name, backend),
             deps = [
-                ":%s_student_%s" % (name, backend),
                 ":%s_spec_%s" % (name, backend),
                 "//labs/harness:main_" + backend,
+                "//labs/harness:referee_" + backend,
             ],
+            data = [":%s_%s_student" % (name, backend)],
             tags = tags,
             visibility = visibility,
         )

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "labs/harness/backend.h"
+#include "labs/harness/remote.h"
 #include "trace/record/recorder.h"
 
 const lab_workload *lab_get_workload(const lab_ctx *ctx) { return &ctx->buffers->workload; }
@@ -110,7 +111,13 @@ void lab_report_cuda_error(const char *call, const char *file, int line, cudaErr
                         "ordered by an event, and let host functions do host work only.\n");
 }
 
-static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where) {
+/* A lab buffer in host memory: where the student's code runs apart (remote.h), in the memory
+ * it shares with the referee (an output in the part it can only read). */
+static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where, bool is_output) {
+    if (lab_remote_active()) {
+        *p = lab_remote_host_alloc(bytes, where != LAB_MEMORY_PAGEABLE, is_output);
+        return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+    }
     if (where == LAB_MEMORY_PAGEABLE) {
         *p = malloc(bytes);
         if (!*p) return cudaErrorMemoryAllocation;
@@ -125,7 +132,9 @@ static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where) {
 
 static void host_free(uint32_t *p, lab_memory where) {
     if (!p) return;
-    if (where == LAB_MEMORY_PAGEABLE)
+    if (lab_remote_active())
+        lab_remote_host_free(p);
+    else if (where == LAB_MEMORY_PAGEABLE)
         free(p);
     else
         cudaFreeHost(p);
@@ -146,8 +155,8 @@ int lab_buffers_alloc(lab_buffers *b, const lab_workload *w, lab_memory inputs, 
         return cudaErrorMemoryAllocation;
     }
     for (size_t i = 0; i < n; i++) {
-        cudaError_t e = host_alloc(&b->inputs[i], w->batch_bytes, inputs);
-        if (e == cudaSuccess) e = host_alloc(&b->outputs[i], w->batch_bytes, outputs);
+        cudaError_t e = host_alloc(&b->inputs[i], w->batch_bytes, inputs, false);
+        if (e == cudaSuccess) e = host_alloc(&b->outputs[i], w->batch_bytes, outputs, true);
         if (e != cudaSuccess) {
             snprintf(err, err_len, "allocating %zu bytes of host memory for batch %zu failed: %s", w->batch_bytes, i,
                      cudaGetErrorString(e));

@@ -213,11 +213,18 @@ static void finish(int k, const lab_fault *f) {
     _exit(host ? LAB_EXIT_HOST : LAB_EXIT_FAIL);
 }
 
+/* Where the student's code is, when it runs in a process of its own (guard.h). */
+static lab_guard_locate_fn G_locate;
+
+void lab_guard_set_locator(lab_guard_locate_fn fn) { G_locate = fn; }
+
 static void on_signal(int sig, siginfo_t *info, void *ucontext) {
     /* The timeout must not interrupt the report of a crash. */
     if (sig != SIGALRM) alarm(0);
     lab_fault f;
     lab_fault_read(sig, info, ucontext, &f);
+    /* The student's time ran out in their own process: where that process is, not this one. */
+    if (sig == SIGALRM && G.side == SIDE_YOURS && G_locate && !G_locate(&f)) memset(&f, 0, sizeof(f));
     for (int k = 0; k < F_EXIT; k++)
         if (fatal_signals[k] == sig) finish(k, &f);
     _exit(LAB_EXIT_FAIL);
@@ -357,6 +364,26 @@ static double side_s(int side) {
 }
 
 double lab_guard_harness_s(void) { return side_s(SIDE_HARNESS); }
+
+void lab_guard_student_ended(int sig, int exit_status, const lab_fault *f) {
+    alarm(0);
+    set_timer(0);
+    if (sig == 0) finish(F_EXIT, NULL);
+    for (int k = 0; k < F_EXIT; k++)
+        if (fatal_signals[k] == sig && k != F_ALRM) finish(k, f);
+    /* A signal the guard does not catch in one process (killed from outside). */
+    char detail[32];
+    snprintf(detail, sizeof(detail), "signal %d", sig);
+    fprintf(stderr, "\nstreamlab: %s: %s() of your lab: its process was killed by %s (%s).\n", G.lab_id, G.phase,
+            detail, strsignal(sig));
+    (void)exit_status;
+    if (G.line_fn && G.events_fd >= 0) {
+        char *line = G.line_fn(G.ctx, "crash", detail, G.phase, G.who);
+        if (line) write_all(G.events_fd, line, strlen(line));
+        free(line);
+    }
+    _exit(LAB_EXIT_FAIL);
+}
 
 void lab_guard_done(void) {
     if (!G.done) charge(mono_ns());

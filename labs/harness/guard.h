@@ -34,6 +34,7 @@
 #ifndef STREAMLAB_LAB_GUARD_H
 #define STREAMLAB_LAB_GUARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,15 @@ void lab_guard_phase(const char *phase, const char *who);
 void lab_guard_set_harness_budget(double seconds);
 /* Seconds charged so far to the harness's phases. */
 double lab_guard_harness_s(void);
+/* The student's process (remote.h) ended in a phase of yours: killed by sig (0: it called
+ * exit()), with f where it happened (its addresses marked LAB_SOURCE_LINE_STUDENT; may be
+ * NULL). Reports it as a crash of one process is reported, and ends the program. */
+struct lab_fault;
+_Noreturn void lab_guard_student_ended(int sig, int exit_status, const struct lab_fault *f);
+/* Where the student's process is now, asked when its time runs out (from the signal handler:
+ * async-signal-safe): fills f's frames and returns true, or false when it cannot tell. */
+typedef bool (*lab_guard_locate_fn)(struct lab_fault *f);
+void lab_guard_set_locator(lab_guard_locate_fn fn);
 /* The harness finished: exit() is expected from now on, and the timer is stopped. */
 void lab_guard_done(void);
 

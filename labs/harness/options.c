@@ -25,7 +25,8 @@ enum {
     OPT_WIDTH,
     OPT_HELP,
     OPT_HINT,
-    OPT_PROBE
+    OPT_PROBE,
+    OPT_STUDENT
 };
 
 static const struct option long_options[] = {
@@ -45,6 +46,7 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {"hint", no_argument, NULL, OPT_HINT},
     {"probe-device", no_argument, NULL, OPT_PROBE},
+    {"student", required_argument, NULL, OPT_STUDENT},
     {NULL, 0, NULL, 0},
 };
 
@@ -157,6 +159,9 @@ int lab_parse_options(int argc, char **argv, lab_options *o, char *err, size_t e
         case OPT_PROBE:
             o->probe_device = true;
             break;
+        case OPT_STUDENT:
+            o->student = optarg;
+            break;
         case '?':
         default:
             cli_refused(argc, argv, long_options, err, err_len);
@@ -200,6 +205,8 @@ void lab_print_usage(const char *prog, const char *lab_id, void *stream) {
             "  --harness-timeout S     the harness's own work (the baseline, checking, the report) gets\n"
             "                          time scaled to this machine, at most S seconds (default 600)\n"
             "  --width N               timeline width in columns (default: the terminal's)\n"
+            "  --student PATH          the student's program to referee (default: the one built beside\n"
+            "                          this binary from your lab file)\n"
             "  --help                  this text\n\n"
             "Exit status: 0 all checks pass, 1 correct and race-free but below target,\n"
             "2 incorrect, racy, crashed or timed out, 3 this machine was too slow for the harness's\n"

@@ -36,6 +36,7 @@ typedef struct lab_options {
     bool help;
     bool hint;              /* --hint: run, then give the next hint for the step the student is at */
     bool probe_device;      /* --probe-device: say whether this build can run, and exit */
+    const char *student;    /* --student: the student's binary (remote.h); NULL: beside this one */
     int devices;            /* not an option: the GPUs the lab needs (its spec's devices), set by the runner */
 } lab_options;
 

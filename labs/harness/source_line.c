@@ -18,6 +18,7 @@ static struct {
     bool prepared;
     bool no_subprocess;
     char binary[4096];
+    char student[4096]; /* the student's binary, when it runs apart ("" when not) */
     char addr2line[4096];
     uintptr_t bias; /* where the binary is loaded, less its link-time addresses */
     struct {
@@ -54,6 +55,13 @@ void lab_source_line_prepare(void) {
 
 const char *lab_source_line_binary(void) { return L.binary; }
 
+void lab_source_line_set_student(const char *path) {
+    size_t n = strlen(path);
+    if (n >= sizeof(L.student)) n = 0;
+    memcpy(L.student, path, n);
+    L.student[n] = '\0';
+}
+
 static bool in_binary(uintptr_t pc) {
     for (size_t i = 0; i < L.n_seg; i++)
         if (pc >= L.seg[i].lo && pc < L.seg[i].hi) return true;
@@ -69,12 +77,22 @@ lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, si
     char *argv[MAX + 4];
     size_t argc = 0, k = 0;
     if (!L.prepared) return LAB_LINE_FAILED;
+    /* Addresses in the student's own binary, when there are any, are the ones to look up. */
+    bool student = false;
+    for (size_t i = 0; i < n && L.student[0]; i++) student |= (pcs[i] & LAB_SOURCE_LINE_STUDENT) != 0;
+    const char *binary = student ? L.student : L.binary;
     argv[argc++] = "addr2line";
     argv[argc++] = "-e";
-    argv[argc++] = L.binary;
+    argv[argc++] = (char *)binary;
     for (size_t i = 0; i < n && k < MAX; i++) {
-        if (!in_binary(pcs[i])) continue;
-        uintptr_t rel = pcs[i] - L.bias;
+        uintptr_t rel;
+        if (student) {
+            if (!(pcs[i] & LAB_SOURCE_LINE_STUDENT)) continue;
+            rel = pcs[i] & ~LAB_SOURCE_LINE_STUDENT;
+        } else {
+            if (!in_binary(pcs[i])) continue;
+            rel = pcs[i] - L.bias;
+        }
         if (k == 0) *offset = rel;
         lab_sig_text t = lab_sig_text_on(text[k], sizeof(text[k]));
         lab_sig_put_hex(&t, rel);
@@ -83,7 +101,7 @@ lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, si
     argv[argc] = NULL;
     if (k == 0) return LAB_LINE_NOT_IN_BINARY;
     if (L.no_subprocess) return LAB_LINE_NOT_ALLOWED;
-    if (!L.addr2line[0] || !L.binary[0]) return LAB_LINE_NO_TOOL;
+    if (!L.addr2line[0] || !binary[0]) return LAB_LINE_NO_TOOL;
     char answer[8192];
     size_t len = cli_addr2line_run(L.addr2line, argv, answer, sizeof(answer));
     if (len == 0) return LAB_LINE_FAILED;

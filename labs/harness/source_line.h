@@ -38,6 +38,12 @@ lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, si
 /* The lab binary's path ("" when unknown). */
 const char *lab_source_line_binary(void);
 
+/* The student's binary, when the student's code runs in a process of its own (remote.h):
+ * an address with LAB_SOURCE_LINE_STUDENT set is the rest's offset in that binary, and
+ * lab_source_line_of looks it up there. Outside any handler. */
+#define LAB_SOURCE_LINE_STUDENT ((uintptr_t)1 << 62)
+void lab_source_line_set_student(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,7 +83,7 @@ static bool place_fd(int fd, int want) {
 }
 
 int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t ring_bytes, size_t outputs_bytes,
-                      int shm_fd, int outputs_fd, char *err, size_t err_len) {
+                      int shm_fd, int outputs_fd, uint32_t flags, char *err, size_t err_len) {
     memset(ref, 0, sizeof(*ref));
     ref->shm.fd = -1;
     ref->outputs.fd = -1;
@@ -93,7 +93,7 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
         return -1;
     }
     size_t ring_share = page_round(lab_ring_bytes(ring_bytes));
-    if (bytes < LAB_CONTROL_BYTES + ring_share + 4096) bytes = LAB_CONTROL_BYTES + ring_share + 4096;
+    if (bytes < LAB_CONTROL_BYTES + 2 * ring_share + 4096) bytes = LAB_CONTROL_BYTES + 2 * ring_share + 4096;
     bytes = page_round(bytes);
     if (lab_shm_create(&ref->shm, bytes, shm_fd, err, err_len) != 0) return -1;
     outputs_bytes = page_round(outputs_bytes ? outputs_bytes : 4096);
@@ -105,11 +105,13 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
     ref->control = ref->shm.base;
     memset(ref->control, 0, LAB_CONTROL_BYTES);
     ref->control->ring_bytes = ring_share;
-    ref->control->data_offset = LAB_CONTROL_BYTES + ring_share;
-    ref->data_offset = LAB_CONTROL_BYTES + ring_share;
+    ref->control->data_offset = LAB_CONTROL_BYTES + 2 * ring_share;
+    ref->control->flags = flags;
+    ref->data_offset = LAB_CONTROL_BYTES + 2 * ring_share;
     ref->ring = lab_ring_init((unsigned char *)ref->shm.base + LAB_CONTROL_BYTES, ring_bytes);
+    ref->fn_ring = lab_ring_init((unsigned char *)ref->shm.base + LAB_CONTROL_BYTES + ring_share, ring_bytes);
     ref->payload = malloc(LAB_REFEREE_PAYLOAD_MAX);
-    if (!ref->ring || !ref->payload) {
+    if (!ref->ring || !ref->fn_ring || !ref->payload) {
         snprintf(err, err_len, "out of memory");
         lab_referee_stop(ref);
         return -1;
@@ -267,6 +269,7 @@ void lab_referee_stop(lab_referee *ref) {
         end_process(ref);
     }
     lab_ring_free(ref->ring);
+    lab_ring_free(ref->fn_ring);
     free(ref->payload);
     lab_shm_close(&ref->shm);
     lab_shm_close(&ref->outputs);

@@ -29,6 +29,7 @@ typedef struct lab_referee {
     lab_shm outputs;  /* the lab's outputs: read-only in the student's process */
     lab_control *control;
     lab_ring *ring;   /* the consumer's handle */
+    lab_ring *fn_ring; /* the consumer's handle on the ring of the student's host-function thread */
     pid_t pid;        /* the student's process, 0 when none */
     int status;       /* its wait status once it has ended */
     bool ended;
@@ -50,10 +51,12 @@ typedef enum lab_phase_end {
 
 /* Makes the shared memory (bytes in all, ring_bytes of it for the ring) and the outputs'
  * memory (outputs_bytes, sealed against the student's writes); shm_fd, outputs_fd >= 0:
- * memory files made by whoever started us (shm.h). Then starts argv[0] with argv (and
- * LAB_REFEREE_ARG... appended). Returns 0, or -1 with err filled. */
+ * memory files made by whoever started us (shm.h); flags: LAB_CONTROL_*. Then starts
+ * argv[0] with argv (and LAB_REFEREE_ARG... appended). Returns 0, or -1 with err filled.
+ * The student's process has two rings: its main thread's, served by lab_referee_phase, and
+ * its host-function thread's (fn_ring), which whoever runs a host function serves. */
 int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t ring_bytes, size_t outputs_bytes,
-                      int shm_fd, int outputs_fd, char *err, size_t err_len);
+                      int shm_fd, int outputs_fd, uint32_t flags, char *err, size_t err_len);
 /* Asks for phase and serves commands with serve until the phase ends, the process dies,
  * breaks the protocol, or timeout_ms pass (-1: no limit). */
 lab_phase_end lab_referee_phase(lab_referee *ref, lab_phase phase, lab_referee_serve_fn serve, void *ctx,

@@ -50,7 +50,7 @@ struct Started {
     explicit Started(const char *how) {
         char *argv[] = {const_cast<char *>(kStudent), const_cast<char *>(how), const_cast<char *>("x"), nullptr};
         char e[512] = "";
-        ok = lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, e, sizeof(e)) == 0;
+        ok = lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, 0, e, sizeof(e)) == 0;
         err = e;
     }
     ~Started() {
@@ -165,7 +165,7 @@ TEST(Process, AProgramThatCannotStartIsSaidSo) {
     lab_referee ref;
     char *argv[] = {const_cast<char *>("labs/referee/no-such-student"), nullptr};
     char err[512] = "";
-    EXPECT_NE(lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, err, sizeof(err)), 0);
+    EXPECT_NE(lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, 0, err, sizeof(err)), 0);
     EXPECT_NE(std::string(err).find("no-such-student"), std::string::npos) << err;
 }
 

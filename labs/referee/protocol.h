@@ -9,6 +9,7 @@
 #ifndef STREAMLAB_LAB_REFEREE_PROTOCOL_H
 #define STREAMLAB_LAB_REFEREE_PROTOCOL_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -38,7 +39,12 @@ typedef enum lab_end_kind {
     LAB_END_NONE = 0,
     LAB_END_SIGNAL = 1, /* a fatal signal: signal, fault_addr, pcs */
     LAB_END_EXIT = 2,   /* exit() during a phase: status */
+    LAB_END_WHERE = 3,  /* not an end: where the process was when the referee asked (pcs) */
 } lab_end_kind;
+
+/* The signal with which the referee asks the student's process where it is (its time has
+ * run out); the process answers with LAB_END_WHERE and goes on. */
+#define LAB_WHERE_SIGNAL SIGURG
 
 #define LAB_LAST_WORDS_PCS 32
 
@@ -49,7 +55,7 @@ typedef struct lab_last_words {
     uint32_t phase;  /* lab_phase it happened in */
     uint64_t fault_addr;
     uint32_t n_pcs;
-    uint32_t pad;
+    uint32_t access; /* a SIGSEGV's: 0 unknown, 1 a read, 2 a write (the page fault's own word) */
     uint64_t pcs[LAB_LAST_WORDS_PCS]; /* innermost first, relative to the student's binary */
 } lab_last_words;
 
@@ -57,8 +63,11 @@ typedef struct lab_control {
     uint32_t phase_seq;         /* bumped by the referee for each phase it asks for (a futex;
                                    read and written with __atomic builtins) */
     uint32_t phase;             /* lab_phase: the phase asked for with phase_seq */
-    uint64_t ring_bytes;        /* the ring's share of the memory, after the control page */
+    uint64_t ring_bytes;        /* each ring's share of the memory: the command ring after the
+                                   control page, then the host functions' ring */
     uint64_t data_offset;       /* where the data memory starts */
+    uint32_t flags;             /* LAB_CONTROL_*, set by the referee before the process starts */
+    uint32_t pad;
     /* Host functions (cudaLaunchHostFunc): the referee asks for one by bumping fn_seq with
      * its number in fn_token; the student's process runs it on a thread of its own and sets
      * fn_done to that fn_seq when it has returned (both futexes). */
@@ -71,6 +80,13 @@ typedef struct lab_control {
 #ifndef __cplusplus
 _Static_assert(sizeof(lab_control) <= LAB_CONTROL_BYTES, "the control page holds lab_control");
 #endif
+
+enum {
+    /* The device is real: asynchronous calls go one-way and both sides spin before they
+     * sleep. Without it (the simulator, whose host clock the student's CPU time is charged
+     * to) every call waits for its answer and the student's side never spins. */
+    LAB_CONTROL_REAL_DEVICE = 1u << 0,
+};
 
 /* Records the student's process sends besides calls. */
 enum {

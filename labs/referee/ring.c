@@ -45,6 +45,7 @@ struct lab_ring {
     uint64_t next_seq; /* consumer: the sequence number the next record must carry */
     uint64_t seq;      /* producer: records published */
     uint64_t reserved; /* producer: the bytes of the record being written, 0 when none */
+    int spins;         /* how many times to look again before sleeping */
 };
 
 static uint64_t round16(uint64_t n) { return (n + 15u) & ~(uint64_t)15u; }
@@ -67,6 +68,7 @@ lab_ring *lab_ring_init(void *mem, size_t capacity) {
     r->capacity = s->capacity;
     r->consumer = true;
     r->next_seq = 1;
+    r->spins = SPINS;
     return r;
 }
 
@@ -75,8 +77,11 @@ lab_ring *lab_ring_attach(void *mem) {
     if (!r) return NULL;
     r->s = mem;
     r->capacity = r->s->capacity;
+    r->spins = SPINS;
     return r;
 }
+
+void lab_ring_set_spins(lab_ring *r, int spins) { r->spins = spins < 0 ? 0 : spins; }
 
 void lab_ring_free(lab_ring *r) { free(r); }
 
@@ -113,7 +118,7 @@ static uint64_t now_ms(void) {
 static void wait_for_room(lab_ring *r, uint64_t head, uint64_t bytes) {
     shared *s = r->s;
     for (int i = 0; head + bytes - atomic_load(&s->tail) > r->capacity; i++) {
-        if (i < SPINS) {
+        if (i < r->spins) {
             relax();
             continue;
         }
@@ -168,7 +173,7 @@ uint64_t lab_ring_send(lab_ring *r, uint32_t op, const void *payload, uint32_t l
 uint32_t lab_ring_await(lab_ring *r, uint64_t seq, void *out, uint32_t max) {
     shared *s = r->s;
     for (int i = 0; atomic_load(&s->reply_seq) != seq; i++) {
-        if (i < SPINS) {
+        if (i < r->spins) {
             relax();
             continue;
         }
@@ -189,7 +194,7 @@ static bool wait_for_record(lab_ring *r, int timeout_ms) {
     shared *s = r->s;
     uint64_t deadline = timeout_ms >= 0 ? now_ms() + (uint64_t)timeout_ms : 0;
     for (int i = 0; atomic_load(&s->head) == r->tail; i++) {
-        if (i < SPINS) {
+        if (i < r->spins) {
             relax();
             continue;
         }

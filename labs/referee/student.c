@@ -31,9 +31,15 @@ int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t 
         return -1;
     s->control = s->shm.base;
     s->ring = lab_ring_attach((unsigned char *)s->shm.base + LAB_CONTROL_BYTES);
-    if (!s->ring) {
+    s->fn_ring = lab_ring_attach((unsigned char *)s->shm.base + LAB_CONTROL_BYTES + s->control->ring_bytes);
+    if (!s->ring || !s->fn_ring) {
         snprintf(err, err_len, "out of memory");
         return -1;
+    }
+    s->real_device = (s->control->flags & LAB_CONTROL_REAL_DEVICE) != 0;
+    if (!s->real_device) {
+        lab_ring_set_spins(s->ring, 0);
+        lab_ring_set_spins(s->fn_ring, 0);
     }
     s->data = (unsigned char *)s->shm.base + s->control->data_offset;
     s->data_bytes = bytes - s->control->data_offset;

@@ -22,6 +22,8 @@ typedef struct lab_student {
     lab_shm outputs; /* read-only here */
     lab_control *control;
     lab_ring *ring; /* the producer's handle */
+    lab_ring *fn_ring; /* the host-function thread's (process.h) */
+    bool real_device;  /* LAB_CONTROL_REAL_DEVICE */
     uint32_t phase_seq;
     void *data;         /* the data memory */
     size_t data_bytes;

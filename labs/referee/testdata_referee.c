@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
     char *args[] = {argv[1], "peek", "x", NULL};
     lab_referee ref;
     char err[512];
-    if (lab_referee_start(&ref, args, 8u << 20, 64u << 10, 1u << 20, -1, -1, err, sizeof(err)) != 0) {
+    if (lab_referee_start(&ref, args, 8u << 20, 64u << 10, 1u << 20, -1, -1, 0, err, sizeof(err)) != 0) {
         fprintf(stderr, "testdata_referee: %s\n", err);
         return 2;
     }

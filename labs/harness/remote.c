@@ -1,0 +1,891 @@
+/* labs/harness/remote.c: the referee's side of the student's process (see remote.h). */
+#define _GNU_SOURCE
+#include "labs/harness/remote.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda_calls/cuda_calls.h"
+#include "labs/harness/backend.h"
+#include "labs/harness/ctx.h"
+#include "labs/harness/fault.h"
+#include "labs/harness/guard.h"
+#include "labs/harness/requests.h"
+#include "labs/harness/source_line.h"
+#include "labs/referee/arena.h"
+#include "labs/referee/process.h"
+#include "trace/record/recorder.h"
+
+/* Memory both processes map: the command ring, then the data (inputs, outputs, pinned
+ * memory, staging). Sparse: only what is written costs memory. */
+#define SHARED_BYTES ((size_t)8 << 30)
+#define RING_BYTES ((size_t)1 << 20)
+/* The lab's outputs (the baseline's too, where it has buffers of its own). */
+#define OUTPUTS_BYTES ((size_t)4 << 30)
+/* The CPU time the student's process spends between two commands, less this allowance for
+ * the client library's own work (a stub and its system calls, a few microseconds), is
+ * charged to the simulated host in whole steps, so that the simulated clock does not follow
+ * the noise of the machine it runs on. */
+#define HOST_WORK_ALLOWANCE_NS 50000ull
+#define HOST_WORK_STEP_NS 50000ull
+
+enum cuda_index {
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) CI_##name,
+#include "cuda_calls/cuda_calls.inc"
+#undef CUDA_CALLS_ENTRY
+    CI_COUNT
+};
+
+/* A set of values (handles, or allocations with their sizes). */
+typedef struct entry {
+    uintptr_t start;
+    size_t bytes;
+} entry;
+
+typedef struct set {
+    entry *e;
+    size_t n, cap;
+} set;
+
+static void set_add(set *s, uintptr_t start, size_t bytes) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        entry *ne = realloc(s->e, cap * sizeof(entry));
+        if (!ne) return;
+        s->e = ne;
+        s->cap = cap;
+    }
+    s->e[s->n++] = (entry){start, bytes};
+}
+
+static bool set_remove(set *s, uintptr_t start) {
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i].start == start) {
+            s->e[i] = s->e[--s->n];
+            return true;
+        }
+    return false;
+}
+
+static bool set_has(const set *s, uintptr_t v) {
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i].start == v) return true;
+    return false;
+}
+
+/* Whether [p, p + n) lies in one of the set's ranges. */
+static bool set_covers(const set *s, uintptr_t p, size_t n) {
+    for (size_t i = 0; i < s->n; i++)
+        if (p >= s->e[i].start && p - s->e[i].start <= s->e[i].bytes && n <= s->e[i].bytes - (p - s->e[i].start))
+            return true;
+    return false;
+}
+
+static struct remote {
+    bool active;
+    bool simulated;
+    char path[4096];
+    lab_referee ref;
+    lab_arena *arena;
+    int timeout_ms;
+    lab_arena *outputs;    /* the outputs' memory: written only here */
+    lab_ctx *ctx;          /* the student's context, for the lab_* calls */
+    set streams, events, graphs, execs, devmem;
+    void *staging;
+    size_t staging_bytes;
+    clockid_t child_clock;
+    bool have_clock;
+    uint64_t child_cpu_ns; /* the student's process's CPU time when its last command was served */
+    lab_remote_end end;
+    char refusals[1024];
+} R = {.timeout_ms = -1};
+
+bool lab_remote_active(void) { return R.active; }
+const lab_remote_end *lab_remote_last_end(void) { return &R.end; }
+const char *lab_remote_binary(void) { return R.path; }
+const char *lab_remote_refusals(void) { return R.refusals; }
+void lab_remote_set_timeout_ms(int ms) { R.timeout_ms = ms; }
+
+/* Notes a refused command once per kind, for the report. */
+static void refuse(const char *what) {
+    if (strstr(R.refusals, what)) return;
+    size_t len = strlen(R.refusals);
+    snprintf(R.refusals + len, sizeof(R.refusals) - len, "%s%s", len ? "; " : "", what);
+}
+
+static bool locate_student(lab_fault *f);
+
+int lab_remote_start(const char *path, bool simulated, char *err, size_t err_len) {
+    snprintf(R.path, sizeof(R.path), "%s", path);
+    R.simulated = simulated;
+    int shm_fd = -1, outputs_fd = -1;
+    const char *fds = getenv(LAB_SHM_FDS_ENV);
+    if (fds && sscanf(fds, "%d,%d", &shm_fd, &outputs_fd) != 2) shm_fd = outputs_fd = -1;
+    char *argv[] = {R.path, NULL};
+    if (lab_referee_start(&R.ref, argv, SHARED_BYTES, RING_BYTES, OUTPUTS_BYTES, shm_fd, outputs_fd,
+                          simulated ? 0 : LAB_CONTROL_REAL_DEVICE, err, err_len) != 0)
+        return -1;
+    size_t bytes = 0, out_bytes = 0;
+    void *data = lab_referee_data(&R.ref, &bytes);
+    void *outputs = lab_referee_outputs(&R.ref, &out_bytes);
+    R.arena = lab_arena_new(data, bytes);
+    R.outputs = lab_arena_new(outputs, out_bytes);
+    if (!R.arena || !R.outputs) {
+        snprintf(err, err_len, "out of memory");
+        lab_referee_stop(&R.ref);
+        return -1;
+    }
+    /* The main thread's CPU clock (its thread id is the process's), so that host functions the
+     * student's host-function thread runs are not charged to the host's timeline; the
+     * process's where the kernel does not give it. */
+    R.child_clock = (clockid_t)((~(unsigned)R.ref.pid << 3) | 6u);
+    struct timespec probe;
+    R.have_clock = clock_gettime(R.child_clock, &probe) == 0 || (clock_getcpuclockid(R.ref.pid, &R.child_clock) == 0);
+    R.active = true;
+    lab_source_line_set_student(R.path);
+    lab_guard_set_locator(locate_student);
+    return 0;
+}
+
+void *lab_remote_host_alloc(size_t bytes, bool pinned, bool is_output) {
+    lab_arena *a = is_output ? R.outputs : R.arena;
+    lab_arena_owner owner = is_output ? LAB_ARENA_OUTPUT : LAB_ARENA_INPUT;
+    void *p = lab_arena_alloc(a, bytes, owner);
+    if (p && pinned && cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+        lab_arena_release(a, p, owner);
+        return NULL;
+    }
+    return p;
+}
+
+void lab_remote_host_free(void *p) {
+    lab_arena_owner owner;
+    lab_arena *a = lab_arena_find(R.outputs, p, 1, NULL, NULL, &owner) ? R.outputs : R.arena;
+    if (!lab_arena_find(a, p, 1, NULL, NULL, &owner)) return;
+    (void)cudaHostUnregister(p);
+    (void)cudaGetLastError();
+    lab_arena_release(a, p, owner);
+}
+
+void lab_remote_stop(void) {
+    if (!R.active) return;
+    lab_referee_stop(&R.ref);
+    lab_arena_free_all(R.arena);
+    lab_arena_free_all(R.outputs);
+    R.arena = R.outputs = NULL;
+    R.active = false;
+}
+
+/* ---- host work ------------------------------------------------------------------------ */
+
+static uint64_t child_cpu_ns(void) {
+    struct timespec t;
+    if (!R.have_clock || clock_gettime(R.child_clock, &t) != 0) return R.child_cpu_ns;
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* On the simulator, what the student's process computed since its last command costs the
+ * simulated host that time, in whole steps: the host is not free there. */
+static void charge_host_work(void) {
+    if (!R.simulated) return;
+    uint64_t now = child_cpu_ns();
+    uint64_t spent = now > R.child_cpu_ns ? now - R.child_cpu_ns : 0;
+    R.child_cpu_ns = now;
+    if (spent > HOST_WORK_ALLOWANCE_NS + HOST_WORK_STEP_NS)
+        lab_backend_host_work((spent - HOST_WORK_ALLOWANCE_NS) / HOST_WORK_STEP_NS * HOST_WORK_STEP_NS);
+}
+
+/* ---- what a command may name ----------------------------------------------------------- */
+
+/* A stream the student made, or one of the runtime's own. */
+static bool stream_ok(cudaStream_t s) {
+    uintptr_t v = (uintptr_t)s;
+    return v == 0 || s == cudaStreamLegacy || s == cudaStreamPerThread || set_has(&R.streams, v);
+}
+
+/* Memory a call may read or write for the student: the student's device allocations, or the
+ * shared memory (which is pinned, an input, an output or staging). Never the baseline's or
+ * the harness's device memory, nor any address of this process. */
+static bool memory_ok(const void *p, size_t n) {
+    if (n == 0) return true;
+    if (!p) return false;
+    if (set_covers(&R.devmem, (uintptr_t)p, n)) return true;
+    return lab_arena_find(R.arena, p, n, NULL, NULL, NULL) || lab_arena_find(R.outputs, p, n, NULL, NULL, NULL);
+}
+
+/* Whether [p, p + n) touches the lab's outputs, and whether it is the student's device memory:
+ * a copy into an output must come from the device (docs/referee.md). */
+static bool is_output(const void *p, size_t n) { return n && lab_arena_find(R.outputs, p, n, NULL, NULL, NULL); }
+static bool is_device(const void *p, size_t n) { return n && set_covers(&R.devmem, (uintptr_t)p, n); }
+
+/* ---- the reply ----------------------------------------------------------------------- */
+
+typedef struct writer {
+    unsigned char *at, *end;
+} writer;
+
+static void w_put(writer *w, const void *p, size_t n) {
+    size_t padded = (n + 7u) & ~(size_t)7u;
+    if (w->at + padded > w->end) {
+        w->at = w->end;
+        return;
+    }
+    memset(w->at, 0, padded);
+    if (p) memcpy(w->at, p, n);
+    w->at += padded;
+}
+
+typedef struct reader {
+    const unsigned char *at, *end;
+    bool short_;
+} reader;
+
+static void r_get(reader *r, void *p, size_t n) {
+    size_t padded = (n + 7u) & ~(size_t)7u;
+    if ((size_t)(r->end - r->at) < padded) {
+        r->short_ = true;
+        memset(p, 0, n);
+        return;
+    }
+    memcpy(p, r->at, n);
+    r->at += padded;
+}
+
+/* A string argument (lab_api.c put_string), copied and ended. */
+static bool r_string(reader *r, char *out, size_t cap, bool *null) {
+    uint32_t n = 0;
+    r_get(r, &n, sizeof(n));
+    *null = n == UINT32_MAX;
+    out[0] = '\0';
+    if (*null) return !r->short_;
+    size_t padded = ((size_t)n + 7u) & ~(size_t)7u;
+    if (n >= cap || (size_t)(r->end - r->at) < padded) return false;
+    memcpy(out, r->at, n);
+    out[n] = '\0';
+    r->at += padded;
+    return !r->short_;
+}
+
+/* The ring a command being served came from, and where its answer is written: per thread,
+ * as a host function of the student's is served on the thread that runs it (the runtime's,
+ * on a GPU) while the main ring's may be served on this one. */
+static __thread lab_ring *t_ring;
+static __thread unsigned char t_reply[LAB_RING_REPLY_MAX];
+
+static void reply(const lab_ring_record *rec, const void *p, size_t n) {
+    lab_ring_reply(t_ring, rec->seq, p, (uint32_t)n);
+}
+
+static void reply_int(const lab_ring_record *rec, int32_t v) { reply(rec, &v, sizeof(v)); }
+
+/* ---- host functions ------------------------------------------------------------------- */
+
+/* What the runtime calls when a stream reaches a host function of the student's: it asks the
+ * student's process to run it, and waits until it has (a host function holds its stream). */
+static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const void *payload);
+
+/* What the runtime calls when a stream reaches a host function of the student's: it asks the
+ * student's process to run it, serves what that function asks of the lab meanwhile (on its
+ * process's host-function ring), and returns once the function has (a host function holds
+ * its stream). */
+static void CUDART_CB run_student_host_fn(void *token) {
+    lab_control *ctl = R.ref.control;
+    ctl->fn_token = (uint64_t)(uintptr_t)token;
+    uint32_t seq = __atomic_add_fetch(&ctl->fn_seq, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &ctl->fn_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+    static __thread unsigned char payload[LAB_REFEREE_PAYLOAD_MAX];
+    for (;;) {
+        if (__atomic_load_n(&ctl->fn_done, __ATOMIC_SEQ_CST) == seq) break;
+        lab_ring_record rec;
+        lab_ring_status st = lab_ring_next(R.ref.fn_ring, &rec, payload, sizeof(payload), 20);
+        if (st == LAB_RING_OK) {
+            if (rec.op < LAB_OP_FIRST_CALL || serve(R.ref.fn_ring, &R.ref, &rec, payload) != 0) break;
+            continue;
+        }
+        if (st != LAB_RING_TIMEOUT || kill(R.ref.pid, 0) != 0) break; /* broken, or gone */
+    }
+}
+
+/* ---- the memory calls, as the student's process asks them -------------------------------- */
+
+static cudaError_t remote_cudaMalloc(void **devPtr, size_t size) {
+    cudaError_t e = cudaMalloc(devPtr, size);
+    if (e == cudaSuccess && devPtr && *devPtr) set_add(&R.devmem, (uintptr_t)*devPtr, size);
+    return e;
+}
+
+static cudaError_t remote_cudaFree(void *devPtr) {
+    if (devPtr && !set_has(&R.devmem, (uintptr_t)devPtr)) {
+        refuse("cudaFree of memory that is not the program's");
+        return cudaErrorInvalidValue;
+    }
+    cudaError_t e = cudaFree(devPtr);
+    if (e == cudaSuccess && devPtr) set_remove(&R.devmem, (uintptr_t)devPtr);
+    return e;
+}
+
+/* Pinned memory is made in the shared memory and registered, so that both processes see it. */
+static cudaError_t remote_cudaMallocHost(void **ptr, size_t size) {
+    if (!ptr) return cudaErrorInvalidValue;
+    void *p = lab_arena_alloc(R.arena, size, LAB_ARENA_STUDENT);
+    if (!p) return cudaErrorMemoryAllocation;
+    cudaError_t e = cudaHostRegister(p, size, cudaHostRegisterDefault);
+    if (e != cudaSuccess) {
+        lab_arena_release(R.arena, p, LAB_ARENA_STUDENT);
+        return e;
+    }
+    *ptr = p;
+    return cudaSuccess;
+}
+
+static cudaError_t remote_cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
+    (void)flags;
+    return remote_cudaMallocHost(pHost, size);
+}
+
+static cudaError_t remote_cudaFreeHost(void *ptr) {
+    if (!ptr) return cudaSuccess;
+    if (!lab_arena_find(R.arena, ptr, 0, NULL, NULL, NULL)) return cudaErrorInvalidValue;
+    /* As cudaFreeHost does, wait for the device before the memory goes. */
+    cudaError_t e = cudaDeviceSynchronize();
+    (void)cudaHostUnregister(ptr);
+    (void)cudaGetLastError();
+    if (!lab_arena_release(R.arena, ptr, LAB_ARENA_STUDENT)) return cudaErrorInvalidValue;
+    return e;
+}
+
+/* Whether [p, p + n) is shared memory: the student's pinned memory, the lab's inputs or
+ * outputs, staging. */
+static bool shared_memory(const void *p, size_t n) {
+    return lab_arena_find(R.arena, p, n, NULL, NULL, NULL) || lab_arena_find(R.outputs, p, n, NULL, NULL, NULL);
+}
+
+static cudaError_t remote_cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+    if (!shared_memory(ptr, size)) {
+        refuse("cudaHostRegister of memory from malloc (pin with cudaMallocHost, or register the lab's own "
+               "buffers)");
+        return cudaErrorInvalidValue;
+    }
+    return cudaHostRegister(ptr, size, flags);
+}
+
+static cudaError_t remote_cudaHostUnregister(void *ptr) {
+    if (!shared_memory(ptr, 0)) return cudaErrorHostMemoryNotRegistered;
+    return cudaHostUnregister(ptr);
+}
+
+/* ---- the CUDA calls, from the list ------------------------------------------------------ */
+
+/* An input value: a handle must be one the student's process was given. */
+static bool handle_ok_stream(const void *v) { return stream_ok(*(const cudaStream_t *)v); }
+static bool handle_ok_event(const void *v) { return set_has(&R.events, (uintptr_t) * (const cudaEvent_t *)v); }
+static bool handle_ok_graph(const void *v) { return set_has(&R.graphs, (uintptr_t) * (const cudaGraph_t *)v); }
+static bool handle_ok_exec(const void *v) { return set_has(&R.execs, (uintptr_t) * (const cudaGraphExec_t *)v); }
+static bool handle_ok_any(const void *v) {
+    (void)v;
+    return true;
+}
+#define HANDLE_OK(T, p)                                                                                    \
+    _Generic((T)0, cudaStream_t: handle_ok_stream, cudaEvent_t: handle_ok_event, cudaGraph_t: handle_ok_graph, \
+             cudaGraphExec_t: handle_ok_exec, default: handle_ok_any)(p)
+
+/* A handle the call made: the student's from now on. */
+static void made_stream(const void *p) { set_add(&R.streams, (uintptr_t) * (const cudaStream_t *)p, 0); }
+static void made_event(const void *p) { set_add(&R.events, (uintptr_t) * (const cudaEvent_t *)p, 0); }
+static void made_graph(const void *p) { set_add(&R.graphs, (uintptr_t) * (const cudaGraph_t *)p, 0); }
+static void made_exec(const void *p) { set_add(&R.execs, (uintptr_t) * (const cudaGraphExec_t *)p, 0); }
+static void made_nothing(const void *p) { (void)p; }
+#define MADE(T, p)                                                                                           \
+    _Generic((T)0, cudaStream_t *: made_stream, cudaEvent_t *: made_event, cudaGraph_t *: made_graph,         \
+             cudaGraphExec_t *: made_exec, default: made_nothing)(p)
+
+/* A handle the call ended. */
+static void ended(int index, uint64_t handle) {
+    switch (index) {
+    case CI_cudaStreamDestroy: set_remove(&R.streams, handle); break;
+    case CI_cudaEventDestroy: set_remove(&R.events, handle); break;
+    case CI_cudaGraphDestroy: set_remove(&R.graphs, handle); break;
+    case CI_cudaGraphExecDestroy: set_remove(&R.execs, handle); break;
+    default: break;
+    }
+}
+
+/* The largest out array a call may fill for the student. */
+#define ARRAY_MAX 64
+
+/* Reading the parameters (every role's slot, in order). */
+#define DEC_void
+#define DEC_in(T, n)                        \
+    T n;                                    \
+    r_get(&rd_, &n, sizeof(T));             \
+    if (!HANDLE_OK(T, &n)) bad_handle_ = true;
+#define DEC_in_default(T, n, v) DEC_in(T, n)
+#define DEC_out(T, n)                          \
+    uint64_t n##_flag_;                        \
+    r_get(&rd_, &n##_flag_, sizeof(uint64_t)); \
+    __typeof__(*(T)0) n##_v_;                  \
+    memset(&n##_v_, 0, sizeof(n##_v_));        \
+    T n = n##_flag_ ? &n##_v_ : NULL;
+#define DEC_inout(T, n)                                  \
+    uint64_t n##_flag_;                                  \
+    r_get(&rd_, &n##_flag_, sizeof(uint64_t));           \
+    __typeof__(*(T)0) n##_v_;                            \
+    memset(&n##_v_, 0, sizeof(n##_v_));                  \
+    if (n##_flag_) r_get(&rd_, &n##_v_, sizeof(n##_v_)); \
+    T n = n##_flag_ ? &n##_v_ : NULL;
+#define DEC_out_array(T, n, c)                 \
+    uint64_t n##_flag_;                        \
+    r_get(&rd_, &n##_flag_, sizeof(uint64_t)); \
+    __typeof__(*(T)0) n##_a_[ARRAY_MAX];       \
+    memset(n##_a_, 0, sizeof(n##_a_));         \
+    T n = n##_flag_ ? n##_a_ : NULL;
+#define DEC_dst(T, n, b)                 \
+    uint64_t n##_u_;                     \
+    r_get(&rd_, &n##_u_, sizeof(n##_u_)); \
+    T n = (T)(uintptr_t)n##_u_;
+#define DEC_src(T, n, b) DEC_dst(T, n, b)
+#define DEC_host_mem(T, n, b) DEC_dst(T, n, b)
+#define DEC_addr(T, n) DEC_dst(T, n, )
+#define DEC_host_fn(T, n) T n = run_student_host_fn;
+#define DEC_host_fn_arg(T, n) DEC_dst(T, n, )
+
+/* What must hold once every parameter is read. */
+#define CHECK_void
+#define CHECK_in(T, n)
+#define CHECK_in_default(T, n, v)
+#define CHECK_out(T, n)
+#define CHECK_inout(T, n)
+#define CHECK_out_array(T, n, c) \
+    if (n && c && *(c) > ARRAY_MAX) *(c) = ARRAY_MAX;
+#define CHECK_dst(T, n, b)                                        \
+    if (!memory_ok((const void *)(n), (size_t)(b))) bad_memory_ = true; \
+    to_output_ = is_output((const void *)(n), (size_t)(b));
+#define CHECK_src(T, n, b)                                        \
+    if (!memory_ok((const void *)(n), (size_t)(b))) bad_memory_ = true; \
+    if (is_output((const void *)(n), (size_t)(b))) bad_memory_ = true;   \
+    from_host_ = !is_device((const void *)(n), (size_t)(b));
+#define CHECK_host_mem(T, n, b)
+#define CHECK_addr(T, n)
+#define CHECK_host_fn(T, n)
+#define CHECK_host_fn_arg(T, n)
+
+/* What goes back: every out and inout's value (zeros where NULL), each out array's count and
+ * elements; and handles made are the student's. */
+#define ENC_void
+#define ENC_in(T, n)
+#define ENC_in_default(T, n, v)
+#define ENC_out(T, n)                                     \
+    w_put(&w_, n ? (const void *)n : NULL, sizeof(*(T)0)); \
+    if (err_ == cudaSuccess && n) MADE(T, n);
+#define ENC_inout(T, n) w_put(&w_, n ? (const void *)n : NULL, sizeof(*(T)0));
+#define ENC_out_array(T, n, c)                                       \
+    {                                                                \
+        uint64_t count_ = n && c ? (uint64_t)*(c) : 0;               \
+        if (count_ > ARRAY_MAX) count_ = ARRAY_MAX;                  \
+        w_put(&w_, &count_, sizeof(count_));                         \
+        if (count_) w_put(&w_, n, (size_t)count_ * sizeof(*(T)0));   \
+    }
+#define ENC_dst(T, n, b)
+#define ENC_src(T, n, b)
+#define ENC_host_mem(T, n, b)
+#define ENC_addr(T, n)
+#define ENC_host_fn(T, n)
+#define ENC_host_fn_arg(T, n)
+
+/* Who performs a call: the memory calls are this file's, the rest the backend's. */
+#define PERFORM_memory(name, params) remote_##name CUDA_CALLS_ARGS(params)
+#define PERFORM_device(name, params) name CUDA_CALLS_ARGS(params)
+#define PERFORM_error PERFORM_device
+#define PERFORM_copy PERFORM_device
+#define PERFORM_stream PERFORM_device
+#define PERFORM_event PERFORM_device
+#define PERFORM_graph PERFORM_device
+
+#define SERVE_CALL(name, kind, params)                                                     \
+    {                                                                                      \
+        reader rd_ = {payload, payload + len, false};                                      \
+        bool bad_handle_ = false, bad_memory_ = false, to_output_ = false, from_host_ = false; \
+        (void)bad_handle_;                                                                 \
+        (void)bad_memory_;                                                                 \
+        (void)to_output_;                                                                  \
+        (void)from_host_;                                                                  \
+        CUDA_CALLS_EACH(DEC_, params)                                                      \
+        if (rd_.short_) return -1;                                                         \
+        CUDA_CALLS_EACH(CHECK_, params)                                                    \
+        cudaError_t err_;                                                                  \
+        if (bad_handle_) {                                                                 \
+            refuse(#name " with a handle that is not the program's");                     \
+            err_ = cudaErrorInvalidResourceHandle;                                         \
+        } else if (bad_memory_) {                                                          \
+            refuse(#name " with memory that is not the program's");                       \
+            err_ = cudaErrorInvalidValue;                                                  \
+        } else if (to_output_ && from_host_) {                                             \
+            refuse(#name " into a lab output from host memory (a result must come from the device)"); \
+            err_ = cudaErrorInvalidValue;                                                  \
+        } else {                                                                           \
+            err_ = PERFORM_##kind(name, params);                                           \
+        }                                                                                  \
+        writer w_ = {t_reply, t_reply + sizeof(t_reply)};                                  \
+        int32_t head_[2] = {(int32_t)err_, 0};                                             \
+        w_put(&w_, head_, sizeof(head_));                                                  \
+        CUDA_CALLS_EACH(ENC_, params)                                                      \
+        if (err_ == cudaSuccess) ended(CI_##name, destroyed_);                             \
+        reply(rec, t_reply, (size_t)(w_.at - t_reply));                                    \
+        return 0;                                                                          \
+    }
+
+/* The error strings: the text itself is the reply. */
+#define SERVE_PURE(name, params)                        \
+    {                                                   \
+        reader rd_ = {payload, payload + len, false};   \
+        int32_t code_ = 0;                              \
+        r_get(&rd_, &code_, sizeof(code_));             \
+        const char *t_ = name((cudaError_t)code_);      \
+        reply(rec, t_, strlen(t_));                     \
+        return 0;                                       \
+    }
+
+#define SERVE_async(name, kind, params) SERVE_CALL(name, kind, params)
+#define SERVE_sync(name, kind, params) SERVE_CALL(name, kind, params)
+#define SERVE_host(name, kind, params) SERVE_CALL(name, kind, params)
+#define SERVE_pure(name, kind, params) SERVE_PURE(name, params)
+
+/* The value of a call's first slot: the handle a destroy call names. */
+static uint64_t first_slot(const unsigned char *payload, uint32_t len) {
+    uint64_t v = 0;
+    if (len >= 8) memcpy(&v, payload, sizeof(v));
+    return v;
+}
+
+/* Performs CUDA call index with payload (its slots, after the header) and replies. Every
+ * call is answered, a one-way call too: its producer does not wait for the answer, and the
+ * next answer it waits for replaces it. Returns -1 for a payload no client sends. */
+static int serve_cuda(int index, const lab_ring_record *rec, const unsigned char *payload, uint32_t len) {
+    uint64_t destroyed_ = first_slot(payload, len);
+    (void)destroyed_;
+    switch (index) {
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
+    case CI_##name: SERVE_##sync(name, kind, params)
+#include "cuda_calls/cuda_calls.inc"
+#undef CUDA_CALLS_ENTRY
+    default: return -1;
+    }
+}
+
+/* ---- kernels ---------------------------------------------------------------------------- */
+
+static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned char *payload, uint32_t len) {
+    reader rd = {payload, payload + len, false};
+    uint64_t a[6] = {0};
+    cudaError_t e = cudaSuccess;
+    if (op == LAB_OP_KERNEL_PROCESS) {
+        kernels_process_params params;
+        r_get(&rd, &a[0], 8); /* out */
+        r_get(&rd, &a[1], 8); /* in */
+        r_get(&rd, &a[2], 8); /* n */
+        r_get(&rd, &params, sizeof(params));
+        r_get(&rd, &a[3], 8); /* stream */
+        if (rd.short_) return -1;
+        size_t bytes = (size_t)a[2] * sizeof(uint32_t);
+        if (a[2] > SIZE_MAX / sizeof(uint32_t) || !set_covers(&R.devmem, a[0], bytes) ||
+            !set_covers(&R.devmem, a[1], bytes)) {
+            refuse("kernels_process on memory that is not the program's device memory");
+            e = cudaErrorInvalidValue;
+        } else if (!stream_ok((cudaStream_t)(uintptr_t)a[3])) {
+            refuse("kernels_process on a stream that is not the program's");
+            e = cudaErrorInvalidResourceHandle;
+        } else {
+            e = kernels_process((uint32_t *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1], (size_t)a[2], params,
+                                (cudaStream_t)(uintptr_t)a[3]);
+        }
+    } else if (op == LAB_OP_KERNEL_SPIN) {
+        for (int i = 0; i < 6; i++) r_get(&rd, &a[i], 8); /* marks, blocks, threads, ns, mark, stream */
+        if (rd.short_) return -1;
+        if (a[1] > UINT32_MAX || a[2] > UINT32_MAX || a[4] > UINT32_MAX ||
+            (a[0] && !set_covers(&R.devmem, a[0], (size_t)a[1] * sizeof(uint32_t)))) {
+            refuse("kernels_spin on memory that is not the program's device memory");
+            e = cudaErrorInvalidValue;
+        } else if (!stream_ok((cudaStream_t)(uintptr_t)a[5])) {
+            refuse("kernels_spin on a stream that is not the program's");
+            e = cudaErrorInvalidResourceHandle;
+        } else {
+            e = kernels_spin((uint32_t *)(uintptr_t)a[0], (uint32_t)a[1], (uint32_t)a[2], a[3], (uint32_t)a[4],
+                             (cudaStream_t)(uintptr_t)a[5]);
+        }
+    } else {
+        for (int i = 0; i < 4; i++) r_get(&rd, &a[i], 8); /* sum, in, n, stream */
+        if (rd.short_) return -1;
+        if (a[2] > SIZE_MAX / sizeof(uint32_t) || !set_covers(&R.devmem, a[0], sizeof(uint64_t)) ||
+            !set_covers(&R.devmem, a[1], (size_t)a[2] * sizeof(uint32_t))) {
+            refuse("kernels_checksum on memory that is not the program's device memory");
+            e = cudaErrorInvalidValue;
+        } else if (!stream_ok((cudaStream_t)(uintptr_t)a[3])) {
+            refuse("kernels_checksum on a stream that is not the program's");
+            e = cudaErrorInvalidResourceHandle;
+        } else {
+            e = kernels_checksum((uint64_t *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1], (size_t)a[2],
+                                 (cudaStream_t)(uintptr_t)a[3]);
+        }
+    }
+    /* Answered as every call is; on a real device the student's process does not wait for it,
+     * and the error stays the runtime's last error, as an asynchronous launch error does. */
+    int32_t answer[2] = {(int32_t)e, 0};
+    reply(rec, answer, sizeof(answer));
+    return 0;
+}
+
+/* ---- lab.h's calls --------------------------------------------------------------------- */
+
+static int serve_lab(uint32_t op, const lab_ring_record *rec, const unsigned char *payload, uint32_t len) {
+    reader rd = {payload, payload + len, false};
+    lab_ctx *ctx = R.ctx;
+    const lab_buffers *b = ctx->buffers;
+    switch (op) {
+    case LAB_OP_CONTEXT: {
+        lab_context_reply c;
+        memset(&c, 0, sizeof(c));
+        const lab_workload *w = &b->workload;
+        c.batches = w->batches;
+        c.steps = w->steps;
+        c.batch_elems = w->batch_elems;
+        c.batch_bytes = w->batch_bytes;
+        c.process_mul = w->process.mul;
+        c.process_add = w->process.add;
+        c.process_iters = w->process.iters;
+        c.flags = (LAB_SPEC.load_us > 0 || LAB_SPEC.batch_load_us ? LAB_CONTEXT_LOADER : 0) |
+                  (b->pending ? LAB_CONTEXT_REQUESTS : 0);
+        reply(rec, &c, sizeof(c));
+        return 0;
+    }
+    case LAB_OP_BATCHES: {
+        uint32_t first = 0;
+        r_get(&rd, &first, sizeof(first));
+        if (rd.short_) return -1;
+        uint64_t pairs[2 * LAB_BATCHES_PER_REPLY];
+        size_t n = 0;
+        for (uint32_t i = first; i < (uint32_t)b->workload.batches && n < 2 * LAB_BATCHES_PER_REPLY; i++) {
+            pairs[n++] = (uint64_t)(uintptr_t)b->inputs[i];
+            pairs[n++] = (uint64_t)(uintptr_t)b->outputs[i];
+        }
+        reply(rec, pairs, n * sizeof(uint64_t));
+        return 0;
+    }
+    case LAB_OP_STAGING: {
+        uint64_t want = 0;
+        r_get(&rd, &want, sizeof(want));
+        if (rd.short_) return -1;
+        uint64_t at = 0;
+        if (want > R.staging_bytes && want <= SHARED_BYTES / 4) {
+            if (R.staging) lab_arena_release(R.arena, R.staging, LAB_ARENA_STAGING);
+            R.staging = lab_arena_alloc(R.arena, (size_t)want, LAB_ARENA_STAGING);
+            R.staging_bytes = R.staging ? (size_t)want : 0;
+        }
+        if (R.staging && want <= R.staging_bytes) at = (uint64_t)(uintptr_t)R.staging;
+        reply(rec, &at, sizeof(at));
+        return 0;
+    }
+    case LAB_OP_LOAD_BATCH: {
+        int32_t batch = 0;
+        uint64_t dst = 0;
+        r_get(&rd, &batch, sizeof(batch));
+        r_get(&rd, &dst, sizeof(dst));
+        if (rd.short_) return -1;
+        lab_arena_owner owner = LAB_ARENA_INPUT;
+        /* Device memory the loader refuses with its own message, and writes nothing. */
+        bool device = dst && set_covers(&R.devmem, (uintptr_t)dst, 1);
+        if (dst && !device && (!lab_arena_find(R.arena, (void *)(uintptr_t)dst, b->workload.batch_bytes, NULL, NULL, &owner) ||
+                    (owner != LAB_ARENA_STUDENT && owner != LAB_ARENA_STAGING))) {
+            refuse("lab_load_batch into memory that is not the program's");
+            reply_int(rec, 1);
+            return 0;
+        }
+        reply_int(rec, lab_load_batch(ctx, batch, (void *)(uintptr_t)dst));
+        return 0;
+    }
+    case LAB_OP_WAIT_REQUEST: {
+        int32_t i = 0;
+        r_get(&rd, &i, sizeof(i));
+        if (rd.short_) return -1;
+        lab_wait_request(ctx, i);
+        reply_int(rec, 0);
+        return 0;
+    }
+    case LAB_OP_BACKGROUND: {
+        uint64_t s = 0;
+        r_get(&rd, &s, sizeof(s));
+        if (rd.short_) return -1;
+        if (!stream_ok((cudaStream_t)(uintptr_t)s)) {
+            refuse("lab_background on a stream that is not the program's");
+            reply_int(rec, 1);
+            return 0;
+        }
+        reply_int(rec, lab_background(ctx, (cudaStream_t)(uintptr_t)s));
+        return 0;
+    }
+    case LAB_OP_REPORT_MS: {
+        double ms = 0;
+        char stage[260];
+        bool null = false;
+        r_get(&rd, &ms, sizeof(ms));
+        if (!r_string(&rd, stage, sizeof(stage), &null)) return -1;
+        lab_report_ms(ctx, null ? NULL : stage, ms);
+        reply_int(rec, 0);
+        return 0;
+    }
+    case LAB_OP_HOST_MS: {
+        double ms = lab_host_ms();
+        reply(rec, &ms, sizeof(ms));
+        return 0;
+    }
+    case LAB_OP_NAME_STREAM: {
+        uint64_t s = 0;
+        char name[260];
+        bool null = false;
+        r_get(&rd, &s, sizeof(s));
+        if (!r_string(&rd, name, sizeof(name), &null)) return -1;
+        if (stream_ok((cudaStream_t)(uintptr_t)s) && !null) lab_name_stream(ctx, (cudaStream_t)(uintptr_t)s, name);
+        reply_int(rec, 0);
+        return 0;
+    }
+    case LAB_OP_REPORT_CUDA_ERROR: {
+        int32_t v[2] = {0, 0};
+        char call[260], file[260];
+        bool n1 = false, n2 = false;
+        r_get(&rd, v, sizeof(v));
+        if (!r_string(&rd, call, sizeof(call), &n1) || !r_string(&rd, file, sizeof(file), &n2)) return -1;
+        lab_report_cuda_error(n1 ? "(a call)" : call, n2 ? "lab.c" : file, v[0], (cudaError_t)v[1]);
+        reply_int(rec, 0);
+        return 0;
+    }
+    case LAB_OP_KERNEL_PROCESS:
+    case LAB_OP_KERNEL_SPIN:
+    case LAB_OP_KERNEL_CHECKSUM: return serve_kernel(op, rec, payload, len);
+    default: return -1;
+    }
+}
+
+/* ---- serving a phase ------------------------------------------------------------------- */
+
+static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const void *payload) {
+    (void)ref;
+    lab_ring *outer = t_ring;
+    t_ring = ring;
+    if (rec->len < sizeof(lab_call_header)) return -1;
+    lab_call_header h;
+    memcpy(&h, payload, sizeof(h));
+    const unsigned char *args = (const unsigned char *)payload + sizeof(h);
+    uint32_t len = rec->len - (uint32_t)sizeof(h);
+    charge_host_work();
+    /* Every op the call records carries the student's line. */
+    trace_call_site_enter((const void *)(uintptr_t)((h.site & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT));
+    int rc;
+    if (rec->op >= LAB_OP_CUDA) {
+        int index = (int)(rec->op - LAB_OP_CUDA);
+        rc = index < CI_COUNT ? serve_cuda(index, rec, args, len) : -1;
+    } else {
+        rc = serve_lab(rec->op, rec, args, len);
+    }
+    trace_call_site_exit();
+    R.child_cpu_ns = child_cpu_ns();
+    t_ring = outer;
+    return rc;
+}
+
+/* The student's process did not come back from a phase: say what happened, as the guard
+ * says it of a lab in one process, and end. */
+static _Noreturn void ended_badly(lab_phase_end end) {
+    memset(&R.end, 0, sizeof(R.end));
+    R.end.exit_status = -1;
+    R.end.ended = true;
+    R.end.timed_out = end == LAB_PHASE_TIMEOUT;
+    R.end.broken = end == LAB_PHASE_BROKEN;
+    if (end != LAB_PHASE_DIED) {
+        fprintf(stderr, "\nstreamlab: %s: the lab's process %s, and was ended.\n", LAB_SPEC.id,
+                end == LAB_PHASE_BROKEN ? "wrote what no lab program writes into the memory it shares with the "
+                                          "harness (its command channel)"
+                                        : "ran past its time");
+        lab_guard_student_ended(SIGKILL, -1, NULL);
+    }
+    int st = R.ref.status;
+    lab_last_words w;
+    memcpy(&w, &R.ref.control->last_words, sizeof(w));
+    if (w.n_pcs > LAB_LAST_WORDS_PCS) w.n_pcs = LAB_LAST_WORDS_PCS;
+    R.end.words = w;
+    if (WIFEXITED(st)) {
+        R.end.exit_status = WEXITSTATUS(st);
+        if (w.kind == LAB_END_EXIT) lab_guard_student_ended(0, R.end.exit_status, NULL);
+        fprintf(stderr, "\nstreamlab: %s: the lab's process ended (exit status %d) without finishing the phase%s\n",
+                LAB_SPEC.id, R.end.exit_status,
+                R.end.exit_status == 70 ? ": its connection to the harness broke (see above)" : "");
+        lab_guard_student_ended(SIGKILL, R.end.exit_status, NULL);
+    }
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
+    R.end.signal = sig;
+    lab_fault f;
+    memset(&f, 0, sizeof(f));
+    if (w.kind == LAB_END_SIGNAL && w.signal == sig) {
+        f.addr = (uintptr_t)w.fault_addr;
+        /* The faulting instruction, then each caller's call instruction (return address - 1),
+         * all in the student's binary. */
+        for (uint32_t i = 0; i < w.n_pcs && f.n_frames < LAB_FAULT_MAX_FRAMES; i++) {
+            uint64_t pc = w.pcs[i] - (i > 0 ? 1 : 0);
+            f.frames[f.n_frames++] = (uintptr_t)((pc & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT);
+        }
+        f.pc = f.n_frames ? f.frames[0] : 0;
+        f.access = w.access == 2 ? LAB_FAULT_WRITE : w.access == 1 ? LAB_FAULT_READ : LAB_FAULT_ACCESS_UNKNOWN;
+    }
+    lab_guard_student_ended(sig, -1, &f);
+}
+
+static int phase(lab_ctx *ctx, lab_phase p) {
+    R.ctx = ctx;
+    R.child_cpu_ns = child_cpu_ns();
+    int rc = 0;
+    lab_phase_end end = lab_referee_phase(&R.ref, p, serve, R.ref.ring, R.timeout_ms, &rc);
+    if (end != LAB_PHASE_ENDED) ended_badly(end);
+    return rc;
+}
+
+/* The guard's locator (guard.h): asks the student's process where it is and waits a moment
+ * for the answer. Async-signal-safe. */
+static bool locate_student(lab_fault *f) {
+    if (!R.active || R.ref.ended) return false;
+    lab_last_words *w = &R.ref.control->last_words;
+    __atomic_store_n(&w->kind, LAB_END_NONE, __ATOMIC_SEQ_CST);
+    if (kill(R.ref.pid, LAB_WHERE_SIGNAL) != 0) return false;
+    for (int i = 0; i < 100 && __atomic_load_n(&w->kind, __ATOMIC_SEQ_CST) != LAB_END_WHERE; i++) {
+        struct timespec t = {0, 2 * 1000000L};
+        nanosleep(&t, NULL);
+    }
+    if (__atomic_load_n(&w->kind, __ATOMIC_SEQ_CST) != LAB_END_WHERE) return false;
+    memset(f, 0, sizeof(*f));
+    uint32_t n = w->n_pcs < LAB_LAST_WORDS_PCS ? w->n_pcs : LAB_LAST_WORDS_PCS;
+    for (uint32_t i = 0; i < n && f->n_frames < LAB_FAULT_MAX_FRAMES; i++) {
+        uint64_t pc = w->pcs[i] - (i > 0 ? 1 : 0);
+        f->frames[f->n_frames++] = (uintptr_t)((pc & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT);
+    }
+    f->pc = f->n_frames ? f->frames[0] : 0;
+    return f->n_frames > 0;
+}
+
+int lab_remote_setup(lab_ctx *ctx) { return phase(ctx, LAB_PHASE_SETUP); }
+int lab_remote_run(lab_ctx *ctx) { return phase(ctx, LAB_PHASE_RUN); }
+void lab_remote_teardown(lab_ctx *ctx) { (void)phase(ctx, LAB_PHASE_TEARDOWN); }
+
+int lab_remote_default_path(char *out, size_t len) {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) return -1;
+    self[n] = '\0';
+    int m = snprintf(out, len, "%s_student", self);
+    return m > 0 && (size_t)m < len ? 0 : -1;
+}
