@@ -72,7 +72,11 @@ cd "${root}"
 # must show the answer its explanation is written for, as on the simulator), "calibrate"
 # (the simulator's calibration on this GPU: writes logs/calibrated.json and fails when the
 # simulator with it does not reproduce a figure within 10%), "support" (a file another
-# binary needs beside it, not run: calibrate's simulator build).
+# binary needs beside it, not run: calibrate's simulator build), "cost" (a lab binary run
+# against its one-process build, the student's code in the lab's own process as before the
+# referee, seeds interleaved: what the referee costs the graded figures on this GPU; the
+# one-process build, LABEL_one_process, is packed beside it). A lab binary's student program
+# (LABEL_student, docs/referee.md) is packed beside it as NAME_student.
 targets=(
   "//kernels:smoke check"
   "//kernels:smoke_test test"
@@ -84,6 +88,10 @@ targets=(
   "//sim:conformance_gpu measure"
   "//sim:host_memory_probe measure"
   "//solutions:03_double_buffer_gpu lab"
+  "//solutions:03_double_buffer_gpu cost"
+  "//solutions:04_priorities_gpu cost"
+  "//solutions:06_stream_pool_gpu cost"
+  "//solutions:07_cuda_graphs_gpu cost"
   "//labs:00_default_stream_gpu verdict 1"
   "//solutions:00_default_stream_gpu verdict 0"
   "//labs:00_default_stream_blocking_streams_gpu verdict 1"
@@ -165,7 +173,10 @@ if [[ -n "${only}" ]]; then
 fi
 
 labels=()
-for t in "${targets[@]}"; do labels+=("${t%% *}"); done
+for t in "${targets[@]}"; do
+  labels+=("${t%% *}")
+  [[ "${t#* }" == cost* ]] && labels+=("${t%% *}_one_process")
+done
 [[ -z "${grader_lab}" ]] || labels+=("//grading:grade" "//grading:kits/${grader_lab}_gpu" "//grading:kits/${grader_lab}_sim")
 ((tui == 0)) || labels+=("//tui:tui")
 
@@ -212,10 +223,19 @@ for t in "${targets[@]}"; do
   name="${label##*:}"
   src="${bin_dir}/${pkg}/${name}"
   [[ -x "${src}" ]] || { echo "gpu_bundle: ${src} is missing (build ${label} first)" >&2; exit 1; }
-  [[ "${kind}" == lab || "${kind}" == verdict ]] && name="${pkg//\//_}_${name}"
+  [[ "${kind}" == lab || "${kind}" == verdict || "${kind}" == cost ]] && name="${pkg//\//_}_${name}"
   install -m 0755 "${src}" "${out}/bin/${name}"
   echo "${name} ${kind} ${expect:-}" >>"${manifest}"
   copy_needed_libs "${src}" "${out}/lib"
+  # A lab binary referees its student's program, which it finds beside itself.
+  if [[ -x "${src}_student" ]]; then
+    install -m 0755 "${src}_student" "${out}/bin/${name}_student"
+    copy_needed_libs "${src}_student" "${out}/lib"
+  fi
+  if [[ "${kind}" == cost ]]; then
+    [[ -x "${src}_one_process" ]] || { echo "gpu_bundle: ${src}_one_process is missing" >&2; exit 1; }
+    install -m 0755 "${src}_one_process" "${out}/bin/${name}_one_process"
+  fi
 done
 
 if [[ -n "${grader_lab}" ]]; then
@@ -436,6 +456,36 @@ while read -r name kind expect; do
         echo "== ${name}, exit ${rc}"
         cat "${logs}/${name}.log"
         summary+=("${name}: exit ${rc}")
+      fi
+      ;;
+    cost)
+      # What the referee costs: the lab binary (the student's code in a process of its own)
+      # and its one-process build, seed by seed, interleaved; the graded figures of each.
+      if ! "${here}/bin/${name}" --probe-device >"${logs}/${name}-probe.log" 2>&1; then
+        echo "== ${name}: SKIP ($(head -c 200 "${logs}/${name}-probe.log"))"
+        summary+=("${name}: SKIP (no device)")
+        skipped=$((skipped + 1))
+        continue
+      fi
+      cost_field() { grep -o "\"$1\":[0-9.e+-]*" "$2" | head -1 | cut -d: -f2; }
+      worst=0
+      for seed in 21 22 23 24 25; do
+        for build in one_process referee; do
+          bin="${name}"
+          [[ "${build}" == one_process ]] && bin="${name}_one_process"
+          rc="$(run "${bin}" "-cost-${seed}" --json --runs 9 --seed "${seed}")"
+          log="${logs}/${bin}-cost-${seed}.log"
+          echo "== ${name} seed ${seed} ${build}: exit ${rc}, status $(grep -o '"status":"[^"]*' "${log}" | head -1 | cut -d'"' -f4)," \
+            "speedup $(cost_field speedup "${log}"), bound_fraction $(cost_field bound_fraction "${log}")," \
+            "yours_median_ms $(cost_field yours_median_ms "${log}"), baseline_median_ms $(cost_field baseline_median_ms "${log}")"
+          ((rc > worst)) && worst=${rc}
+        done
+      done
+      if ((worst >= 2)); then
+        summary+=("${name}: FAIL (an exit status ${worst})")
+        failed=$((failed + 1))
+      else
+        summary+=("${name}: measured (referee against one process)")
       fi
       ;;
     lab)

@@ -85,6 +85,18 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             tags = tags,
             visibility = visibility,
         )
+        # The student's code in the lab binary's own process, as before the referee: built only
+        # when asked for, to measure what the referee costs on a GPU (kernels/gpu_bundle.sh).
+        native.cc_binary(
+            name = "%s_%s_one_process" % (name, backend),
+            deps = [
+                ":%s_student_%s" % (name, backend),
+                ":%s_spec_%s" % (name, backend),
+                "//labs/harness:main_" + backend,
+            ],
+            tags = tags + ["manual"],
+            visibility = visibility,
+        )
     # The launcher the live timeline runs (it cannot depend on the timeline itself)...
     native.sh_binary(
         name = name + "_run",

@@ -795,7 +795,7 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
         rc = serve_lab(rec->op, rec, args, len);
     }
     trace_call_site_exit();
-    R.child_cpu_ns = child_cpu_ns();
+    if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     t_ring = outer;
     return rc;
 }
@@ -848,7 +848,7 @@ static _Noreturn void ended_badly(lab_phase_end end) {
 
 static int phase(lab_ctx *ctx, lab_phase p) {
     R.ctx = ctx;
-    R.child_cpu_ns = child_cpu_ns();
+    if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     int rc = 0;
     lab_phase_end end = lab_referee_phase(&R.ref, p, serve, R.ref.ring, R.timeout_ms, &rc);
     if (end != LAB_PHASE_ENDED) ended_badly(end);

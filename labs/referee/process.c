@@ -111,6 +111,10 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
     ref->ring = lab_ring_init((unsigned char *)ref->shm.base + LAB_CONTROL_BYTES, ring_bytes);
     ref->fn_ring = lab_ring_init((unsigned char *)ref->shm.base + LAB_CONTROL_BYTES + ring_share, ring_bytes);
     ref->payload = malloc(LAB_REFEREE_PAYLOAD_MAX);
+    if (ref->ring && ref->fn_ring && (flags & LAB_CONTROL_REAL_DEVICE)) {
+        lab_ring_set_spins(ref->ring, LAB_REAL_DEVICE_SPINS);
+        lab_ring_set_spins(ref->fn_ring, LAB_REAL_DEVICE_SPINS);
+    }
     if (!ref->ring || !ref->fn_ring || !ref->payload) {
         snprintf(err, err_len, "out of memory");
         lab_referee_stop(ref);

@@ -83,10 +83,15 @@ _Static_assert(sizeof(lab_control) <= LAB_CONTROL_BYTES, "the control page holds
 
 enum {
     /* The device is real: asynchronous calls go one-way and both sides spin before they
-     * sleep. Without it (the simulator, whose host clock the student's CPU time is charged
-     * to) every call waits for its answer and the student's side never spins. */
+     * sleep, for as long as a lab's waits usually last (a futex's wake-up costs tens of
+     * microseconds, a request's latency in lab 06). Without it (the simulator, whose host
+     * clock the student's CPU time is charged to) every call waits for its answer and the
+     * student's side never spins. */
     LAB_CONTROL_REAL_DEVICE = 1u << 0,
 };
+
+/* How many times a side spinning on a real device looks again before it sleeps: about 5 ms. */
+#define LAB_REAL_DEVICE_SPINS 100000
 
 /* Records the student's process sends besides calls. */
 enum {

@@ -37,10 +37,9 @@ int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t 
         return -1;
     }
     s->real_device = (s->control->flags & LAB_CONTROL_REAL_DEVICE) != 0;
-    if (!s->real_device) {
-        lab_ring_set_spins(s->ring, 0);
-        lab_ring_set_spins(s->fn_ring, 0);
-    }
+    int spins = s->real_device ? LAB_REAL_DEVICE_SPINS : 0;
+    lab_ring_set_spins(s->ring, spins);
+    lab_ring_set_spins(s->fn_ring, spins);
     s->data = (unsigned char *)s->shm.base + s->control->data_offset;
     s->data_bytes = bytes - s->control->data_offset;
     lab_ring_send(s->ring, LAB_OP_HELLO, NULL, 0);
@@ -48,11 +47,18 @@ int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t 
 }
 
 lab_phase lab_student_next_phase(lab_student *s) {
-    for (;;) {
+    int spins = s->real_device ? LAB_REAL_DEVICE_SPINS : 0;
+    for (int i = 0;; i++) {
         uint32_t seq = __atomic_load_n(&s->control->phase_seq, __ATOMIC_SEQ_CST);
         if (seq != s->phase_seq) {
             s->phase_seq = seq;
             return (lab_phase)s->control->phase;
+        }
+        if (i < spins) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            continue;
         }
         syscall(SYS_futex, (uint32_t *)&s->control->phase_seq, FUTEX_WAIT, seq, NULL, NULL, 0);
     }
