@@ -223,7 +223,8 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
     argv = NULL;
 
     /* The student's object before it is linked, refused like a compile error (grade_objcheck.h). */
-    if (grade_objcheck_step(cfg, kit, build_dir, log_dir, "lab.o", out) != 0) goto done;
+    if (grade_objcheck_step(cfg, kit, build_dir, log_dir, "lab.o", &out->diagnostics, &out->error, &out->grader_fault) != 0)
+        goto done;
 
     argv = grade_kit_link_argv(kit, "lab.o", "lab");
     const grade_toolchain *ltc = grade_toolchain_get(kit->linker);

@@ -21,11 +21,11 @@
 static const char *const system_reads[] = {"/usr", "/lib", "/lib64", "/etc", NULL};
 
 /* Appends text to the diagnostics, on a line of its own. */
-static void add_diagnostics(grade_build_result *out, const char *text) {
+static void add_diagnostics(char **diagnostics, const char *text) {
     if (!*text) return;
-    char *both = grade_strf("%s%s%s", out->diagnostics, *out->diagnostics ? "\n" : "", text);
-    free(out->diagnostics);
-    out->diagnostics = both;
+    char *both = grade_strf("%s%s%s", *diagnostics, **diagnostics ? "\n" : "", text);
+    free(*diagnostics);
+    *diagnostics = both;
 }
 
 /* objcheck's first line, "FILE:LINE: not accepted: WHY", as "not accepted: FILE:LINE: WHY". */
@@ -41,13 +41,13 @@ static char *first_refusal(const char *report) {
 }
 
 int grade_objcheck_step(const grade_sandbox_config *cfg, const grade_kit *kit, const char *build_dir,
-                        const char *log_dir, const char *obj, grade_build_result *out) {
+                        const char *log_dir, const char *obj, char **diagnostics, char **error, bool *grader_fault) {
     char err[512];
     char *log_path = grade_path_join(log_dir, "objcheck.log");
     int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        out->error = grade_strf("grader problem: cannot create %s: %s", log_path, strerror(errno));
-        out->grader_fault = true;
+        *error = grade_strf("grader problem: cannot create %s: %s", log_path, strerror(errno));
+        *grader_fault = true;
         free(log_path);
         return -1;
     }
@@ -107,21 +107,21 @@ int grade_objcheck_step(const grade_sandbox_config *cfg, const grade_kit *kit, c
     free(log_path);
     int result = -1;
     if (rc != 0) {
-        out->error = grade_strf("grader problem: objcheck could not run: %s", o.error);
-        out->grader_fault = true;
+        *error = grade_strf("grader problem: objcheck could not run: %s", o.error);
+        *grader_fault = true;
     } else if (o.end == GRADE_END_EXIT && o.code == 0) {
         result = 0;
     } else if (o.end == GRADE_END_EXIT && o.code == 1) {
-        add_diagnostics(out, report);
-        out->error = first_refusal(report);
+        add_diagnostics(diagnostics, report);
+        *error = first_refusal(report);
     } else {
         /* Usage, a crash or a limit: the grader's kit is at fault, not the student. */
-        add_diagnostics(out, report);
-        out->error = o.end == GRADE_END_EXIT
+        add_diagnostics(diagnostics, report);
+        *error = o.end == GRADE_END_EXIT
                          ? grade_strf("grader problem: objcheck failed (exit status %d)", o.code)
                          : grade_strf("grader problem: objcheck did not finish (%s)",
                                       o.end == GRADE_END_SIGNAL ? grade_signal_name(o.code) : "stopped by a limit");
-        out->grader_fault = true;
+        *grader_fault = true;
     }
     free(report);
     return result;

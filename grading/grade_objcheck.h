@@ -10,7 +10,8 @@
 #ifndef STREAMLAB_GRADE_OBJCHECK_H
 #define STREAMLAB_GRADE_OBJCHECK_H
 
-#include "grading/grade_build.h"
+#include <stdbool.h>
+
 #include "grading/grade_kit.h"
 #include "grading/grade_sandbox.h"
 
@@ -19,11 +20,11 @@ extern "C" {
 #endif
 
 /* Checks build_dir/obj (compiled from kit->student_file) with the kit's objcheck, its
- * output kept in log_dir/objcheck.log. Returns 0 when accepted; otherwise -1 with
- * out->error set ("not accepted: ..." for a refusal, a grader problem with
- * out->grader_fault) and the refusals added to out->diagnostics. */
+ * output kept in log_dir/objcheck.log. Returns 0 when accepted; otherwise -1 with *error
+ * set (malloc'd: "not accepted: ..." for a refusal, a grader problem with *grader_fault)
+ * and the refusals added to *diagnostics (a malloc'd string, replaced). */
 int grade_objcheck_step(const grade_sandbox_config *cfg, const grade_kit *kit, const char *build_dir,
-                        const char *log_dir, const char *obj, grade_build_result *out);
+                        const char *log_dir, const char *obj, char **diagnostics, char **error, bool *grader_fault);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "labs/harness/backend.h"
-#include "labs/harness/remote.h"
 #include "trace/record/recorder.h"
 
 const lab_workload *lab_get_workload(const lab_ctx *ctx) { return &ctx->buffers->workload; }
@@ -111,11 +110,15 @@ void lab_report_cuda_error(const char *call, const char *file, int line, cudaErr
                         "ordered by an event, and let host functions do host work only.\n");
 }
 
-/* A lab buffer in host memory: where the student's code runs apart (remote.h), in the memory
- * it shares with the referee (an output in the part it can only read). */
+static const lab_host_provider *g_provider;
+
+void lab_buffers_set_provider(const lab_host_provider *provider) { g_provider = provider; }
+
+/* A lab buffer in host memory: from the provider when there is one (the memory the student's
+ * process shares with the referee, an output in the part it can only read). */
 static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where, bool is_output) {
-    if (lab_remote_active()) {
-        *p = lab_remote_host_alloc(bytes, where != LAB_MEMORY_PAGEABLE, is_output);
+    if (g_provider) {
+        *p = g_provider->alloc(bytes, where != LAB_MEMORY_PAGEABLE, is_output);
         return *p ? cudaSuccess : cudaErrorMemoryAllocation;
     }
     if (where == LAB_MEMORY_PAGEABLE) {
@@ -132,8 +135,8 @@ static cudaError_t host_alloc(uint32_t **p, size_t bytes, lab_memory where, bool
 
 static void host_free(uint32_t *p, lab_memory where) {
     if (!p) return;
-    if (lab_remote_active())
-        lab_remote_host_free(p);
+    if (g_provider)
+        g_provider->free(p);
     else if (where == LAB_MEMORY_PAGEABLE)
         free(p);
     else

@@ -47,6 +47,15 @@ struct lab_ctx {
     const char *who; /* "baseline" or "yours", for messages */
 };
 
+/* Where the lab's host buffers come from when not from the runtime: the runner sets it when
+ * the student's code runs apart (remote.h), so that they are made in the memory the two
+ * processes share. alloc returns NULL when there is no room. */
+typedef struct lab_host_provider {
+    void *(*alloc)(size_t bytes, bool pinned, bool is_output);
+    void (*free)(void *p);
+} lab_host_provider;
+void lab_buffers_set_provider(const lab_host_provider *provider);
+
 /* Allocates the input and output buffers where the spec wants them (cudaMallocHost for
  * pinned, malloc for pageable) and the oracle's. Returns 0, or a CUDA error code with err
  * filled. */

@@ -151,6 +151,8 @@ int lab_remote_start(const char *path, bool simulated, char *err, size_t err_len
     struct timespec probe;
     R.have_clock = clock_gettime(R.child_clock, &probe) == 0 || (clock_getcpuclockid(R.ref.pid, &R.child_clock) == 0);
     R.active = true;
+    static const lab_host_provider provider = {lab_remote_host_alloc, lab_remote_host_free};
+    lab_buffers_set_provider(&provider);
     lab_source_line_set_student(R.path);
     lab_guard_set_locator(locate_student);
     return 0;
@@ -182,6 +184,7 @@ void lab_remote_stop(void) {
     lab_arena_free_all(R.arena);
     lab_arena_free_all(R.outputs);
     R.arena = R.outputs = NULL;
+    lab_buffers_set_provider(NULL);
     R.active = false;
 }
 
