@@ -24,6 +24,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* Built with AddressSanitizer (the asan configuration), the helper does without the leak
+ * check at exit: LeakSanitizer stops the program with a tracer process of its own, which the
+ * sandbox's filter (no new processes) kills with SIGSYS. The lab programs the grader runs
+ * get the same through ASAN_OPTIONS (grade_runner.c); the helper is run with the test's own
+ * environment, which has none. Read by the sanitizer's runtime; unused elsewhere. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "detect_leaks=0"; }
+
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup 425
 #endif

@@ -99,7 +99,7 @@ TEST(Process, ACrashEndsThePhaseAsDied) {
     Served served;
     int rc = 0;
     EXPECT_EQ(lab_referee_phase(&st.ref, LAB_PHASE_RUN, Serve, &served, 10000, &rc), LAB_PHASE_DIED);
-    EXPECT_TRUE(WIFSIGNALED(st.ref.status) && WTERMSIG(st.ref.status) == SIGSEGV);
+    EXPECT_TRUE(WIFSIGNALED(st.ref.status) && WTERMSIG(st.ref.status) == SIGILL);
 }
 
 TEST(Process, AHangEndsThePhaseAtItsTimeout) {
