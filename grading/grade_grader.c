@@ -17,6 +17,7 @@
 #include "grading/grade_report_text.h"
 #include "grading/grade_score.h"
 #include "grading/grade_text.h"
+#include "grading/grade_trust.h"
 
 static double now_s(void) {
     struct timespec t;
@@ -104,9 +105,22 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
         grade_attempt_free(&a);
         goto out;
     }
+    unsigned results = a.results;
     adopt(lab, &a);
     grade_attempt_free(&a);
     const cJSON *r = lab->result;
+    char why[300];
+    grade_trust trust = grade_result_trust(r, lab->seed, results, why, sizeof(why));
+    if (trust == GRADE_TRUST_NONE) {
+        lab->failure = grade_strdup(why);
+        goto out;
+    }
+    if (trust == GRADE_TRUST_NO_SPEED) {
+        /* Correctness and races stand; the speed is not believed. */
+        add_note(lab, why);
+        cJSON_ReplaceItemInObjectCaseSensitive(lab->result, "speedup", cJSON_CreateNumber(0));
+        cJSON_ReplaceItemInObjectCaseSensitive(lab->result, "bound_fraction", cJSON_CreateNumber(0));
+    }
     lab->speedups[0] = num(r, "speedup");
     lab->bound_fractions[0] = num(r, "bound_fraction");
     lab->pipeline_bound = num(r, "pipeline_bound");
@@ -118,7 +132,6 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
      * the median of the medians. */
     bool clean = usable(r) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "correct")) && num(r, "races") <= 0;
     double floor_s, target_s;
-    char why[200];
     if (clean && env->rubric->max_reruns > 0 &&
         grade_speed_thresholds(&rule->speed, lab->pipeline_bound, lab->lab_target, &floor_s, &target_s, why,
                                sizeof(why)) == 0 &&
@@ -135,6 +148,15 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
                 break;
             }
             const cJSON *r2 = again.result;
+            char why2[300];
+            grade_trust trust2 = grade_result_trust(r2, lab->seed, again.results, why2, sizeof(why2));
+            if (trust2 != GRADE_TRUST_OK) {
+                /* A re-run whose result is not believed: the lab is judged by it. */
+                lab->failure = grade_strf("in a re-run: %s", why2);
+                adopt(lab, &again);
+                grade_attempt_free(&again);
+                break;
+            }
             bool clean2 = usable(r2) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r2, "correct")) &&
                           num(r2, "races") <= 0;
             if (!clean2) {

@@ -58,7 +58,8 @@ typedef struct grade_run_settings {
 typedef struct grade_attempt {
     uint64_t seed;
     grade_outcome outcome;
-    cJSON *result;            /* the result record's object, or NULL */
+    cJSON *result;            /* the first result record's object, or NULL */
+    unsigned results;         /* how many result records came (grade_trust.h) */
     bool have_bye;
     int bye_status;
     char bye_reason[256];
