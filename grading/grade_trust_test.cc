@@ -23,6 +23,10 @@ TEST(Trust, TheHarnessesOwnResultIsBelieved) {
     // A little past the bound is timing noise (a GPU run measured up to 104%; lab 06's latency 140%).
     cJSON_ReplaceItemInObject(r, "bound_fraction", cJSON_CreateNumber(1.41));
     EXPECT_EQ(grade_result_trust(r, 21, 1, why, sizeof(why)), GRADE_TRUST_OK);
+    cJSON_ReplaceItemInObject(r, "bound_fraction", cJSON_CreateNumber(GRADE_BOUND_FRACTION_MAX));
+    EXPECT_EQ(grade_result_trust(r, 21, 1, why, sizeof(why)), GRADE_TRUST_OK);
+    cJSON_ReplaceItemInObject(r, "bound_fraction", cJSON_CreateNumber(GRADE_BOUND_FRACTION_MAX + 0.01));
+    EXPECT_EQ(grade_result_trust(r, 21, 1, why, sizeof(why)), GRADE_TRUST_NO_SPEED);
     cJSON_Delete(r);
 }
 
