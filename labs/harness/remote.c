@@ -106,13 +106,10 @@ static struct remote {
     clockid_t child_clock;
     bool have_clock;
     uint64_t child_cpu_ns; /* the student's process's CPU time when its last command was served */
-    lab_remote_end end;
     char refusals[1024];
 } R = {.timeout_ms = -1};
 
 bool lab_remote_active(void) { return R.active; }
-const lab_remote_end *lab_remote_last_end(void) { return &R.end; }
-const char *lab_remote_binary(void) { return R.path; }
 const char *lab_remote_refusals(void) { return R.refusals; }
 void lab_remote_set_timeout_ms(int ms) { R.timeout_ms = ms; }
 
@@ -804,14 +801,21 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     return rc;
 }
 
+/* The student's process's words' addresses as a fault's frames: the interrupted instruction,
+ * then each caller's call instruction (return address - 1), all in the student's binary.
+ * Async-signal-safe. */
+static void frames_of(const lab_last_words *w, lab_fault *f) {
+    uint32_t n = w->n_pcs < LAB_LAST_WORDS_PCS ? w->n_pcs : LAB_LAST_WORDS_PCS;
+    for (uint32_t i = 0; i < n && f->n_frames < LAB_FAULT_MAX_FRAMES; i++) {
+        uint64_t pc = w->pcs[i] - (i > 0 ? 1 : 0);
+        f->frames[f->n_frames++] = (uintptr_t)((pc & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT);
+    }
+    f->pc = f->n_frames ? f->frames[0] : 0;
+}
+
 /* The student's process did not come back from a phase: say what happened, as the guard
  * says it of a lab in one process, and end. */
 static _Noreturn void ended_badly(lab_phase_end end) {
-    memset(&R.end, 0, sizeof(R.end));
-    R.end.exit_status = -1;
-    R.end.ended = true;
-    R.end.timed_out = end == LAB_PHASE_TIMEOUT;
-    R.end.broken = end == LAB_PHASE_BROKEN;
     if (end != LAB_PHASE_DIED) {
         fprintf(stderr, "\nstreamlab: %s: the lab's process %s, and was ended.\n", LAB_SPEC.id,
                 end == LAB_PHASE_BROKEN ? "wrote what no lab program writes into the memory it shares with the "
@@ -822,29 +826,19 @@ static _Noreturn void ended_badly(lab_phase_end end) {
     int st = R.ref.status;
     lab_last_words w;
     memcpy(&w, &R.ref.control->last_words, sizeof(w));
-    if (w.n_pcs > LAB_LAST_WORDS_PCS) w.n_pcs = LAB_LAST_WORDS_PCS;
-    R.end.words = w;
     if (WIFEXITED(st)) {
-        R.end.exit_status = WEXITSTATUS(st);
-        if (w.kind == LAB_END_EXIT) lab_guard_student_ended(0, R.end.exit_status, NULL);
+        int status = WEXITSTATUS(st);
+        if (w.kind == LAB_END_EXIT) lab_guard_student_ended(0, status, NULL);
         fprintf(stderr, "\nstreamlab: %s: the lab's process ended (exit status %d) without finishing the phase%s\n",
-                LAB_SPEC.id, R.end.exit_status,
-                R.end.exit_status == 70 ? ": its connection to the harness broke (see above)" : "");
-        lab_guard_student_ended(SIGKILL, R.end.exit_status, NULL);
+                LAB_SPEC.id, status, status == 70 ? ": its connection to the harness broke (see above)" : "");
+        lab_guard_student_ended(SIGKILL, status, NULL);
     }
     int sig = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
-    R.end.signal = sig;
     lab_fault f;
     memset(&f, 0, sizeof(f));
     if (w.kind == LAB_END_SIGNAL && w.signal == sig) {
         f.addr = (uintptr_t)w.fault_addr;
-        /* The faulting instruction, then each caller's call instruction (return address - 1),
-         * all in the student's binary. */
-        for (uint32_t i = 0; i < w.n_pcs && f.n_frames < LAB_FAULT_MAX_FRAMES; i++) {
-            uint64_t pc = w.pcs[i] - (i > 0 ? 1 : 0);
-            f.frames[f.n_frames++] = (uintptr_t)((pc & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT);
-        }
-        f.pc = f.n_frames ? f.frames[0] : 0;
+        frames_of(&w, &f);
         f.access = w.access == 2 ? LAB_FAULT_WRITE : w.access == 1 ? LAB_FAULT_READ : LAB_FAULT_ACCESS_UNKNOWN;
     }
     lab_guard_student_ended(sig, -1, &f);
@@ -872,12 +866,7 @@ static bool locate_student(lab_fault *f) {
     }
     if (__atomic_load_n(&w->kind, __ATOMIC_SEQ_CST) != LAB_END_WHERE) return false;
     memset(f, 0, sizeof(*f));
-    uint32_t n = w->n_pcs < LAB_LAST_WORDS_PCS ? w->n_pcs : LAB_LAST_WORDS_PCS;
-    for (uint32_t i = 0; i < n && f->n_frames < LAB_FAULT_MAX_FRAMES; i++) {
-        uint64_t pc = w->pcs[i] - (i > 0 ? 1 : 0);
-        f->frames[f->n_frames++] = (uintptr_t)((pc & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT);
-    }
-    f->pc = f->n_frames ? f->frames[0] : 0;
+    frames_of(w, f);
     return f->n_frames > 0;
 }
 

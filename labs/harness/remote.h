@@ -50,18 +50,6 @@ void lab_remote_host_free(void *p);
 /* The time limit of each of the student's phases, in ms (-1: none). */
 void lab_remote_set_timeout_ms(int ms);
 
-/* How the student's process ended, when a phase did not return. */
-typedef struct lab_remote_end {
-    bool ended;          /* it did not return from the phase */
-    bool timed_out;      /* it ran past the phase's time */
-    bool broken;         /* it broke the protocol */
-    int signal;          /* it was killed by this signal (0: none) */
-    int exit_status;     /* it called exit() in the phase (-1: it did not) */
-    lab_last_words words; /* what it said (its crash's addresses, in its binary) */
-} lab_remote_end;
-const lab_remote_end *lab_remote_last_end(void);
-/* The student's binary (for its source lines). */
-const char *lab_remote_binary(void);
 /* Commands the referee refused and why, for the report ("" when none). */
 const char *lab_remote_refusals(void);
 /* Ends the student's process. */
