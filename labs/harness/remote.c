@@ -19,6 +19,7 @@
 #include "labs/harness/ctx.h"
 #include "labs/harness/fault.h"
 #include "labs/harness/guard.h"
+#include "labs/harness/host_charge.h"
 #include "labs/harness/requests.h"
 #include "labs/harness/source_line.h"
 #include "labs/referee/arena.h"
@@ -31,13 +32,6 @@
 #define RING_BYTES ((size_t)1 << 20)
 /* The lab's outputs (the baseline's too, where it has buffers of its own). */
 #define OUTPUTS_BYTES ((size_t)4 << 30)
-/* The CPU time the student's process spends between two commands, less this allowance for
- * the client library's own work (a stub and its system calls: a few microseconds, but tens
- * on a loaded machine, where a page fault or a cache refill costs more), is charged to the
- * simulated host in whole steps, so that the simulated clock does not follow the noise of
- * the machine it runs on. Work of a millisecond (a batch computed on the host) is charged. */
-#define HOST_WORK_ALLOWANCE_NS 200000ull
-#define HOST_WORK_STEP_NS 100000ull
 
 enum cuda_index {
 #define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) CI_##name,
@@ -106,6 +100,7 @@ static struct remote {
     clockid_t child_clock;
     bool have_clock;
     uint64_t child_cpu_ns; /* the student's process's CPU time when its last command was served */
+    lab_host_charge host_charge; /* its credit of free host time (host_charge.h) */
     char refusals[1024];
 } R = {.timeout_ms = -1};
 
@@ -201,8 +196,8 @@ static void charge_host_work(void) {
     uint64_t now = child_cpu_ns();
     uint64_t spent = now > R.child_cpu_ns ? now - R.child_cpu_ns : 0;
     R.child_cpu_ns = now;
-    if (spent > HOST_WORK_ALLOWANCE_NS + HOST_WORK_STEP_NS)
-        lab_backend_host_work((spent - HOST_WORK_ALLOWANCE_NS) / HOST_WORK_STEP_NS * HOST_WORK_STEP_NS);
+    uint64_t charge = lab_host_charge_take(&R.host_charge, spent);
+    if (charge) lab_backend_host_work(charge);
 }
 
 /* ---- what a command may name ----------------------------------------------------------- */
@@ -847,6 +842,7 @@ static _Noreturn void ended_badly(lab_phase_end end) {
 static int phase(lab_ctx *ctx, lab_phase p) {
     R.ctx = ctx;
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
+    lab_host_charge_begin(&R.host_charge);
     int rc = 0;
     lab_phase_end end = lab_referee_phase(&R.ref, p, serve, R.ref.ring, R.timeout_ms, &rc);
     if (end != LAB_PHASE_ENDED) ended_badly(end);
