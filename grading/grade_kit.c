@@ -51,6 +51,18 @@ static char *need_string(const cJSON *root, const char *key, const char *file, c
     return grade_strdup(s->valuestring);
 }
 
+/* A program of the kit, manifest key `key`: its path, or NULL with err filled. */
+static char *kit_program(const cJSON *root, const char *dir, const char *key, const char *file, char *err,
+                         size_t err_len) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!cJSON_IsString(v) || strstr(v->valuestring, "..") || v->valuestring[0] == '/') {
+        snprintf(err, err_len, "%s: \"%s\" must be a path inside the kit (a kit of an older grader: rebuild it)", file,
+                 key);
+        return NULL;
+    }
+    return grade_path_join(dir, v->valuestring);
+}
+
 int grade_kit_load(const char *dir, grade_kit *kit, char *err, size_t err_len) {
     memset(kit, 0, sizeof(*kit));
     char *file = grade_path_join(dir, "manifest.json");
@@ -89,13 +101,8 @@ int grade_kit_load(const char *dir, grade_kit *kit, char *err, size_t err_len) {
         }
         kit->skeleton = grade_path_join(dir, skeleton->valuestring);
     }
-    const cJSON *objcheck = cJSON_GetObjectItemCaseSensitive(root, "objcheck");
-    if (!cJSON_IsString(objcheck) || strstr(objcheck->valuestring, "..") || objcheck->valuestring[0] == '/') {
-        snprintf(err, err_len, "%s: \"objcheck\" must be a path inside the kit (a kit of an older grader: rebuild it)",
-                 file);
-        goto out;
-    }
-    kit->objcheck = grade_path_join(dir, objcheck->valuestring);
+    if (!(kit->objcheck = kit_program(root, dir, "objcheck", file, err, err_len))) goto out;
+    if (!(kit->referee = kit_program(root, dir, "referee", file, err, err_len))) goto out;
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(root, "libraries");
     if (!cJSON_IsArray(libs)) {
         snprintf(err, err_len, "%s: \"libraries\" must be an array", file);
@@ -142,6 +149,7 @@ void grade_kit_free(grade_kit *kit) {
     free(kit->student_file);
     free(kit->skeleton);
     free(kit->objcheck);
+    free(kit->referee);
     free(kit->compiler);
     free(kit->linker);
     free_strings(kit->compile, kit->n_compile);
@@ -254,11 +262,14 @@ int grade_kit_install(const grade_kit *kit, const char *dest, grade_kit *copy, c
     if (grade_mkdir_p(dest, 0755, err, err_len) != 0) return -1;
     if (grade_copy_tree(kit->dir, dest, err, err_len) != 0) return -1;
     if (grade_kit_load(dest, copy, err, err_len) != 0) return -1;
-    /* The copy leaves files 0644; objcheck runs. */
-    if (chmod(copy->objcheck, 0755) != 0) {
-        snprintf(err, err_len, "cannot make %s executable: %s", copy->objcheck, strerror(errno));
-        grade_kit_free(copy);
-        return -1;
+    /* The copy leaves files 0644; the kit's programs run. */
+    const char *programs[] = {copy->objcheck, copy->referee};
+    for (size_t i = 0; i < 2; i++) {
+        if (chmod(programs[i], 0755) != 0) {
+            snprintf(err, err_len, "cannot make %s executable: %s", programs[i], strerror(errno));
+            grade_kit_free(copy);
+            return -1;
+        }
     }
     return 0;
 }

@@ -36,6 +36,8 @@ typedef struct grade_kit {
     size_t n_link_flags;
     bool sanitized;     /* built with -fsanitize=...: no address-space limit for its binaries */
     char *objcheck;     /* the check of the student's object before it is linked (labs/objcheck) */
+    char *referee;      /* the lab binary: runs the student's program and referees it
+                           (`referee --student PATH`, docs/referee.md) */
 } grade_kit;
 
 typedef struct grade_kit_set {

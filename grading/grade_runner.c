@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include "grading/grade_fs.h"
 #include "grading/grade_lines.h"
 #include "grading/grade_text.h"
+#include "labs/referee/protocol.h"
 #include "trace/stream/events_reader.h"
 #include "trace/view/export_text.h"
 #include "trace/view/timeline.h"
@@ -155,7 +157,10 @@ static char *host_words(const char *budget, const char *phase, const char *whose
 }
 
 /* "crash: SIGSEGV in run (yours)" -> words. */
-static char *bye_words(const char *reason, int timeout_s, bool *host) {
+static int harness_timeout(const grade_run_settings *s);
+
+static char *bye_words(const char *reason, const grade_run_settings *s, bool *host) {
+    int timeout_s = s->timeout_s;
     char what[32] = "", detail[64] = "", phase[64] = "", who[32] = "";
     if (sscanf(reason, "%31[^:]: %63s in %63[^(] (%31[^)])", what, detail, phase, who) < 3)
         return grade_strf("the lab stopped: %s", reason);
@@ -180,6 +185,23 @@ static char *bye_words(const char *reason, int timeout_s, bool *host) {
                             ? ", most likely because of something your code did before (cudaDeviceReset, freeing "
                               "memory it did not allocate, writing past the end of a buffer)"
                             : "";
+    /* The limits the student's process inherits: said as when it was the only process. */
+    if (!strcmp(what, "crash") && !strcmp(detail, "SIGXFSZ") && !strcmp(who, "yours"))
+        return grade_strf("wrote more than %ld MiB of output or to a file (killed by SIGXFSZ: the size limit), in "
+                          "%s() of your lab",
+                          s->output_mb, phase);
+    if (!strcmp(what, "crash") && !strcmp(detail, "SIGXCPU") && !strcmp(who, "yours"))
+        return grade_strf("used more than its %d s of CPU time (killed by SIGXCPU), in %s() of your lab",
+                          s->timeout_s + harness_timeout(s) + 5, phase);
+    /* The referee's filter on the student's process (labs/referee/confine.h). */
+    if (!strcmp(what, "crash") && !strcmp(detail, "SIGSYS") && !strcmp(who, "yours"))
+        return grade_strf("tried to start a new process (fork, vfork or clone), or to open a socket, a mount or a "
+                          "memory file, in %s() of your lab, which a lab may not do; it was killed (SIGSYS)",
+                          phase);
+    if (!strcmp(what, "crash") && !strcmp(detail, "connection") && !strcmp(who, "yours"))
+        return grade_strf("broke its connection to the harness in %s() of your lab (it wrote into the memory or a "
+                          "descriptor the two processes share), so nothing more of it could run",
+                          phase);
     if (!strcmp(what, "crash"))
         return grade_strf("crashed with %s in %s() of %s%s", detail, phase, whose, blame);
     if (!strcmp(what, "timeout"))
@@ -223,7 +245,7 @@ static char *failure_words(grade_attempt *a, const grade_run_settings *s, const 
     case GRADE_END_NOT_STARTED: return grade_strf("grader problem: %s", o->error);
     default: break;
     }
-    if (a->have_bye && a->bye_reason[0]) return bye_words(a->bye_reason, s->timeout_s, &a->host_problem);
+    if (a->have_bye && a->bye_reason[0]) return bye_words(a->bye_reason, s, &a->host_problem);
     if (o->end == GRADE_END_SIGNAL) {
         switch (o->code) {
         case SIGXCPU:
@@ -290,6 +312,19 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
         goto done;
     }
 
+    /* The memory the referee shares with the student's process: made here, outside the
+     * run's file size limit, which a memory file's size counts against. */
+    int shm_fds[2] = {-1, -1};
+    const size_t shm_bytes[2] = {LAB_SHARED_BYTES, LAB_OUTPUTS_BYTES};
+    for (int i = 0; i < 2; i++) {
+        shm_fds[i] = memfd_create(i ? "streamlab-outputs" : "streamlab-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (shm_fds[i] < 0 || ftruncate(shm_fds[i], (off_t)shm_bytes[i]) != 0) {
+            out->failure = grade_strf("grader problem: cannot make the lab's shared memory: %s", strerror(errno));
+            out->grader_fault = true;
+            goto done;
+        }
+    }
+
     char nonce[33];
     grade_random_hex(nonce, 16);
     char *env_home = grade_strf("HOME=%s", run_dir);
@@ -297,8 +332,10 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     /* STREAMLAB_NO_SUBPROCESS: the harness's crash report must not start addr2line to name
      * the source line (the sandbox kills a lab that starts a process); it says how to look
      * the line up instead. */
-    char *envp[12] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, "STREAMLAB_NO_SUBPROCESS=1", NULL};
-    int ne = 5;
+    /* Where the child finds them: after the event stream (fd 3), in order (pass_fds). */
+    char *envp[14] = {"PATH=/usr/bin:/bin", env_home, "LANG=C.UTF-8", env_nonce, "STREAMLAB_NO_SUBPROCESS=1",
+                      LAB_SHM_FDS_ENV "=4,5", NULL};
+    int ne = 6;
     if (kit->sanitized) {
         /* Sanitizer builds: no leak check at exit (the lab's end is the harness's), no
          * symbolizer process (lab programs may not start processes), and an error ends
@@ -321,8 +358,12 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     snprintf(timeout_s, sizeof(timeout_s), "%d", settings->timeout_s);
     snprintf(harness_s, sizeof(harness_s), "%d", harness_timeout(settings));
     snprintf(width_s, sizeof(width_s), "%d", settings->width > 0 ? settings->width : 100);
-    char *argv[24];
+    /* The kit's lab binary referees the student's program (docs/referee.md): nothing the
+     * grade depends on is linked with the student's code. */
+    char *argv[26];
     int n = 0;
+    argv[n++] = kit->referee;
+    argv[n++] = "--student";
     argv[n++] = (char *)binary;
     argv[n++] = "--json";
     argv[n++] = "--events-fd";
@@ -352,6 +393,7 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     const char *read_dirs[16];
     size_t nr = 0;
     for (size_t i = 0; i < sizeof(system_read) / sizeof(system_read[0]); i++) read_dirs[nr++] = system_read[i];
+    read_dirs[nr++] = kit->dir;
     read_dirs[nr++] = build_dir;
     read_dirs[nr++] = run_dir;
     read_dirs[nr] = NULL;
@@ -364,6 +406,8 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
         .stderr_fd = err_fd,
         .events_fd = pipefd[1],
         .events_read_fd = pipefd[0],
+        .pass_fds = shm_fds,
+        .n_pass_fds = 2,
         .events_cap = EVENTS_CAP,
         .on_events = on_events,
         .ctx = &st,
@@ -374,8 +418,11 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
                 .wall_s = settings->timeout_s + GRACE_S,
                 .cpu_s = settings->timeout_s + harness_timeout(settings) + 5,
                 .mem_mb = settings->mem_mb,
-                /* Sanitizers and the CUDA driver reserve far more address space than they use. */
-                .as_mb = (kit->sanitized || gpu) ? 0 : 2 * settings->mem_mb + 1024,
+                /* Sanitizers and the CUDA driver reserve far more address space than they use;
+                 * both processes map the memory they share whole (labs/referee/protocol.h). */
+                .as_mb = (kit->sanitized || gpu)
+                             ? 0
+                             : 2 * settings->mem_mb + 1024 + (long)((LAB_SHARED_BYTES + LAB_OUTPUTS_BYTES) >> 20),
                 .fsize_mb = settings->output_mb,
                 .nproc = 256,
                 .nofile = 1024,
@@ -385,7 +432,8 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
         /* Reads are confined where nothing needs /proc or the GPU's files. */
         .read_dirs = (kit->sanitized || gpu) ? NULL : read_dirs,
         .gpu = gpu,
-        .processes = gpu ? GRADE_PROCESSES_REFUSE : GRADE_PROCESSES_KILL,
+        /* The referee starts the student's process and confines it (labs/referee/confine.h). */
+        .processes = GRADE_PROCESSES_REFEREE,
     };
     st.reader = trace_events_reader_create(nonce);
     st.timeline = trace_timeline_create();
@@ -404,6 +452,10 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     st.start = st.since = now_s();
     grade_sandbox_run(cfg, &s, &out->outcome);
     st.spawn = NULL;
+    for (int i = 0; i < 2; i++) {
+        close(shm_fds[i]);
+        shm_fds[i] = -1;
+    }
     if (lock_fd >= 0) {
         flock(lock_fd, LOCK_UN);
         close(lock_fd);
@@ -451,6 +503,8 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     free(so);
     free(se);
 done:
+    for (int i = 0; i < 2; i++)
+        if (shm_fds[i] >= 0) close(shm_fds[i]);
     if (out_fd >= 0) close(out_fd);
     if (err_fd >= 0) close(err_fd);
     if (pipefd[0] >= 0) close(pipefd[0]);

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "grading/grade_landlock.h"
-#include "grading/grade_seccomp.h"
+#include "labs/referee/confine.h"
 #include "grading/grade_text.h"
 
 const char *grade_signal_name(int sig) {
@@ -72,7 +72,7 @@ static int try_seccomp(const grade_sandbox_config *cfg) {
     (void)cfg;
     char err[128];
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 2;
-    if (grade_seccomp_no_processes(true, err, sizeof(err)) != 0) return 3;
+    if (lab_confine_no_processes(true, err, sizeof(err)) != 0) return 3;
     pid_t p = fork(); /* must kill us */
     if (p == 0) _exit(0);
     return 4;
@@ -246,9 +246,14 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, const c
     int err = fcntl(s->stderr_fd, F_DUPFD_CLOEXEC, 16);
     int ev = s->events_fd >= 0 ? fcntl(s->events_fd, F_DUPFD_CLOEXEC, 16) : -1;
     if (errfd < 0 || in < 0 || out < 0 || err < 0 || (s->events_fd >= 0 && ev < 0)) child_fail(errfd_in, "descriptors");
+    int pass[GRADE_PASS_FDS_MAX];
+    for (size_t i = 0; i < s->n_pass_fds && i < GRADE_PASS_FDS_MAX; i++)
+        if ((pass[i] = fcntl(s->pass_fds[i], F_DUPFD_CLOEXEC, 16)) < 0) child_fail(errfd, "descriptors");
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || (ev >= 0 && dup2(ev, 3) < 0))
         child_fail(errfd, "descriptors");
     int first = ev >= 0 ? 4 : 3;
+    for (size_t i = 0; i < s->n_pass_fds && i < GRADE_PASS_FDS_MAX; i++, first++)
+        if (dup2(pass[i], first) < 0) child_fail(errfd, "descriptors");
     if (first < errfd) close_range((unsigned)first, (unsigned)errfd - 1, 0);
     close_range((unsigned)errfd + 1, ~0U, 0);
 
@@ -318,18 +323,21 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, const c
     }
     if (cfg->seccomp) {
         bool lab = s->processes != GRADE_PROCESSES_ALLOWED;
-        grade_seccomp_rules rules = {
-            .processes = s->processes == GRADE_PROCESSES_KILL     ? GRADE_SECCOMP_PROCESSES_KILL
-                         : s->processes == GRADE_PROCESSES_REFUSE ? GRADE_SECCOMP_PROCESSES_REFUSE
-                                                                  : GRADE_SECCOMP_PROCESSES_ALLOW,
+        bool referee = s->processes == GRADE_PROCESSES_REFEREE;
+        lab_confine_rules rules = {
+            .processes = s->processes == GRADE_PROCESSES_KILL     ? LAB_CONFINE_PROCESSES_KILL
+                         : s->processes == GRADE_PROCESSES_REFUSE ? LAB_CONFINE_PROCESSES_REFUSE
+                                                                  : LAB_CONFINE_PROCESSES_ALLOW,
             .no_sockets = true,
-            /* The CUDA driver's MPS check when it starts (grade_seccomp.h). */
+            /* The CUDA driver's MPS check when it starts (labs/referee/confine.h). */
             .unix_seqpacket = s->gpu,
             .no_namespaces = lab,
-            /* The CUDA driver needs memfd_create when it starts. */
-            .no_memfd = lab && !s->gpu,
+            /* The CUDA driver needs memfd_create when it starts; a referee makes the memory
+             * it shares with the student's process with it, unless handed them (the grader
+             * hands them, grade_runner.c). */
+            .no_memfd = lab && !s->gpu && !(referee && s->n_pass_fds == 0),
         };
-        if (grade_seccomp_install(&rules, msg, sizeof(msg)) != 0) child_fail_msg(errfd, msg);
+        if (lab_confine_install(&rules, msg, sizeof(msg)) != 0) child_fail_msg(errfd, msg);
     }
     execve(s->argv[0], s->argv, s->envp);
     child_fail(errfd, s->argv[0]);
@@ -339,25 +347,37 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, const c
 
 static long max_long(long a, long b) { return a > b ? a : b; }
 
-static long resident_kb(pid_t pid) {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    long size = 0, resident = 0;
-    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+/* A process's resident memory and, of it, the shared memory (memfd, tmpfs) it maps, from
+ * /proc/PID/status (readable even for a process that is not dumpable, as a referee is). */
+static void resident_of(pid_t pid, long *rss_kb, long *shmem_kb) {
+    *rss_kb = *shmem_kb = 0;
+    char path[64], line[160];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return;
+    while (fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "VmRSS:", 6)) *rss_kb = strtol(line + 6, NULL, 10);
+        else if (!strncmp(line, "RssShmem:", 9)) *shmem_kb = strtol(line + 9, NULL, 10);
+    }
     fclose(f);
-    return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* The resident size of pid and of every process below it (a compiler driver and the
- * passes it runs), from the kernel's lists of children. */
-static long tree_resident_kb(pid_t pid, int depth) {
-    long kb = resident_kb(pid);
+typedef struct tree_memory {
+    long private_kb; /* every process's own */
+    long shmem_kb;   /* the most any one maps: the two processes of a lab run share theirs */
+} tree_memory;
+
+/* pid and every process below it (a compiler driver and the passes it runs; a referee and
+ * the student's process), from the kernel's lists of children. */
+static void tree_resident(pid_t pid, int depth, tree_memory *m) {
+    long rss, shmem;
+    resident_of(pid, &rss, &shmem);
+    m->private_kb += rss > shmem ? rss - shmem : 0;
+    m->shmem_kb = max_long(m->shmem_kb, shmem);
     char path[96];
     snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
     DIR *d = depth < 16 ? opendir(path) : NULL;
-    if (!d) return kb;
+    if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
@@ -365,11 +385,17 @@ static long tree_resident_kb(pid_t pid, int depth) {
         FILE *f = fopen(path, "re");
         if (!f) continue;
         int c;
-        while (fscanf(f, "%d", &c) == 1) kb += tree_resident_kb((pid_t)c, depth + 1);
+        while (fscanf(f, "%d", &c) == 1) tree_resident((pid_t)c, depth + 1, m);
         fclose(f);
     }
     closedir(d);
-    return kb;
+}
+
+/* The resident memory of pid and the processes below it, shared memory counted once. */
+static long tree_resident_kb(pid_t pid) {
+    tree_memory m = {0, 0};
+    tree_resident(pid, 0, &m);
+    return m.private_kb + m.shmem_kb;
 }
 
 /* Reads what is on the event pipe now. Returns false at its end (or on an error). */
@@ -491,7 +517,7 @@ int grade_sandbox_run(const grade_sandbox_config *cfg, const grade_spawn *s, gra
         if (r == pid) break;
         double elapsed = now_s() - start;
         if (s->limits.mem_mb > 0)
-            peak_kb = max_long(peak_kb, s->processes == GRADE_PROCESSES_ALLOWED ? tree_resident_kb(pid, 0) : resident_kb(pid));
+            peak_kb = max_long(peak_kb, tree_resident_kb(pid));
         if (scratch_dir && ++turn % scratch_every == 0) {
             long long used = -1;
             scratch = grade_scratch_check(cfg->scratch_mode, pid, scratch_dir, cfg->scratch_mb, &used);

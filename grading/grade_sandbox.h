@@ -9,7 +9,7 @@
  * watchdog kept by the parent (over the child's whole process group). When the grader is
  * root it switches the child to an unprivileged user (nobody) first; Landlock confines
  * its writes (and, when asked, its reads) to named folders; one seccomp filter
- * (grade_seccomp.h) refuses sockets of every family to every child and, for lab
+ * (labs/referee/confine.h) refuses sockets of every family to every child and, for lab
  * programs, new processes, namespaces and mounts; a lab program's scratch folder has a
  * cap on its total size (grade_scratch.h). What could not be applied on this machine is
  * found once by grade_sandbox_probe and said in reports. */
@@ -69,10 +69,15 @@ typedef struct grade_limits {
     long nofile;    /* RLIMIT_NOFILE */
 } grade_limits;
 
+#define GRADE_PASS_FDS_MAX 4
+
 typedef enum grade_processes {
     GRADE_PROCESSES_ALLOWED = 0, /* a compiler runs its passes as processes */
     GRADE_PROCESSES_KILL,        /* trying to start one kills the program (SIGSYS) */
-    GRADE_PROCESSES_REFUSE       /* trying fails with EPERM */
+    GRADE_PROCESSES_REFUSE,      /* trying fails with EPERM */
+    GRADE_PROCESSES_REFEREE      /* a lab binary: it starts the student's process, which it
+                                    confines itself (labs/referee/confine.h: no process,
+                                    socket, namespace or memfd); no namespaces or mounts */
 } grade_processes;
 
 typedef struct grade_spawn {
@@ -82,6 +87,9 @@ typedef struct grade_spawn {
     int stdout_fd, stderr_fd;      /* open for writing */
     int events_fd;                 /* becomes fd 3 in the child; -1: none */
     int events_read_fd;            /* the parent's end, read while the child runs; -1: none */
+    const int *pass_fds;           /* more descriptors for the child, placed after the event
+                                      stream's (4, 5, ...), in this order */
+    size_t n_pass_fds;             /* at most GRADE_PASS_FDS_MAX */
     size_t events_cap;             /* more than this on the stream ends the child (flood) */
     void (*on_events)(void *ctx, const char *bytes, size_t n);
     void *ctx;
@@ -91,7 +99,8 @@ typedef struct grade_spawn {
     const char *const *list_dirs;  /* Landlock, with read_dirs: folders that may be listed, not read */
     bool gpu;                      /* keep what a GPU driver needs (devices, abstract sockets, the
                                       Unix socket of its MPS check, memfd) */
-    grade_processes processes;     /* not ALLOWED: a lab program (no namespaces, mounts, memfd either) */
+    grade_processes processes;     /* not ALLOWED: a lab program (no namespaces or mounts either;
+                                      KILL and REFUSE: no memfd, except on a GPU) */
     const char *scratch_dir;       /* a folder of write_dirs whose total size is capped at
                                       cfg->scratch_mb (absolute); NULL: none. Its content is
                                       the run's alone: with a tmpfs it is gone when it ends */

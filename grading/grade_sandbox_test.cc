@@ -27,7 +27,7 @@
 extern "C" {
 #include "grading/grade_sandbox.h"
 #include "grading/grade_scratch.h"
-#include "grading/grade_seccomp.h"
+#include "labs/referee/confine.h"
 }
 
 namespace fs = std::filesystem;
@@ -240,7 +240,7 @@ TEST(Sandbox, ProcessesAreRefusedOrKilledButThreadsRun) {
     if (pid == 0) {
         close(p[0]);
         char err[256];
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || grade_seccomp_no_processes(true, err, sizeof(err)) != 0)
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || lab_confine_no_processes(true, err, sizeof(err)) != 0)
             _exit(3);
         std::thread t([] {});
         t.join();

@@ -277,14 +277,21 @@ TEST(Grader, TheKitBuildsTheReferenceExactlyAsBazelDoes) {
     Spit(subs + "/ref/" + kLabFile, Reference());
     Outcome r = Grade({"--submissions", subs, "--out", out, "--scratch", scratch, "--keep-scratch"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string built;
-    for (const auto &e : fs::recursive_directory_iterator(scratch))
+    // The student's program the grader linked, and the kit's referee that runs it.
+    std::string built, referee;
+    for (const auto &e : fs::recursive_directory_iterator(scratch)) {
         if (e.path().filename() == "lab" && e.path().parent_path().filename() == "build" &&
             e.path().string().find("/preflight_") == std::string::npos)  // the pre-flight runs' skeletons
             built = e.path().string();
-    ASSERT_FALSE(built.empty()) << "no lab binary under " << scratch;
+        if (e.path().filename() == "referee" && e.path().parent_path().filename() == "bin" &&
+            e.path().string().find("03_double_buffer_sim") != std::string::npos)
+            referee = e.path().string();
+    }
+    ASSERT_FALSE(built.empty()) << "no student's program under " << scratch;
+    ASSERT_FALSE(referee.empty()) << "no kit referee under " << scratch;
     std::vector<std::string> args = {"--json", "--seed", "7", "--runs", "3", "--schedules", "1"};
-    std::vector<std::string> kit_argv = {built}, bazel_argv = {Runfile("solutions/03_double_buffer_sim")};
+    std::vector<std::string> kit_argv = {referee, "--student", built},
+                             bazel_argv = {Runfile("solutions/03_double_buffer_sim")};
     kit_argv.insert(kit_argv.end(), args.begin(), args.end());
     bazel_argv.insert(bazel_argv.end(), args.begin(), args.end());
     Outcome kit = RunProgram(kit_argv, 120), bazel = RunProgram(bazel_argv, 120);

@@ -1,30 +1,39 @@
-"""grading_kit: everything a lab binary is made of except the student's file, prebuilt once.
+"""grading_kit: everything a lab run is made of except the student's file, prebuilt once.
 
     grading_kit(
         name = "kits/03_double_buffer_sim",
         lab = "03_double_buffer",
         backend = "sim",
-        api = "//labs/harness:lab_api_sim",
-        deps = ["//labs:03_double_buffer_spec_sim", "//labs/harness:main_sim"],
+        api = "//labs/harness:lab_h_sim",
+        deps = ["//labs/client:client_sim"],
+        referee = "//labs:03_double_buffer_sim",
     )
 
-The grader never runs Bazel. Instead this rule gathers, from the CcInfo of `deps` (the
-harness with main(), the instructor's spec, kernels, trace, the simulated or real runtime)
-and of `api` (the headers a lab.c may include), a directory tree:
+A lab runs as two processes (docs/referee.md): the lab binary, the referee, which owns the
+workload, the device, the timing and the verdict, and the student's program, the student's
+file linked with the client library (//labs/client), which the referee starts and whose
+every call it performs. The grader builds the student's program as labs/lab.bzl does and
+runs the kit's referee on it (`bin/referee --student PATH`), so that nothing the grade
+depends on is linked with the student's code.
+
+The grader never runs Bazel. Instead this rule gathers, from the CcInfo of `deps` (what the
+student's program links: the client library) and of `api` (the headers a lab.c may
+include), a directory tree:
 
     <name>/manifest.json   what the grader reads (see below)
     <name>/include/...     the headers, at their paths relative to Bazel's execution root
     <name>/lib/...         the static archives (and shared libraries) in link order
     <name>/bin/objcheck    the check of the student's object before it is linked
                            (//labs/objcheck, as labs/lab.bzl runs it)
+    <name>/bin/referee     the lab binary, prebuilt
 
 The manifest holds the compiler Bazel's C toolchain uses and the exact command lines
 Bazel would run to compile the student's file (the toolchain's flags, --copt, --conlyopt
-and the lab() macro's student copts) and to link the binary (the toolchain's flags,
---linkopt), with placeholders the grader fills in:
+and the lab() macro's student copts) and to link the student's program (the toolchain's
+flags, --linkopt), with placeholders the grader fills in:
 
     @KIT@  the kit's directory     @SRC@  the student's file     @OBJ@  its object file
-    @OUT@  the linked binary
+    @OUT@  the student's program
 
 Libraries are listed in link order, each with its `alwayslink` flag (linked with
 --whole-archive, as Bazel does), followed by the libraries' own link flags (-lcjson, ...).
@@ -150,6 +159,7 @@ def _grading_kit_impl(ctx):
     if ctx.file.skeleton:
         copies.append((ctx.file.skeleton, "skeleton/" + ctx.file.skeleton.basename))
     copies.append((ctx.executable._objcheck, "bin/objcheck"))
+    copies.append((ctx.executable.referee, "bin/referee"))
 
     manifest = {
         "version": 1,
@@ -164,6 +174,7 @@ def _grading_kit_impl(ctx):
         "link_flags": link_flags + ctx.fragments.cpp.linkopts,
         "sanitized": sanitized,
         "objcheck": "bin/objcheck",
+        "referee": "bin/referee",
     }
     if ctx.file.skeleton:
         manifest["skeleton"] = "skeleton/" + ctx.file.skeleton.basename
@@ -203,7 +214,13 @@ grading_kit = rule(
             doc = "the lab's starting file: the grader builds and runs it once before grading anyone, to check its options and learn the lab's target",
         ),
         "api": attr.label(mandatory = True, providers = [CcInfo], doc = "the headers lab.c may include"),
-        "deps": attr.label_list(mandatory = True, providers = [CcInfo], doc = "what the binary links"),
+        "deps": attr.label_list(mandatory = True, providers = [CcInfo], doc = "what the student's program links"),
+        "referee": attr.label(
+            mandatory = True,
+            executable = True,
+            cfg = "target",
+            doc = "the lab binary, which starts the student's program and referees it",
+        ),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
         # Runs where the grader runs (in its sandbox, between compile and link).
         "_objcheck": attr.label(default = Label("//labs/objcheck:objcheck"), executable = True, cfg = "target"),

@@ -9,6 +9,7 @@
 #include "labs/lab_test_support.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
@@ -306,7 +307,18 @@ TEST(Lab03, ACrashNamesItsLineOrSaysHowToFindIt) {
                          "addr2line -e /"),
               std::string::npos)
         << o.err;
-    EXPECT_NE(o.err.find("03_double_buffer_crash_sim 0x"), std::string::npos) << o.err;
+    // The command names the student's program (where the crash was), and gives the line.
+    size_t at = o.err.find("addr2line -e /");
+    ASSERT_NE(at, std::string::npos) << o.err;
+    std::string command = o.err.substr(at, o.err.find(')', at) - at);
+    EXPECT_NE(command.find("03_double_buffer_crash_sim_student 0x"), std::string::npos) << command;
+    std::string looked_up;
+    if (FILE *p = popen((command + " 2>/dev/null").c_str(), "r")) {
+        char buf[512];
+        while (fgets(buf, sizeof(buf), p)) looked_up += buf;
+        pclose(p);
+    }
+    EXPECT_NE(looked_up.find("variants.c:" + std::to_string(line)), std::string::npos) << command << " said " << looked_up;
 }
 
 // The phases the harness announced on the event stream as they began ("in run (yours)",

@@ -184,7 +184,10 @@ static void where_line(lab_sig_text *t, int k, const lab_fault *f) {
     default: lab_sig_put(t, "  (no source line: addr2line did not answer"); break;
     }
     lab_sig_put(t, "; to look it up: addr2line -e ");
-    lab_sig_put(t, lab_source_line_binary());
+    /* Frames of the student's process are looked up in its own binary. */
+    bool theirs = false;
+    for (size_t i = 0; i < f->n_frames; i++) theirs |= (f->frames[i] & LAB_SOURCE_LINE_STUDENT) != 0;
+    lab_sig_put(t, theirs && *lab_source_line_student() ? lab_source_line_student() : lab_source_line_binary());
     lab_sig_put(t, " ");
     lab_sig_put_hex(t, offset);
     lab_sig_put(t, ")\n");
@@ -371,14 +374,45 @@ void lab_guard_student_ended(int sig, int exit_status, const lab_fault *f) {
     if (sig == 0) finish(F_EXIT, NULL);
     for (int k = 0; k < F_EXIT; k++)
         if (fatal_signals[k] == sig && k != F_ALRM) finish(k, f);
-    /* A signal the guard does not catch in one process (killed from outside). */
+    /* A signal the guard does not catch in one process: killed from outside, or by its
+     * seccomp filter (labs/referee/confine.h). */
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {{SIGSYS, "SIGSYS"},   {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
+                 {SIGXFSZ, "SIGXFSZ"}, {SIGPIPE, "SIGPIPE"}, {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},
+                 {SIGQUIT, "SIGQUIT"}, {SIGTRAP, "SIGTRAP"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
     char detail[32];
-    snprintf(detail, sizeof(detail), "signal %d", sig);
-    fprintf(stderr, "\nstreamlab: %s: %s() of your lab: its process was killed by %s (%s).\n", G.lab_id, G.phase,
-            detail, strsignal(sig));
+    snprintf(detail, sizeof(detail), "signal-%d", sig);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (names[i].sig == sig) snprintf(detail, sizeof(detail), "%s", names[i].name);
+    if (sig == SIGSYS)
+        fprintf(stderr,
+                "\nstreamlab: %s: %s() of your lab tried to start a new process (fork, vfork or clone), or to "
+                "open a socket, a mount or a memory file, which a lab may not do: its process was killed "
+                "(SIGSYS).\n",
+                G.lab_id, G.phase);
+    else
+        fprintf(stderr, "\nstreamlab: %s: %s() of your lab: its process was killed by %s (%s).\n", G.lab_id,
+                G.phase, detail, strsignal(sig));
     (void)exit_status;
     if (G.line_fn && G.events_fd >= 0) {
         char *line = G.line_fn(G.ctx, "crash", detail, G.phase, G.who);
+        if (line) write_all(G.events_fd, line, strlen(line));
+        free(line);
+    }
+    _exit(LAB_EXIT_FAIL);
+}
+
+void lab_guard_student_broke(void) {
+    alarm(0);
+    set_timer(0);
+    fprintf(stderr,
+            "streamlab: %s: %s() of your lab broke its connection to the harness (it wrote into the memory or "
+            "a descriptor the two processes share), so nothing more of it can run.\n",
+            G.lab_id, G.phase);
+    if (G.line_fn && G.events_fd >= 0) {
+        char *line = G.line_fn(G.ctx, "crash", "connection", G.phase, G.who);
         if (line) write_all(G.events_fd, line, strlen(line));
         free(line);
     }

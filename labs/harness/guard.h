@@ -75,6 +75,10 @@ double lab_guard_harness_s(void);
  * NULL). Reports it as a crash of one process is reported, and ends the program. */
 struct lab_fault;
 _Noreturn void lab_guard_student_ended(int sig, int exit_status, const struct lab_fault *f);
+/* The student's process broke the channel the two processes share (wrote into its memory or
+ * its descriptors) in a phase of yours: reported as the end of the run ("crash", detail
+ * "connection"), after the words the caller printed; ends the program. */
+_Noreturn void lab_guard_student_broke(void);
 /* Where the student's process is now, asked when its time runs out (from the signal handler:
  * async-signal-safe): fills f's frames and returns true, or false when it cannot tell. */
 typedef bool (*lab_guard_locate_fn)(struct lab_fault *f);

@@ -28,10 +28,10 @@
 
 /* Memory both processes map: the command ring, then the data (inputs, outputs, pinned
  * memory, staging). Sparse: only what is written costs memory. */
-#define SHARED_BYTES ((size_t)8 << 30)
+#define SHARED_BYTES LAB_SHARED_BYTES
 #define RING_BYTES ((size_t)1 << 20)
 /* The lab's outputs (the baseline's too, where it has buffers of its own). */
-#define OUTPUTS_BYTES ((size_t)4 << 30)
+#define OUTPUTS_BYTES LAB_OUTPUTS_BYTES
 
 enum cuda_index {
 #define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) CI_##name,
@@ -769,6 +769,25 @@ static int serve_lab(uint32_t op, const lab_ring_record *rec, const unsigned cha
     }
 }
 
+/* ---- the student's device reset ---------------------------------------------------------- */
+
+/* cudaDeviceReset from the student's process resets what is that process's on the device, as
+ * it would in a program of its own: its graphs, events and streams are destroyed and its
+ * device memory freed, after the device has finished its work. The lab's own buffers and
+ * the baseline's are not the student's, and stay. */
+static void reset_student_device(const lab_ring_record *rec) {
+    cudaError_t e = cudaDeviceSynchronize();
+    for (size_t i = 0; i < R.execs.n; i++) (void)cudaGraphExecDestroy((cudaGraphExec_t)R.execs.e[i].start);
+    for (size_t i = 0; i < R.graphs.n; i++) (void)cudaGraphDestroy((cudaGraph_t)R.graphs.e[i].start);
+    for (size_t i = 0; i < R.events.n; i++) (void)cudaEventDestroy((cudaEvent_t)R.events.e[i].start);
+    for (size_t i = 0; i < R.streams.n; i++) (void)cudaStreamDestroy((cudaStream_t)R.streams.e[i].start);
+    for (size_t i = 0; i < R.devmem.n; i++) (void)cudaFree((void *)R.devmem.e[i].start);
+    R.execs.n = R.graphs.n = R.events.n = R.streams.n = R.devmem.n = 0;
+    (void)cudaGetLastError();
+    int32_t head[2] = {(int32_t)e, 0};
+    reply(rec, head, sizeof(head));
+}
+
 /* ---- serving a phase ------------------------------------------------------------------- */
 
 static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const void *payload) {
@@ -784,7 +803,10 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     /* Every op the call records carries the student's line. */
     trace_call_site_enter((const void *)(uintptr_t)((h.site & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT));
     int rc;
-    if (rec->op >= LAB_OP_CUDA) {
+    if (rec->op == LAB_OP_CUDA + CI_cudaDeviceReset) {
+        reset_student_device(rec);
+        rc = 0;
+    } else if (rec->op >= LAB_OP_CUDA) {
         int index = (int)(rec->op - LAB_OP_CUDA);
         rc = index < CI_COUNT ? serve_cuda(index, rec, args, len) : -1;
     } else {
@@ -816,6 +838,7 @@ static _Noreturn void ended_badly(lab_phase_end end) {
                 end == LAB_PHASE_BROKEN ? "wrote what no lab program writes into the memory it shares with the "
                                           "harness (its command channel)"
                                         : "ran past its time");
+        if (end == LAB_PHASE_BROKEN) lab_guard_student_broke();
         lab_guard_student_ended(SIGKILL, -1, NULL);
     }
     int st = R.ref.status;
@@ -826,7 +849,9 @@ static _Noreturn void ended_badly(lab_phase_end end) {
         if (w.kind == LAB_END_EXIT) lab_guard_student_ended(0, status, NULL);
         fprintf(stderr, "\nstreamlab: %s: the lab's process ended (exit status %d) without finishing the phase%s\n",
                 LAB_SPEC.id, status, status == 70 ? ": its connection to the harness broke (see above)" : "");
-        lab_guard_student_ended(SIGKILL, status, NULL);
+        if (status == 70) lab_guard_student_broke();
+        /* _exit() or an exit that left no last words: an early exit all the same. */
+        lab_guard_student_ended(0, status, NULL);
     }
     int sig = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
     lab_fault f;

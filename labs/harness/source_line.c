@@ -55,6 +55,8 @@ void lab_source_line_prepare(void) {
 
 const char *lab_source_line_binary(void) { return L.binary; }
 
+const char *lab_source_line_student(void) { return L.student; }
+
 void lab_source_line_set_student(const char *path) {
     size_t n = strlen(path);
     if (n >= sizeof(L.student)) n = 0;

@@ -43,6 +43,8 @@ const char *lab_source_line_binary(void);
  * lab_source_line_of looks it up there. Outside any handler. */
 #define LAB_SOURCE_LINE_STUDENT ((uintptr_t)1 << 62)
 void lab_source_line_set_student(const char *path);
+/* That binary's path ("" when the student's code runs in this process). */
+const char *lab_source_line_student(void);
 
 #ifdef __cplusplus
 }

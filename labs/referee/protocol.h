@@ -10,6 +10,7 @@
 #define STREAMLAB_LAB_REFEREE_PROTOCOL_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -21,6 +22,17 @@ extern "C" {
  * map it, its size; the same for the outputs' file, which it maps read-only; decimal, the
  * bases in hex). */
 #define LAB_REFEREE_ARG "--referee="
+
+/* The sizes of the two shared memory files a lab binary makes (the lab's inputs, the
+ * student's pinned memory and staging, the rings; the lab's outputs). Each is mapped whole
+ * in both processes: a sandbox that limits address space adds them (grading/grade_runner.c).
+ * Memory is used only where it is touched. */
+#define LAB_SHARED_BYTES ((size_t)8 << 30)
+#define LAB_OUTPUTS_BYTES ((size_t)4 << 30)
+/* Whoever starts a lab binary under a file size limit (which a memory file's size counts
+ * against) makes the two files itself and names their descriptors here, "SHARED,OUTPUTS":
+ * each made with MFD_ALLOW_SEALING, at least the size above. */
+#define LAB_SHM_FDS_ENV "STREAMLAB_SHM_FDS"
 
 #define LAB_CONTROL_BYTES 4096u
 /* The command ring starts after the control page; its size is in the control page. */

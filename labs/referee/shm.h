@@ -22,12 +22,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "labs/referee/protocol.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The environment variable that names inherited memory files' descriptors. */
-#define LAB_SHM_FDS_ENV "STREAMLAB_SHM_FDS"
 
 typedef struct lab_shm {
     int fd;          /* the memory file */

@@ -29,6 +29,11 @@ int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t 
     if (lab_shm_attach(&s->shm, fd, (void *)base, bytes, true, err, err_len) != 0 ||
         lab_shm_attach(&s->outputs, ofd, (void *)obase, obytes, false, err, err_len) != 0)
         return -1;
+    /* Mapped: the process keeps no descriptor of them (it has 0-2 only), so nothing written
+     * to a descriptor can reach the memory the two share. */
+    close(s->shm.fd);
+    close(s->outputs.fd);
+    s->shm.fd = s->outputs.fd = -1;
     s->control = s->shm.base;
     s->ring = lab_ring_attach((unsigned char *)s->shm.base + LAB_CONTROL_BYTES);
     s->fn_ring = lab_ring_attach((unsigned char *)s->shm.base + LAB_CONTROL_BYTES + s->control->ring_bytes);

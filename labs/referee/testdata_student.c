@@ -37,13 +37,18 @@ static int write_outputs(lab_student *s) {
     volatile uint32_t *out = s->outputs.base;
     if (out[0] != 0xfeedu) return 2;
     if (mprotect(s->outputs.base, 4096, PROT_READ | PROT_WRITE) == 0) return 11;
-    void *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->outputs.fd, 0);
-    if (w != MAP_FAILED) return 12;
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", s->outputs.fd);
+    /* The process keeps no descriptor of the memory files once they are mapped. */
+    if (s->outputs.fd >= 0 || s->shm.fd >= 0) return 15;
+    for (int d = 3; d < 64; d++)
+        if (fcntl(d, F_GETFD) >= 0) return 16;
+    /* A mapping's file, reopened through /proc: sealed all the same. */
+    char path[96];
+    snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx", (unsigned long)(uintptr_t)s->outputs.base,
+             (unsigned long)((uintptr_t)s->outputs.base + s->outputs.bytes));
     int fd = open(path, O_RDWR);
+    if (fd < 0) fd = open(path, O_RDONLY);
     if (fd >= 0) {
-        w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        void *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (w != MAP_FAILED) return 13;
         if (write(fd, "x", 1) == 1) return 14;
         close(fd);

@@ -3,9 +3,9 @@
  * result: it prints result and bye lines in the event stream's format on stdout and on
  * descriptor 3 (the event stream), and tries to read the stream's secret nonce from
  * /proc/self/environ to sign them, with raw system calls.
- * Expected: the grader reads results only from lines carrying the run's nonce, which the
- * program cannot read (the sandbox hides /proc): the grade is the sequential pipeline's
- * (correct and race-free, no speed points), and the report says lines were ignored. */
+ * Expected: the event stream is the referee's, not the student's process's (descriptor 3
+ * is not open there, and its environment holds no nonce, in /proc or anywhere): the grade
+ * is the sequential pipeline's (correct and race-free, no speed points). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdio.h>

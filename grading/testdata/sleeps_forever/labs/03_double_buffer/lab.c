@@ -1,8 +1,9 @@
 /* grading/testdata/sleeps_forever/labs/03_double_buffer/lab.c:
  * a submission that blocks the harness's timer signal and then sleeps forever (with raw system
- * calls), so the harness cannot report the hang itself.
- * Expected: the grader's wall-clock limit stops it; no points, the reason says it did not
- * finish. */
+ * calls), hoping that the harness cannot report the hang itself.
+ * Expected: the timer is the referee's, in a process of its own, which the student's process
+ * cannot block: the lab reports the hang ("timed out"); no points. (The grader's
+ * wall-clock limit stays behind it, for a harness that cannot report at all.) */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <sys/syscall.h>
