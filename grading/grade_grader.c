@@ -78,8 +78,8 @@ static bool usable(const cJSON *r) {
     return r && status && strcmp(status, "error") != 0;
 }
 
-static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubric_lab *rule, const char *lab_dir,
-                    const grade_wanted *file, grade_lab *lab) {
+static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubric_lab *rule, double target,
+                    const char *lab_dir, const grade_wanted *file, grade_lab *lab) {
     char *build_dir = grade_path_join(lab_dir, "build");
     char *run_dir = grade_path_join(lab_dir, "run");
     char *log_dir = grade_path_join(lab_dir, "logs");
@@ -110,7 +110,7 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
     grade_attempt_free(&a);
     const cJSON *r = lab->result;
     char why[300];
-    grade_trust trust = grade_result_trust(r, lab->seed, results, why, sizeof(why));
+    grade_trust trust = grade_result_trust(r, lab->seed, results, target, why, sizeof(why));
     if (trust == GRADE_TRUST_NONE) {
         lab->failure = grade_strdup(why);
         goto out;
@@ -149,7 +149,7 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
             }
             const cJSON *r2 = again.result;
             char why2[300];
-            grade_trust trust2 = grade_result_trust(r2, lab->seed, again.results, why2, sizeof(why2));
+            grade_trust trust2 = grade_result_trust(r2, lab->seed, again.results, target, why2, sizeof(why2));
             if (trust2 != GRADE_TRUST_OK) {
                 /* A re-run whose result is not believed: the lab is judged by it. */
                 lab->failure = grade_strf("in a re-run: %s", why2);
@@ -247,7 +247,7 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
             if (grade_mkdir_p(lab_dir, 0711, err, sizeof(err)) != 0)
                 lab->failure = grade_strf("grader problem: %s", err);
             else
-                run_lab(env, kit, rule, lab_dir, &wanted[i], lab);
+                run_lab(env, kit, rule, env->targets ? env->targets[i] : 0, lab_dir, &wanted[i], lab);
             free(lab_dir);
         }
         grade_score_lab(rule, lab);

@@ -35,6 +35,9 @@ typedef struct grade_env {
     /* Per lab: why it is graded on another backend than asked (grade_devices.h), or NULL;
      * the array itself may be NULL. */
     const char *const *backend_notes;
+    /* Per lab: the spec's target as a fraction of the bound, which the pre-flight run of its
+     * skeleton reported (0: not known); a result naming another is not believed. May be NULL. */
+    const double *targets;
 } grade_env;
 
 /* Grades sub in work_dir (created; a scratch folder of its own) into *out. */

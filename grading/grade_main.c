@@ -74,6 +74,7 @@ typedef struct app {
     bool report_failed;     /* a report could not be written */
     grade_adjustments adjust; /* the instructor's, from the gradebook --regrade/--resume found */
     char **backend_notes;     /* per lab: graded on the simulator instead of the GPU, and why (or NULL) */
+    double *targets;          /* per lab: the spec's target, a fraction of the bound, from the pre-flight run */
     char *rubric_path, *kits_dir; /* where they were found, for the Slurm scripts */
     grade_slurm_state plan;   /* --merge: the Slurm run's plan */
     char **why_not;           /* per submission: why it has no grade (a Slurm task that did not finish) */
@@ -160,6 +161,7 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
     a->kits = calloc(n, sizeof(grade_kit));
     a->rules = calloc(n, sizeof(grade_rubric_lab *));
     a->backend_notes = calloc(n, sizeof(char *));
+    a->targets = calloc(n, sizeof(double));
     for (size_t i = 0; i < n; i++) {
         int need = 1;
         if (catalog && (need = grade_catalog_devices(catalog, ids[i], err, err_len)) < 0) need = 1;
@@ -1046,6 +1048,7 @@ static int preflight(app *a) {
         }
         free(dir);
         if (rc == 0) rc = grade_preflight_check_rule(a->rubric.path, a->rules[l], &facts, err, sizeof(err));
+        if (rc == 0) a->targets[l] = facts.target_bound_fraction;
         if (rc != 0) {
             fprintf(stderr, "grade: %s\ngrade: nobody was graded\n", err);
             return GRADE_EXIT_CANNOT_RUN;
@@ -1211,6 +1214,7 @@ int main(int argc, char **argv) {
         .seed = a->opt.seed,
         .report = {.backend = a->backend_desc, .sandbox = a->sandbox_desc, .settings = a->settings_desc, .when = a->when},
         .backend_notes = (const char *const *)a->backend_notes,
+        .targets = a->targets,
     };
 
     rc = a->opt.gradescope ? gradescope_mode(a) : a->opt.slurm ? slurm_mode(a) : class_mode(a);
@@ -1242,6 +1246,7 @@ int main(int argc, char **argv) {
         free(a->backend_notes ? a->backend_notes[i] : NULL);
     }
     free(a->backend_notes);
+    free(a->targets);
     free(a->kits);
     free(a->rules);
     grade_kit_set_free(&a->all_kits);

@@ -2,9 +2,11 @@
 #include "grading/grade_trust.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
-grade_trust grade_result_trust(const cJSON *result, uint64_t seed, unsigned results, char *why, size_t why_len) {
+grade_trust grade_result_trust(const cJSON *result, uint64_t seed, unsigned results, double target_bound_fraction,
+                               char *why, size_t why_len) {
     if (why_len) why[0] = '\0';
     if (results > 1) {
         snprintf(why, why_len,
@@ -19,6 +21,15 @@ grade_trust grade_result_trust(const cJSON *result, uint64_t seed, unsigned resu
                  "the result names seed %.0f, not the seed %" PRIu64 " this run was given: it is not this run's result",
                  cJSON_IsNumber(s) ? s->valuedouble : -1.0, seed);
         return GRADE_TRUST_NONE;
+    }
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(result, "target_bound_fraction");
+    if (target_bound_fraction > 0 &&
+        (!cJSON_IsNumber(t) || fabs(t->valuedouble - target_bound_fraction) > 1e-9 * target_bound_fraction)) {
+        snprintf(why, why_len,
+                 "the result names a target of %.4g of the lab's bound, where the lab's own is %.4g (its pre-flight "
+                 "run): no speed points for a result measured against another target",
+                 cJSON_IsNumber(t) ? t->valuedouble : 0.0, target_bound_fraction);
+        return GRADE_TRUST_NO_SPEED;
     }
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(result, "bound_fraction");
     if (cJSON_IsNumber(f) && f->valuedouble > GRADE_BOUND_FRACTION_MAX) {

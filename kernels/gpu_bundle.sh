@@ -10,7 +10,10 @@
 #
 # --grader LAB also packs the grader (//grading:grade) with LAB's kits for the GPU and the
 # simulator, the rubric, and a class of LAB's submissions (its skeleton, its reference and
-# each variant of labs/LAB/testdata/variants.c, one student each), and writes
+# each variant of labs/LAB/testdata/variants.c, one student each; and every case of the
+# grader's corpus written for LAB, grading/testdata/*/ and grading/testdata/refereed/*/,
+# as student corpus_NAME, with its expected.json beside it in OUT_DIR/grader/expected/
+# for grading/corpus_compare.py), and writes
 # OUT_DIR/run_grader.sh, which grades that class there with --backend gpu (the machine's
 # gcc builds the submissions; the bundle brings the libraries the kits link with).
 #
@@ -279,6 +282,15 @@ if [[ -n "${grader_lab}" ]]; then
       { echo "#define ${v}"; cat "${variants}"; } >"${f}"
     done
   fi
+  # The grader's corpus for this lab, with what each case expects (compared where the
+  # results come back: grading/corpus_compare.py).
+  mkdir -p "${g}/expected"
+  for case_dir in grading/testdata/*/ grading/testdata/refereed/*/; do
+    name="$(basename "${case_dir}")"
+    [[ -f "${case_dir}labs/${grader_lab}/lab.c" && -f "${case_dir}expected.json" ]] || continue
+    install -m 0644 "${case_dir}labs/${grader_lab}/lab.c" "$(student_file "corpus_${name}")"
+    install -m 0644 "${case_dir}expected.json" "${g}/expected/corpus_${name}.json"
+  done
   cat >"${out}/run_grader.sh" <<RUN
 #!/usr/bin/env bash
 # run_grader.sh: grades the bundle's class of ${grader_lab} with --backend gpu on this machine
