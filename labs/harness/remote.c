@@ -101,6 +101,9 @@ static struct remote {
     bool have_clock;
     uint64_t child_cpu_ns; /* the student's process's CPU time when its last command was served */
     lab_host_charge host_charge; /* its credit of free host time (host_charge.h) */
+    clockid_t process_clock;     /* the student's process's CPU clock, all its threads */
+    bool have_process_clock;
+    lab_host_charge fn_charge;   /* the credit of its host functions' thread */
     char refusals[1024];
 } R = {.timeout_ms = -1};
 
@@ -143,6 +146,7 @@ int lab_remote_start(const char *path, bool simulated, char *err, size_t err_len
     R.child_clock = (clockid_t)((~(unsigned)R.ref.pid << 3) | 6u);
     struct timespec probe;
     R.have_clock = clock_gettime(R.child_clock, &probe) == 0 || (clock_getcpuclockid(R.ref.pid, &R.child_clock) == 0);
+    R.have_process_clock = clock_getcpuclockid(R.ref.pid, &R.process_clock) == 0;
     R.active = true;
     static const lab_host_provider provider = {lab_remote_host_alloc, lab_remote_host_free};
     lab_buffers_set_provider(&provider);
@@ -197,6 +201,27 @@ static void charge_host_work(void) {
     uint64_t spent = now > R.child_cpu_ns ? now - R.child_cpu_ns : 0;
     R.child_cpu_ns = now;
     uint64_t charge = lab_host_charge_take(&R.host_charge, spent);
+    if (charge) lab_backend_host_work(charge);
+}
+
+/* The CPU time of the student's whole process (0 where its clock cannot be read). While a
+ * host function of its runs, its main thread waits for the referee without spinning (the
+ * simulator's calls all wait for their answers), so what the process spends then is the
+ * function's. */
+static uint64_t process_cpu_ns(void) {
+    struct timespec t;
+    if (!R.have_process_clock || clock_gettime(R.process_clock, &t) != 0) return 0;
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* On the simulator, what the student's host function computed lengthens it on the simulated
+ * timeline, as its work would on a GPU (the simulator's host functions run in no time of
+ * their own): charged from the function's own credit, as the main thread's work is. Called
+ * inside the host function's op (the backend adds host work there to the op). */
+static void charge_host_fn_work(uint64_t since_ns) {
+    if (!R.simulated) return;
+    uint64_t now = process_cpu_ns();
+    uint64_t charge = lab_host_charge_take(&R.fn_charge, now > since_ns ? now - since_ns : 0);
     if (charge) lab_backend_host_work(charge);
 }
 
@@ -294,6 +319,7 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
  * process's host-function ring), and returns once the function has (a host function holds
  * its stream). */
 static void CUDART_CB run_student_host_fn(void *token) {
+    uint64_t cpu0 = R.simulated ? process_cpu_ns() : 0;
     lab_control *ctl = R.ref.control;
     ctl->fn_token = (uint64_t)(uintptr_t)token;
     uint32_t seq = __atomic_add_fetch(&ctl->fn_seq, 1, __ATOMIC_SEQ_CST);
@@ -309,6 +335,7 @@ static void CUDART_CB run_student_host_fn(void *token) {
         }
         if (st != LAB_RING_TIMEOUT || kill(R.ref.pid, 0) != 0) break; /* broken, or gone */
     }
+    charge_host_fn_work(cpu0);
 }
 
 /* ---- the memory calls, as the student's process asks them -------------------------------- */
@@ -579,6 +606,12 @@ static int serve_cuda(int index, const lab_ring_record *rec, const unsigned char
 
 /* ---- kernels ---------------------------------------------------------------------------- */
 
+/* Whether a process kernel's parameters are the lab's workload's. */
+static bool process_params_ok(const kernels_process_params *p) {
+    const kernels_process_params *lab = &R.ctx->buffers->workload.process;
+    return p->mul == lab->mul && p->add == lab->add && p->iters == lab->iters;
+}
+
 static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned char *payload, uint32_t len) {
     reader rd = {payload, payload + len, false};
     uint64_t a[6] = {0};
@@ -599,6 +632,11 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
         } else if (!stream_ok((cudaStream_t)(uintptr_t)a[3])) {
             refuse("kernels_process on a stream that is not the program's");
             e = cudaErrorInvalidResourceHandle;
+        } else if (!process_params_ok(&params)) {
+            /* Another f^iters (iters = 0 is a copy) is not the lab's kernel: its output would
+             * pass for the lab's work at a fraction of its cost. */
+            refuse("kernels_process with other parameters than the lab's (give it lab_get_workload(ctx)->process)");
+            e = cudaErrorInvalidValue;
         } else {
             e = kernels_process((uint32_t *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1], (size_t)a[2], params,
                                 (cudaStream_t)(uintptr_t)a[3]);
@@ -868,6 +906,7 @@ static int phase(lab_ctx *ctx, lab_phase p) {
     R.ctx = ctx;
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     lab_host_charge_begin(&R.host_charge);
+    lab_host_charge_begin(&R.fn_charge);
     int rc = 0;
     lab_phase_end end = lab_referee_phase(&R.ref, p, serve, R.ref.ring, R.timeout_ms, &rc);
     if (end != LAB_PHASE_ENDED) ended_badly(end);
