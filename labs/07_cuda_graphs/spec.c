@@ -256,4 +256,7 @@ const lab_spec LAB_SPEC = {
     .target_bound_fraction = 0.90,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+    /* The lesson is the cost of launches: one kernel over a whole chain's elements (the same
+     * elements, a fraction of the launches) does not do this lab's work. */
+    .work = {.also = LAB_WORK_BIT(LAB_WORK_PROCESS_LAUNCHES)},
 };

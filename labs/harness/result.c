@@ -86,6 +86,8 @@ void lab_result_latency_summary(lab_result *r) {
     }
 }
 
+bool lab_result_work_missing(const lab_result *r) { return r->work.checked && !r->work.ok; }
+
 void lab_result_decide(lab_result *r) {
     if (r->error[0]) {
         r->status = LAB_STATUS_ERROR;
@@ -97,7 +99,7 @@ void lab_result_decide(lab_result *r) {
         r->status = LAB_STATUS_RACY;
         r->exit_code = LAB_EXIT_FAIL;
     } else if (r->speedup_bound <= 0 || r->speedup < r->target_speedup || (r->measurement.n > 0 && !r->measurement.ok) ||
-               (r->latency[0] && !r->background_ok)) {
+               (r->latency[0] && !r->background_ok) || lab_result_work_missing(r)) {
         r->status = LAB_STATUS_BELOW_TARGET;
         r->exit_code = LAB_EXIT_BELOW_TARGET;
     } else {
@@ -125,7 +127,9 @@ static void print_verdict(const lab_result *r, const char *value, const char *ta
             fprintf(out, "PASS: correct, race-free, and %s is at or above the %s target.\n", value, target);
         break;
     case LAB_STATUS_BELOW_TARGET:
-        if (r->latency[0] && !r->background_ok)
+        if (lab_result_work_missing(r))
+            fprintf(out, "BELOW TARGET: correct and race-free, but %s. The lesson: %s\n", r->work.why, s->lesson);
+        else if (r->latency[0] && !r->background_ok)
             fprintf(out, "BELOW TARGET: correct and race-free, but %s. The lesson: %s\n", r->background_why, s->lesson);
         else if (s->metric == LAB_METRIC_LATENCY)
             fprintf(out, "BELOW TARGET: correct and race-free, but the requests' %s is above the %s target. The "
@@ -242,6 +246,10 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     if (!r->correct) {
         fprintf(out, "  %-10s %s (median of %d), not counted: the results are wrong\n", lab_metric_name(s->metric),
                 value, r->runs);
+    } else if (lab_result_work_missing(r)) {
+        fprintf(out, "  %-10s %s (median of %d), not counted: your run did not do the lab's work on the device (%s)\n",
+                lab_metric_name(s->metric), value, r->runs,
+                r->races > 0 ? "see \"work\" below" : "the last line says what was missing");
     } else if (r->speedup_bound > 0) {
         fprintf(out, "  %-10s %s (median of %d; best %s)   target %s   %s\n", lab_metric_name(s->metric), value, r->runs,
                 best, target, r->speedup >= r->target_speedup ? "reached" : "NOT reached");
@@ -268,6 +276,9 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
             if (!r->background_ok) fprintf(out, "             %s\n", r->background_why);
         }
     }
+    if (r->correct && r->work.why[0] && (!lab_result_work_missing(r) || r->status != LAB_STATUS_BELOW_TARGET))
+        fprintf(out, "  work       %s\n", r->work.why);
+    if (r->refused[0]) fprintf(out, "  refused    the referee refused: %s\n", r->refused);
     fprintf(out, "  time       baseline %.3f ms, yours %.3f ms (medians%s)", r->baseline_median_ms, r->yours_median_ms,
             s->metric == LAB_METRIC_LATENCY ? " of the p99 latency" : "");
     if (s->metric == LAB_METRIC_BANDWIDTH) fprintf(out, ", a speedup of %.2fx", r->speedup);
@@ -354,6 +365,32 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
     return o;
 }
 
+/* The work your runs did on the device against what the lab requires (work.h). */
+static cJSON *work_json(const lab_result *r) {
+    const lab_work_verdict *v = &r->work;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "checked", v->checked);
+    cJSON_AddBoolToObject(o, "ok", v->ok);
+    if (v->why[0]) cJSON_AddStringToObject(o, "why", v->why);
+    cJSON *missing = cJSON_AddArrayToObject(o, "missing");
+    cJSON *required = cJSON_AddObjectToObject(o, "required");
+    cJSON *yours = cJSON_AddObjectToObject(o, "yours");
+    for (int k = 0; k < LAB_WORK_KINDS; k++) {
+        if (!(v->judged & LAB_WORK_BIT(k))) continue;
+        const char *key = lab_work_kind_key((lab_work_kind)k);
+        cJSON_AddNumberToObject(required, key, (double)v->required[k]);
+        cJSON_AddNumberToObject(yours, key, (double)v->done[k]);
+        if (v->missing & LAB_WORK_BIT(k)) cJSON_AddItemToArray(missing, cJSON_CreateString(key));
+    }
+    if (!v->ok && r->correct) {
+        /* What was measured, and does not count (speedup and bound_fraction above are 0). */
+        cJSON *m = cJSON_AddObjectToObject(o, "measured");
+        cJSON_AddNumberToObject(m, "speedup", r->speedup_measured);
+        cJSON_AddNumberToObject(m, "bound_fraction", r->bound_fraction_measured);
+    }
+    return o;
+}
+
 cJSON *lab_result_json(const lab_result *r) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "lab", r->spec->id);
@@ -410,6 +447,9 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(metric, "best", r->value_best);
     cJSON_AddNumberToObject(metric, "bound", r->value_bound);
     cJSON_AddNumberToObject(metric, "target", r->value_target);
+    if (lab_result_work_missing(r)) cJSON_AddBoolToObject(metric, "counted", false);
+    if (r->work.checked || r->work.why[0]) cJSON_AddItemToObject(o, "work", work_json(r));
+    if (r->refused[0]) cJSON_AddStringToObject(o, "refused", r->refused);
     cJSON *bound = cJSON_AddObjectToObject(o, "bound");
     cJSON_AddStringToObject(bound, "name", r->spec->bound_name ? r->spec->bound_name : "bound");
     cJSON_AddNumberToObject(bound, "speedup", r->speedup_bound);

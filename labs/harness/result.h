@@ -17,6 +17,7 @@
 #include "labs/harness/requests.h"
 #include "labs/harness/spec.h"
 #include "labs/harness/verify.h"
+#include "labs/harness/work.h"
 #include "trace/check/race.h"
 
 #ifdef __cplusplus
@@ -52,6 +53,12 @@ typedef struct lab_result {
     double speedup;         /* median baseline / median yours */
     double speedup_best;    /* best baseline / best yours */
     double speedup_bound;   /* median baseline / ideal: the speedup at the bound, 0 when unknown */
+    /* Whether your timed runs did the work the lab requires on the device (work.h). When
+     * they did not and the results are right, speedup, speedup_best and bound_fraction are 0
+     * (what a grade reads) and what was measured is kept here; value and value_best stay as
+     * measured, not counted. */
+    lab_work_verdict work;
+    double speedup_measured, bound_fraction_measured;
     double target_speedup;  /* the speedup at which the metric reaches its target */
     double bound_fraction;  /* ideal / median yours: the fraction of the bound reached */
     /* The graded metric (spec->metric) in its own unit: yours (median and best), at the
@@ -85,6 +92,8 @@ typedef struct lab_result {
     char devices_busy[320];
 
     char error[512];        /* LAB_STATUS_ERROR: what failed */
+    /* The commands of yours the referee refused, and why (remote.h; "" when none). */
+    char refused[1024];
     lab_status status;
     int exit_code;
     lab_findings findings;  /* what your last timed run shows of your code */
@@ -120,6 +129,8 @@ typedef struct lab_result {
 /* The medians of the runs' latencies and backgrounds, and whether yours did the whole
  * background within the spec's tolerance of the baseline's time. */
 void lab_result_latency_summary(lab_result *r);
+/* Whether the speed was measured but does not count: the run did not do the lab's work. */
+bool lab_result_work_missing(const lab_result *r);
 /* Derives status and exit code from the fields. */
 void lab_result_decide(lab_result *r);
 /* "pass", "below_target", "incorrect", "racy", "error". */

@@ -40,6 +40,7 @@
 #include "labs/harness/spec.h"
 #include "labs/harness/steps.h"
 #include "labs/harness/verify.h"
+#include "labs/harness/work.h"
 #include "labs/harness/workload.h"
 #include "trace/view/export_chrome.h"
 #include "trace/view/export_text.h"
@@ -66,6 +67,9 @@ typedef struct harness {
     trace_racecheck *racecheck;
     trace_timeline *timeline;
     lab_events *events;
+    lab_work *work;    /* what each run did on the device (work.h) */
+    int32_t *timed[2]; /* the recorder runs of the timed runs, the baseline's and yours */
+    int n_timed[2];
     FILE *out;         /* the human report: stdout, or stderr with --json */
     int32_t next_run;  /* recorder run numbers, from 1 */
     bool yours_run[MAX_RUNS];
@@ -205,8 +209,10 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     o.missing_request = buf->pending ? lab_requests_missing(buf) : -1;
     lab_guard_phase("check", "harness");
     const lab_workload *wl = &buf->workload;
-    for (int b = 0; b < wl->batches; b++)
+    for (int b = 0; b < wl->batches; b++) {
         trace_record_host_access(buf->outputs[b], wl->batch_bytes, false, "harness reads result", b, t1);
+        lab_work_results_read(h->work, run, buf->outputs[b], wl->batch_bytes);
+    }
     /* What follows is the harness's, not part of the run's timeline. */
     trace_set_run(-1);
     o.check = lab_verify(buf, lab_item(h->res->spec), lab_items(h->res->spec));
@@ -572,6 +578,7 @@ static bool run_all(harness *h) {
             o = do_run(h, w, label);
             snprintf(label, sizeof(label), "run %d", k + 1);
             if (run_failed(h, w, label, &o)) return false;
+            if (h->timed[w]) h->timed[w][h->n_timed[w]++] = h->next_run - 1;
             bool latency = h->res->spec->metric == LAB_METRIC_LATENCY;
             if (latency) {
                 r->latency[w == WHO_YOURS][k] = o.latency;
@@ -645,9 +652,42 @@ static void finish_speed(lab_result *r) {
     if (r->latency[0]) lab_result_latency_summary(r);
 }
 
+/* Whether your timed runs did the work the lab requires on the device (work.h), judged
+ * against the baseline's timed runs: a run that did not keeps its correctness and its
+ * race-freedom, and its speed counts for nothing: speedup, speedup_best and bound_fraction
+ * are 0 (what a grade reads), what was measured stays in the report. */
+static void judge_work(harness *h) {
+    lab_result *r = h->res;
+    lab_work_tally required = lab_work_least(h->work, h->timed[WHO_BASELINE], h->n_timed[WHO_BASELINE]);
+    lab_work_tally done = lab_work_least(h->work, h->timed[WHO_YOURS], h->n_timed[WHO_YOURS]);
+    lab_work_judge(&required, &done, LAB_WORK_DEFAULT | r->spec->work.also, lab_item(r->spec), lab_items(r->spec),
+                   r->workload.batches, &r->work);
+    /* A wrong result's speed counts for nothing already, and its figures stay as they were
+     * (the hints read them). */
+    if (r->work.ok || !r->correct) return;
+    r->speedup_measured = r->speedup;
+    r->bound_fraction_measured = r->bound_fraction;
+    r->speedup = r->speedup_best = r->bound_fraction = 0;
+}
+
+
+/* The commands of yours the referee refused (remote.h), in the report; where a run failed or
+ * a value was never written, the refusal is usually why, so the error or the diagnosis of
+ * the first wrong value says it too. */
+static void note_refusals(lab_result *r) {
+    const char *refused = lab_remote_refusals();
+    if (!refused[0]) return;
+    snprintf(r->refused, sizeof(r->refused), "%s", refused);
+    char *to = r->error[0] ? r->error : !r->correct && r->mismatch.first_batch >= 0 ? r->mismatch.why : NULL;
+    size_t cap = r->error[0] ? sizeof(r->error) : sizeof(r->mismatch.why);
+    if (!to) return;
+    size_t at = strlen(to);
+    if (at < cap) snprintf(to + at, cap - at, " (the referee refused: %s)", refused);
+}
 
 static void emit(harness *h) {
     lab_result *r = h->res;
+    note_refusals(r);
     lab_result_decide(r);
     lab_events_result(h->events, r);
     if (h->opt.hint) {
@@ -710,6 +750,8 @@ int main(int argc, char **argv) {
     R.workload = lab_make_workload(&spec->workload, R.seed);
     R.baseline_ms = calloc((size_t)R.runs, sizeof(double));
     R.yours_ms = calloc((size_t)R.runs, sizeof(double));
+    h->timed[WHO_BASELINE] = calloc((size_t)R.runs, sizeof(int32_t));
+    h->timed[WHO_YOURS] = calloc((size_t)R.runs, sizeof(int32_t));
     h->next_run = 1;
     h->total_runs = 2 + 2 * R.runs + (lab_backend_can_perturb() ? h->opt.schedules : 0);
 
@@ -740,8 +782,10 @@ int main(int argc, char **argv) {
 
     h->racecheck = trace_racecheck_create(0);
     h->timeline = trace_timeline_create();
+    h->work = lab_work_create();
     trace_racecheck_install(h->racecheck);
     trace_timeline_install(h->timeline);
+    lab_work_install(h->work);
     lab_events_install(h->events);
     lab_guard_config guard = {
         .lab_id = spec->id,
@@ -834,7 +878,10 @@ int main(int argc, char **argv) {
     lab_events_progress(h->events, "measuring the bound", 0, h->total_runs);
     R.bound_ok = spec->measure_bound(&h->ctx[WHO_BASELINE], &R.bound) == 0;
 
-    if (run_all(h)) finish_speed(&R);
+    if (run_all(h)) {
+        finish_speed(&R);
+        judge_work(h);
+    }
     h->peer_access = probe_peer_access();
 
 teardown:
@@ -875,14 +922,18 @@ report:
     if (h->background) cudaFree(h->background);
     free(R.latency[0]);
     free(R.latency[1]);
+    lab_work_uninstall(h->work);
     trace_timeline_uninstall(h->timeline);
     trace_racecheck_uninstall(h->racecheck);
+    lab_work_destroy(h->work);
     trace_timeline_destroy(h->timeline);
     trace_racecheck_destroy(h->racecheck);
     lab_backend_shutdown();
     free(R.timeline);
     free(R.baseline_ms);
     free(R.yours_ms);
+    free(h->timed[WHO_BASELINE]);
+    free(h->timed[WHO_YOURS]);
     free((void *)R.mismatch_run);
     return R.exit_code;
 }

@@ -13,7 +13,9 @@
  *                 this device, measured there (a perfect pipeline, every task at once...);
  *   the metric    what is graded, computed from run times: the speedup over the baseline,
  *                 or the bandwidth the run reaches;
- *   the threshold the fraction of the bound the metric must reach to pass.
+ *   the threshold the fraction of the bound the metric must reach to pass;
+ *   the work      the device work a run must do for its speed to count (by default, as much
+ *                 of each kind as the baseline does).
  *
  * Every metric is a rate (higher is better) computed from a run's time, so "fraction of
  * the bound" is always the ideal time over the student's, on any GPU or the simulator.
@@ -130,6 +132,33 @@ typedef struct lab_planted_race {
 
 #define LAB_MAX_PLANTED 8
 
+/* The device work a run must do for its speed to count (labs/harness/work.h): each kind
+ * at least as much as the baseline's timed runs do in the same lab run, so that a result
+ * computed on the host and routed through the device, or kernels run on a sliver of the
+ * data, earn no speed. */
+typedef enum lab_work_kind {
+    LAB_WORK_H2D = 0,          /* bytes copied host to device */
+    LAB_WORK_D2H,              /* bytes copied device to host */
+    LAB_WORK_PROCESS,          /* elements the process kernels went over */
+    LAB_WORK_PROCESS_LAUNCHES, /* process kernels run (a CUDA graph's, at each replay) */
+    LAB_WORK_CHECKSUM,         /* elements the checksum kernels read */
+    LAB_WORK_RESULTS,          /* bytes of the outputs that came from memory a kernel of the
+                                  run wrote (through any copies), when run() returned */
+    LAB_WORK_KINDS
+} lab_work_kind;
+
+#define LAB_WORK_BIT(kind) (1u << (kind))
+/* What every lab requires: every kind but the number of launches, which a good solution may
+ * change (one kernel over two batches at once) where the lesson is not about launches. */
+#define LAB_WORK_DEFAULT                                                                                   \
+    (LAB_WORK_BIT(LAB_WORK_H2D) | LAB_WORK_BIT(LAB_WORK_D2H) | LAB_WORK_BIT(LAB_WORK_PROCESS) |             \
+     LAB_WORK_BIT(LAB_WORK_CHECKSUM) | LAB_WORK_BIT(LAB_WORK_RESULTS))
+
+/* What a lab requires beyond LAB_WORK_DEFAULT (0 for most labs): kinds as LAB_WORK_BIT()s. */
+typedef struct lab_work_need {
+    unsigned also;
+} lab_work_need;
+
 #define LAB_HINT_TIERS 3
 
 /* One TODO of the skeleton, as a step on the student's path (docs/labs.md, "The
@@ -213,6 +242,11 @@ typedef struct lab_spec {
     /* The skeleton's TODOs, in order (may be NULL). */
     const lab_step *steps;
     int n_steps;
+
+    /* The device work a run must do for its speed to count: LAB_WORK_DEFAULT, each kind at
+     * least as much as the baseline's runs do, and `work.also` (lab 07: the launches, since
+     * its lesson is their cost). */
+    lab_work_need work;
 } lab_spec;
 
 /* The lab's spec (defined in labs/NN_topic/spec.c). */
