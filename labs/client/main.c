@@ -1,7 +1,8 @@
 /* labs/client/main.c: main() of the student's binary. It connects to the referee that
  * started it, learns the lab's context, and runs the student's setup(), run() and
- * teardown() whenever the referee asks; everything else (the workload, the checks, the
- * clock, the verdict) is the referee's. Started any other way, it says how to run a lab. */
+ * teardown() whenever the referee asks, having given up every privilege first
+ * (privileges.h); everything else (the workload, the checks, the clock, the verdict) is the
+ * referee's. Started any other way, it says how to run a lab. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "labs/client/client.h"
 #include "labs/client/context.h"
 #include "labs/client/guard.h"
+#include "labs/client/privileges.h"
 #include "labs/harness/lab.h"
 
 int main(int argc, char **argv) {
@@ -22,6 +24,12 @@ int main(int argc, char **argv) {
         return 64;
     }
     if (attached < 0) lab_client_die(err);
+    /* Before anything of the student's runs: no privilege that reaches past the process's own
+     * (privileges.h). */
+    if (lab_client_drop_privileges(err, sizeof(err)) != 0) {
+        fprintf(stderr, "streamlab: the lab's process could not give up its privileges: %s\n", err);
+        _exit(70);
+    }
     lab_client_guard_install();
     lab_ctx *ctx = lab_client_context_load();
     if (lab_client_host_fn_thread() != 0) lab_client_die("cannot start the thread for host functions");
