@@ -1,0 +1,73 @@
+/* grading/testdata/refereed/host_fn_burn/labs/03_double_buffer/lab.c: the reference's
+ * pipeline (three streams, a buffer pair each) with heavy host work moved off the main
+ * thread: each batch's stream runs a host function (cudaLaunchHostFunc) before the batch's
+ * copy in, which spends 2 ms of its thread's CPU time, as a program that prepares each
+ * batch on the host in stream order does. The host functions run on the student's
+ * process's host-function thread, not the thread that makes the calls, hoping that time
+ * is charged to no one on the simulator.
+ * Expected: a host function's CPU time beyond the client's share lengthens it on the
+ * simulated timeline, as its work would on a GPU: each batch waits for its host function,
+ * the host functions take turns on their one thread, and the run is correct, race-free and
+ * slower than the sequential baseline, so no speed points. */
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+
+#include "labs/harness/lab.h"
+
+#define NUM_STREAMS 3
+#define BURN_NS 2000000ll
+
+static cudaStream_t streams[NUM_STREAMS];
+static uint32_t *d_in[NUM_STREAMS];
+static uint32_t *d_out[NUM_STREAMS];
+static volatile uint64_t sink;
+
+static long long thread_cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+/* A host function: BURN_NS of its thread's CPU time. */
+static void CUDART_CB burn(void *arg) {
+    (void)arg;
+    long long until = thread_cpu_ns() + BURN_NS;
+    uint64_t x = 1;
+    while (thread_cpu_ns() < until)
+        for (int k = 0; k < 1000; k++) x = x * 6364136223846793005ull + 1442695040888963407ull;
+    sink = x;
+}
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int s = 0; s < NUM_STREAMS; s++) {
+        LAB_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        LAB_CHECK(cudaMalloc((void **)&d_in[s], w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&d_out[s], w->batch_bytes));
+    }
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int i = 0; i < w->batches; i++) {
+        int s = i % NUM_STREAMS;
+        LAB_CHECK(cudaLaunchHostFunc(streams[s], burn, NULL));
+        LAB_CHECK(cudaMemcpyAsync(d_in[s], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, streams[s]));
+        LAB_CHECK(kernels_process(d_out[s], d_in[s], w->batch_elems, w->process, streams[s]));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out[s], w->batch_bytes, cudaMemcpyDeviceToHost, streams[s]));
+    }
+    for (int s = 0; s < NUM_STREAMS; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int s = 0; s < NUM_STREAMS; s++) {
+        cudaFree(d_in[s]);
+        cudaFree(d_out[s]);
+        cudaStreamDestroy(streams[s]);
+    }
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};

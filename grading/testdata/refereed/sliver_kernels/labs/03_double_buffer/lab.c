@@ -1,0 +1,67 @@
+/* grading/testdata/refereed/sliver_kernels/labs/03_double_buffer/lab.c: the reference's
+ * pipeline (three streams, a buffer pair each) in appearance only: each batch's input goes
+ * to the device and a process kernel runs on it, but over its first 256 elements only
+ * (one block); the rest of the batch's result is computed on the host with the program's
+ * own code, copied into the kernel's output buffer behind those 256, and the whole comes
+ * back to lab_output(). Every output is right and nothing races; the timeline shows a copy
+ * in, a kernel and a copy out for every batch.
+ * Expected: correct and race-free, and no speed: the process kernels went over 256 of each
+ * batch's 1 Mi elements, and almost none of the results came from a kernel. */
+#include "labs/harness/lab.h"
+
+#define NUM_STREAMS 3
+#define SLIVER 256
+
+static cudaStream_t streams[NUM_STREAMS];
+static uint32_t *d_in[NUM_STREAMS];
+static uint32_t *d_out[NUM_STREAMS];
+static uint32_t *results; /* every batch's result, pinned */
+
+static void host_process(const lab_workload *w, const uint32_t *in, uint32_t *out) {
+    uint32_t a = 1, c = 0;
+    for (uint32_t k = 0; k < w->process.iters; k++) {
+        a *= w->process.mul;
+        c = c * w->process.mul + w->process.add;
+    }
+    for (size_t i = 0; i < w->batch_elems; i++) out[i] = in[i] * a + c;
+}
+
+static int setup(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    for (int s = 0; s < NUM_STREAMS; s++) {
+        LAB_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        LAB_CHECK(cudaMalloc((void **)&d_in[s], w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&d_out[s], w->batch_bytes));
+    }
+    LAB_CHECK(cudaMallocHost((void **)&results, w->batch_bytes * (size_t)w->batches));
+    return 0;
+}
+
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    size_t rest = w->batch_bytes - SLIVER * sizeof(uint32_t);
+    for (int i = 0; i < w->batches; i++) {
+        int s = i % NUM_STREAMS;
+        uint32_t *r = results + (size_t)i * w->batch_elems;
+        host_process(w, lab_input(ctx, i), r);
+        LAB_CHECK(cudaMemcpyAsync(d_in[s], lab_input(ctx, i), SLIVER * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                  streams[s]));
+        LAB_CHECK(kernels_process(d_out[s], d_in[s], SLIVER, w->process, streams[s]));
+        LAB_CHECK(cudaMemcpyAsync(d_out[s] + SLIVER, r + SLIVER, rest, cudaMemcpyHostToDevice, streams[s]));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out[s], w->batch_bytes, cudaMemcpyDeviceToHost, streams[s]));
+    }
+    for (int s = 0; s < NUM_STREAMS; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));
+    return 0;
+}
+
+static void teardown(lab_ctx *ctx) {
+    (void)ctx;
+    for (int s = 0; s < NUM_STREAMS; s++) {
+        cudaFree(d_in[s]);
+        cudaFree(d_out[s]);
+        cudaStreamDestroy(streams[s]);
+    }
+    cudaFreeHost(results);
+}
+
+const lab_impl LAB_STUDENT = {setup, run, teardown};
