@@ -188,10 +188,19 @@ static void add_kernel(lab_work *w, const trace_op *op, lab_work_tally *t) {
     } else if (t && !strcmp(op->name, "checksum")) {
         t->amount[LAB_WORK_CHECKSUM] += (in ? in->bytes : 0) / sizeof(uint32_t);
     }
-    /* What any kernel writes, it computed: marked with its run (0 is no run's mark). */
+    /* What a kernel computes from its input (process, checksum) is marked with its run (0 is
+     * no run's mark); what another writes (spin: a value the host chose, mark + block) holds
+     * nothing computed, as after a memset. */
+    bool computes = !strcmp(op->name, "process") || !strcmp(op->name, "checksum");
     int32_t run = op->run == 0 ? -1 : op->run;
-    for (uint32_t i = 0; i < op->n_ranges && i < TRACE_MAX_RANGES; i++)
-        if (op->ranges[i].flags & TRACE_RANGE_WRITE) mark(w, op->ranges[i].addr, op->ranges[i].addr + op->ranges[i].bytes, run);
+    for (uint32_t i = 0; i < op->n_ranges && i < TRACE_MAX_RANGES; i++) {
+        if (!(op->ranges[i].flags & TRACE_RANGE_WRITE)) continue;
+        uint64_t a = op->ranges[i].addr, b = a + op->ranges[i].bytes;
+        if (computes)
+            mark(w, a, b, run);
+        else
+            clear(w, a, b);
+    }
 }
 
 void lab_work_add_op(lab_work *w, const trace_op *op) {

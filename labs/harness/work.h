@@ -13,13 +13,14 @@
  *   count at each replay: on the simulator, and wherever the trace sees a graph's nodes);
  *   the elements the checksum kernels read;
  *   the results: the bytes of the outputs that, when run() returned, had come from memory
- *   a kernel of that run wrote, through any device-to-device and device-to-host copies.
+ *   a kernel of that run computed, through any device-to-device and device-to-host copies.
  *
- * The last follows every byte: memory a kernel writes is marked with the run, a copy moves
- * the marks of its source to its destination, and anything else that writes (a copy from
- * the host, a memset, the harness's fresh inputs and poisoned outputs) clears them. A
- * result computed on the host and uploaded is therefore never a kernel's, however many
- * kernels run beside it.
+ * The last follows every byte: memory a process or checksum kernel writes (what it
+ * computed from its input) is marked with the run, a copy moves the marks of its source to
+ * its destination, and anything else that writes (a copy from the host, a memset, a spin
+ * kernel's marks, which are values the host chose, the harness's fresh inputs and poisoned
+ * outputs) clears them. A result computed on the host and uploaded is therefore never a
+ * kernel's, however many kernels run beside it.
  *
  * What a lab requires is what its own baseline did in the same lab run (the least over
  * its timed runs), kind by kind (spec.h, lab_work_need: LAB_WORK_DEFAULT and what the spec
@@ -66,7 +67,7 @@ void lab_work_uninstall(lab_work *w);
 /* What the sink does with each op, in program order (for the tests). */
 void lab_work_add_op(lab_work *w, const trace_op *op);
 /* The harness read `bytes` of results at addr once run `run` returned: the bytes that came
- * from memory a kernel of that run wrote count as its results. */
+ * from memory a kernel of that run computed count as its results. */
 void lab_work_results_read(lab_work *w, int32_t run, const void *addr, uint64_t bytes);
 /* Run `run`'s tally (zeros for a run it has not seen). */
 lab_work_tally lab_work_of_run(const lab_work *w, int32_t run);

@@ -175,6 +175,21 @@ TEST_F(Work, AResultKeepsItsKernelThroughDeviceCopiesAndLosesItToAMemset) {
     EXPECT_EQ(lab_work_of_run(w_, 2).amount[LAB_WORK_RESULTS], kBytes - 28);
 }
 
+// A spin kernel writes mark + block, values the host chose: nothing it computed.
+TEST_F(Work, ASpinKernelsMarksAreNotComputedResults) {
+    Honest(1);
+    Prepare(2);
+    Copy(2, TRACE_COPY_H2D, kDevIn, kInput, kBytes);
+    Kernel(2, "process", kDevOut, kDevIn, kElems);
+    trace_op spin = Op(TRACE_OP_KERNEL, 2);
+    std::snprintf(spin.name, sizeof(spin.name), "spin");
+    AddRange(&spin, kDevOut, 64, true);
+    lab_work_add_op(w_, &spin);
+    Copy(2, TRACE_COPY_D2H, kOutput, kDevOut, kBytes);
+    Read(2);
+    EXPECT_EQ(lab_work_of_run(w_, 2).amount[LAB_WORK_RESULTS], kBytes - 64);
+}
+
 TEST_F(Work, WhatAKernelOfAnotherRunComputedIsNotThisRunsResult) {
     Honest(1);
     // Run 2 copies back what run 1's kernel left on the device, and computes nothing.
