@@ -298,6 +298,15 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
                                    "look faster than it may be)");
         return;
     }
+    /* The lab found the run did less work on the device than the lab requires
+     * (labs/harness/work.h): its words say what was missing. */
+    const cJSON *work = cJSON_GetObjectItemCaseSensitive(r, "work");
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(work, "ok"))) {
+        char *w = grade_strf("not scored: %s", str(work, "why"));
+        grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, w);
+        free(w);
+        return;
+    }
     char msg[256];
     if (grade_speed_thresholds(&rule->speed, lab->pipeline_bound, lab->lab_target, &lab->floor_speedup,
                                &lab->target_speedup, msg, sizeof(msg)) != 0) {

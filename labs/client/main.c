@@ -10,7 +10,7 @@
 #include "labs/client/client.h"
 #include "labs/client/context.h"
 #include "labs/client/guard.h"
-#include "labs/client/privileges.h"
+#include "labs/referee/privileges.h"
 #include "labs/harness/lab.h"
 
 int main(int argc, char **argv) {
@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
     if (attached < 0) lab_client_die(err);
     /* Before anything of the student's runs: no privilege that reaches past the process's own
      * (privileges.h). */
-    if (lab_client_drop_privileges(err, sizeof(err)) != 0) {
+    if (lab_drop_privileges(err, sizeof(err)) != 0) {
         fprintf(stderr, "streamlab: the lab's process could not give up its privileges: %s\n", err);
         _exit(70);
     }

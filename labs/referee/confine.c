@@ -133,6 +133,11 @@ int lab_confine_install(const lab_confine_rules *r, char *err, size_t err_len) {
                                              __NR_mount_setattr};
         for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) deny(&p, calls[i], ERRNO(EPERM));
     }
+    if (r->no_tracing) {
+        deny(&p, __NR_ptrace, ERRNO(EPERM));
+        deny(&p, __NR_process_vm_readv, ERRNO(EPERM));
+        deny(&p, __NR_process_vm_writev, ERRNO(EPERM));
+    }
     if (r->signals_self_only > 0) {
         /* The target is the first argument of each. */
         static const unsigned int targeted[] = {__NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo, __NR_rt_tgsigqueueinfo};
@@ -196,6 +201,7 @@ int lab_confine_student(char *err, size_t err_len) {
         .no_sockets = true,
         .no_namespaces = true,
         .no_memfd = true,
+        .no_tracing = true,
         .signals_self_only = (int)getpid(),
     };
     return lab_confine_install(&r, err, err_len);

@@ -22,6 +22,8 @@
  *    or leave it.
  *  - signals (the student's process): only to itself. It shares a process group and a
  *    sandbox with its referee, which it could otherwise stop or kill.
+ *  - tracing (the student's process): ptrace and process_vm_readv/writev fail with EPERM,
+ *    behind its referee's being not dumpable and its own lack of privilege.
  *  - memfd_create: EPERM. Its memory is counted by no limit while it is not mapped. The
  *    referee makes the memory it shares with the student's process this way (and the CUDA
  *    driver needs it when it starts), so only the student's process goes without.
@@ -49,6 +51,7 @@ typedef struct lab_confine_rules {
     bool unix_seqpacket;   /* with no_sockets: socket(AF_UNIX, SOCK_SEQPACKET) still works (GPU) */
     bool no_namespaces;    /* unshare, setns, mount, umount, pivot_root, chroot, new mount API: EPERM */
     bool no_memfd;         /* memfd_create, memfd_secret: EPERM */
+    bool no_tracing;       /* ptrace, process_vm_readv, process_vm_writev: EPERM */
     int signals_self_only; /* a pid: kill, tgkill and rt_(tg)sigqueueinfo only to that process,
                               tkill and pidfd_send_signal never (EPERM); 0: no rule */
 } lab_confine_rules;

@@ -7,6 +7,7 @@
 #include <linux/futex.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "labs/referee/confine.h"
+#include "labs/referee/privileges.h"
 
 /* The descriptors the memory files have in the student's process. */
 #define CHILD_SHM_FD 3
@@ -38,14 +40,41 @@ static uint64_t now_ms(void) {
 
 /* The environment the student's process gets: ours without the kit's own variables (the
  * result channel's and the referee's among them). */
+#if defined(__SANITIZE_ADDRESS__)
+/* A sanitizer's runtime starts processes of its own (the symbolizer for a report, the leak
+ * checker at exit), which the student's process may not (confine.h): it is told not to. Its
+ * reports keep their addresses; the lab names the student's lines from its last words. */
+static const char *const sanitizer_vars[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS"};
+static char sanitizer_env[2][2048];
+
+static char *no_processes(size_t i, const char *current) {
+    snprintf(sanitizer_env[i], sizeof(sanitizer_env[i]), "%s=%s%ssymbolize=0:detect_leaks=0", sanitizer_vars[i],
+             current ? current : "", current && *current ? ":" : "");
+    return sanitizer_env[i];
+}
+#endif
+
 static char **student_environment(void) {
     size_t n = 0;
     for (char **e = environ; *e; e++) n++;
-    char **out = calloc(n + 1, sizeof(char *));
+    char **out = calloc(n + 3, sizeof(char *));
     if (!out) return NULL;
     size_t k = 0;
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "STREAMLAB_", 10) != 0) out[k++] = *e;
+#if defined(__SANITIZE_ADDRESS__)
+    for (size_t i = 0; i < 2; i++) {
+        size_t len = strlen(sanitizer_vars[i]);
+        bool found = false;
+        for (size_t j = 0; j < k; j++) {
+            if (strncmp(out[j], sanitizer_vars[i], len) == 0 && out[j][len] == '=') {
+                out[j] = no_processes(i, out[j] + len + 1);
+                found = true;
+            }
+        }
+        if (!found) out[k++] = no_processes(i, NULL);
+    }
+#endif
     out[k] = NULL;
     return out;
 }
@@ -162,10 +191,18 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
         close_range((unsigned)keep + 1, ~0U, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
-        /* No process, socket, namespace or memfd of its own (confine.h). Where the kernel has
-         * no seccomp, the rest of the design still holds: it owns nothing the grade needs. */
+        /* No privilege (privileges.h), and no process, socket, namespace, memfd or signal to
+         * another process (confine.h). Where the kernel has no seccomp, the rest of the
+         * design still holds: it owns nothing the grade needs. */
         char why[160];
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) (void)lab_confine_student(why, sizeof(why));
+        if (lab_drop_privileges(why, sizeof(why)) != 0) {
+            char said[220];
+            int n = snprintf(said, sizeof(said), "cannot give up the privileges of the lab's process: %s", why);
+            if (n > 0 && write(keep, said, (size_t)n) < 0) {
+            }
+            _exit(127);
+        }
+        (void)lab_confine_student(why, sizeof(why));
         execve(args[0], args, envp);
         char msg[300];
         int n = snprintf(msg, sizeof(msg), "cannot start %s: %s", args[0], strerror(errno));

@@ -9,7 +9,8 @@
  * refused before linking (labs/objcheck).
  * Expected: the referee copies and checks every record before it reads it, finds one no
  * lab program writes, and ends the student's process: the lab fails, saying so, with no
- * result. */
+ * result. Under the grader on the simulator the run may not read /proc at all, so it never
+ * finds the ring and is graded for the pipeline it runs ("reads_confined" in expected.json). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
-// labs/client/privileges_test.cc: what a process that gave up its privileges
+// labs/referee/privileges_test.cc: what a process that gave up its privileges
 // (privileges.h) can still reach of its parent when the parent is not dumpable, as the
 // referee is: not its environment, its memory, its descriptors, nor a ptrace attach, as
 // root or as any other user; and it holds no capability, even after an exec.
-#include "labs/client/privileges.h"
+#include "labs/referee/privileges.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -38,7 +38,7 @@ int InChild(int (*check)(pid_t parent)) {
     pid_t pid = fork();
     if (pid == 0) {
         char err[256];
-        if (lab_client_drop_privileges(err, sizeof(err)) != 0) {
+        if (lab_drop_privileges(err, sizeof(err)) != 0) {
             fprintf(stderr, "%s\n", err);
             _exit(100);
         }

@@ -1,7 +1,7 @@
-/* labs/client/privileges.c: the student's process gives up its privileges (see
+/* labs/referee/privileges.c: the student's process gives up its privileges (see
  * privileges.h). System calls without libcap: capget/capset with the kernel's own structs. */
 #define _GNU_SOURCE
-#include "labs/client/privileges.h"
+#include "labs/referee/privileges.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int lab_client_drop_privileges(char *err, size_t err_len) {
+int lab_drop_privileges(char *err, size_t err_len) {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         snprintf(err, err_len, "no_new_privs: %s", strerror(errno));
         return -1;
