@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/state.h"
 #include "trace/view/export_chrome.h"
 #include "tui/draw.h"
 #include "tui/runfiles.h"
@@ -29,6 +31,7 @@ static void stamp(tui_app *a) {
 int tui_app_init(tui_app *a, const tui_app_options *o, const char *argv0, int cols, int rows, char *err,
                  size_t err_size) {
     memset(a, 0, sizeof(*a));
+    a->built_lab = -1;
     a->opt = *o;
     for (int v = 0; v < TUI_VARIANTS; v++) tui_child_init(&a->child[v]);
     a->cols = cols;
@@ -206,6 +209,122 @@ void tui_app_start(tui_app *a, tui_variant v) {
         return;
     }
     tui_session_started(s, nonce, a->model.now_ms);
+    if (v == TUI_YOURS) tui_app_check_stale(a);
+}
+
+/* ---- the student's file against the build the timeline runs ----------------------------- */
+
+/* The modification time of path (following links, as the runfiles are), or false. */
+static bool mtime_of(const char *path, struct timespec *out) {
+    struct stat st;
+    if (stat(path, &st) != 0) return false;
+    *out = st.st_mtim;
+    return true;
+}
+
+static bool newer(const struct timespec *a, const struct timespec *b) {
+    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* FNV-1a of a file's first MiB; false when it cannot be read. */
+static bool hash_file(const char *path, uint64_t *out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    uint64_t h = 1469598103934665603ull;
+    unsigned char buf[4096];
+    size_t n, total = 0;
+    while (total < (1u << 20) && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        for (size_t i = 0; i < n; i++) h = (h ^ buf[i]) * 1099511628211ull;
+        total += n;
+    }
+    fclose(f);
+    *out = h;
+    return true;
+}
+
+bool tui_app_stale(tui_app *a, char *why, size_t size, char *short_why, size_t short_size) {
+    if (why && size) why[0] = '\0';
+    if (short_why && short_size) short_why[0] = '\0';
+    if (a->opt.replay || a->opt.program || a->model.lab < 0 || (size_t)a->model.lab >= a->catalog.n ||
+        !a->runfiles[0])
+        return false;
+    const tui_lab *lab = &a->catalog.labs[a->model.lab];
+    const char *ws = getenv("BUILD_WORKSPACE_DIRECTORY");
+    if (!ws || !*ws || !lab->student_file[0]) return false;
+    char source[4400];
+    struct timespec src_time, built = {0, 0};
+    if (snprintf(source, sizeof(source), "%s/%s", ws, lab->student_file) >= (int)sizeof(source) ||
+        !mtime_of(source, &src_time))
+        return false;
+    /* The launcher (labs/NN_topic_run) runs NN_topic_sim or NN_topic_gpu, which run the
+     * student's program NN_topic_sim_student or NN_topic_gpu_student: the oldest of those
+     * built is what may run. */
+    char base[4300], path[4400];
+    if (tui_runfiles_path(a->runfiles, lab->program[TUI_YOURS], base, sizeof(base)) != 0) return false;
+    size_t len = strlen(base);
+    if (len > 4 && !strcmp(base + len - 4, "_run")) base[len - 4] = '\0';
+    static const char *const builds[] = {"_sim_student", "_gpu_student"};
+    bool any = false;
+    for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+        struct timespec t;
+        snprintf(path, sizeof(path), "%s%s", base, builds[i]);
+        if (!mtime_of(path, &t)) continue;
+        if (!any || newer(&built, &t)) built = t;
+        any = true;
+    }
+    if (!any) {
+        snprintf(path, sizeof(path), "%s_sim", base);
+        if (!mtime_of(path, &built)) return false;
+    }
+    /* What the build was made from, as far as the timeline can tell: the file's contents
+     * whenever it was not newer than the build. A file saved again unchanged (Bazel would
+     * rebuild nothing) is then not stale. */
+    uint64_t hash = 0;
+    bool have_hash = hash_file(source, &hash);
+    bool same_build = a->built_lab == a->model.lab && a->built_time.tv_sec == built.tv_sec &&
+                      a->built_time.tv_nsec == built.tv_nsec;
+    if (!newer(&src_time, &built)) {
+        a->built_lab = a->model.lab;
+        a->built_time = built;
+        a->built_hash_known = have_hash;
+        a->built_hash = hash;
+        return false;
+    }
+    if (same_build && a->built_hash_known && have_hash && hash == a->built_hash) return false;
+    /* The lab's label from its launcher's runfiles path: labs/03_double_buffer_run ->
+     * //labs:03_double_buffer. */
+    char label[160];
+    const char *program = lab->program[TUI_YOURS];
+    const char *slash = strrchr(program, '/');
+    const char *name = slash ? slash + 1 : program;
+    size_t name_len = strlen(name);
+    if (name_len > 4 && !strcmp(name + name_len - 4, "_run")) name_len -= 4;
+    snprintf(label, sizeof(label), "//%.*s:%.*s", slash ? (int)(slash - program) : 0, program, (int)name_len, name);
+    if (why && size)
+        snprintf(why, size,
+                 "%s is newer than the build r runs: rebuild with `bazel build %s` in another terminal, "
+                 "then press r",
+                 lab->student_file, label);
+    if (short_why && short_size) {
+        const char *file = strrchr(lab->student_file, '/');
+        snprintf(short_why, short_size, "%s newer than its build: bazel build %s, then r",
+                 file ? file + 1 : lab->student_file, label);
+    }
+    return true;
+}
+
+void tui_app_check_stale(tui_app *a) {
+    if (a->model.lab != a->built_lab) a->built_hash_known = false;
+    a->last_stale_ms = tui_now_ms();
+    char why[sizeof(a->model.notice)], short_why[sizeof(a->model.notice_short)];
+    bool stale = a->model.mode == TUI_MODE_TIMELINE &&
+                 tui_app_stale(a, why, sizeof(why), short_why, sizeof(short_why));
+    if (!stale) why[0] = short_why[0] = '\0';
+    if (strcmp(why, a->model.notice) != 0) {
+        snprintf(a->model.notice, sizeof(a->model.notice), "%s", why);
+        snprintf(a->model.notice_short, sizeof(a->model.notice_short), "%s", short_why);
+        a->dirty = true;
+    }
 }
 
 /* Remembers a finished run's verdict for the picker. */
@@ -226,13 +345,47 @@ static void record(tui_app *a, tui_variant v) {
         tui_model_say(&a->model, true, "could not save the result: %s", err);
 }
 
-/* A Chrome trace of each run on screen, in the directory `bazel run` was started from. */
+/* mkdir -p dir; 0 when it is a directory afterwards. */
+static int make_dirs(const char *dir) {
+    char d[4096];
+    if (snprintf(d, sizeof(d), "%s", dir) >= (int)sizeof(d)) return -1;
+    for (char *p = d + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        mkdir(d, 0755);
+        *p = '/';
+    }
+    mkdir(d, 0755);
+    struct stat st;
+    return stat(d, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+void tui_app_trace_dir(char *out, size_t size) {
+    char dir[4096];
+    if (cli_state_path("traces", dir, sizeof(dir)) && make_dirs(dir) == 0) {
+        snprintf(out, size, "%s", dir);
+        return;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out, size, "%s", tmp && *tmp ? tmp : "/tmp");
+}
+
+/* The path as the student would type it: $HOME as ~. */
+static void shown_path(const char *path, char *out, size_t size) {
+    const char *home = getenv("HOME");
+    size_t n = home ? strlen(home) : 0;
+    if (n > 1 && !strncmp(path, home, n) && path[n] == '/')
+        snprintf(out, size, "~%s", path + n);
+    else
+        snprintf(out, size, "%s", path);
+}
+
+/* A Chrome trace of each run on screen, in the kit's state folder (never the workspace). */
 static void export_trace(tui_app *a) {
     tui_pane panes[TUI_VARIANTS];
     int n = tui_model_panes(&a->model, panes);
-    const char *dir = getenv("BUILD_WORKING_DIRECTORY");
-    char cwd[4096];
-    if (!dir || !*dir) dir = getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+    char dir[4096];
+    tui_app_trace_dir(dir, sizeof(dir));
     char written[2][4200];
     int count = 0;
     for (int i = 0; i < n; i++) {
@@ -241,8 +394,18 @@ static void export_trace(tui_app *a) {
         if (!run || !s) continue;
         trace_race *races = calloc(s->n_races + 1, sizeof(trace_race));
         size_t nr = 0;
+        /* The run's races, numbered as on screen (race 1, 2, ... of the run) and with the
+         * student's lines where the event stream gave them. */
         for (size_t k = 0; races && k < s->n_races; k++)
-            if (s->races[k].first.run == run->number || s->races[k].second.run == run->number) races[nr++] = s->races[k];
+            if (s->races[k].first.run == run->number || s->races[k].second.run == run->number) {
+                trace_race *r = &races[nr++];
+                *r = s->races[k];
+                r->seq = tui_session_race_number(s, k);
+                const char *line = tui_session_race_line(s, &s->races[k], false);
+                if (line) snprintf(r->first.line, sizeof(r->first.line), "%s", line);
+                line = tui_session_race_line(s, &s->races[k], true);
+                if (line) snprintf(r->second.line, sizeof(r->second.line), "%s", line);
+            }
         char path[4200], err[512];
         snprintf(path, sizeof(path), "%s/streamlab-%s-%s-run%d.json", dir, a->model.lab_id,
                  tui_variant_name(panes[i].variant), (int)run->number);
@@ -254,13 +417,17 @@ static void export_trace(tui_app *a) {
         }
         snprintf(written[count++], sizeof(written[0]), "%s", path);
     }
-    if (count == 0)
+    char shown[4200];
+    if (count == 0) {
         tui_model_say(&a->model, true, "nothing to export yet: no run is on screen");
-    else if (count == 1)
-        tui_model_say(&a->model, false, "trace written to %s (open it in ui.perfetto.dev)", written[0]);
-    else
-        tui_model_say(&a->model, false, "traces written to %s: %s and %s", dir, strrchr(written[0], '/') + 1,
+    } else if (count == 1) {
+        shown_path(written[0], shown, sizeof(shown));
+        tui_model_say(&a->model, false, "trace written to %s (open it in ui.perfetto.dev)", shown);
+    } else {
+        shown_path(dir, shown, sizeof(shown));
+        tui_model_say(&a->model, false, "traces written to %s/: %s and %s", shown, strrchr(written[0], '/') + 1,
                       strrchr(written[1], '/') + 1);
+    }
 }
 
 static void handle_request(tui_app *a, tui_request r) {
@@ -365,6 +532,9 @@ bool tui_app_step(tui_app *a, int max_wait_ms) {
     }
     if (a->quit) return false;
     now = tui_now_ms();
+    /* A student who saves lab.c while the timeline is open hears at once that r would run
+     * the old build (two stat calls a second). */
+    if (now - a->last_stale_ms >= 1000) tui_app_check_stale(a);
     /* The status line counts seconds and warns about a quiet lab: refresh it now and then. */
     if (any_running(a) && now - a->last_draw_ms >= 500) a->dirty = true;
     if (input || (a->dirty && now - a->last_draw_ms >= TUI_FRAME_MS)) {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "tui/catalog.h"
 #include "tui/child.h"
@@ -70,6 +71,12 @@ struct tui_app {
     uint64_t frames;
     tui_frame_hook on_frame;     /* called after each frame is drawn (benchmarks) */
     void *on_frame_ctx;
+    double last_stale_ms;        /* when the student's file was last compared with its build */
+    /* The student's file as it was while the build of it was newer (see tui_app_stale). */
+    int built_lab;
+    struct timespec built_time;
+    bool built_hash_known;
+    uint64_t built_hash;
 };
 
 /* Milliseconds on a monotonic clock. */
@@ -96,6 +103,21 @@ bool tui_app_step(tui_app *a, int max_wait_ms);
 void tui_app_run(tui_app *a, volatile sig_atomic_t *stop);
 /* Lays out and draws now (and copies to the terminal when there is one). */
 void tui_app_draw(tui_app *a);
+/* Whether the open lab's source (labs/NN_topic/lab.c in the workspace `bazel run` was started
+ * from, BUILD_WORKSPACE_DIRECTORY) is newer than the build of it the timeline runs (the
+ * student's program among the runfiles): `r` would then rerun the old code. A file saved
+ * again with the contents it had when the timeline last saw it older than the build is not
+ * (Bazel would rebuild nothing); one already newer when the timeline started is. When it is, says
+ * so and how to rebuild, in why (short_why: the same within 78 columns for the labs' names;
+ * either may be NULL). False where the source
+ * is not known (no workspace, --program, --replay, no lab open). */
+bool tui_app_stale(tui_app *a, char *why, size_t size, char *short_why, size_t short_size);
+/* Compares them now and sets or clears the model's notice. */
+void tui_app_check_stale(tui_app *a);
+/* Where `t` writes Chrome traces: $XDG_STATE_HOME/streamlab/traces (~/.local/state/streamlab/
+ * traces without it; made when missing), else the system's temporary folder. Never the
+ * workspace, where a trace would show up in git status. */
+void tui_app_trace_dir(char *out, size_t size);
 /* Stops the children and frees everything (not the terminal). */
 void tui_app_free(tui_app *a);
 

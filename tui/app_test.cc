@@ -4,7 +4,9 @@
 // remembers it for the picker, writes Chrome traces with t, and replays a recorded stream.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -49,7 +51,12 @@ bool Finished(const tui_session *s) {
 
 TEST(App, RunsLab03AndTheReferenceOnTheSimulator) {
     std::string history = TmpDir() + "/state/last_results.json";
-    setenv("BUILD_WORKING_DIRECTORY", TmpDir().c_str(), 1);
+    // Where `bazel run` was started: t must write nothing there (the traces go to the kit's
+    // state folder).
+    std::string workdir = TmpDir() + "/workdir";
+    mkdir(workdir.c_str(), 0755);
+    setenv("BUILD_WORKING_DIRECTORY", workdir.c_str(), 1);
+    setenv("XDG_STATE_HOME", (TmpDir() + "/xdg").c_str(), 1);
     tui_app_options o;
     memset(&o, 0, sizeof(o));
     o.lab = "03";
@@ -97,17 +104,27 @@ TEST(App, RunsLab03AndTheReferenceOnTheSimulator) {
     EXPECT_GT(last.speedup, last.target);
     tui_history_close(&h);
 
-    // t in compare mode: one Chrome trace per run on screen, where bazel run started.
+    // t in compare mode: one Chrome trace per run on screen, in the kit's state folder, and
+    // the screen says where.
     tui_app_key(&a, 'c');
     tui_app_key(&a, 't');
     tui_app_draw(&a);
     std::string status = Screen(a);
+    std::string traces = TmpDir() + "/xdg/streamlab/traces";
+    char dir[4096];
+    tui_app_trace_dir(dir, sizeof(dir));
+    EXPECT_EQ(std::string(dir), traces);
     EXPECT_NE(status.find("traces written to "), std::string::npos) << status;
+    EXPECT_NE(std::string(a.model.message).find("/xdg/streamlab/traces/: streamlab-03_double_buffer-yours-run"),
+              std::string::npos)
+        << a.model.message;
     for (const char *who : {"yours", "reference"}) {
         tui_run *run = tui_session_latest(a.sessions[std::string(who) == "yours" ? TUI_YOURS : TUI_REFERENCE],
                                           TUI_ROLE_YOURS);
         ASSERT_NE(run, nullptr);
-        std::string path = TmpDir() + "/streamlab-03_double_buffer-" + who + "-run" + std::to_string(run->number) + ".json";
+        std::string name = std::string("streamlab-03_double_buffer-") + who + "-run" + std::to_string(run->number) + ".json";
+        std::string path = traces + "/" + name;
+        EXPECT_NE(access((workdir + "/" + name).c_str(), F_OK), 0) << "a trace was written where bazel run started";
         std::ifstream f(path);
         ASSERT_TRUE(f.good()) << path;
         std::stringstream text;
@@ -124,6 +141,65 @@ TEST(App, RunsLab03AndTheReferenceOnTheSimulator) {
     EXPECT_NE(Screen(a).find("last: BELOW TARGET"), std::string::npos) << Screen(a);
     tui_app_key(&a, 'q');
     EXPECT_FALSE(tui_app_step(&a, 0));
+    tui_app_free(&a);
+}
+
+// Sets path's modification time to `seconds` from now (negative: in the past).
+void Touch(const std::string &path, long seconds) {
+    struct timespec times[2];
+    clock_gettime(CLOCK_REALTIME, &times[0]);
+    times[0].tv_sec += seconds;
+    times[1] = times[0];
+    ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+TEST(App, SaysWhenTheLabsSourceIsNewerThanTheBuildItRuns) {
+    // The workspace bazel run was started from, with the student's file in it.
+    std::string ws = TmpDir() + "/ws";
+    std::string file = ws + "/labs/03_double_buffer/lab.c";
+    ASSERT_EQ(system(("mkdir -p " + ws + "/labs/03_double_buffer && echo edited > " + file).c_str()), 0);
+    Touch(file, 3600);  // saved after the build (an hour from now: later than any build)
+    setenv("BUILD_WORKSPACE_DIRECTORY", ws.c_str(), 1);
+    tui_app_options o;
+    memset(&o, 0, sizeof(o));
+    o.lab = "03";
+    o.backend = "sim";
+    o.runs = "1";
+    o.schedules = "0";
+    std::string history = TmpDir() + "/h3.json";
+    o.history = history.c_str();
+    static tui_app a;
+    char err[4096];
+    ASSERT_EQ(tui_app_init(&a, &o, nullptr, 100, 30, err, sizeof(err)), 0) << err;
+    EXPECT_NE(std::string(a.model.notice).find("labs/03_double_buffer/lab.c is newer than the build r runs"),
+              std::string::npos)
+        << a.model.notice;
+    EXPECT_NE(std::string(a.model.notice).find("`bazel build //labs:03_double_buffer`"), std::string::npos);
+    EXPECT_LE(std::string(a.model.notice_short).size(), 79u) << a.model.notice_short;
+    tui_app_draw(&a);
+    EXPECT_NE(Screen(a).find("bazel build //labs:03_double_buffer"), std::string::npos) << Screen(a);
+    EXPECT_NE(Screen(a).find("time (ns)"), std::string::npos) << Screen(a);  // the timeline keeps its place
+
+    // Rebuilt (here: the file older than the build): the notice goes.
+    Touch(file, -10 * 365 * 86400L);
+    tui_app_check_stale(&a);
+    EXPECT_STREQ(a.model.notice, "");
+    tui_app_draw(&a);
+    EXPECT_EQ(Screen(a).find("bazel build //labs:03_double_buffer"), std::string::npos) << Screen(a);
+
+    // Saved again unchanged (Bazel would rebuild nothing): not stale. Changed: stale.
+    Touch(file, 3600);
+    tui_app_check_stale(&a);
+    EXPECT_STREQ(a.model.notice, "");
+    ASSERT_EQ(system(("echo changed >> " + file).c_str()), 0);
+    Touch(file, 3600);
+    tui_app_check_stale(&a);
+    EXPECT_NE(std::string(a.model.notice).find("is newer than the build r runs"), std::string::npos) << a.model.notice;
+
+    // Without a workspace to look in (not under bazel run), nothing is said.
+    unsetenv("BUILD_WORKSPACE_DIRECTORY");
+    tui_app_check_stale(&a);
+    EXPECT_STREQ(a.model.notice, "");
     tui_app_free(&a);
 }
 

@@ -51,16 +51,23 @@ tui_color tui_kind_color(tui_kind kind) {
     return TUI_COLOR_DEFAULT;
 }
 
-uint32_t tui_kind_glyph(tui_kind kind, bool color, bool utf8) {
+bool tui_kind_is_work(tui_kind kind) {
+    return kind == TUI_KIND_H2D || kind == TUI_KIND_KERNEL || kind == TUI_KIND_D2H || kind == TUI_KIND_MEMSET;
+}
+
+uint32_t tui_kind_glyph(tui_kind kind, bool sparse, bool utf8) {
+    sparse = sparse && tui_kind_is_work(kind);
     if (!utf8) {
         static const char ascii[TUI_KIND_COUNT] = {'>', '#', '<', '=', '~', 'f', 'h', '.', '|'};
-        return (unsigned char)ascii[kind < TUI_KIND_COUNT ? kind : TUI_KIND_EVENT];
+        static const char light[TUI_KIND_COUNT] = {')', ':', '(', '-', '~', 'f', 'h', '.', '|'};
+        tui_kind k = kind < TUI_KIND_COUNT ? kind : TUI_KIND_EVENT;
+        return (unsigned char)(sparse ? light[k] : ascii[k]);
     }
     switch (kind) {
-    case TUI_KIND_H2D: return 0x2588;                      /* █ */
-    case TUI_KIND_KERNEL: return color ? 0x2588 : 0x2593;  /* ▓ */
-    case TUI_KIND_D2H: return color ? 0x2588 : 0x2591;     /* ░ */
-    case TUI_KIND_MEMSET: return color ? 0x2588 : 0x2592;  /* ▒ */
+    case TUI_KIND_H2D: return sparse ? 0x203A : 0x2588;    /* › █ */
+    case TUI_KIND_KERNEL: return sparse ? 0x2022 : 0x2593; /* • ▓ */
+    case TUI_KIND_D2H: return sparse ? 0x2039 : 0x2591;    /* ‹ ░ */
+    case TUI_KIND_MEMSET: return sparse ? 0x25E6 : 0x2592; /* ◦ ▒ */
     case TUI_KIND_SYNC: return 0x2500;                     /* ─ */
     case TUI_KIND_HOSTFN: return 0x25AA;                   /* ▪ */
     case TUI_KIND_HOSTACC: return 0x25AB;                  /* ▫ */

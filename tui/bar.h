@@ -43,11 +43,19 @@ tui_kind tui_kind_of(const trace_op *op);
 /* "H2D", "kernel", "D2H", "memset", "wait/sync", "host fn", "host access", "API", "event". */
 const char *tui_kind_name(tui_kind kind);
 tui_color tui_kind_color(tui_kind kind);
-/* The glyph that marks the kind. With colour, copies, kernels, memsets and host functions
- * are solid blocks told apart by colour; without, each kind has its own glyph (the text
- * timeline's: █ H2D, ▓ kernel, ░ D2H, ▒ memset, ─ sync), and ASCII ones when the terminal
- * cannot show UTF-8. */
-uint32_t tui_kind_glyph(tui_kind kind, bool color, bool utf8);
+/* The glyph that marks the kind, the text timeline's (trace/view/export_text.h), with or
+ * without colour, so that a student who cannot tell the colours apart still can: █ H2D,
+ * ▓ kernel, ░ D2H, ▒ memset, ─ wait/sync, ╎ runtime call; ASCII ones when the terminal cannot
+ * show UTF-8 (> # < = ~ .). sparse: the cell is busy less than half its time (TUI_SPARSE), and
+ * the four kinds that do work on an engine get a light glyph instead, so that short operations
+ * with gaps between them never draw as a solid bar: › H2D, • kernel, ‹ D2H, ◦ memset
+ * (ASCII ) : ( -). */
+uint32_t tui_kind_glyph(tui_kind kind, bool sparse, bool utf8);
+/* Whether the kind does work on an engine (H2D, kernel, D2H, memset): the kinds whose cells
+ * show how busy they are. */
+bool tui_kind_is_work(tui_kind kind);
+/* A cell busy less than this fraction of its time is drawn with the light glyphs. */
+#define TUI_SPARSE 0.5
 /* Drawing layers: zero-length markers under runtime-call spans under everything else, so
  * that bars win a shared column and a synchronising call shows as the wait it is. */
 int tui_bar_layer(const tui_bar *bar);

@@ -73,6 +73,15 @@ int tui_catalog_parse(const char *json, tui_catalog *out, char *err, size_t err_
         }
         for (size_t j = 0; !bad && j < out->n; j++)
             if (!strcmp(out->labs[j].id, id)) bad = "repeats an id";
+        /* The student's file, a path in the workspace (optional). */
+        const cJSON *sf = cJSON_GetObjectItemCaseSensitive(e, "student_file");
+        if (!bad && sf) {
+            const char *path = cJSON_GetStringValue(sf);
+            if (!path || !*path || path[0] == '/' || strstr(path, "..") || strlen(path) >= sizeof(lab->student_file))
+                bad = "has a \"student_file\" that is not a path in the workspace";
+            else
+                snprintf(lab->student_file, sizeof(lab->student_file), "%s", path);
+        }
         if (bad) {
             snprintf(err, err_size, "entry %d%s%s%s %s", i, id ? " (" : "", id ? id : "", id ? ")" : "", bad);
             cJSON_Delete(root);

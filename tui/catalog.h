@@ -1,6 +1,7 @@
 /* tui/catalog.h: the labs that exist, read from labs/catalog.json (cJSON): each lab's id,
- * number, title, and the Bazel labels of its launchers (yours and the reference), which
- * the TUI finds among its runfiles. */
+ * number, title, the Bazel labels of its launchers (yours and the reference), which
+ * the TUI finds among its runfiles, and the student's file (to tell when it is newer than
+ * the build the TUI runs). */
 #ifndef STREAMLAB_TUI_CATALOG_H
 #define STREAMLAB_TUI_CATALOG_H
 
@@ -16,6 +17,8 @@ typedef struct tui_lab {
     char title[128];      /* "Double buffering: overlap copies and compute" */
     char program[2][128]; /* runfiles paths of the launchers, by tui_variant:
                              "labs/03_double_buffer", "solutions/03_double_buffer" */
+    char student_file[192]; /* the student's file in the workspace ("labs/03_double_buffer/lab.c");
+                               "" when the entry names none */
 } tui_lab;
 
 typedef struct tui_catalog {

@@ -17,7 +17,7 @@ namespace {
 
 const char *kTwo = R"({"labs":[
   {"id":"03_double_buffer","number":3,"title":"Double buffering","lab":"//labs:03_double_buffer",
-   "reference":"//solutions:03_double_buffer"},
+   "reference":"//solutions:03_double_buffer","student_file":"labs/03_double_buffer/lab.c"},
   {"id":"04_priorities","number":4,"title":"Priorities","lab":"//labs:04_priorities",
    "reference":"//solutions:04_priorities"}]})";
 
@@ -30,6 +30,8 @@ TEST(Catalog, ReadsEveryEntry) {
     EXPECT_EQ(c.labs[0].number, 3);
     EXPECT_STREQ(c.labs[0].program[0], "labs/03_double_buffer_run");
     EXPECT_STREQ(c.labs[0].program[1], "solutions/03_double_buffer_run");
+    EXPECT_STREQ(c.labs[0].student_file, "labs/03_double_buffer/lab.c");
+    EXPECT_STREQ(c.labs[1].student_file, "");  // optional
     EXPECT_EQ(tui_catalog_find(&c, "03_double_buffer"), 0);
     EXPECT_EQ(tui_catalog_find(&c, "4"), 1);
     EXPECT_EQ(tui_catalog_find(&c, "04"), 1);
@@ -71,6 +73,11 @@ TEST(Catalog, BrokenCatalogsAreRefusedWithAReason) {
         {R"({"labs":[{"id":"x","number":1,"title":"t","lab":"//a:b","reference":"//a:c"},
                      {"id":"x","number":2,"title":"t","lab":"//a:b","reference":"//a:c"}]})",
          "repeats an id"},
+        {R"({"labs":[{"id":"x","number":1,"title":"t","lab":"//a:b","reference":"//a:c",
+                      "student_file":"../x/lab.c"}]})",
+         "\"student_file\" that is not a path in the workspace"},
+        {R"({"labs":[{"id":"x","number":1,"title":"t","lab":"//a:b","reference":"//a:c","student_file":3}]})",
+         "\"student_file\" that is not"},
     };
     for (const Case &k : cases) {
         tui_catalog c;
@@ -112,12 +119,15 @@ TEST(Catalog, EveryCatalogEntryIsAmongTheRunfiles) {
     char err[512];
     ASSERT_EQ(tui_catalog_load(path, &c, err, sizeof(err)), 0) << err;
     ASSERT_GE(c.n, 1u);
-    for (size_t i = 0; i < c.n; i++)
+    for (size_t i = 0; i < c.n; i++) {
+        // The TUI tells when this file is newer than the build it runs.
+        EXPECT_NE(c.labs[i].student_file[0], '\0') << c.labs[i].id << " names no student_file";
         for (int v = 0; v < 2; v++) {
             ASSERT_EQ(tui_runfiles_path(root, c.labs[i].program[v], path, sizeof(path)), 0);
             EXPECT_EQ(access(path, X_OK), 0) << c.labs[i].id << ": " << path
                                              << " is not among //tui's runfiles: add it to TUI_LABS in tui/BUILD";
         }
+    }
     tui_catalog_free(&c);
 }
 

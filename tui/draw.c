@@ -74,15 +74,49 @@ static span_cols cols_of(const tui_layout *L, const tui_run *run, const tui_bar 
     return c;
 }
 
-static void put_bar_cell(tui_screen *s, const tui_model *m, int x, int y, tui_kind kind, bool racy, bool selected,
-                         char digit) {
+static void put_bar_cell(tui_screen *s, const tui_model *m, int x, int y, tui_kind kind, bool sparse, bool racy,
+                         bool selected, char digit) {
     tui_color color = selected ? TUI_COLOR_SELECT : racy ? TUI_COLOR_RACE : tui_kind_color(kind);
     unsigned attr = selected && !m->color ? TUI_ATTR_REVERSE : 0;
     if (digit) {
         tui_screen_put(s, x, y, (unsigned char)digit, color, m->color ? (attr | TUI_ATTR_REVERSE) : attr);
         return;
     }
-    tui_screen_put(s, x, y, tui_kind_glyph(kind, m->color, m->utf8), color, attr);
+    tui_screen_put(s, x, y, tui_kind_glyph(kind, sparse, m->utf8), color, attr);
+}
+
+/* How much of each bar column [0, w) the lane's work (H2D, kernel, D2H, memset: what an
+ * engine does) covers, as a fraction of the column (ops that overlap on an engine add up).
+ * A difference array carries the columns bars cover whole. NULL when out of memory. */
+static double *work_coverage(const tui_layout *L, const tui_run *run, const tui_lane *lane, size_t first,
+                             size_t end) {
+    int w = L->bar_w;
+    double *cov = calloc(2 * ((size_t)w + 1), sizeof(double));
+    if (!cov) return NULL;
+    double *full = cov + (size_t)w + 1;
+    for (size_t i = first; i < end; i++) {
+        const tui_bar *bar = &lane->bars[i];
+        if (!tui_kind_is_work((tui_kind)bar->kind) || bar->end_ns <= bar->start_ns) continue;
+        span_cols c = cols_of(L, run, bar);
+        double fa = c.a < 0 ? 0 : c.a, fb = c.b > w ? w : c.b;
+        if (fb <= 0 || fa >= w || fb <= fa) continue;
+        long ca = (long)floor(fa), cb = (long)floor(fb);
+        if (ca >= w) ca = w - 1;
+        if (ca == cb) {
+            cov[ca] += fb - fa;
+        } else {
+            cov[ca] += (double)(ca + 1) - fa;
+            full[ca + 1] += 1;
+            full[cb] -= 1;
+            if (cb < w) cov[cb] += fb - (double)cb;
+        }
+    }
+    double run_full = 0;
+    for (int x = 0; x < w; x++) {
+        run_full += full[x];
+        cov[x] += run_full;
+    }
+    return cov;
 }
 
 /* Each visible bar on its own, like the text timeline: layers bottom up, later bars over
@@ -91,6 +125,7 @@ static void paint_bars(tui_screen *s, const tui_model *m, const tui_layout *L, c
                        const tui_lane *lane, int y, size_t first, size_t end) {
     const tui_run *run = pane->run;
     int w = L->bar_w;
+    double *busy = work_coverage(L, run, lane, first, end);
     for (int layer = 0; layer < 3; layer++) {
         for (size_t i = first; i < end; i++) {
             const tui_bar *bar = &lane->bars[i];
@@ -116,16 +151,19 @@ static void paint_bars(tui_screen *s, const tui_model *m, const tui_layout *L, c
             }
             for (long x = a; x < b; x++) {
                 char digit = nd && (size_t)x >= at && (size_t)x < at + nd ? digits[(size_t)x - at] : 0;
-                put_bar_cell(s, m, L->bar_x + (int)x, y, (tui_kind)bar->kind, racy, selected, digit);
+                bool sparse = busy && busy[x] < TUI_SPARSE;
+                put_bar_cell(s, m, L->bar_x + (int)x, y, (tui_kind)bar->kind, sparse, racy, selected, digit);
             }
             if (racy) tui_screen_put(s, L->bar_x + (int)a, y, '!', TUI_COLOR_RACE, TUI_ATTR_BOLD);
         }
     }
+    free(busy);
 }
 
 /* Many bars: per column, how much of it each kind covers; the column shows the kind that
- * covers most of it (bars over runtime-call spans over zero-length markers). O(visible
- * bars + columns x kinds). */
+ * covers most of it (bars over runtime-call spans over zero-length markers), with its light
+ * glyph when the lane's work covers less than TUI_SPARSE of the column. O(visible bars +
+ * columns x kinds). */
 static void bin_bars(tui_screen *s, const tui_model *m, const tui_layout *L, const tui_pane *pane,
                      const tui_lane *lane, int y, size_t first, size_t end) {
     const tui_run *run = pane->run;
@@ -179,12 +217,13 @@ static void bin_bars(tui_screen *s, const tui_model *m, const tui_layout *L, con
         bool racy_here = racy_run > 0, starts_racy = racy_here && !prev_racy;
         prev_racy = racy_here;
         int best = -1, api = -1;
-        double best_cov = 0;
+        double best_cov = 0, work = 0;
         for (int k = 0; k < TUI_KIND_COUNT; k++) {
             double *f = full + (size_t)k * stride;
             if (x > 0) f[x] += f[x - 1];
             double v = cov[(size_t)k * stride + (size_t)x] + f[x];
             if (v <= 0) continue;
+            if (tui_kind_is_work((tui_kind)k)) work += v;
             if (k == TUI_KIND_API) {
                 api = k;
             } else if (v > best_cov) {
@@ -199,7 +238,7 @@ static void bin_bars(tui_screen *s, const tui_model *m, const tui_layout *L, con
         }
         if (best < 0) continue;
         bool selected = x >= sel_a && x <= sel_b && sel_a >= 0;
-        put_bar_cell(s, m, L->bar_x + x, y, (tui_kind)best, racy_here, selected, 0);
+        put_bar_cell(s, m, L->bar_x + x, y, (tui_kind)best, work < TUI_SPARSE, racy_here, selected, 0);
         if (starts_racy) tui_screen_put(s, L->bar_x + x, y, '!', TUI_COLOR_RACE, TUI_ATTR_BOLD);
     }
     free(cov);
@@ -385,14 +424,21 @@ static void draw_legend(tui_screen *s, const tui_model *m, const tui_layout *L) 
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         const char *name = tui_kind_name(kinds[i]);
         if (x + 2 + columns(name) > L->cols) return;
-        tui_screen_put(s, x, y, tui_kind_glyph(kinds[i], m->color, m->utf8), tui_kind_color(kinds[i]), 0);
+        tui_screen_put(s, x, y, tui_kind_glyph(kinds[i], false, m->utf8), tui_kind_color(kinds[i]), 0);
         x = text(s, x + 2, y, L->cols, name, TUI_COLOR_DEFAULT, 0) + 2;
     }
     if (x + 7 <= L->cols) {
         tui_screen_put(s, x, y, '!', TUI_COLOR_RACE, TUI_ATTR_BOLD);
         x = text(s, x + 2, y, L->cols, "race", TUI_COLOR_DEFAULT, 0) + 2;
     }
-    if (x + 20 <= L->cols) text(s, x, y, L->cols, "numbers: batches", TUI_COLOR_DIM, 0);
+    /* The light glyphs: a cell that the work covers for less than half its time. */
+    static const char light_text[] = "<50% busy";
+    if (x + 5 + columns(light_text) <= L->cols) {
+        for (int k = 0; k < 4; k++)
+            tui_screen_put(s, x + k, y, tui_kind_glyph(kinds[k], true, m->utf8), tui_kind_color(kinds[k]), 0);
+        x = text(s, x + 5, y, L->cols, light_text, TUI_COLOR_DEFAULT, 0) + 2;
+    }
+    if (x + 16 <= L->cols) text(s, x, y, L->cols, "numbers: batches", TUI_COLOR_DIM, 0);
 }
 
 typedef struct key_help {
@@ -585,6 +631,15 @@ static void draw_status(tui_screen *s, const tui_model *m, const tui_layout *L) 
     }
 }
 
+/* The student's file is newer than the build the timeline runs: on a row of its own, the long
+ * form where it fits. */
+static void draw_notice(tui_screen *s, const tui_model *m, const tui_layout *L) {
+    if (L->notice_row < 0 || !m->notice[0]) return;
+    const char *t = columns(m->notice) <= L->cols - 2 || !m->notice_short[0] ? m->notice : m->notice_short;
+    tui_screen_put(s, 0, L->notice_row, '!', TUI_COLOR_WARN, TUI_ATTR_BOLD);
+    text(s, 2, L->notice_row, L->cols, t, TUI_COLOR_WARN, TUI_ATTR_BOLD);
+}
+
 /* ---- panels ----------------------------------------------------------------------------------- */
 
 /* A box of w x h centred on the screen, with a title in its top border; returns its
@@ -646,7 +701,8 @@ static const char *const HELP[] = {
     "up down   move between lanes",
     "Tab       select the next bar on the lane (Shift-Tab: back)",
     "Enter     details of the selected bar (or click a bar)",
-    "t         write the Chrome trace of what is on screen",
+    "t         write the Chrome trace of what is on screen (to",
+    "          ~/.local/state/streamlab/traces; the status says where)",
     "o         what the lab printed: its report, or why it failed",
     "l         back to the list of labs",
     "? q       this help; quit",
@@ -657,6 +713,10 @@ static const char *const HELP[] = {
     "numbers: follow one batch across the lanes. ! marks a bar that",
     "takes part in a race: Enter on it says with what, and the fix.",
     "The right column is each lane's busy time in the run.",
+    "A light glyph (\u203a H2D, \u2022 kernel, \u2039 D2H, \u25e6 memset) marks a",
+    "cell busy less than half its time: short ops, gaps between.",
+    "If lab.c is newer than the build r runs, a line above the",
+    "status says so and how to rebuild.",
     "With two GPUs the lanes are grouped under GPU 0, GPU 1 and",
     "link (the peer copies, a lane per direction).",
     "",
@@ -799,25 +859,41 @@ size_t tui_details_lines(tui_model *m, char (*lines)[256], size_t max, int width
                                                      : o.sync == TRACE_SYNC_DEVICE ? "the whole device"
                                                      : o.sync == TRACE_SYNC_OP     ? "one operation (a blocking call)"
                                                                                    : "(unknown)");
+    /* The op's line in the student's file, where a race report gives it. */
+    for (size_t i = 0; i < se->n_races && n < max; i++) {
+        const trace_race *r = &se->races[i];
+        bool first = r->first.id == o.id && r->first.run == o.run;
+        bool second = r->second.id == o.id && r->second.run == o.run;
+        const char *src = first ? tui_session_race_line(se, r, false) : second ? tui_session_race_line(se, r, true) : NULL;
+        if (src) {
+            snprintf(lines[n++], 256, "source   %s", src);
+            break;
+        }
+    }
     size_t races = 0;
     for (size_t i = 0; i < se->n_races && n < max; i++) {
         const trace_race *r = &se->races[i];
         const trace_race_op *me = NULL, *other = NULL;
+        bool other_second = false;
         if (r->first.id == o.id && r->first.run == o.run) {
             me = &r->first;
             other = &r->second;
+            other_second = true;
         } else if (r->second.id == o.id && r->second.run == o.run) {
             me = &r->second;
             other = &r->first;
         }
         if (!me) continue;
         races++;
-        char desc[160], bytes[32], head[96], line[512];
+        char desc[160], bytes[32], head[96], line[512], where[128] = "";
         trace_race_op_describe(other, desc, sizeof(desc));
         format_bytes(r->bytes, bytes, sizeof(bytes));
-        snprintf(head, sizeof(head), "race %-4" PRIu64 "", r->seq);
-        snprintf(line, sizeof(line), "%s (%s) with %s on %s, %s at 0x%" PRIx64, trace_race_kind_name(r->kind),
-                 trace_race_kind_text(r->kind), desc, other->stream_name, bytes, r->addr);
+        const char *other_line = tui_session_race_line(se, r, other_second);
+        if (other_line) snprintf(where, sizeof(where), " (%s)", other_line);
+        /* Numbered as the lab's report numbers the races of a run. */
+        snprintf(head, sizeof(head), "race %-4zu", tui_session_race_number(se, i));
+        snprintf(line, sizeof(line), "%s (%s) with %s on %s%s, %s at 0x%" PRIx64, trace_race_kind_name(r->kind),
+                 trace_race_kind_text(r->kind), desc, other->stream_name, where, bytes, r->addr);
         n = wrap(lines, n, max, head, "         ", line, width);
         if (r->fix[0]) n = wrap(lines, n, max, "         fix: ", "              ", r->fix, width);
     }
@@ -983,6 +1059,7 @@ static void draw_all(tui_screen *s, tui_model *m, const tui_layout *L) {
     draw_axis(s, L);
     draw_legend(s, m, L);
     draw_footer(s, m, L);
+    draw_notice(s, m, L);
     draw_status(s, m, L);
     switch (m->overlay) {
     case TUI_OVERLAY_HELP: help_panel(s, m); break;

@@ -104,6 +104,8 @@ void Pipeline(EventStream &ev, int32_t run = 4, const char *label = "run 1/2 (yo
 }
 
 const uint32_t FULL = 0x2588, DARK = 0x2593, LIGHT = 0x2591, MEDIUM = 0x2592, LINE = 0x2500;
+// The light glyphs of cells busy less than half their time: H2D, kernel, D2H, memset.
+const uint32_t SPARSE_H2D = 0x203A, SPARSE_KERNEL = 0x2022, SPARSE_D2H = 0x2039, SPARSE_MEMSET = 0x25E6;
 
 TEST_F(DrawTest, LanesHeaderLegendAndKeysFitIn80x24) {
     EventStream ev;
@@ -282,10 +284,17 @@ TEST_F(DrawTest, ColoursOrGlyphsTellTheKindsApart) {
     Render();
     comp = Lane("compute");
     x = Col(10000);
-    EXPECT_EQ(At(x, comp), FULL);
+    // With colours too, each kind has the text timeline's glyph (a student who cannot tell
+    // the colours apart still can), and the legend shows the same glyphs.
+    EXPECT_EQ(At(x, comp), DARK);
     EXPECT_EQ(tui_screen_cell(scr, x, comp)->color, TUI_COLOR_KERNEL);
+    EXPECT_EQ(At(Col(0), Lane("H2D engine")), FULL);
     EXPECT_EQ(tui_screen_cell(scr, Col(0), Lane("H2D engine"))->color, TUI_COLOR_H2D);
-    m.color = false;  // no colours: the text timeline's glyphs
+    EXPECT_EQ(At(Col(20000), Lane("D2H engine")), LIGHT);
+    std::string legend = Row(L.legend_row);
+    for (const char *item : {"\u2588 H2D", "\u2593 kernel", "\u2591 D2H", "\u2592 memset", "\u2500 wait/sync"})
+        EXPECT_NE(legend.find(item), std::string::npos) << item << " in " << legend;
+    m.color = false;  // no colours: the same glyphs
     Render();
     EXPECT_EQ(At(x, comp), DARK);
     EXPECT_EQ(At(Col(20000), Lane("D2H engine")), LIGHT);
@@ -297,6 +306,58 @@ TEST_F(DrawTest, ColoursOrGlyphsTellTheKindsApart) {
     EXPECT_EQ(At(Col(15000), Lane("host")), '~');
     for (int y = 0; y < scr->rows; y++)
         for (int xx = 0; xx < scr->cols; xx++) EXPECT_LT(At(xx, y), 0x80u) << "row " << y << ": " << Row(y);
+}
+
+// Short operations with gaps between them never draw as a solid bar: a cell busy less than
+// half its time has its kind's light glyph, a busy one the full glyph; the legend says so.
+TEST_F(DrawTest, CellsShowHowMuchOfTheirTimeWasBusy) {
+    EventStream ev;
+    ev.Progress("run 1/1 (yours)", 0, 1);
+    // Stream 1: 100 kernels of 200 ns, one every 12 us (under 2% busy); each column of the
+    // 80x24 screen (55 bar columns over 1.2 ms) holds about two of them.
+    for (int i = 0; i < 100; i++) {
+        uint64_t t = 12000ull * i;
+        ev.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 1, 1, -1, t, t + 200, 0, "spin");
+    }
+    // Stream 2: one copy busy all of [600 us, 1.2 ms).
+    ev.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 2, 1, -1, 600000, 1200000, 4u << 20);
+    Feed(yours, ev);
+    Render(80, 24);
+    int s1 = RowOf("s1 p0"), s2 = RowOf("s2 p0");
+    ASSERT_GE(s1, 0) << Dump();
+    int sparse = 0;
+    for (int x = L.bar_x; x < L.bar_x + L.bar_w; x++) {
+        EXPECT_NE(At(x, s1), DARK) << "column " << x << ": a 2% busy cell drawn solid: " << Row(s1);
+        sparse += At(x, s1) == SPARSE_KERNEL;
+    }
+    EXPECT_GT(sparse, L.bar_w * 3 / 4) << Row(s1);
+    EXPECT_EQ(At(Col(900000), s2), FULL) << Row(s2);  // busy throughout: solid
+    std::string legend = Row(L.legend_row);
+    EXPECT_NE(legend.find("\u203a\u2022\u2039\u25e6 <50% busy"), std::string::npos) << legend;
+
+    // Binned (more bars than columns): 40,000 kernels of 10 ns every 100 ns are 10% busy.
+    EventStream many;
+    many.Progress("run 1/1 (yours)", 0, 1);
+    for (int i = 0; i < 40000; i++) {
+        uint64_t t = 100ull * i;
+        many.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 3, 1, -1, t, t + 10);
+    }
+    tui_session_reset(yours);
+    tui_session_started(yours, nullptr, 0);
+    Feed(yours, many);
+    tui_model_fit(&m);
+    Render(80, 24);
+    int comp = Lane("compute");
+    ASSERT_GE(comp, 0) << Dump();
+    for (int x = L.bar_x + 1; x < L.bar_x + L.bar_w - 1; x++)
+        EXPECT_EQ(At(x, comp), SPARSE_KERNEL) << "column " << x << ": " << Row(comp);
+    EXPECT_NE(Row(comp).find("10%"), std::string::npos) << Row(comp);
+
+    // ASCII: the light glyphs are ) : ( -.
+    m.utf8 = false;
+    Render(80, 24);
+    EXPECT_EQ(At(L.bar_x + L.bar_w / 2, comp), ':') << Row(comp);
+    EXPECT_NE(Row(L.legend_row).find("):(- <50% busy"), std::string::npos) << Row(L.legend_row);
 }
 
 TEST_F(DrawTest, CompareDrawsBothRunsOnOneTimeScale) {
@@ -385,11 +446,22 @@ TEST_F(DrawTest, TabSelectsBarsAndEnterShowsTheirDetails) {
     memset(&h2d, 0, sizeof(h2d));
     // The race between the H2D copy (op 1) and the kernel on s2.
     EventStream ev2;
-    trace_op first = ev2.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 1, 4, 7, 5000000, 5010000, 4u << 20);
+    // A race of an earlier run first: the checker numbers races across the whole program, the
+    // report (and the details) within the run, from 1.
+    trace_op first = ev2.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 1, 4, 7, 5000000, 5010000, 4u << 20);  // op 1
+    trace_op early_a = ev2.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 1, 3, 7, 4000000, 4010000, 4u << 20);
+    trace_op early_b = ev2.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, 3, 8, 4005000, 4015000, 0, "process");
+    ev2.Race(TRACE_RACE_RAW, early_a, early_b, 4u << 20);
     ev2.Race(TRACE_RACE_RAW, first, racer, 4u << 20);
+    // The lab's result names the lines of the races its report shows.
+    ev2.Result(R"({"status":"racy","races":1,"race_reports":[{"kind":"RAW","first":"H2D batch 7",
+        "first_stream":"s1","first_line":"labs/03_double_buffer/lab.c:41","second":"kernel process batch 8",
+        "second_stream":"s2","second_line":"labs/03_double_buffer/lab.c:57","bytes":4194304,"fix":"..."}]})");
     std::string races = ev2.Text();
     std::string only_race = races.substr(races.find("{\"v\":1,\"t\":\"race\""));
     tui_session_feed(yours, only_race.data(), only_race.size(), 0);
+    ASSERT_EQ(yours->n_races, 2u);
+    EXPECT_EQ(yours->races[1].seq, 2u);
     Render(100, 30);
     tui_model_key(&m, TUI_KEY_TAB);  // the cursor is on the H2D engine: its first bar
     ASSERT_TRUE(m.sel.on);
@@ -406,7 +478,10 @@ TEST_F(DrawTest, TabSelectsBarsAndEnterShowsTheirDetails) {
     snprintf(rate, sizeof(rate), "%.2f GB/s", (4u << 20) / 10000.0);  // bytes per ns
     EXPECT_NE(all.find(rate), std::string::npos) << rate;
     EXPECT_NE(all.find("0 ns to 10.000 us (from the run's first op)"), std::string::npos) << all;
-    EXPECT_NE(all.find("RAW (read-after-write) with kernel process batch 8"), std::string::npos) << all;
+    EXPECT_NE(all.find("race 1   RAW (read-after-write) with kernel process batch 8"), std::string::npos) << all;
+    EXPECT_EQ(all.find("race 2"), std::string::npos) << all;
+    EXPECT_NE(all.find("source   labs/03_double_buffer/lab.c:41"), std::string::npos) << all;
+    EXPECT_NE(all.find("(labs/03_double_buffer/lab.c:57)"), std::string::npos) << all;
     EXPECT_NE(all.find("fix:"), std::string::npos);
     tui_model_key(&m, TUI_KEY_ESC);
     EXPECT_EQ(m.overlay, TUI_OVERLAY_NONE);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tui/e2e_test.sh: the real TUI in a real terminal (tmux, on a private socket) running lab 03
 # on the simulator: the lanes and the skeleton's verdict appear, s shows the reference's
-# PASS, resizing redraws (and a too-small window asks for room), q quits with status 0 and
-# the terminal's normal screen back, Ctrl-C does the same and stops the lab, and a lab that
-# crashes is reported while the TUI stays usable.
+# PASS, resizing redraws (and a too-small window asks for room), q quits with the
+# terminal's normal screen back, your lab's verdict printed last and its exit status as the
+# TUI's (1: below target), Ctrl-C stops the lab (130), a lab that crashes is reported while
+# the TUI stays usable (and quitting then exits 2, the lab's status), and a lab.c saved after
+# its build is said to be so, with how to rebuild, until it is not.
 set -euo pipefail
 trap 'echo "FAIL: line ${LINENO}: ${BASH_COMMAND}"' ERR
 
@@ -38,9 +40,16 @@ cat >"${wrapper}" <<WRAPPER
 echo \$? >"${status_file}.tmp" && mv "${status_file}.tmp" "${status_file}"
 WRAPPER
 chmod +x "${wrapper}"
+# The workspace `bazel run` would have been started from (BUILD_WORKSPACE_DIRECTORY), with the
+# student's file of lab 03 in it.
+ws="${TEST_TMPDIR}/workspace"
+student_file="${ws}/labs/03_double_buffer/lab.c"
+mkdir -p "$(dirname "${student_file}")"
+echo "/* the student's lab 03 */" >"${student_file}"
+touch -d '2000-01-01 00:00' "${student_file}" # older than any build
 start_tui() {
   rm -f "${status_file}"
-  T respawn-pane -k -t e2e "${wrapper} env LC_ALL=C.UTF-8 TERM=tmux-256color XDG_STATE_HOME=${state} ${tui} $*"
+  T respawn-pane -k -t e2e "${wrapper} env LC_ALL=C.UTF-8 TERM=tmux-256color XDG_STATE_HOME=${state} BUILD_WORKSPACE_DIRECTORY=${ws} ${tui} $*"
 }
 
 screen() { T capture-pane -p -t "$1"; }
@@ -105,16 +114,53 @@ wait_for e2e "Please make the window larger."
 T resize-window -t e2e -x 100 -y 30
 wait_for e2e "s4 \"buf C\" p0"
 
+# Nothing says the build is old: lab.c is older than it.
+if screen e2e | grep -qF "newer than its build"; then fail "a notice of an old build with lab.c older than it" e2e; fi
+
 T send-keys -t e2e q
 wait_dead e2e
-[[ "${how}" == 0 ]] || fail "the TUI exited with status ${how}" e2e
-# The normal screen is back, with the last verdicts printed on it.
+# The exit status is your lab's (1: below target), not the reference's (0).
+[[ "${how}" == 1 ]] || fail "the TUI exited with status ${how}, not your lab's 1 (below target)" e2e
+# The normal screen is back, with the last verdicts printed on it: yours last.
 after="$(screen_all e2e)"
 for want in "streamlab: 03_double_buffer yours: finished: BELOW TARGET (exit 1)" \
   "streamlab: 03_double_buffer reference: finished: PASS (exit 0)"; do
   grep -qF -- "${want}" <<<"${after}" || fail "'${want}' was not printed after quitting" e2e
 done
+last="$(grep -F "streamlab: " <<<"${after}" | tail -n 1)"
+[[ "${last}" == "streamlab: 03_double_buffer yours: finished: BELOW TARGET (exit 1)" ]] ||
+  fail "the last line printed is '${last}', not your lab's verdict" e2e
 if grep -qF "H2D engine" <<<"${after}"; then fail "the timeline is still on the screen after quitting" e2e; fi
+
+# lab.c edited after the build the TUI runs: a notice says so and how to rebuild (as soon as
+# it is saved, while the TUI is open), r would rerun the old build; once the build is newer
+# again (here: lab.c made older), the notice goes. Quitting repeats it above the verdicts.
+start_tui --backend=sim --runs 2 --schedules 0 03_double_buffer
+wait_for e2e "finished: BELOW TARGET"
+echo "/* the student's edit */" >>"${student_file}" # saved now: newer than the build
+wait_for e2e "lab.c newer than its build: bazel build //labs:03_double_buffer, then r"
+expect_screen e2e "finished: BELOW TARGET" "H2D engine"
+T resize-window -t e2e -x 80 -y 24
+wait_for e2e "H2D engine"
+expect_screen e2e "lab.c newer than its build: bazel build //labs:03_double_buffer, then r" "finished: BELOW TARGET"
+# Wide enough: the whole of it.
+T resize-window -t e2e -x 160 -y 30
+wait_for e2e "labs/03_double_buffer/lab.c is newer than the build r runs: rebuild with"
+expect_screen e2e "\`bazel build //labs:03_double_buffer\` in another terminal, then press r"
+T resize-window -t e2e -x 100 -y 30
+wait_for e2e "lab.c newer than its build"
+T send-keys -t e2e q
+wait_dead e2e
+grep -qF "streamlab: labs/03_double_buffer/lab.c is newer than the build r runs" <<<"$(screen_all e2e)" ||
+  fail "quitting with an old build did not say so" e2e
+start_tui --backend=sim --runs 2 --schedules 0 03_double_buffer
+wait_for e2e "lab.c newer than its build"
+touch -d '2000-01-01 00:00' "${student_file}"
+wait_for e2e "finished: BELOW TARGET"
+sleep 1.5
+if screen e2e | grep -qF "newer than its build"; then fail "the notice stayed once the build was newer" e2e; fi
+T send-keys -t e2e q
+wait_dead e2e
 
 # Ctrl-C while the lab runs (20 runs: it is still running): the lab is stopped and the
 # terminal restored.
@@ -142,7 +188,7 @@ wait_for e2e "running yours"
 wait_for e2e "lab crashed: SIGSEGV in run() of your lab"
 T send-keys -t e2e q
 wait_dead e2e
-[[ "${how}" == 0 ]] || fail "after a crashed lab, the TUI exited with status ${how}" e2e
+[[ "${how}" == 2 ]] || fail "after a crashed lab, the TUI exited with status ${how}, not the lab's 2" e2e
 grep -qF "streamlab: 03_double_buffer yours: lab crashed: SIGSEGV in run() of your lab" <<<"$(screen_all e2e)" ||
   fail "the crash was not printed after quitting" e2e
 

@@ -29,7 +29,16 @@ void tui_layout_compute(tui_layout *L, tui_model *m, int cols, int rows) {
     L->legend_row = rows - 3;
     L->footer_row = rows - 2;
     L->status_row = rows - 1;
+    L->notice_row = -1;
     if (m->mode != TUI_MODE_TIMELINE) return;
+    int footer_rows = FOOTER_ROWS;
+    if (m->notice[0]) {
+        footer_rows++;
+        L->notice_row = rows - 2;
+        L->axis_row = rows - 5;
+        L->legend_row = rows - 4;
+        L->footer_row = rows - 3;
+    }
 
     tui_model_settle(m);
     L->w0 = m->w0;
@@ -56,7 +65,7 @@ void tui_layout_compute(tui_layout *L, tui_model *m, int cols, int rows) {
     if (m->lane_cursor < 0) m->lane_cursor = 0;
 
     /* Rows: each pane has a title row; the lane rows are shared out by need. */
-    int avail = rows - HEADER_ROWS - FOOTER_ROWS - L->n_panes;
+    int avail = rows - HEADER_ROWS - footer_rows - L->n_panes;
     if (avail < L->n_panes) avail = L->n_panes;
     int give[TUI_VARIANTS] = {0, 0};
     if (L->n_panes == 1) {

@@ -10,6 +10,8 @@
  *   rows-3     legend
  *   rows-2     keys
  *   rows-1     status line
+ * With a notice (the model's: lab.c is newer than its build), the axis, legend and keys move
+ * up a row and the notice is on rows-2, above the status line.
  */
 #ifndef STREAMLAB_TUI_LAYOUT_H
 #define STREAMLAB_TUI_LAYOUT_H
@@ -45,6 +47,7 @@ typedef struct tui_layout {
     int bar_x, bar_w;        /* the bars' columns */
     int pct_x;               /* the busy-% column */
     int axis_row, legend_row, footer_row, status_row;
+    int notice_row;          /* -1 when there is no notice */
     int n_panes;
     tui_pane_layout panes[TUI_VARIANTS];
     double w0, w1;           /* the window (ns from each run's first op) */

@@ -36,8 +36,9 @@ static void usage(const char *prog, FILE *out) {
             "  --help                 this text\n\n"
             "Keys: r rerun, s yours/reference, c compare, b baseline run, +/- zoom, arrows pan, f fit,\n"
             "Tab and Enter a bar's details, t Chrome trace, o the lab's output, ? help, q quit.\n\n"
-            "Exit status: 0 after q, 64 bad usage, an unknown lab or no terminal to draw on,\n"
-            "128+N when stopped by signal N.\n",
+            "Exit status: after q, that of your lab's last run (0 pass, 1 below target, 2 wrong, racy,\n"
+            "crashed or timed out: the lab's own), 0 when it had not finished or no lab was opened;\n"
+            "64 bad usage, an unknown lab or no terminal to draw on; 128+N when stopped by signal N.\n",
             prog);
 }
 
@@ -159,14 +160,23 @@ int main(int argc, char **argv) {
     tui_app_run(&app, &stop_signal);
     tui_term_close(term);
 
-    /* What the timeline showed last, where the terminal keeps it. */
-    for (int v = 0; v < TUI_VARIANTS; v++) {
-        const tui_session *s = app.sessions[v];
-        if (s && (s->state == TUI_SESSION_DONE || s->state == TUI_SESSION_FAILED))
-            printf("streamlab: %s %s: %s\n", s->lab[0] ? s->lab : app.model.lab_id, tui_variant_name(s->variant),
-                   s->status);
+    /* What the timeline showed last, where the terminal keeps it: the reference first, then
+     * yours, whose line is the last and whose exit status the timeline's is. */
+    char stale[512];
+    if (tui_app_stale(&app, stale, sizeof(stale), NULL, 0)) printf("streamlab: %s\n", stale);
+    int status = 0;
+    static const tui_variant order[] = {TUI_REFERENCE, TUI_YOURS};
+    for (int i = 0; i < TUI_VARIANTS; i++) {
+        const tui_session *s = app.sessions[order[i]];
+        const char *lab = s && s->lab[0] ? s->lab : app.model.lab_id;
+        if (s && (s->state == TUI_SESSION_DONE || s->state == TUI_SESSION_FAILED)) {
+            printf("streamlab: %s %s: %s\n", lab, tui_variant_name(s->variant), s->status);
+            if (order[i] == TUI_YOURS) status = s->ended ? s->exit_code : 1;
+        } else if (s && order[i] == TUI_YOURS && (s->state == TUI_SESSION_RUNNING || s->state == TUI_SESSION_WAITING)) {
+            printf("streamlab: %s %s: stopped before it finished (no verdict)\n", lab, tui_variant_name(s->variant));
+        }
     }
     tui_app_free(&app);
     if (stop_signal) return 128 + stop_signal;
-    return 0;
+    return status;
 }

@@ -103,6 +103,11 @@ typedef struct tui_model {
     /* the terminal */
     bool color, utf8;
 
+    /* a warning that stays on a row of its own above the status line while it is set: the
+     * student's file is newer than the build the timeline runs (the app sets it) */
+    char notice[256];
+    char notice_short[128]; /* the same within 79 columns, for narrow terminals */
+
     /* a message for the status line, and when it was set */
     char message[256];
     bool message_error;

@@ -64,6 +64,8 @@ void tui_session_reset(tui_session *s) {
     s->lines = s->ops = s->bad_lines = 0;
     s->first_bad[0] = '\0';
     s->status[0] = '\0';
+    s->ended = false;
+    s->exit_code = 0;
     s->started_ms = s->last_event_ms = 0;
     tui_textlog_clear(s->output);
     s->version++;
@@ -427,6 +429,16 @@ static void describe_fatal(const tui_session *s, const char *rest, char *buf, si
 
 void tui_session_exited(tui_session *s, int wait_status) {
     tui_textlog_flush(s->output);
+    double code_in_result = 0;
+    s->ended = true;
+    if (tui_session_result_number(s, "exit_code", &code_in_result))
+        s->exit_code = (int)code_in_result;
+    else if (WIFEXITED(wait_status))
+        s->exit_code = WEXITSTATUS(wait_status);
+    else if (WIFSIGNALED(wait_status))
+        s->exit_code = 128 + WTERMSIG(wait_status);
+    else
+        s->exit_code = 1;
     const char *last = tui_textlog_last(s->output);
     char what[200];
     if (s->have_bye && !strncmp(s->bye.reason, "crash: ", 7)) {
@@ -467,4 +479,74 @@ void tui_session_exited(tui_session *s, int wait_status) {
         s->state = TUI_SESSION_FAILED;
     }
     s->version++;
+}
+
+/* ---- races: their numbers and the student's lines ---------------------------------------- */
+
+static int32_t race_run(const trace_race *r) { return r->second.run >= 0 ? r->second.run : r->first.run; }
+
+size_t tui_session_race_number(const tui_session *s, size_t i) {
+    if (i >= s->n_races) return 0;
+    int32_t run = race_run(&s->races[i]);
+    size_t n = 1;
+    for (size_t j = 0; j < i; j++)
+        if (race_run(&s->races[j]) == run) n++;
+    return n;
+}
+
+/* text without its " batch N" parts: "kernel process batch 3" -> "kernel process". */
+static void without_batch(const char *text, char *out, size_t size) {
+    size_t n = 0;
+    for (const char *p = text; *p && n + 1 < size;) {
+        if (!strncmp(p, " batch ", 7) && p[7] >= '0' && p[7] <= '9') {
+            p += 7;
+            while (*p >= '0' && *p <= '9') p++;
+            continue;
+        }
+        out[n++] = *p++;
+    }
+    out[n] = '\0';
+}
+
+static const char *json_string(const cJSON *o, const char *key) {
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+const char *tui_session_race_line(const tui_session *s, const trace_race *race, bool second) {
+    const trace_race_op *side = second ? &race->second : &race->first;
+    if (side->line[0]) return side->line;
+    const cJSON *reports = s->result ? cJSON_GetObjectItemCaseSensitive(s->result, "race_reports") : NULL;
+    if (!cJSON_IsArray(reports)) return NULL;
+    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64];
+    trace_race_op_describe(&race->first, a, sizeof(a));
+    trace_race_op_describe(&race->second, b, sizeof(b));
+    const char *kind = trace_race_kind_name(race->kind);
+    /* The same race in the report (the same ops of the same batches, from the same lines). */
+    const cJSON *r;
+    cJSON_ArrayForEach(r, reports) {
+        const char *k = json_string(r, "kind"), *f = json_string(r, "first"), *g = json_string(r, "second");
+        const char *fs = json_string(r, "first_stream"), *gs = json_string(r, "second_stream");
+        if (!k || !f || !g || !kind || strcmp(k, kind) || strcmp(f, a) || strcmp(g, b)) continue;
+        if (fs && strcmp(fs, race->first.stream_name)) continue;
+        if (gs && strcmp(gs, race->second.stream_name)) continue;
+        const char *line = json_string(r, second ? "second_line" : "first_line");
+        if (line && *line) return line;
+    }
+    /* Else the line the report gives the same operation, when it gives it only one. */
+    char want[TRACE_NAME_MAX + 64], have[TRACE_NAME_MAX + 64];
+    without_batch(second ? b : a, want, sizeof(want));
+    const char *found = NULL;
+    cJSON_ArrayForEach(r, reports) {
+        for (int k = 0; k < 2; k++) {
+            const char *desc = json_string(r, k ? "second" : "first");
+            const char *stream = json_string(r, k ? "second_stream" : "first_stream");
+            const char *line = json_string(r, k ? "second_line" : "first_line");
+            if (!desc || !line || !*line || (stream && strcmp(stream, side->stream_name))) continue;
+            without_batch(desc, have, sizeof(have));
+            if (strcmp(have, want)) continue;
+            if (found && strcmp(found, line)) return NULL; /* two lines issue it: which is unknown */
+            found = line;
+        }
+    }
+    return found;
 }

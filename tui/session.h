@@ -70,6 +70,9 @@ typedef struct tui_session {
     char first_bad[256];   /* the reader's message for the first bad line */
 
     char status[256];      /* how it ended, or why it could not start, in one line */
+    bool ended;            /* tui_session_exited was told how it ended */
+    int exit_code;         /* then: the lab's exit status (its result's exit_code, else the
+                              process's status, 128 + N when signal N ended it) */
     double started_ms, last_event_ms;
     tui_textlog *output;   /* what the program printed (stdout and stderr) */
     uint64_t version;      /* bumped on every change */
@@ -118,6 +121,17 @@ void tui_session_run_name(const tui_session *s, const tui_run *run, char *buf, s
 bool tui_session_live_speedup(const tui_session *s, double *speedup);
 /* Races found in run n (counted by the later op's run, else the earlier's). */
 size_t tui_session_races_in(const tui_session *s, int32_t run);
+
+/* Race i of s->races numbered as the lab's report numbers the races of the run it shows:
+ * 1, 2, ... within its run (the later op's, else the earlier's), in the order the race
+ * checker found them. */
+size_t tui_session_race_number(const tui_session *s, size_t i);
+/* The student's source line ("labs/05_cross_stream_races/lab.c:57") of one side of a race
+ * (second: the later op), or NULL where the event stream does not carry it. The lab's result
+ * names the lines of the races its report shows (race_reports); a race the report did not
+ * show gets the line of the same operation (its kind, name and stream) when the report names
+ * exactly one line for that operation. */
+const char *tui_session_race_line(const tui_session *s, const trace_race *race, bool second);
 
 /* The result's fields (false / NULL before it arrives or when missing). */
 const char *tui_session_result_status(const tui_session *s); /* "pass", "below_target", ... */

@@ -175,6 +175,67 @@ TEST_F(SessionTest, TheResultGivesTheVerdict) {
     tui_session_exited(s, Exited(1));
     EXPECT_EQ(s->state, TUI_SESSION_DONE);
     EXPECT_STREQ(s->status, "finished: BELOW TARGET (exit 1)");
+    EXPECT_TRUE(s->ended);
+    EXPECT_EQ(s->exit_code, 1);  // what the timeline exits with after q
+}
+
+TEST_F(SessionTest, TheExitCodeIsTheLabsOwn) {
+    tui_session_exited(s, Exited(2));
+    EXPECT_EQ(s->exit_code, 2);
+    tui_session_reset(s);
+    EXPECT_FALSE(s->ended);
+    tui_session_started(s, nullptr, 0);
+    tui_session_exited(s, Killed(SIGSEGV));
+    EXPECT_EQ(s->exit_code, 128 + SIGSEGV);
+}
+
+// Races are numbered within their run, as the lab's report numbers them, and carry the
+// student's lines the result gives: for the races the report shows, and for the same
+// operation (kind, name, stream) in other races when the report names one line for it.
+TEST_F(SessionTest, RacesAreNumberedPerRunAndGetTheLinesTheResultNames) {
+    ev.Progress("run 1/2 (yours)", 0, 2);
+    trace_op a1 = ev.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 1, 1, 0, 0, 100, 4096);
+    trace_op b1 = ev.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, 1, 0, 50, 150, 0, "process");
+    trace_op c1 = ev.Op(TRACE_OP_COPY, TRACE_COPY_D2H, 3, 1, 0, 160, 250, 4096);
+    ev.Progress("run 2/2 (yours)", 1, 2);
+    trace_op a2 = ev.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 1, 2, 1, 1000, 1100, 4096);
+    trace_op b2 = ev.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, 2, 1, 1050, 1150, 0, "process");
+    ev.Race(TRACE_RACE_RAW, a1, b1, 4096);  // seq 1, run 1: race 1
+    ev.Race(TRACE_RACE_RAW, b1, c1, 4096);  // seq 2, run 1: race 2
+    ev.Race(TRACE_RACE_RAW, a2, b2, 4096);  // seq 3, run 2: race 1
+    ev.Result(R"({"status":"racy","race_reports":[
+        {"kind":"RAW","first":"H2D batch 0","first_stream":"s1","first_line":"labs/x/lab.c:41",
+         "second":"kernel process batch 0","second_stream":"s2","second_line":"labs/x/lab.c:57"}]})");
+    Feed();
+    ASSERT_EQ(s->n_races, 3u);
+    EXPECT_EQ(tui_session_race_number(s, 0), 1u);
+    EXPECT_EQ(tui_session_race_number(s, 1), 2u);
+    EXPECT_EQ(tui_session_race_number(s, 2), 1u);
+    // The race the report shows.
+    EXPECT_STREQ(tui_session_race_line(s, &s->races[0], false), "labs/x/lab.c:41");
+    EXPECT_STREQ(tui_session_race_line(s, &s->races[0], true), "labs/x/lab.c:57");
+    // The same ops in another batch and run: the same lines.
+    EXPECT_STREQ(tui_session_race_line(s, &s->races[2], false), "labs/x/lab.c:41");
+    EXPECT_STREQ(tui_session_race_line(s, &s->races[2], true), "labs/x/lab.c:57");
+    // The kernel as the first side of another race: its line; the D2H: none known.
+    EXPECT_STREQ(tui_session_race_line(s, &s->races[1], false), "labs/x/lab.c:57");
+    EXPECT_EQ(tui_session_race_line(s, &s->races[1], true), nullptr);
+}
+
+TEST_F(SessionTest, AnOperationIssuedFromTwoLinesGetsNone) {
+    ev.Progress("run 1/1 (yours)", 0, 1);
+    trace_op a = ev.Op(TRACE_OP_COPY, TRACE_COPY_H2D, 1, 1, 4, 0, 100, 4096);
+    trace_op b = ev.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, 1, 4, 50, 150, 0, "process");
+    ev.Race(TRACE_RACE_RAW, a, b, 4096);
+    ev.Result(R"({"status":"racy","race_reports":[
+        {"kind":"RAW","first":"H2D batch 0","first_stream":"s1","first_line":"labs/x/lab.c:41",
+         "second":"kernel process batch 0","second_stream":"s2","second_line":"labs/x/lab.c:57"},
+        {"kind":"WAR","first":"kernel process batch 1","first_stream":"s2","first_line":"labs/x/lab.c:60",
+         "second":"H2D batch 3","second_stream":"s1","second_line":"labs/x/lab.c:41"}]})");
+    Feed();
+    ASSERT_EQ(s->n_races, 1u);
+    EXPECT_STREQ(tui_session_race_line(s, &s->races[0], false), "labs/x/lab.c:41");
+    EXPECT_EQ(tui_session_race_line(s, &s->races[0], true), nullptr);  // lines 57 and 60: which?
 }
 
 TEST_F(SessionTest, ACrashIsNamedFromTheByeRecord) {
