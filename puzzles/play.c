@@ -171,7 +171,10 @@ int puzzle_play(const puzzle *p, int width, bool utf8, puzzle_run runs[PUZZLE_MA
     }
     lab_backend_reset();
     trace_reset();
-    /* One scale for all: each timeline's axis covers the longest span. */
+    /* One scale for all: each timeline's axis covers the longest span, so that lengths compare
+     * at a glance. A variant that would fill less than PUZZLE_MIN_SHARE of the width on it
+     * (puzzle 004's 6 ms beside 327 ms: two columns) is drawn on its own scale instead, and a
+     * line above its timeline says so. */
     for (int i = 0; i < p->n_variants; i++) {
         if (!tls[i]) continue;
         trace_text_options o;
@@ -181,7 +184,24 @@ int puzzle_play(const puzzle *p, int width, bool utf8, puzzle_run runs[PUZZLE_MA
         o.run = RUN_TIMED;
         o.legend = i == p->n_variants - 1;
         o.span_ns = (uint64_t)(longest * 1e6);
-        if (runs[i].error == cudaSuccess) runs[i].timeline = trace_export_text(tls[i], &o);
+        bool own = runs[i].span_ms > 0 && runs[i].span_ms < PUZZLE_MIN_SHARE * longest;
+        if (own) o.span_ns = 0;
+        char *text = runs[i].error == cudaSuccess ? trace_export_text(tls[i], &o) : NULL;
+        if (text && own) {
+            char note[256];
+            snprintf(note, sizeof(note),
+                     "(on its own time scale: on the others', 0 to %.3g ms, it would fill %.0f%% of the width)\n",
+                     longest, 100.0 * runs[i].span_ms / longest);
+            size_t a = strlen(note), b = strlen(text);
+            char *both = malloc(a + b + 1);
+            if (both) {
+                memcpy(both, note, a);
+                memcpy(both + a, text, b + 1);
+                free(text);
+                text = both;
+            }
+        }
+        runs[i].timeline = text;
         trace_timeline_destroy(tls[i]);
     }
     return rc;

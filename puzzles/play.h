@@ -27,9 +27,14 @@ int puzzle_backend_start(const char *backend, const char *profile, puzzle_backen
                          size_t err_len);
 void puzzle_backend_stop(void);
 
+/* A variant shorter than this share of the longest is drawn on its own time scale. */
+#define PUZZLE_MIN_SHARE 0.25
+
 /* Runs every variant of p; runs[i] gets variants[i]'s figures, and a text timeline width
- * columns wide (utf8: block characters) drawn on one time scale for all of them. Returns 0,
- * or -1 when a variant failed (its run's error says how). */
+ * columns wide (utf8: block characters) drawn on one time scale for all of them, but for a
+ * variant that would fill less than PUZZLE_MIN_SHARE of the width on it: that one has its
+ * own scale, and its timeline starts with a line that says so. Returns 0, or -1 when a
+ * variant failed (its run's error says how). */
 int puzzle_play(const puzzle *p, int width, bool utf8, puzzle_run runs[PUZZLE_MAX_VARIANTS]);
 void puzzle_runs_free(puzzle_run runs[PUZZLE_MAX_VARIANTS], int n);
 

@@ -22,7 +22,12 @@ grep -qF "pin_memory=True" <<<"${out}" || { echo "FAIL: no PyTorch twin"; exit 1
 grep -qF "You said c): right." <<<"${out}" || { echo "FAIL: piped answer not taken"; echo "${out}"; exit 1; }
 grep -q '^s[0-9] "matmul"' <<<"${out}" || { echo "FAIL: no matmul lane"; echo "${out}"; exit 1; }
 if LC_ALL=C grep -q '[^ -~]' <<<"${out}"; then echo "FAIL: piped output is not plain ASCII"; exit 1; fi
-[[ "$(grep -c '^time (ms)' <<<"${out}")" == 3 ]] || { echo "FAIL: not three timelines"; echo "${out}"; exit 1; }
+[[ "$(grep -c '^time (' <<<"${out}")" == 3 ]] || { echo "FAIL: not three timelines"; echo "${out}"; exit 1; }
+# The multiplies alone (6 ms) beside 327 ms would fill 2 columns: drawn on their own scale, said
+# so, in microseconds; the pinned run (12 ms) too; the pageable one on the shared scale.
+[[ "$(grep -c '^(on its own time scale: on the others., 0 to [0-9.]* ms, it would fill [0-9]*% of the width)$' <<<"${out}")" == 2 ]] ||
+  { echo "FAIL: the short variants are not drawn on their own scale"; echo "${out}"; exit 1; }
+[[ "$(grep -c '^time (ms)' <<<"${out}")" == 2 ]] || { echo "FAIL: the scales are not 6 ms, 12 ms and 327 ms"; echo "${out}"; exit 1; }
 # The right answer is kept: the list marks the puzzle solved.
 listing="$("${bin}")"
 grep -qE '^  004_blocking_copies .* solved$' <<<"${listing}" || { echo "FAIL: 004 not marked solved"; echo "${listing}"; exit 1; }

@@ -52,6 +52,21 @@ size_t trace_text_columns(const char *s) {
     return n;
 }
 
+/* Whether op does work on an engine (a copy, a memset, a kernel): the kinds whose cells show
+ * how busy they are. */
+static bool is_work(const trace_op *op) {
+    return op->end_ns > op->start_ns &&
+           (op->kind == TRACE_OP_COPY || op->kind == TRACE_OP_MEMSET || op->kind == TRACE_OP_KERNEL);
+}
+
+/* The light glyph of a work op in a cell busy less than TRACE_TEXT_SPARSE of its time. */
+static const char *sparse_glyph_of(const trace_op *op, bool utf8) {
+    if (op->kind == TRACE_OP_KERNEL) return utf8 ? "\u2022" : ":"; /* • */
+    if (op->kind == TRACE_OP_COPY && op->dir == TRACE_COPY_H2D) return utf8 ? "\u203a" : ")"; /* › */
+    if (op->kind == TRACE_OP_COPY && op->dir == TRACE_COPY_D2H) return utf8 ? "\u2039" : "("; /* ‹ */
+    return utf8 ? "\u25e6" : "-"; /* ◦ memsets and other copies */
+}
+
 static const char *glyph_of(const trace_op *op, bool utf8) {
     switch (op->kind) {
     case TRACE_OP_COPY:
@@ -98,8 +113,11 @@ static double nice_step(double raw) {
 }
 
 /* Columns [a, b) for op, rounded to the nearest column edge; a bar of four columns or
- * more leaves its last column blank, so that back-to-back bars read as separate. */
-static void draw(cell *row, size_t w, const trace_op *op, uint64_t t0, uint64_t span, bool utf8) {
+ * more leaves its last column blank, so that back-to-back bars read as separate. A work op's
+ * column that busy (the lane's work, per column) says was busy less than TRACE_TEXT_SPARSE
+ * of its time gets the light glyph. */
+static void draw(cell *row, size_t w, const trace_op *op, uint64_t t0, uint64_t span, bool utf8,
+                 const double *busy) {
     double scale = (double)w / (double)span;
     uint64_t end = op->end_ns > op->start_ns ? op->end_ns : op->start_ns;
     size_t a = (size_t)llround((double)(op->start_ns - t0) * scale);
@@ -108,9 +126,9 @@ static void draw(cell *row, size_t w, const trace_op *op, uint64_t t0, uint64_t 
     if (b > w) b = w;
     if (b <= a) b = a + 1;
     if (b - a >= 4) b--;
-    const char *g = glyph_of(op, utf8);
+    const char *g = glyph_of(op, utf8), *light = is_work(op) ? sparse_glyph_of(op, utf8) : g;
     for (size_t c = a; c < b; c++) {
-        row[c].glyph = g;
+        row[c].glyph = busy && busy[c] < TRACE_TEXT_SPARSE ? light : g;
         row[c].digit = 0;
     }
     if (op->batch >= 0) {
@@ -119,6 +137,26 @@ static void draw(cell *row, size_t w, const trace_op *op, uint64_t t0, uint64_t 
         if (len > 0 && b - a >= (size_t)len + 2) {
             size_t at = a + (b - a - (size_t)len) / 2;
             for (int i = 0; i < len; i++) row[at + (size_t)i].digit = digits[i];
+        }
+    }
+}
+
+/* How much of each of the w columns the lane's work covers (a fraction of the column; ops that
+ * overlap on an engine add up), into busy[0 .. w). */
+static void work_coverage(trace_timeline *tl, int32_t run, const trace_lane *lane, size_t w, uint64_t t0,
+                          uint64_t span, double *busy) {
+    for (size_t c = 0; c < w; c++) busy[c] = 0;
+    double scale = (double)w / (double)span;
+    size_t n = trace_timeline_count(tl);
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!is_work(op) || !trace_timeline_in_run(op, run) || !trace_lane_has(lane, op)) continue;
+        double a = (double)(op->start_ns - t0) * scale, b = (double)(op->end_ns - t0) * scale;
+        if (a < 0) a = 0;
+        if (b > (double)w) b = (double)w;
+        for (size_t c = (size_t)a; c < w && (double)c < b; c++) {
+            double lo = a > (double)c ? a : (double)c, hi = b < (double)(c + 1) ? b : (double)(c + 1);
+            if (hi > lo) busy[c] += hi - lo;
         }
     }
 }
@@ -140,15 +178,16 @@ static void label(strbuf *b, const char *text) {
 /* multi: a run on several devices, whose peer copies share the D2D glyph. */
 static void legend(strbuf *b, size_t width, bool utf8, bool multi) {
     static const char *const ascii[] = {"> H2D", "# kernel", "< D2H", "= memset/D2D", "~ sync", ". API",
-                                        "| event", "f host fn", "h host access"};
+                                        "| event", "f host fn", "h host access", "):(- <50% busy"};
     static const char *const blocks[] = {"\u2588 H2D", "\u2593 kernel", "\u2591 D2H", "\u2592 memset/D2D",
                                          "\u2500 sync", "\u254e API", "\u2502 event", "\u25aa host fn",
-                                         "\u25ab host access"};
+                                         "\u25ab host access", "\u203a\u2022\u2039\u25e6 <50% busy"};
     static const char *const ascii_multi[] = {"> H2D", "# kernel", "< D2H", "= memset/D2D/peer", "~ sync", ". API",
-                                              "| event", "f host fn", "h host access"};
+                                              "| event", "f host fn", "h host access", "):(- <50% busy"};
     static const char *const blocks_multi[] = {"\u2588 H2D", "\u2593 kernel", "\u2591 D2H",
                                                "\u2592 memset/D2D/peer", "\u2500 sync", "\u254e API",
-                                               "\u2502 event", "\u25aa host fn", "\u25ab host access"};
+                                               "\u2502 event", "\u25aa host fn", "\u25ab host access",
+                                               "\u203a\u2022\u2039\u25e6 <50% busy"};
     const char *const *items = multi ? (utf8 ? blocks_multi : ascii_multi) : (utf8 ? blocks : ascii);
     size_t used = 0;
     for (size_t i = 0; i < sizeof(ascii) / sizeof(ascii[0]); i++) {
@@ -217,9 +256,11 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
     size_t n_lanes = trace_timeline_lanes(tl, o.run, NULL, 0);
     trace_lane *lanes = calloc(n_lanes + 1, sizeof(trace_lane));
     cell *row = calloc(w, sizeof(cell));
-    if (!lanes || !row) {
+    double *busy = calloc(w, sizeof(double));
+    if (!lanes || !row || !busy) {
         free(lanes);
         free(row);
+        free(busy);
         trace_metrics_free(&m);
         return NULL;
     }
@@ -237,6 +278,7 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
             continue;
         }
         for (size_t c = 0; c < w; c++) row[c] = (cell){" ", 0};
+        work_coverage(tl, o.run, &lanes[l], w, t0, span, busy);
         /* Markers first, then runtime-call spans, then everything else, so that bars win
          * a shared column and a synchronising call shows as the wait it is, not as the
          * API span recorded alongside it. */
@@ -245,7 +287,7 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
                 const trace_op *op = trace_timeline_get(tl, i);
                 if (!trace_timeline_in_run(op, o.run) || !trace_lane_has(&lanes[l], op)) continue;
                 int layer = op->end_ns <= op->start_ns ? 0 : op->kind == TRACE_OP_API ? 1 : 2;
-                if (layer == pass) draw(row, w, op, t0, span, o.utf8);
+                if (layer == pass) draw(row, w, op, t0, span, o.utf8, busy);
             }
         label(&b, lanes[l].label);
         for (size_t c = 0; c < w; c++) {
@@ -264,6 +306,7 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
     if (o.legend) legend(&b, (size_t)o.width, o.utf8, multi);
     free(lanes);
     free(row);
+    free(busy);
     trace_metrics_free(&m);
     if (b.failed) {
         free(b.s);

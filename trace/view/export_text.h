@@ -8,6 +8,11 @@
  *   D2H engine                    ░░1░░ ░░2░░ ░░3░░          60%
  *   time (us)         0         10        20        30
  *
+ * Each kind has its glyph (█ H2D, ▓ kernel, ░ D2H, ▒ memset and other copies; > # < = in
+ * ASCII). A column the lane's work (copies, memsets, kernels) keeps busy less than
+ * TRACE_TEXT_SPARSE of its time gets the kind's light glyph instead (› • ‹ ◦; ASCII ) : ( -),
+ * so that short operations with gaps between them never draw as a solid bar.
+ *
  * A run on several devices (trace_timeline_multi_device) has the host lane first, then a
  * row naming each device ("GPU 0") above its engines and streams, then "link" above a
  * lane per direction of peer copies ("GPU 0 -> GPU 1"); each engine's percentage is its
@@ -27,6 +32,7 @@ extern "C" {
 
 #define TRACE_TEXT_LABEL_WIDTH 18 /* columns of the lane labels */
 #define TRACE_TEXT_MIN_WIDTH 40
+#define TRACE_TEXT_SPARSE 0.5     /* a column busy less than this fraction: light glyphs */
 
 typedef struct trace_text_options {
     int width;     /* total columns, labels and percentages included; 0: 100; at least

@@ -129,10 +129,59 @@ TEST(TextTimeline, NarrowBarsDropTheirDigitsAndTinyOpsStillShow) {
     std::vector<std::string> lines = Lines(text);
     ASSERT_GE(lines.size(), 3u);
     std::string h2d = lines[0].substr(TRACE_TEXT_LABEL_WIDTH);
-    EXPECT_EQ(std::count(h2d.begin(), h2d.end(), '>'), 1) << h2d;  // one column, no room for "7"
+    // One column, no room for "7", and busy a sliver of it: the light glyph.
+    EXPECT_EQ(std::count(h2d.begin(), h2d.end(), ')'), 1) << h2d;
+    EXPECT_EQ(std::count(h2d.begin(), h2d.end(), '>'), 0) << h2d;
     EXPECT_EQ(h2d.find('7'), std::string::npos);
     EXPECT_NE(lines[1].find("42"), std::string::npos) << lines[1];
     EXPECT_EQ(lines.back().rfind("time (ms)", 0), 0u) << lines.back();
+    free(text);
+    trace_timeline_destroy(tl);
+}
+
+// Short operations with gaps between them never draw as a solid bar: a column the lane's work
+// keeps busy less than half its time has the kind's light glyph (lab 07's skeleton: a stream
+// 22% busy drew nearly solid).
+TEST(TextTimeline, CellsShowHowMuchOfTheirTimeWasBusy) {
+    trace_timeline *tl = trace_timeline_create();
+    uint64_t id = 0;
+    // s1: 200 kernels of 200 ns, one every 5 us (4% busy), and an H2D copy of 1 us every
+    // 20 us (5%); s2: a kernel busy all of [0, 1 ms). 50 columns of 20 us.
+    for (int i = 0; i < 200; i++) {
+        trace_op k = Op(++id, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_ENGINE_COMPUTE, 1, 5000ull * i,
+                        5000ull * i + 200, -1);
+        trace_timeline_add_op(tl, &k);
+        if (i % 4 == 2) {
+            trace_op c = Op(++id, TRACE_OP_COPY, TRACE_COPY_H2D, TRACE_ENGINE_H2D, 1, 5000ull * i + 1000,
+                            5000ull * i + 2000, -1);
+            trace_timeline_add_op(tl, &c);
+        }
+    }
+    trace_op busy = Op(++id, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_ENGINE_COMPUTE, 2, 0, 1000000, -1);
+    trace_timeline_add_op(tl, &busy);
+    trace_text_options o = {};
+    o.width = TRACE_TEXT_LABEL_WIDTH + 50 + 5;
+    o.run = TRACE_RUN_ANY;
+    o.legend = true;
+    char *text = trace_export_text(tl, &o);
+    ASSERT_NE(text, nullptr);
+    std::vector<std::string> lines = Lines(text);
+    auto row = [&](const char *label) {
+        for (const std::string &l : lines)
+            if (l.rfind(label, 0) == 0) return l.substr(TRACE_TEXT_LABEL_WIDTH, 50);
+        return std::string();
+    };
+    std::string s1 = row("s1"), s2 = row("s2");
+    EXPECT_EQ(s1.find('#'), std::string::npos) << s1;  // never solid
+    EXPECT_EQ(s1.find('>'), std::string::npos) << s1;
+    EXPECT_GE(std::count(s1.begin(), s1.end(), ':') + std::count(s1.begin(), s1.end(), ')'), 45) << s1;
+    EXPECT_GE(std::count(s2.begin(), s2.end(), '#'), 48) << s2;
+    EXPECT_NE(std::string(text).find("):(- <50% busy"), std::string::npos) << text;
+    free(text);
+    o.utf8 = true;
+    text = trace_export_text(tl, &o);
+    EXPECT_NE(std::string(text).find("\u2022\u2022\u2022"), std::string::npos) << text;  // •••
+    EXPECT_NE(std::string(text).find("\u203a\u2022\u2039\u25e6 <50% busy"), std::string::npos) << text;
     free(text);
     trace_timeline_destroy(tl);
 }
