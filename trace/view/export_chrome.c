@@ -117,40 +117,21 @@ static void add_event(cJSON *events, trace_timeline *tl, const trace_op *op, uin
     cJSON_AddItemToArray(events, e);
 }
 
-static void add_race(cJSON *events, const trace_race *r, uint64_t at_us_ns, uint64_t t0) {
-    cJSON *e = cJSON_CreateObject();
-    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], title[2 * (TRACE_NAME_MAX + 64) + 32];
-    trace_race_op_describe(&r->first, a, sizeof(a));
-    trace_race_op_describe(&r->second, b, sizeof(b));
-    snprintf(title, sizeof(title), "%s race: %s / %s", trace_race_kind_name(r->kind), a, b);
-    cJSON_AddStringToObject(e, "name", title);
-    cJSON_AddStringToObject(e, "cat", "race");
-    cJSON_AddStringToObject(e, "ph", "i");
-    cJSON_AddStringToObject(e, "s", "g");
-    add_us(e, "ts", at_us_ns > t0 ? at_us_ns - t0 : 0);
-    add_int(e, "pid", TRACE_CHROME_PID_ENGINES);
-    add_int(e, "tid", TRACE_CHROME_TID_RACES);
-    cJSON *args = cJSON_AddObjectToObject(e, "args");
-    cJSON_AddStringToObject(args, "kind", trace_race_kind_text(r->kind));
-    cJSON_AddStringToObject(args, "first", a);
-    cJSON_AddStringToObject(args, "first_stream", r->first.stream_name);
-    cJSON_AddStringToObject(args, "second", b);
-    cJSON_AddStringToObject(args, "second_stream", r->second.stream_name);
-    add_int(args, "bytes", (int64_t)r->bytes);
-    cJSON_AddStringToObject(args, "fix", r->fix);
-    cJSON_AddItemToArray(events, e);
+/* An op of the timeline by its id (and run: ids repeat across runs only in a merged store). */
+typedef struct op_ref {
+    uint64_t id;
+    int32_t run;
+    size_t index;
+} op_ref;
+
+static int cmp_op_ref(const void *a, const void *b) {
+    const op_ref *x = a, *y = b;
+    if (x->id != y->id) return (x->id > y->id) - (x->id < y->id);
+    return (x->run > y->run) - (x->run < y->run);
 }
 
-typedef struct op_start {
-    uint64_t id, start;
-} op_start;
-
-static int cmp_op_start(const void *a, const void *b) {
-    const op_start *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-static int add_races(cJSON *events, trace_timeline *tl, const trace_race *races, size_t n_races, uint64_t t0);
+static int add_races(cJSON *events, trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races,
+                     uint64_t t0, bool multi);
 
 static uint32_t clip_device(uint32_t d) { return d < TRACE_MAX_DEVICES ? d : TRACE_MAX_DEVICES - 1; }
 
@@ -230,7 +211,10 @@ cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_rac
     bool multi = trace_timeline_multi_device(tl, run);
     if (multi) {
         multi_device_tracks(events, tl, run, lanes, n_lanes < 256 ? n_lanes : 256, n_races, t0, any);
-        if (any && n_races) add_races(events, tl, races, n_races, t0);
+        if (any && n_races && add_races(events, tl, run, races, n_races, t0, true) != 0) {
+            cJSON_Delete(root);
+            return NULL;
+        }
         return root;
     }
     name_process(events, TRACE_CHROME_PID_ENGINES, "engines", 0);
@@ -271,30 +255,180 @@ cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_rac
             add_event(events, tl, op, t0, TRACE_CHROME_PID_STREAMS, op->stream + 1, false);
     }
     if (n_races == 0) return root;
-    if (add_races(events, tl, races, n_races, t0) != 0) {
+    if (add_races(events, tl, run, races, n_races, t0, false) != 0) {
         cJSON_Delete(root);
         return NULL;
     }
     return root;
 }
 
-/* Marks each race where its later op started, when the timeline has that op. Returns 0,
- * or -1 when out of memory. */
-static int add_races(cJSON *events, trace_timeline *tl, const trace_race *races, size_t n_races, uint64_t t0) {
+/* The track an op's bar is on, where a race mark and a flow arrow bind to it: its stream's
+ * when it has one, else its engine's (the host's, the link's). False when it has neither. */
+static bool op_track(trace_timeline *tl, const trace_op *op, bool multi, int *pid, int *tid) {
+    trace_lane stream_lane = {.is_stream = true, .stream = op->stream};
+    if (op->stream >= 0 && trace_lane_has(&stream_lane, op)) {
+        if (multi) {
+            const trace_stream *s = trace_timeline_stream(tl, op->stream);
+            *pid = TRACE_CHROME_PID_DEVICE(s ? clip_device(s->device) : 0);
+            *tid = TRACE_CHROME_TID_STREAM_BASE + op->stream;
+        } else {
+            *pid = TRACE_CHROME_PID_STREAMS;
+            *tid = op->stream + 1;
+        }
+        return true;
+    }
+    if (op->engine == TRACE_ENGINE_NONE) return false;
+    if (!multi) {
+        trace_lane engine_lane = {.engine = op->engine};
+        if (!trace_lane_has(&engine_lane, op)) return false;
+        *pid = TRACE_CHROME_PID_ENGINES;
+        *tid = (int)op->engine;
+    } else if (op->engine == TRACE_ENGINE_HOST) {
+        *pid = TRACE_CHROME_PID_ENGINES;
+        *tid = TRACE_ENGINE_HOST;
+    } else if (op->engine == TRACE_ENGINE_LINK) {
+        *pid = TRACE_CHROME_PID_LINK;
+        *tid = TRACE_CHROME_TID_LINK(clip_device(op->device), clip_device(op->dst_device));
+    } else {
+        *pid = TRACE_CHROME_PID_DEVICE(clip_device(op->device));
+        *tid = (int)op->engine;
+    }
+    return true;
+}
+
+static const trace_op *find_op(trace_timeline *tl, const op_ref *refs, size_t n, const trace_race_op *side) {
+    if (!n) return NULL;
+    op_ref key = {side->id, side->run, 0};
+    const op_ref *hit = bsearch(&key, refs, n, sizeof(op_ref), cmp_op_ref);
+    return hit ? trace_timeline_get(tl, hit->index) : NULL;
+}
+
+/* A point inside op's bar (its middle), so that a flow arrow binds to the bar itself. */
+static uint64_t inside(const trace_op *op) {
+    return op->end_ns > op->start_ns ? op->start_ns + (op->end_ns - op->start_ns) / 2 : op->start_ns;
+}
+
+/* The race's arguments: its number, kind, both ops with their streams and the student's
+ * lines (where known), the bytes and the fix. */
+static cJSON *race_args(const trace_race *r, const char *a, const char *b) {
+    cJSON *args = cJSON_CreateObject();
+    add_int(args, "race", (int64_t)r->seq);
+    cJSON_AddStringToObject(args, "kind", trace_race_kind_name(r->kind) ? trace_race_kind_name(r->kind) : "?");
+    cJSON_AddStringToObject(args, "kind_text", trace_race_kind_text(r->kind) ? trace_race_kind_text(r->kind) : "?");
+    cJSON_AddStringToObject(args, "first", a);
+    cJSON_AddStringToObject(args, "first_stream", r->first.stream_name);
+    if (r->first.line[0]) cJSON_AddStringToObject(args, "first_line", r->first.line);
+    add_int(args, "first_op", (int64_t)r->first.id);
+    cJSON_AddStringToObject(args, "second", b);
+    cJSON_AddStringToObject(args, "second_stream", r->second.stream_name);
+    if (r->second.line[0]) cJSON_AddStringToObject(args, "second_line", r->second.line);
+    add_int(args, "second_op", (int64_t)r->second.id);
+    add_int(args, "bytes", (int64_t)r->bytes);
+    char addr[32];
+    snprintf(addr, sizeof(addr), "0x%" PRIx64, r->addr);
+    cJSON_AddStringToObject(args, "addr", addr);
+    cJSON_AddStringToObject(args, "fix", r->fix);
+    return args;
+}
+
+static cJSON *instant(const char *name, uint64_t at, uint64_t t0, int pid, int tid, cJSON *args) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", name);
+    cJSON_AddStringToObject(e, "cat", "race");
+    cJSON_AddStringToObject(e, "ph", "i");
+    cJSON_AddStringToObject(e, "s", "t");
+    add_us(e, "ts", at > t0 ? at - t0 : 0);
+    add_int(e, "pid", pid);
+    add_int(e, "tid", tid);
+    cJSON_AddItemToObject(e, "args", args);
+    return e;
+}
+
+/* One end of a race's flow arrow: "s" at the earlier op, "f" at the later one, both bound to
+ * the bar they are inside ("bp": "e"). */
+static cJSON *flow(const char *ph, const char *name, uint64_t id, uint64_t at, uint64_t t0, int pid, int tid) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", name);
+    cJSON_AddStringToObject(e, "cat", "race");
+    cJSON_AddStringToObject(e, "ph", ph);
+    add_int(e, "id", (int64_t)id);
+    cJSON_AddStringToObject(e, "bp", "e");
+    add_us(e, "ts", at > t0 ? at - t0 : 0);
+    add_int(e, "pid", pid);
+    add_int(e, "tid", tid);
+    return e;
+}
+
+/* Each race: an instant on the races track where its later op started (its number, kind,
+ * both ops, the student's lines, the fix), a mark on each of its two ops' own tracks, a flow
+ * arrow from the earlier op's bar to the later one's, and a "races" argument on both ops'
+ * bars naming the race. Returns 0, or -1 when out of memory. */
+static int add_races(cJSON *events, trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races,
+                     uint64_t t0, bool multi) {
     size_t n = trace_timeline_count(tl);
-    op_start *by_id = malloc(n * sizeof(op_start) + 1);
-    if (!by_id) return -1;
+    op_ref *refs = malloc(n * sizeof(op_ref) + 1);
+    if (!refs) return -1;
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
-        by_id[i] = (op_start){op->id, op->start_ns};
+        if (trace_timeline_in_run(op, run) && op->kind != TRACE_OP_PHASE) refs[m++] = (op_ref){op->id, op->run, i};
     }
-    qsort(by_id, n, sizeof(op_start), cmp_op_start);
+    qsort(refs, m, sizeof(op_ref), cmp_op_ref);
+    /* What each racing op's bar says: "race 1 RAW (read-after-write) with kernel ... (line)". */
+    cJSON *notes = cJSON_CreateObject(); /* "op/run" -> array of strings */
     for (size_t r = 0; r < n_races; r++) {
-        op_start key = {races[r].second.id, 0};
-        const op_start *hit = n ? bsearch(&key, by_id, n, sizeof(op_start), cmp_op_start) : NULL;
-        add_race(events, &races[r], hit ? hit->start : t0, t0);
+        const trace_race *race = &races[r];
+        char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], title[2 * (TRACE_NAME_MAX + 64) + 64];
+        trace_race_op_describe(&race->first, a, sizeof(a));
+        trace_race_op_describe(&race->second, b, sizeof(b));
+        const char *kind = trace_race_kind_name(race->kind) ? trace_race_kind_name(race->kind) : "?";
+        snprintf(title, sizeof(title), "%s race %" PRIu64 ": %s / %s", kind, race->seq, a, b);
+        const trace_op *first = find_op(tl, refs, m, &race->first), *second = find_op(tl, refs, m, &race->second);
+        cJSON_AddItemToArray(events, instant(title, second ? second->start_ns : t0, t0, TRACE_CHROME_PID_ENGINES,
+                                             TRACE_CHROME_TID_RACES, race_args(race, a, b)));
+        int pid[2] = {0, 0}, tid[2] = {0, 0};
+        bool on[2] = {first && op_track(tl, first, multi, &pid[0], &tid[0]),
+                      second && op_track(tl, second, multi, &pid[1], &tid[1])};
+        const trace_op *ops[2] = {first, second};
+        for (int k = 0; k < 2; k++) {
+            if (!on[k]) continue;
+            char mark[96];
+            snprintf(mark, sizeof(mark), "race %" PRIu64 " %s (%s op)", race->seq, kind, k ? "later" : "earlier");
+            cJSON_AddItemToArray(events, instant(mark, ops[k]->start_ns, t0, pid[k], tid[k], race_args(race, a, b)));
+            const trace_race_op *other = k ? &race->first : &race->second;
+            char note[512], key[48];
+            snprintf(note, sizeof(note), "race %" PRIu64 " %s (%s) with %s on %s%s%s", race->seq, kind,
+                     trace_race_kind_text(race->kind) ? trace_race_kind_text(race->kind) : "?", k ? a : b,
+                     other->stream_name, other->line[0] ? ", " : "", other->line);
+            snprintf(key, sizeof(key), "%" PRIu64 "/%d", ops[k]->id, (int)ops[k]->run);
+            cJSON *list = cJSON_GetObjectItemCaseSensitive(notes, key);
+            if (!list) list = cJSON_AddArrayToObject(notes, key);
+            if (list) cJSON_AddItemToArray(list, cJSON_CreateString(note));
+        }
+        if (on[0] && on[1]) {
+            char name[64];
+            snprintf(name, sizeof(name), "race %" PRIu64 " %s", race->seq, kind);
+            cJSON_AddItemToArray(events, flow("s", name, race->seq, inside(first), t0, pid[0], tid[0]));
+            cJSON_AddItemToArray(events, flow("f", name, race->seq, inside(second), t0, pid[1], tid[1]));
+        }
     }
-    free(by_id);
+    /* The racing ops' bars name their races. */
+    cJSON *e;
+    cJSON_ArrayForEach(e, events) {
+        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "ph"));
+        const char *cat = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "cat"));
+        if (!ph || (strcmp(ph, "X") && strcmp(ph, "i")) || (cat && !strcmp(cat, "race"))) continue;
+        cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        cJSON *op = cJSON_GetObjectItemCaseSensitive(args, "op");
+        cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "run");
+        if (!op || !op->valuestring) continue; /* numbers are raw text (add_int) */
+        char key[48];
+        snprintf(key, sizeof(key), "%s/%s", op->valuestring, r && r->valuestring ? r->valuestring : "-1");
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(notes, key);
+        if (list) cJSON_AddItemToObject(args, "races", cJSON_Duplicate(list, 1));
+    }
+    cJSON_Delete(notes);
+    free(refs);
     return 0;
 }
 

@@ -7,7 +7,8 @@
  * thread_name, thread_sort_index). Every op with a duration is an "X" event on its
  * engine's track and on its stream's track, ts and dur in microseconds from the first
  * op; event records and waits are instant ("i") events on their stream. args carry op,
- * kind, dir, bytes, batch, run, stream, stream_name, pinned, GB/s and grid/block. */
+ * kind, dir, bytes, batch, run, stream, stream_name, pinned, GB/s and grid/block; races are
+ * marked on both of their ops and linked by flow events (trace_export_chrome_json). */
 #ifndef STREAMLAB_TRACE_EXPORT_CHROME_H
 #define STREAMLAB_TRACE_EXPORT_CHROME_H
 
@@ -41,9 +42,15 @@ extern "C" {
 #define TRACE_CHROME_TID_STREAM_BASE 100
 #define TRACE_CHROME_TID_LINK(src, dst) (1 + (int)(src) * TRACE_MAX_DEVICES + (int)(dst))
 
-/* The trace of run (TRACE_RUN_ANY: all kept), with races (may be NULL) as instant events
- * on the races track at the later op's start. NULL only when out of memory. The caller
- * frees it with cJSON_Delete. */
+/* The trace of run (TRACE_RUN_ANY: all kept), with races (may be NULL). Each race whose ops
+ * are in the run has: an instant on the races track at its later op's start, named "RAW race
+ * 1: H2D batch 3 / kernel process batch 3"; a mark ("race 1 RAW (earlier op)", "... (later
+ * op)") on each op's own track (its stream's, else its engine's); a flow arrow ("s" then "f",
+ * id the race's seq, bound to the bars) from the earlier op to the later one; and a "races"
+ * argument on both ops' bars naming it. The race's args carry its number (seq: the caller
+ * numbers them, the TUI 1, 2, ... within the run as the report does), kind, both ops, their
+ * streams, the student's lines (trace_race_op.line, where the caller filled them in), the
+ * bytes and the fix. NULL only when out of memory. The caller frees it with cJSON_Delete. */
 cJSON *trace_export_chrome_json(trace_timeline *tl, int32_t run, const trace_race *races, size_t n_races);
 
 /* Writes it to path. Returns 0, or -1 with a message in err. */

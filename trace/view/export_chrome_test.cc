@@ -91,6 +91,12 @@ TEST_F(ChromeExport, WritesAFileThatLoadsBackWithTracksAndEvents) {
     race.second.batch = 3;
     snprintf(race.second.name, sizeof(race.second.name), "process");
     snprintf(race.second.stream_name, sizeof(race.second.stream_name), "s2");
+    snprintf(race.first.line, sizeof(race.first.line), "labs/05_cross_stream_races/lab.c:41");
+    snprintf(race.second.line, sizeof(race.second.line), "labs/05_cross_stream_races/lab.c:57");
+    race.first.stream = 1;
+    race.second.stream = 2;
+    race.first.run = 0;
+    race.second.run = 0;
     trace_race_make_fix(&race);
 
     std::string path = std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") + "/trace.json";
@@ -161,18 +167,57 @@ TEST_F(ChromeExport, WritesAFileThatLoadsBackWithTracksAndEvents) {
     ASSERT_EQ(by_name["run 0"].size(), 1u);
     EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(by_name["run 0"][0], "tid")->valueint, TRACE_CHROME_TID_PHASES);
 
-    // The race, at the kernel's start, with its fix.
-    bool found_race = false;
-    for (auto &entry : by_name)
-        if (entry.first.rfind("RAW race", 0) == 0) {
-            found_race = true;
-            cJSON *r = entry.second[0];
-            EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(r, "ts")->valuedouble, 4.0);
-            std::string fix = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "args"), "fix")
-                                  ->valuestring;
-            EXPECT_NE(fix.find("cudaStreamWaitEvent"), std::string::npos);
-        }
-    EXPECT_TRUE(found_race);
+    // The race on the races track, at the kernel's start, with its number, kind, both ops,
+    // the student's lines and its fix.
+    ASSERT_EQ(by_name["RAW race 1: H2D batch 3 / kernel process batch 3"].size(), 1u);
+    cJSON *r = by_name["RAW race 1: H2D batch 3 / kernel process batch 3"][0];
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(r, "tid")->valueint, TRACE_CHROME_TID_RACES);
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(r, "s")->valuestring, "t");  // not a line across every track
+    EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(r, "ts")->valuedouble, 4.0);
+    cJSON *rargs = cJSON_GetObjectItemCaseSensitive(r, "args");
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(rargs, "race")->valueint, 1);
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(rargs, "kind")->valuestring, "RAW");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(rargs, "first_line")->valuestring, "labs/05_cross_stream_races/lab.c:41");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(rargs, "second_line")->valuestring, "labs/05_cross_stream_races/lab.c:57");
+    std::string fix = cJSON_GetObjectItemCaseSensitive(rargs, "fix")->valuestring;
+    EXPECT_NE(fix.find("cudaStreamWaitEvent"), std::string::npos);
+
+    // Both ops marked on their own stream's track, at their start.
+    ASSERT_EQ(by_name["race 1 RAW (earlier op)"].size(), 1u);
+    ASSERT_EQ(by_name["race 1 RAW (later op)"].size(), 1u);
+    cJSON *m1 = by_name["race 1 RAW (earlier op)"][0], *m2 = by_name["race 1 RAW (later op)"][0];
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(m1, "pid")->valueint, TRACE_CHROME_PID_STREAMS);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(m1, "tid")->valueint, 2);  // s1
+    EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(m1, "ts")->valuedouble, 0.0);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(m2, "tid")->valueint, 3);  // s2
+    EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(m2, "ts")->valuedouble, 4.0);
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m2, "args"), "kind")->valuestring,
+                 "RAW");
+
+    // A flow arrow from the H2D's bar to the kernel's, inside each, with one id.
+    ASSERT_EQ(by_name["race 1 RAW"].size(), 2u);
+    cJSON *fs = by_name["race 1 RAW"][0], *ff = by_name["race 1 RAW"][1];
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(fs, "ph")->valuestring, "s");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(ff, "ph")->valuestring, "f");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(ff, "bp")->valuestring, "e");
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(fs, "id")->valueint, cJSON_GetObjectItemCaseSensitive(ff, "id")->valueint);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(fs, "tid")->valueint, 2);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(ff, "tid")->valueint, 3);
+    EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(fs, "ts")->valuedouble, 2.0);   // inside [0, 4)
+    EXPECT_DOUBLE_EQ(cJSON_GetObjectItemCaseSensitive(ff, "ts")->valuedouble, 5.25);  // inside [4, 6.5)
+
+    // Both bars name the race, with the other op and its line.
+    for (cJSON *h2d : by_name["H2D batch 3"]) {
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h2d, "args"), "races");
+        ASSERT_TRUE(cJSON_IsArray(list));
+        EXPECT_STREQ(cJSON_GetArrayItem(list, 0)->valuestring,
+                     "race 1 RAW (read-after-write) with kernel process batch 3 on s2, "
+                     "labs/05_cross_stream_races/lab.c:57");
+    }
+    cJSON *klist = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(k, "args"), "races");
+    ASSERT_TRUE(cJSON_IsArray(klist));
+    EXPECT_NE(std::string(cJSON_GetArrayItem(klist, 0)->valuestring).find("with H2D batch 3 on buf A"),
+              std::string::npos);
     cJSON_Delete(root);
 }
 
@@ -266,6 +311,52 @@ TEST_F(ChromeExport, OneDeviceHasNoDeviceArgs) {
     EXPECT_EQ(t.find("GPU 0"), std::string::npos);
     free(text);
     cJSON_Delete(root);
+}
+
+// On two devices, a race's marks and flow arrow bind to each op's stream track in its device's
+// process: the peer copy on GPU 0's s1, stage 2 on GPU 1's s2.
+TEST(ChromeExportTwoDevices, ARaceIsLinkedAcrossTheDevicesProcesses) {
+    trace_timeline *tl = two_devices::Timeline();
+    trace_race race = {};
+    race.seq = 4;
+    race.kind = TRACE_RACE_RAW;
+    race.first.id = 3;
+    race.first.kind = TRACE_OP_COPY;
+    race.first.dir = TRACE_COPY_D2D;
+    race.first.stream = 1;
+    race.first.run = 0;
+    race.second.id = 4;
+    race.second.kind = TRACE_OP_KERNEL;
+    race.second.stream = 2;
+    race.second.run = 0;
+    snprintf(race.second.name, sizeof(race.second.name), "stage2");
+    cJSON *root = trace_export_chrome_json(tl, TRACE_RUN_ANY, &race, 1);
+    ASSERT_NE(root, nullptr);
+    char *printed = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    root = cJSON_Parse(printed);
+    free(printed);
+    ASSERT_NE(root, nullptr);
+    int flows = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents")) {
+        std::string ph = cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring;
+        if (ph != "s" && ph != "f") continue;
+        flows++;
+        int pid = cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint;
+        int tid = cJSON_GetObjectItemCaseSensitive(e, "tid")->valueint;
+        EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(e, "id")->valueint, 4);
+        if (ph == "s") {
+            EXPECT_EQ(pid, TRACE_CHROME_PID_DEVICE(0));
+            EXPECT_EQ(tid, TRACE_CHROME_TID_STREAM_BASE + 1);
+        } else {
+            EXPECT_EQ(pid, TRACE_CHROME_PID_DEVICE(1));
+            EXPECT_EQ(tid, TRACE_CHROME_TID_STREAM_BASE + 2);
+        }
+    }
+    EXPECT_EQ(flows, 2);
+    cJSON_Delete(root);
+    trace_timeline_destroy(tl);
 }
 
 }  // namespace
