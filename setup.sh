@@ -147,5 +147,5 @@ cat <<SUMMARY
   CUDA toolkit: ${cuda_desc}
   GPU:          ${gpu_desc}
   Similarity:   ${sim_desc}
-Next: bazel run //labs:03_double_buffer     (or: bazel test //...)
+Next: bazel run //labs:00_default_stream    (the first lab; its first build takes a few minutes)
 SUMMARY
