@@ -12,7 +12,11 @@
 #      exists (bazel query);
 #   3. every sample output marked with a comment line
 #          <!-- sample: labs/03_double_buffer --seed 544461931 --width 100 -->
-#      before a fenced block is what that command prints today (tools/docs_samples.sh).
+#      before a fenced block is what that command prints today (tools/docs_samples.sh);
+#   4. a sentence saying which labs exist ("Labs 00 to 09 exist", "Ten labs exist, 00 to
+#      09") names the last lab of labs/catalog.json; and the pages whose sources were checked
+#      against the CUDA Programming Guide (CITED_BY_SECTION below) cite its sections, not its
+#      root page (the others' root citations are listed as notes, not counted).
 # Placeholders (NN_topic, alice/, OUT, ...) and paths outside the repository are not
 # checked. .ci/run runs it.
 set -uo pipefail
@@ -99,6 +103,43 @@ if ((${#labels[@]})) && [[ "${DOCS_CHECK_NO_BAZEL:-}" != 1 ]]; then
     done
   fi
 fi
+
+# ---- 4. claims that drift ------------------------------------------------------------------
+# Which labs exist: the catalog's highest number.
+if [[ -f labs/catalog.json ]]; then
+  last="$(grep -oE '"number": *[0-9]+' labs/catalog.json | grep -oE '[0-9]+$' | sort -n | tail -n 1)"
+  if [[ -n "${last}" ]]; then
+    last="$(printf '%02d' "$((10#${last}))")"
+    for doc in "${docs[@]}"; do
+      # Lines joined, so that a sentence broken across lines is still one.
+      while IFS= read -r said; do
+        [[ "${said}" == "${last}" ]] ||
+          problem "${doc}: says the labs that exist end at ${said}, but labs/catalog.json's last is ${last}"
+      done < <(tr '\n' ' ' <"${doc}" | grep -oiE '(labs[[:space:]]+00[[:space:]]+to[[:space:]]+[0-9]{2}[[:space:]]+exist|labs[[:space:]]+exist[^.]{0,40}00[[:space:]]+to[[:space:]]+[0-9]{2})' |
+        grep -oE '[0-9]{2}[^0-9]*$' | grep -oE '^[0-9]{2}')
+    done
+  fi
+fi
+# The CUDA Programming Guide cited by its root page rather than a section. Enforced for the
+# pages whose claims were checked against it section by section; the rest are listed.
+CITED_BY_SECTION=(README.md docs/concepts.md docs/interview-questions.md docs/instructor-guide.md docs/tui.md
+  labs/00_default_stream/README.md labs/01_pinned_memory/README.md labs/02_events/README.md
+  labs/03_double_buffer/README.md labs/04_priorities/README.md labs/05_cross_stream_races/README.md
+  labs/06_stream_pool/README.md labs/07_cuda_graphs/README.md labs/08_prefetch_loader/README.md
+  labs/09_two_gpus/README.md)
+root_re='https://docs\.nvidia\.com/cuda/(archive/[0-9.]+/)?cuda-(c-)?programming-guide/(index\.html)?([^#A-Za-z0-9_./-]|$)'
+for doc in "${docs[@]}"; do
+  [[ -f "${doc}" ]] || continue
+  hits="$(grep -nE "${root_re}" "${doc}" | cut -d: -f1 | tr '\n' ' ')"
+  [[ -z "${hits}" ]] && continue
+  enforced=0
+  for page in "${CITED_BY_SECTION[@]}"; do [[ "${doc}" == "${page}" ]] && enforced=1; done
+  if ((enforced)); then
+    problem "${doc}: cites the CUDA Programming Guide's root page (line ${hits% }): cite the section"
+  else
+    echo "docs_check: note: ${doc} cites the CUDA Programming Guide's root page (line ${hits% })"
+  fi
+done
 
 # ---- 3. sample outputs -------------------------------------------------------------------
 if ((update)); then

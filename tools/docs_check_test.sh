@@ -57,5 +57,30 @@ grep -q "report for --seed 1, changed" "${tree}/README.md" || {
   failures=$((failures + 1))
 }
 
+# Which labs exist: the catalog's last number.
+printf '{"labs": [{"id": "00_x", "number": 0}, {"id": "01_y", "number": 1}]}\n' >"${tree}/labs/catalog.json"
+printf '# Guide\nSee [the kit](../README.md#a-kit). Labs 00 to\n00 exist.\n' >"${tree}/docs/guide.md"
+expect 1 "says the labs that exist end at 00, but labs/catalog.json's last is 01" "a stale count of labs fails"
+printf '# Guide\nSee [the kit](../README.md#a-kit). Two labs exist, 00 to 01.\n' >"${tree}/docs/guide.md"
+expect 0 "are as the kit is" "the right count of labs passes"
+
+# The CUDA Programming Guide's root page: a problem on the pages checked section by section,
+# a note elsewhere; a section passes.
+cp "${tree}/README.md" "${tree}/README.md.orig"
+printf '\n- CUDA Programming Guide: https://docs.nvidia.com/cuda/cuda-programming-guide/\n' >>"${tree}/README.md"
+expect 1 "README.md: cites the CUDA Programming Guide's root page" "a root citation in README.md fails"
+cp "${tree}/README.md.orig" "${tree}/README.md"
+printf '# Guide\nhttps://docs.nvidia.com/cuda/archive/12.9.0/cuda-c-programming-guide/index.html\n' >"${tree}/docs/guide.md"
+expect 0 "note: docs/guide.md cites the CUDA Programming Guide's root page" "elsewhere it is a note"
+printf '# Guide\nhttps://docs.nvidia.com/cuda/archive/12.9.0/cuda-c-programming-guide/index.html#cuda-environment-variables and\nhttps://docs.nvidia.com/cuda/cuda-programming-guide/04-special-topics/cuda-graphs.html\n' >"${tree}/docs/guide.md"
+out="$(DOCS_ROOT="${tree}" DOCS_SAMPLES_BIN="${bin}" DOCS_CHECK_NO_BAZEL=1 "${check}" 2>&1)"
+if [[ "${out}" == *"root page"* ]]; then
+  echo "FAIL: a section's address was taken for the root page:"
+  echo "${out}" | sed 's/^/    /'
+  failures=$((failures + 1))
+else
+  echo "ok: sections pass"
+fi
+
 ((failures == 0)) && echo "all docs_check tests passed"
 exit $((failures > 0))
