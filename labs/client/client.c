@@ -48,6 +48,10 @@ void lab_client_send(lab_client_call *c) {
         (void)lab_client_ask(c, NULL, 0);
         return;
     }
+    lab_call_header h;
+    memcpy(&h, c->payload, sizeof(h));
+    h.site |= LAB_CALL_ONE_WAY;
+    memcpy(c->payload, &h, sizeof(h));
     pthread_mutex_lock(&ring_lock);
     lab_ring_send(lab_client_student.ring, c->op, c->payload, c->len);
     pthread_mutex_unlock(&ring_lock);

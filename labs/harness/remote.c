@@ -40,6 +40,17 @@ enum cuda_index {
     CI_COUNT
 };
 
+/* Whether a call is an error string's (its answer is text, not an error code). */
+#define PURE_pure true
+#define PURE_sync false
+#define PURE_async false
+#define PURE_host false
+static const bool cuda_is_pure[CI_COUNT] = {
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) [CI_##name] = PURE_##sync,
+#include "cuda_calls/cuda_calls.inc"
+#undef CUDA_CALLS_ENTRY
+};
+
 /* A set of values (handles, or allocations with their sizes). */
 typedef struct entry {
     uintptr_t start;
@@ -301,8 +312,27 @@ static bool r_string(reader *r, char *out, size_t cap, bool *null) {
  * on a GPU) while the main ring's may be served on this one. */
 static __thread lab_ring *t_ring;
 static __thread unsigned char t_reply[LAB_RING_REPLY_MAX];
+/* The command being served: whether its answer starts with an error code (a CUDA call but
+ * an error string's, a launch), and whether its producer waits for it. */
+static __thread bool t_error_first, t_one_way;
+/* The first error of a one-way call that no waited call has answered yet (main ring only). */
+static int32_t deferred_error;
 
 static void reply(const lab_ring_record *rec, const void *p, size_t n) {
+    if (t_error_first && n >= sizeof(int32_t) && t_ring == R.ref.ring) {
+        int32_t e;
+        memcpy(&e, p, sizeof(e));
+        if (t_one_way) {
+            if (e != 0 && deferred_error == 0) deferred_error = e;
+        } else if (e == 0 && deferred_error != 0 && n <= sizeof(t_reply)) {
+            /* An earlier one-way call's error, answered here (LAB_CALL_ONE_WAY). */
+            unsigned char *out = t_reply;
+            if (out != p) memmove(out, p, n);
+            memcpy(out, &deferred_error, sizeof(deferred_error));
+            deferred_error = 0;
+            p = out;
+        }
+    }
     lab_ring_reply(t_ring, rec->seq, p, (uint32_t)n);
 }
 
@@ -835,6 +865,13 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     if (rec->len < sizeof(lab_call_header)) return -1;
     lab_call_header h;
     memcpy(&h, payload, sizeof(h));
+    bool outer_one_way = t_one_way, outer_error_first = t_error_first;
+    t_one_way = (h.site & LAB_CALL_ONE_WAY) != 0;
+    h.site &= ~LAB_CALL_ONE_WAY;
+    t_error_first = (rec->op >= LAB_OP_CUDA && rec->op - LAB_OP_CUDA < CI_COUNT &&
+                     !cuda_is_pure[rec->op - LAB_OP_CUDA]) ||
+                    rec->op == LAB_OP_KERNEL_PROCESS || rec->op == LAB_OP_KERNEL_SPIN ||
+                    rec->op == LAB_OP_KERNEL_CHECKSUM;
     const unsigned char *args = (const unsigned char *)payload + sizeof(h);
     uint32_t len = rec->len - (uint32_t)sizeof(h);
     charge_host_work();
@@ -853,6 +890,8 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     trace_call_site_exit();
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     t_ring = outer;
+    t_one_way = outer_one_way;
+    t_error_first = outer_error_first;
     return rc;
 }
 

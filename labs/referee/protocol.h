@@ -155,8 +155,14 @@ enum {
 /* Where in the student's program a call was made: the return address of the call,
  * relative to where the student's binary is loaded (the referee finds the line in it). */
 typedef struct lab_call_header {
-    uint64_t site;
+    uint64_t site; /* with LAB_CALL_ONE_WAY when the client does not wait for the answer */
 } lab_call_header;
+
+/* Set in a call's site by the client when it does not wait for the answer (a real device's
+ * asynchronous calls and launches): the referee keeps such a call's error, and the next call
+ * of the main thread that waits, and has none of its own, answers it, as a launch error
+ * shows at the next call that can report it. */
+#define LAB_CALL_ONE_WAY ((uint64_t)1 << 63)
 
 #ifdef __cplusplus
 }
