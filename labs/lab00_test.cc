@@ -148,6 +148,12 @@ TEST(Lab00, HintsComeInTiers) {
     EXPECT_NE(e.out.find("Hint 1 of 3 (a question):"), std::string::npos) << e.out;
     // The hint replaces the report: no timeline, no race details.
     EXPECT_EQ(e.out.find("race 1:"), std::string::npos) << e.out;
+    // Its verdict line sends the student to the option they gave, not to one they did not.
+    EXPECT_NE(e.out.find("(run without --hint to see"), std::string::npos) << e.out;
+    EXPECT_EQ(e.out.find("--quiet"), std::string::npos) << e.out;
+    Outcome q = RunLab("labs/00_default_stream_no_wait_sim", {"--seed", "7", "--runs", "1", "--schedules", "0", "--quiet"});
+    EXPECT_EQ(q.exit_code, 2);
+    EXPECT_NE(q.out.find("(run without --quiet to see"), std::string::npos) << q.out;
 }
 
 TEST(Lab00, ClearingOneSharedBlockFromEveryTaskStreamRaces) {

@@ -162,17 +162,18 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     char value[32], target[32];
     lab_metric_format(s->metric, r->value, value, sizeof(value));
     lab_metric_format(s->metric, r->value_target, target, sizeof(target));
-    if (level == LAB_REPORT_VERDICT) {
+    if (level == LAB_REPORT_VERDICT || level == LAB_REPORT_VERDICT_HINT) {
+        const char *flag = level == LAB_REPORT_VERDICT_HINT ? "--hint" : "--quiet";
         fprintf(out, "streamlab · %s · ", s->id);
         if (r->status == LAB_STATUS_ERROR) {
             fprintf(out, "FAIL: %s\n", r->error);
             return;
         }
         if (r->status == LAB_STATUS_INCORRECT)
-            fprintf(out, "FAIL: some results are wrong (run without --quiet to see which).\n");
+            fprintf(out, "FAIL: some results are wrong (run without %s to see which).\n", flag);
         else if (r->status == LAB_STATUS_RACY)
-            fprintf(out, "FAIL: %llu races (run without --quiet to see them and their fixes).\n",
-                    (unsigned long long)r->races);
+            fprintf(out, "FAIL: %llu races (run without %s to see them and their fixes).\n",
+                    (unsigned long long)r->races, flag);
         else
             print_verdict(r, value, target, out);
         return;

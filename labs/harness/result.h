@@ -136,11 +136,13 @@ void lab_result_decide(lab_result *r);
 /* "pass", "below_target", "incorrect", "racy", "error". */
 const char *lab_status_name(lab_status status);
 /* How much of the report to print: all of it; the summary without the races' details and
- * the timeline (what --json puts on stderr); or the verdict line alone (--quiet). */
+ * the timeline (what --json puts on stderr); or the verdict line alone (--quiet, and above
+ * --hint's hint, which says "run without --hint" where --quiet's says "without --quiet"). */
 typedef enum lab_report_level {
     LAB_REPORT_FULL = 0,
     LAB_REPORT_SUMMARY,
-    LAB_REPORT_VERDICT
+    LAB_REPORT_VERDICT,
+    LAB_REPORT_VERDICT_HINT
 } lab_report_level;
 
 /* The student's report. */

@@ -691,7 +691,7 @@ static void emit(harness *h) {
     lab_result_decide(r);
     lab_events_result(h->events, r);
     if (h->opt.hint) {
-        lab_result_print_text(r, LAB_REPORT_VERDICT, h->out);
+        lab_result_print_text(r, LAB_REPORT_VERDICT_HINT, h->out);
         fputc('\n', h->out);
         char path[4096];
         bool keep = lab_hints_path(path, sizeof(path));
