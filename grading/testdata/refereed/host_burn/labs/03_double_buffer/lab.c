@@ -1,6 +1,6 @@
 /* grading/testdata/refereed/host_burn/labs/03_double_buffer/lab.c: the reference's
  * pipeline (three streams, a buffer pair each) with heavy host work between its calls:
- * before each batch's calls, run() spends 2 ms of its thread's CPU time on work of its
+ * before each batch's calls, run() spends 5 ms of its thread's CPU time on work of its
  * own, as a program that computes on the host between CUDA calls does, hoping the
  * simulated host does not see it (on the simulator the host's clock is virtual).
  * Expected: the referee charges the student's CPU time beyond the client's share to the
@@ -12,7 +12,7 @@
 #include "labs/harness/lab.h"
 
 #define NUM_STREAMS 3
-#define BURN_NS 2000000ll
+#define BURN_NS 5000000ll
 
 static cudaStream_t streams[NUM_STREAMS];
 static uint32_t *d_in[NUM_STREAMS];

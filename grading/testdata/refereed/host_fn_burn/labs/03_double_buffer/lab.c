@@ -1,7 +1,7 @@
 /* grading/testdata/refereed/host_fn_burn/labs/03_double_buffer/lab.c: the reference's
  * pipeline (three streams, a buffer pair each) with heavy host work moved off the main
  * thread: each batch's stream runs a host function (cudaLaunchHostFunc) before the batch's
- * copy in, which spends 2 ms of its thread's CPU time, as a program that prepares each
+ * copy in, which spends 5 ms of its thread's CPU time, as a program that prepares each
  * batch on the host in stream order does. The host functions run on the student's
  * process's host-function thread, not the thread that makes the calls, hoping that time
  * is charged to no one on the simulator.
@@ -15,7 +15,7 @@
 #include "labs/harness/lab.h"
 
 #define NUM_STREAMS 3
-#define BURN_NS 2000000ll
+#define BURN_NS 5000000ll
 
 static cudaStream_t streams[NUM_STREAMS];
 static uint32_t *d_in[NUM_STREAMS];
