@@ -1,4 +1,4 @@
-// grading/grade_check_test.cc: the student's own check (issue 22), //grading:check run as
+// grading/grade_check_test.cc: the student's own check, //grading:check run as
 // a child: it grades the lab file of a checkout (labs/<lab>/lab.c under
 // BUILD_WORKSPACE_DIRECTORY, as `bazel run` sets it) or a file named, through the
 // instructor's grader, and prints each check's points and reason and the total; a lab it

@@ -1,4 +1,4 @@
-// grading/grade_class_test.cc: what an instructor reads from a class run (issue 22), with
+// grading/grade_class_test.cc: what an instructor reads from a class run, with
 // the real //grading:grade as a child on a small lab-03 class:
 //  - a compile error the compiler places in the harness's header names the student's
 //    line in the gradebook, JUnit and Gradescope;

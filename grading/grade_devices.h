@@ -2,7 +2,7 @@
  * one GPU (lab 09: "devices": 2 in labs/catalog.json, its spec's `devices`); when the
  * grader is asked for the real GPU (--backend gpu, or auto on a GPU machine) on a machine
  * with fewer GPUs than that, the lab is graded on the simulator instead (which models
- * two linked H200s), and every report says so per lab (issue 23):
+ * two linked H200s), and every report says so per lab:
  *
  *   lab 09_two_gpus graded on the simulator: this machine has 1 GPU, the lab needs 2
  *

@@ -1,5 +1,5 @@
 // grading/grade_devices_test.cc: a lab that needs more GPUs than the machine has is graded
-// on the simulator, and every report says so (issue 23): the choice itself, the catalog's
+// on the simulator, and every report says so: the choice itself, the catalog's
 // "devices", the GPU count's override, and a class of lab 09 graded with --backend gpu on
 // a machine of one (fake) GPU, whose report.txt, results.json, JUnit files and summary
 // each name the simulator and why.

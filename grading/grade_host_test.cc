@@ -1,5 +1,5 @@
 // grading/grade_host_test.cc: a busy grading host never turns into a student's grade
-// (issue 37). --timeout is the student's budget, for their own setup(), run() and
+//. --timeout is the student's budget, for their own setup(), run() and
 // teardown(); the baseline's and the harness's time is the harness's, on a budget of its
 // own (labs/harness/budget.h). Each test runs the real //grading:grade as a child on a lab-03
 // class, with the test hooks of labs/harness/budget.h in its environment (the grader passes

@@ -1,5 +1,5 @@
 // grading/grade_hostile_names_test.cc: names and files a student controls move no write and
-// take no grade (issue 37).
+// take no grade.
 //  - every name gets a report folder that is safe (no '/', '.', '..', leading dot, control
 //    character or class file's name, bounded) and distinct in the class, the same on every
 //    run (grade_student_dir.h);

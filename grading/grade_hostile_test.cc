@@ -1,4 +1,4 @@
-// grading/grade_hostile_test.cc: the sandbox's last exits (issue 37), end to end against the
+// grading/grade_hostile_test.cc: the sandbox's last exits, end to end against the
 // real //grading:grade, in one class run of lab 03 with two honest students (the skeleton
 // and the reference) and a hostile submission of each kind (grading/testdata/hostile/):
 //  - a UDP datagram to 127.0.0.1 from setup(), and a write to a Unix socket that anyone may

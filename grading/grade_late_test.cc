@@ -1,5 +1,5 @@
 // grading/grade_late_test.cc: the rubric's late policy and the gradebook's manual
-// adjustments (issue 22), against the real //grading:grade as a child on a two-student
+// adjustments, against the real //grading:grade as a child on a two-student
 // lab-03 class (alice: the skeleton, 60 of 100; bob: the reference, 100) with fast settings:
 //  - a late student loses the policy's points (bob, by his file's modification time), an
 //    on-time one nothing (alice, by --submitted-at, inside the grace minutes);

@@ -1,4 +1,4 @@
-// grading/grade_layout_test.cc: reading course platforms' exports (issue 22), without
+// grading/grade_layout_test.cc: reading course platforms' exports, without
 // grading anyone: Canvas's and Moodle's file names, detecting each layout, a Gradescope
 // export's submission_metadata.yml (read with libyaml), a roster; and bad inputs (YAML
 // that is not Gradescope's, a folder the metadata does not name, a file Canvas did not

@@ -1,5 +1,5 @@
 // grading/grade_mistakes_test.cc: instructor mistakes that must never give wrong grades
-// with exit 0 (issue 22), each run against the real //grading:grade as a child, on a
+// with exit 0, each run against the real //grading:grade as a child, on a
 // two-student lab-03 class (the skeleton and the reference) with fast settings:
 //  - a rubric whose floor lies above the lab's own target, and a --profile the lab binary
 //    refuses, stop the grader before anyone is graded (the pre-flight run);

@@ -1,5 +1,5 @@
 // grading/grade_platform_test.cc: what course platforms export, graded end to end with the
-// real //grading:grade as a child (issue 22): one small lab-03 class (the reference, the
+// real //grading:grade as a child: one small lab-03 class (the reference, the
 // skeleton in a .zip, a file that does not compile) handed in as the documented folders,
 // as a Gradescope "Export submissions" folder and as a Canvas download gets the same
 // grades, row for row, bar the names and ids; a roster gives the gradebook its names and

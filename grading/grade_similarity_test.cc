@@ -1,4 +1,4 @@
-// grading/grade_similarity_test.cc: the class's similarity report (issue 22): Debian's
+// grading/grade_similarity_test.cc: the class's similarity report: Debian's
 // similarity-tester (sim_c) through the grader's --similarity. A small lab-03 class: alice
 // and bob share a copied function (bob renamed its variables and re-indented it), carol
 // wrote her own, and dora and ed handed in the skeleton untouched. The report names the

@@ -1,4 +1,4 @@
-/* grading/grade_slurm.h: grading a class on a Slurm cluster (issue 18). `grade --slurm`
+/* grading/grade_slurm.h: grading a class on a Slurm cluster. `grade --slurm`
  * writes OUT/slurm/:
  *
  *   grade_array.sbatch  a job array: task K runs `grade --shard K/N` on its node, which

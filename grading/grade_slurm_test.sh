@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# grading/grade_slurm_test.sh: grading a class through Slurm for real (issue 18). It starts
+# grading/grade_slurm_test.sh: grading a class through Slurm for real. It starts
 # a single-node Slurm cluster on loopback (grading/slurm_local.sh: munged, slurmctld and
 # slurmd under a temporary folder, stopped at the end), makes a class of 24 lab-03
 # submissions from the grader's test corpus, and checks that

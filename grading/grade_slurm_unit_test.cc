@@ -1,5 +1,5 @@
 // grading/grade_slurm_unit_test.cc: the parts of grading through Slurm that need no
-// cluster (issue 18): the options (--shard K/N, --time, --partition, what needs --slurm),
+// cluster: the options (--shard K/N, --time, --partition, what needs --slurm),
 // a task's share of the class, the scripts and plan written into OUT/slurm, which tasks
 // --only-failed submits again, and quoting for sh. grade_slurm_test runs them on Slurm.
 #include <gtest/gtest.h>

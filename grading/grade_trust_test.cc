@@ -53,7 +53,7 @@ TEST(Trust, AnotherSeedIsNotThisRunsResult) {
 }
 
 TEST(Trust, ASpeedFarPastTheBoundEarnsNoSpeedPoints) {
-    // The forged result of the attack in issue 32: 246 times the pipeline bound.
+    // A forged result: 246 times the pipeline bound.
     cJSON *r = Result(21, 246.16);
     char why[300];
     EXPECT_EQ(grade_result_trust(r, 21, 1, 0, why, sizeof(why)), GRADE_TRUST_NO_SPEED);

@@ -1,5 +1,5 @@
 /* labs/harness/work.h: the work a run really did on the device, and whether it is the work
- * the lab requires (issue 32: "a run without the copies and kernels the lab requires").
+ * the lab requires.
  *
  * A program can be correct and fast without doing the lab's work: it computes every result
  * on the host with its own code, copies each one to the device and back into its output

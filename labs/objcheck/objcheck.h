@@ -1,5 +1,5 @@
 /* labs/objcheck/objcheck.h: the check of a student's compiled lab file before it is
- * linked into a lab binary (issue 32, defence in depth at link time).
+ * linked into a lab binary (defence in depth at link time).
  *
  * A lab binary is the student's object linked with the lab's spec, the harness, the
  * simulator or the GPU interposer, the tracer and the kernels. The object is refused when
