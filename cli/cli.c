@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,4 +56,15 @@ const char *cli_user_path(const char *path, char *buf, size_t len) {
     if (!path || !*path || path[0] == '/' || !wd || !*wd) return path;
     snprintf(buf, len, "%s/%s", wd, path);
     return buf;
+}
+
+const char *cli_signal_name(int sig) {
+    static char names[NSIG][24];
+    if (sig <= 0 || sig >= NSIG) return NULL;
+    if (!names[sig][0]) {
+        const char *abbrev = sigabbrev_np(sig);
+        if (!abbrev) return NULL;
+        snprintf(names[sig], sizeof(names[sig]), "SIG%s", abbrev);
+    }
+    return names[sig];
 }

@@ -3,8 +3,9 @@
  * same thing about a bad one (docs/architecture.md).
  *
  * Options themselves are parsed with getopt_long by each program; this is the part around
- * it: numbers in a range, seeds, the message for an option getopt_long refused, and paths
- * given to `bazel run`, which are the user's, not the runfiles directory's. */
+ * it: numbers in a range, seeds, the message for an option getopt_long refused, paths
+ * given to `bazel run`, which are the user's, not the runfiles directory's, and the names
+ * of the signals a program reports. */
 #ifndef STREAMLAB_CLI_H
 #define STREAMLAB_CLI_H
 
@@ -29,6 +30,10 @@ bool cli_u64(const char *text, uint64_t *out);
  * uses ("option '--runs' needs a value", "unknown option '--rnus'"). options is the table
  * given to getopt_long. */
 void cli_refused(int argc, char **argv, const struct option *options, char *err, size_t err_len);
+
+/* A signal's name as every streamlab program writes it ("SIGSEGV", "SIGSYS"), or NULL for
+ * one the C library has no name for (each caller says such a one its own way). */
+const char *cli_signal_name(int sig);
 
 /* A path the user typed: relative paths are taken from the directory `bazel run` was
  * typed in (BUILD_WORKING_DIRECTORY) when there is one. Returns path itself or buf. */

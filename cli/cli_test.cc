@@ -3,6 +3,7 @@
 // under `bazel run`; and addr2line's answers read.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -97,4 +98,13 @@ TEST(Addr2line, AnAddressWithNoLineIsNotFound) {
     for (const std::string s : {"??:0", "??:?", "runner.c:?", "runner.c:0", "no colon"})
         EXPECT_FALSE(cli_addr2line_take(s.data(), s.size(), out, sizeof(out))) << s;
     EXPECT_STREQ(out, "");
+}
+
+TEST(Cli, SignalsHaveTheirNamesAndOnlyRealOnesDo) {
+    EXPECT_STREQ(cli_signal_name(SIGSEGV), "SIGSEGV");
+    EXPECT_STREQ(cli_signal_name(SIGSYS), "SIGSYS");
+    EXPECT_STREQ(cli_signal_name(SIGXFSZ), "SIGXFSZ");
+    EXPECT_EQ(cli_signal_name(0), nullptr);
+    EXPECT_EQ(cli_signal_name(-3), nullptr);
+    EXPECT_EQ(cli_signal_name(NSIG + 5), nullptr);
 }

@@ -159,6 +159,20 @@ static char *host_words(const char *budget, const char *phase, const char *whose
 /* "crash: SIGSEGV in run (yours)" -> words. */
 static int harness_timeout(const grade_run_settings *s);
 
+/* The CPU time a lab run may use: the student's time and the harness's own, and a margin. */
+static int cpu_limit_s(const grade_run_settings *s) { return s->timeout_s + harness_timeout(s) + 5; }
+
+/* Words for a run a limit's signal ended (SIGXCPU, SIGXFSZ), then `where`; NULL for any
+ * other signal. */
+static char *limit_words(int sig, const grade_run_settings *s, const char *where) {
+    if (sig == SIGXCPU)
+        return grade_strf("used more than its %d s of CPU time (killed by SIGXCPU)%s", cpu_limit_s(s), where);
+    if (sig == SIGXFSZ)
+        return grade_strf("wrote more than %ld MiB of output or to a file (killed by SIGXFSZ: the size limit)%s",
+                          s->output_mb, where);
+    return NULL;
+}
+
 static char *bye_words(const char *reason, const grade_run_settings *s, bool *host) {
     int timeout_s = s->timeout_s;
     char what[32] = "", detail[64] = "", phase[64] = "", who[32] = "";
@@ -186,13 +200,12 @@ static char *bye_words(const char *reason, const grade_run_settings *s, bool *ho
                               "memory it did not allocate, writing past the end of a buffer)"
                             : "";
     /* The limits the student's process inherits: said as when it was the only process. */
-    if (!strcmp(what, "crash") && !strcmp(detail, "SIGXFSZ") && !strcmp(who, "yours"))
-        return grade_strf("wrote more than %ld MiB of output or to a file (killed by SIGXFSZ: the size limit), in "
-                          "%s() of your lab",
-                          s->output_mb, phase);
-    if (!strcmp(what, "crash") && !strcmp(detail, "SIGXCPU") && !strcmp(who, "yours"))
-        return grade_strf("used more than its %d s of CPU time (killed by SIGXCPU), in %s() of your lab",
-                          s->timeout_s + harness_timeout(s) + 5, phase);
+    if (!strcmp(what, "crash") && !strcmp(who, "yours") &&
+        (!strcmp(detail, "SIGXFSZ") || !strcmp(detail, "SIGXCPU"))) {
+        char where[96];
+        snprintf(where, sizeof(where), ", in %s() of your lab", phase);
+        return limit_words(!strcmp(detail, "SIGXFSZ") ? SIGXFSZ : SIGXCPU, s, where);
+    }
     /* The referee's filter on the student's process (labs/referee/confine.h). */
     if (!strcmp(what, "crash") && !strcmp(detail, "SIGSYS") && !strcmp(who, "yours"))
         return grade_strf("tried to start a new process (fork, vfork or clone), or to open a socket, a mount or a "
@@ -249,11 +262,7 @@ static char *failure_words(grade_attempt *a, const grade_run_settings *s, const 
     if (o->end == GRADE_END_SIGNAL) {
         switch (o->code) {
         case SIGXCPU:
-            return grade_strf("used more than its %d s of CPU time (killed by SIGXCPU)",
-                              s->timeout_s + harness_timeout(s) + 5);
-        case SIGXFSZ:
-            return grade_strf("wrote more than %ld MiB of output or to a file (killed by SIGXFSZ: the size limit)",
-                              s->output_mb);
+        case SIGXFSZ: return limit_words(o->code, s, "");
         case SIGSYS:
             return grade_strdup("tried to start a new process (fork, vfork or clone), which a lab may not do; it was "
                                 "killed (SIGSYS)");
@@ -416,7 +425,7 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
                 /* Until the harness says where it is, the student's; then the watchdog's
                  * (announced()). */
                 .wall_s = settings->timeout_s + GRACE_S,
-                .cpu_s = settings->timeout_s + harness_timeout(settings) + 5,
+                .cpu_s = cpu_limit_s(settings),
                 .mem_mb = settings->mem_mb,
                 /* Sanitizers and the CUDA driver reserve far more address space than they use;
                  * both processes map the memory they share whole (labs/referee/protocol.h). */

@@ -22,21 +22,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "grading/grade_landlock.h"
-#include "labs/referee/confine.h"
 #include "grading/grade_text.h"
+#include "labs/referee/confine.h"
 
 const char *grade_signal_name(int sig) {
-    static char names[NSIG][24];
+    static char numbers[NSIG][24];
     if (sig <= 0 || sig >= NSIG) return "an unknown signal";
-    if (!names[sig][0]) {
-        const char *abbrev = sigabbrev_np(sig);
-        if (abbrev)
-            snprintf(names[sig], sizeof(names[sig]), "SIG%s", abbrev);
-        else
-            snprintf(names[sig], sizeof(names[sig]), "signal %d", sig);
-    }
-    return names[sig];
+    const char *name = cli_signal_name(sig);
+    if (name) return name;
+    if (!numbers[sig][0]) snprintf(numbers[sig], sizeof(numbers[sig]), "signal %d", sig);
+    return numbers[sig];
 }
 
 static double now_s(void) {

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cli/cli.h"
+
 const char *tui_variant_name(tui_variant v) { return v == TUI_REFERENCE ? "reference" : "yours"; }
 
 tui_session *tui_session_create(const char *lab, tui_variant variant) {
@@ -386,23 +388,6 @@ void tui_session_backend(const tui_session *s, char *buf, size_t size) {
         snprintf(buf, size, "%s", s->hello.device[0] ? s->hello.device : s->hello.backend);
 }
 
-static const char *signal_name(int sig) {
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGALRM: return "SIGALRM";
-    default: return NULL;
-    }
-}
-
 /* "crash: SIGSEGV in run (yours)" (the harness's bye reason) -> "SIGSEGV in run() of your lab". */
 static void describe_fatal(const tui_session *s, const char *rest, char *buf, size_t size) {
     char detail[128] = "", phase[64] = "", who[32] = "";
@@ -465,7 +450,7 @@ void tui_session_exited(tui_session *s, int wait_status) {
         s->state = TUI_SESSION_DONE;
     } else if (WIFSIGNALED(wait_status)) {
         int sig = WTERMSIG(wait_status);
-        const char *name = signal_name(sig);
+        const char *name = cli_signal_name(sig);
         char num[16];
         snprintf(num, sizeof(num), "signal %d", sig);
         snprintf(s->status, sizeof(s->status), "lab %s by %s before it finished%s%.150s",

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "labs/harness/backend.h"
 #include "labs/harness/fault.h"
 #include "labs/harness/options.h"
@@ -376,16 +377,11 @@ void lab_guard_student_ended(int sig, int exit_status, const lab_fault *f) {
         if (fatal_signals[k] == sig && k != F_ALRM) finish(k, f);
     /* A signal the guard does not catch in one process: killed from outside, or by its
      * seccomp filter (labs/referee/confine.h). */
-    static const struct {
-        int sig;
-        const char *name;
-    } names[] = {{SIGSYS, "SIGSYS"},   {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-                 {SIGXFSZ, "SIGXFSZ"}, {SIGPIPE, "SIGPIPE"}, {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},
-                 {SIGQUIT, "SIGQUIT"}, {SIGTRAP, "SIGTRAP"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+    /* One word (the event stream's bye line is parsed by words). */
     char detail[32];
-    snprintf(detail, sizeof(detail), "signal-%d", sig);
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (names[i].sig == sig) snprintf(detail, sizeof(detail), "%s", names[i].name);
+    const char *name = cli_signal_name(sig);
+    if (name) snprintf(detail, sizeof(detail), "%s", name);
+    else snprintf(detail, sizeof(detail), "signal-%d", sig);
     if (sig == SIGSYS)
         fprintf(stderr,
                 "\nstreamlab: %s: %s() of your lab tried to start a new process (fork, vfork or clone), or to "
