@@ -323,7 +323,11 @@ static void reply(const lab_ring_record *rec, const void *p, size_t n) {
         int32_t e;
         memcpy(&e, p, sizeof(e));
         if (t_one_way) {
+            /* Its producer never reads this answer: only an error is kept, for the next call
+             * that waits. Writing it would pull the reply's cache lines from under a producer
+             * spinning on them, for nothing. */
             if (e != 0 && deferred_error == 0) deferred_error = e;
+            return;
         } else if (e == 0 && deferred_error != 0 && n <= sizeof(t_reply)) {
             /* An earlier one-way call's error, answered here (LAB_CALL_ONE_WAY). */
             unsigned char *out = t_reply;
@@ -619,9 +623,9 @@ static uint64_t first_slot(const unsigned char *payload, uint32_t len) {
     return v;
 }
 
-/* Performs CUDA call index with payload (its slots, after the header) and replies. Every
- * call is answered, a one-way call too: its producer does not wait for the answer, and the
- * next answer it waits for replaces it. Returns -1 for a payload no client sends. */
+/* Performs CUDA call index with payload (its slots, after the header) and replies (reply():
+ * a one-way call's answer is not written; its error is given to the next call that waits).
+ * Returns -1 for a payload no client sends. */
 static int serve_cuda(int index, const lab_ring_record *rec, const unsigned char *payload, uint32_t len) {
     uint64_t destroyed_ = first_slot(payload, len);
     (void)destroyed_;
@@ -971,6 +975,9 @@ static bool locate_student(lab_fault *f) {
 
 int lab_remote_setup(lab_ctx *ctx) { return phase(ctx, LAB_PHASE_SETUP); }
 int lab_remote_run(lab_ctx *ctx) { return phase(ctx, LAB_PHASE_RUN); }
+void lab_remote_ready(void) {
+    if (R.active) lab_referee_ready(&R.ref);
+}
 void lab_remote_teardown(lab_ctx *ctx) { (void)phase(ctx, LAB_PHASE_TEARDOWN); }
 
 int lab_remote_default_path(char *out, size_t len) {

@@ -29,6 +29,9 @@ extern "C" {
 int lab_remote_setup(lab_ctx *ctx);
 int lab_remote_run(lab_ctx *ctx);
 void lab_remote_teardown(lab_ctx *ctx);
+/* Before a timed lab_remote_run on a real device: the student's process is woken and spins,
+ * so the timing does not include its wake-up (process.h's lab_referee_ready). */
+void lab_remote_ready(void);
 
 /* Whether this lab binary referees a student's process (remote_student.c) rather than
  * running the student's code itself. */

@@ -201,6 +201,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     trace_set_run(run);
     lab_backend_phase(label, true);
     lab_guard_phase("run", who_name[w]);
+    if (w == WHO_YOURS && lab_remote_active()) lab_remote_ready();
     uint64_t t0 = lab_backend_now_ns();
     h->ctx[w].run_start_ns = t0;
     o.rc = h->impl[w]->run(&h->ctx[w]);

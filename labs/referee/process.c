@@ -19,6 +19,7 @@
 
 #include "labs/referee/confine.h"
 #include "labs/referee/privileges.h"
+#include "labs/referee/spin.h"
 
 /* The descriptors the memory files have in the student's process. */
 #define CHILD_SHM_FD 3
@@ -27,6 +28,8 @@
 #define START_MS 20000
 /* How often the referee, waiting for a command, looks whether the process still lives. */
 #define SLICE_MS 50
+/* How long lab_referee_ready waits for the process to say it is ready. */
+#define READY_WAIT_NS 20000000ull
 
 extern char **environ;
 
@@ -107,6 +110,17 @@ static void post_phase(lab_referee *ref, lab_phase phase) {
     syscall(SYS_futex, (uint32_t *)&ref->control->phase_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+void lab_referee_ready(lab_referee *ref) {
+    if (!ref->pid || ref->ended || !(ref->control->flags & LAB_CONTROL_REAL_DEVICE)) return;
+    uint32_t want = __atomic_add_fetch(&ref->control->ready_seq, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, (uint32_t *)&ref->control->phase_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    /* A process that does not answer (stopped, or busy in a host function) is not waited
+     * for long: readiness is an optimisation, never a condition. */
+    lab_spin spin = lab_spin_start(READY_WAIT_NS);
+    while (__atomic_load_n(&ref->control->ready_ack, __ATOMIC_SEQ_CST) != want && lab_spin_again(&spin)) {
+    }
+}
+
 /* Puts fd at want in a child about to exec, without close-on-exec. */
 static bool place_fd(int fd, int want) {
     if (fd == want) return fcntl(want, F_SETFD, 0) == 0; /* dup2 onto itself keeps close-on-exec */
@@ -143,8 +157,8 @@ int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t
     ref->fn_ring = lab_ring_init((unsigned char *)ref->shm.base + LAB_CONTROL_BYTES + ring_share, ring_bytes);
     ref->payload = malloc(LAB_REFEREE_PAYLOAD_MAX);
     if (ref->ring && ref->fn_ring && (flags & LAB_CONTROL_REAL_DEVICE)) {
-        lab_ring_set_spins(ref->ring, LAB_REAL_DEVICE_SPINS);
-        lab_ring_set_spins(ref->fn_ring, LAB_REAL_DEVICE_SPINS);
+        lab_ring_set_spin_ns(ref->ring, LAB_REAL_DEVICE_SPIN_NS);
+        lab_ring_set_spin_ns(ref->fn_ring, LAB_REAL_DEVICE_SPIN_NS);
     }
     if (!ref->ring || !ref->fn_ring || !ref->payload) {
         snprintf(err, err_len, "out of memory");

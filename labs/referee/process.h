@@ -57,6 +57,10 @@ typedef enum lab_phase_end {
  * its host-function thread's (fn_ring), which whoever runs a host function serves. */
 int lab_referee_start(lab_referee *ref, char *const argv[], size_t bytes, size_t ring_bytes, size_t outputs_bytes,
                       int shm_fd, int outputs_fd, uint32_t flags, char *err, size_t err_len);
+/* On a real device, wakes the student's process and waits (at most 20 ms) until it spins,
+ * ready for the next phase: called before a timed phase, so that the time does not begin
+ * with the wake-up of a process asleep since the last one. Nothing elsewhere. */
+void lab_referee_ready(lab_referee *ref);
 /* Asks for phase and serves commands with serve until the phase ends, the process dies,
  * breaks the protocol, or timeout_ms pass (-1: no limit). */
 lab_phase_end lab_referee_phase(lab_referee *ref, lab_phase phase, lab_referee_serve_fn serve, void *ctx,

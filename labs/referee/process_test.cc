@@ -47,10 +47,10 @@ struct Started {
     lab_referee ref;
     bool ok = false;
     std::string err;
-    explicit Started(const char *how) {
+    explicit Started(const char *how, uint32_t flags = 0) {
         char *argv[] = {const_cast<char *>(kStudent), const_cast<char *>(how), const_cast<char *>("x"), nullptr};
         char e[512] = "";
-        ok = lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, 0, e, sizeof(e)) == 0;
+        ok = lab_referee_start(&ref, argv, 8u << 20, 64u << 10, 1u << 20, -1, -1, flags, e, sizeof(e)) == 0;
         err = e;
     }
     ~Started() {
@@ -75,6 +75,34 @@ TEST(Process, PhasesRunInTheStudentsProcessAndItsCommandsAreServed) {
     EXPECT_EQ(shared_sum, served.sum) << "both see the same data memory";
     EXPECT_GT(bytes, 0u);
     EXPECT_EQ(lab_referee_phase(&st.ref, LAB_PHASE_TEARDOWN, Serve, &served, 10000, &rc), LAB_PHASE_ENDED);
+}
+
+TEST(Process, OnARealDeviceTheProcessSaysItIsReadyBeforeATimedPhase) {
+    Started st("honest", LAB_CONTROL_REAL_DEVICE);
+    ASSERT_TRUE(st.ok) << st.err;
+    Served served;
+    int rc = -1;
+    ASSERT_EQ(lab_referee_phase(&st.ref, LAB_PHASE_SETUP, Serve, &served, 10000, &rc), LAB_PHASE_ENDED);
+    /* Past its spinning (LAB_REAL_DEVICE_SPIN_NS): the process sleeps on the phase's futex. */
+    usleep((useconds_t)(2 * LAB_REAL_DEVICE_SPIN_NS / 1000));
+    for (uint32_t round = 1; round <= 3; round++) {
+        lab_referee_ready(&st.ref);
+        EXPECT_EQ(__atomic_load_n(&st.ref.control->ready_seq, __ATOMIC_SEQ_CST), round);
+        /* lab_referee_ready waits a while for the answer; a loaded machine may take longer. */
+        for (int i = 0; i < 5000 && __atomic_load_n(&st.ref.control->ready_ack, __ATOMIC_SEQ_CST) != round; i++)
+            usleep(1000);
+        EXPECT_EQ(__atomic_load_n(&st.ref.control->ready_ack, __ATOMIC_SEQ_CST), round)
+            << "woken, it answered before the phase was asked for";
+    }
+    EXPECT_EQ(lab_referee_phase(&st.ref, LAB_PHASE_RUN, Serve, &served, 10000, &rc), LAB_PHASE_ENDED);
+    EXPECT_EQ(rc, 7) << "the phase after readiness runs as any other";
+}
+
+TEST(Process, OnTheSimulatorReadinessAsksNothing) {
+    Started st("honest");
+    ASSERT_TRUE(st.ok) << st.err;
+    lab_referee_ready(&st.ref);
+    EXPECT_EQ(st.ref.control->ready_seq, 0u) << "the simulator's student process never spins";
 }
 
 TEST(Process, TheStudentsProcessCanReadTheOutputsButNotWriteThem) {

@@ -86,6 +86,11 @@ typedef struct lab_control {
     uint32_t fn_seq;
     uint32_t fn_done;
     uint64_t fn_token;
+    /* Before a timed phase the referee bumps ready_seq and wakes the process, which answers
+     * with ready_ack = ready_seq and spins until the phase comes: a timed run must not
+     * begin with a sleeping process's wake-up (real device only). */
+    uint32_t ready_seq;
+    uint32_t ready_ack;
     lab_last_words last_words;  /* written by the student's process as it ends */
 } lab_control;
 
@@ -102,8 +107,9 @@ enum {
     LAB_CONTROL_REAL_DEVICE = 1u << 0,
 };
 
-/* How many times a side spinning on a real device looks again before it sleeps: about 5 ms. */
-#define LAB_REAL_DEVICE_SPINS 100000
+/* How long a side waiting on a real device spins before it sleeps (spin.h): longer than a
+ * lab's waits usually last. */
+#define LAB_REAL_DEVICE_SPIN_NS 20000000ull
 
 /* Records the student's process sends besides calls. */
 enum {

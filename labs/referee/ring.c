@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "labs/referee/ring.h"
 
+#include "labs/referee/spin.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -17,9 +19,9 @@
 
 #define HEADER 16u
 #define MIN_CAPACITY 4096u
-/* How many times a side looks again before it sleeps: a few microseconds, about what a
- * command takes the other side to perform. */
-#define SPINS 2000
+/* How long a side looks again before it sleeps by default: a few microseconds, about what
+ * a command takes the other side to perform. */
+#define SPIN_NS 5000u
 
 typedef struct shared {
     _Alignas(64) _Atomic uint64_t head;  /* bytes published by the producer */
@@ -45,7 +47,7 @@ struct lab_ring {
     uint64_t next_seq; /* consumer: the sequence number the next record must carry */
     uint64_t seq;      /* producer: records published */
     uint64_t reserved; /* producer: the bytes of the record being written, 0 when none */
-    int spins;         /* how many times to look again before sleeping */
+    uint64_t spin_ns;  /* how long to look again before sleeping */
 };
 
 static uint64_t round16(uint64_t n) { return (n + 15u) & ~(uint64_t)15u; }
@@ -68,7 +70,7 @@ lab_ring *lab_ring_init(void *mem, size_t capacity) {
     r->capacity = s->capacity;
     r->consumer = true;
     r->next_seq = 1;
-    r->spins = SPINS;
+    r->spin_ns = SPIN_NS;
     return r;
 }
 
@@ -77,21 +79,15 @@ lab_ring *lab_ring_attach(void *mem) {
     if (!r) return NULL;
     r->s = mem;
     r->capacity = r->s->capacity;
-    r->spins = SPINS;
+    r->spin_ns = SPIN_NS;
     return r;
 }
 
-void lab_ring_set_spins(lab_ring *r, int spins) { r->spins = spins < 0 ? 0 : spins; }
+void lab_ring_set_spin_ns(lab_ring *r, uint64_t ns) { r->spin_ns = ns; }
 
 void lab_ring_free(lab_ring *r) { free(r); }
 
 size_t lab_ring_max_payload(const lab_ring *r) { return (size_t)(r->capacity / 4 - HEADER); }
-
-static void relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 /* Sleeps while *word == seen, up to ms milliseconds (-1: no limit). */
 static void futex_sleep(_Atomic uint32_t *word, uint32_t seen, int ms) {
@@ -117,11 +113,9 @@ static uint64_t now_ms(void) {
 /* Waits until the consumer has taken enough for `bytes` more to fit. */
 static void wait_for_room(lab_ring *r, uint64_t head, uint64_t bytes) {
     shared *s = r->s;
-    for (int i = 0; head + bytes - atomic_load(&s->tail) > r->capacity; i++) {
-        if (i < r->spins) {
-            relax();
-            continue;
-        }
+    lab_spin spin = lab_spin_start(r->spin_ns);
+    while (head + bytes - atomic_load(&s->tail) > r->capacity) {
+        if (lab_spin_again(&spin)) continue;
         uint32_t seen = atomic_load(&s->tail_futex);
         atomic_store(&s->producer_sleeping, 1);
         if (head + bytes - atomic_load(&s->tail) > r->capacity) futex_sleep(&s->tail_futex, seen, 100);
@@ -172,11 +166,9 @@ uint64_t lab_ring_send(lab_ring *r, uint32_t op, const void *payload, uint32_t l
 
 uint32_t lab_ring_await(lab_ring *r, uint64_t seq, void *out, uint32_t max) {
     shared *s = r->s;
-    for (int i = 0; atomic_load(&s->reply_seq) != seq; i++) {
-        if (i < r->spins) {
-            relax();
-            continue;
-        }
+    lab_spin spin = lab_spin_start(r->spin_ns);
+    while (atomic_load(&s->reply_seq) != seq) {
+        if (lab_spin_again(&spin)) continue;
         uint32_t seen = atomic_load(&s->reply_futex);
         atomic_store(&s->reply_sleeping, 1);
         if (atomic_load(&s->reply_seq) != seq) futex_sleep(&s->reply_futex, seen, 100);
@@ -193,11 +185,9 @@ uint32_t lab_ring_await(lab_ring *r, uint64_t seq, void *out, uint32_t max) {
 static bool wait_for_record(lab_ring *r, int timeout_ms) {
     shared *s = r->s;
     uint64_t deadline = timeout_ms >= 0 ? now_ms() + (uint64_t)timeout_ms : 0;
-    for (int i = 0; atomic_load(&s->head) == r->tail; i++) {
-        if (i < r->spins) {
-            relax();
-            continue;
-        }
+    lab_spin spin = lab_spin_start(r->spin_ns);
+    while (atomic_load(&s->head) == r->tail) {
+        if (lab_spin_again(&spin)) continue;
         int ms = -1;
         if (timeout_ms >= 0) {
             uint64_t now = now_ms();

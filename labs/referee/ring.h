@@ -64,10 +64,10 @@ lab_ring *lab_ring_init(void *mem, size_t capacity);
 /* The producer's handle on a ring made by lab_ring_init and mapped at mem in its process. */
 lab_ring *lab_ring_attach(void *mem);
 void lab_ring_free(lab_ring *r);
-/* How many times this side looks again before it sleeps (a few microseconds' worth by
- * default). 0: it sleeps at once, and spends no CPU time waiting: where the other process
+/* How long this side looks again before it sleeps (a few microseconds by default,
+ * spin.h). 0: it sleeps at once, and spends no CPU time waiting: where the other process
  * charges that time to a clock (the simulator's host), the waiting side must not spin. */
-void lab_ring_set_spins(lab_ring *r, int spins);
+void lab_ring_set_spin_ns(lab_ring *r, uint64_t ns);
 /* The largest payload one record can carry. */
 size_t lab_ring_max_payload(const lab_ring *r);
 

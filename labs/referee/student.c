@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "labs/referee/student.h"
 
+#include "labs/referee/spin.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/futex.h>
@@ -42,9 +44,9 @@ int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t 
         return -1;
     }
     s->real_device = (s->control->flags & LAB_CONTROL_REAL_DEVICE) != 0;
-    int spins = s->real_device ? LAB_REAL_DEVICE_SPINS : 0;
-    lab_ring_set_spins(s->ring, spins);
-    lab_ring_set_spins(s->fn_ring, spins);
+    uint64_t spin_ns = s->real_device ? LAB_REAL_DEVICE_SPIN_NS : 0;
+    lab_ring_set_spin_ns(s->ring, spin_ns);
+    lab_ring_set_spin_ns(s->fn_ring, spin_ns);
     s->data = (unsigned char *)s->shm.base + s->control->data_offset;
     s->data_bytes = bytes - s->control->data_offset;
     lab_ring_send(s->ring, LAB_OP_HELLO, NULL, 0);
@@ -52,19 +54,21 @@ int lab_student_attach(lab_student *s, int argc, char **argv, char *err, size_t 
 }
 
 lab_phase lab_student_next_phase(lab_student *s) {
-    int spins = s->real_device ? LAB_REAL_DEVICE_SPINS : 0;
-    for (int i = 0;; i++) {
+    uint64_t spin_ns = s->real_device ? LAB_REAL_DEVICE_SPIN_NS : 0;
+    lab_spin spin = lab_spin_start(spin_ns);
+    for (;;) {
         uint32_t seq = __atomic_load_n(&s->control->phase_seq, __ATOMIC_SEQ_CST);
         if (seq != s->phase_seq) {
             s->phase_seq = seq;
             return (lab_phase)s->control->phase;
         }
-        if (i < spins) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-            continue;
+        /* Asked to be ready: say so, and spin afresh until the phase comes. */
+        uint32_t ready = __atomic_load_n(&s->control->ready_seq, __ATOMIC_SEQ_CST);
+        if (ready != __atomic_load_n(&s->control->ready_ack, __ATOMIC_SEQ_CST)) {
+            __atomic_store_n(&s->control->ready_ack, ready, __ATOMIC_SEQ_CST);
+            spin = lab_spin_start(spin_ns);
         }
+        if (lab_spin_again(&spin)) continue;
         syscall(SYS_futex, (uint32_t *)&s->control->phase_seq, FUTEX_WAIT, seq, NULL, NULL, 0);
     }
 }
