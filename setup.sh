@@ -127,11 +127,15 @@ if [[ -x "${cuda_root}/bin/nvcc" ]]; then
   fi
 fi
 
-gpu_desc="none seen; labs run on the simulated GPU"
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  gpu_desc="$(nvidia-smi -L | head -n 1)"
-elif ls /proc/driver/nvidia/gpus/* >/dev/null 2>&1; then
-  gpu_desc="an NVIDIA GPU (driver loaded)"
+# The build's own test (STREAMLAB_GPU=auto builds the GPU variants only where it says yes).
+if gpu_seen="$(third_party/gpu_present.sh)"; then
+  gpu_desc="${gpu_seen}"
+else
+  gpu_desc="none seen (${gpu_seen}); labs run on the simulated GPU"
+  if ((cuda_ok)); then
+    cuda_desc="CUDA ${major}.${minor} at ${cuda_root}; with no GPU here only the simulated
+         variants are built (bazel build --config=gpu builds the GPU ones too)"
+  fi
 fi
 
 {

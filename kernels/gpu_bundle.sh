@@ -184,7 +184,8 @@ done
 ((tui == 0)) || labels+=("//tui:tui")
 
 if ((build)); then
-  bazel build "${labels[@]}"
+  # --config=gpu: the GPU variants, built here whether or not this machine has a GPU.
+  bazel build --config=gpu "${labels[@]}"
 fi
 bin_dir="$(bazel info bazel-bin 2>/dev/null)"
 [[ -d "${bin_dir}" ]] || { echo "gpu_bundle: no bazel-bin folder; build first" >&2; exit 1; }

@@ -59,7 +59,7 @@ TEST(Lab00, TheSkeletonStandsAtTheFirstStep) {
     // Everything is on stream 0 and nothing else runs: no stream-0 stall to report.
     EXPECT_EQ(Num(cJSON_GetObjectItemCaseSensitive(j, "stream0_stalls"), "count"), 0);
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("Next: TODO 1 (a stream per task)"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "Next: TODO 1 (a stream per task)"), std::string::npos) << o.err;
 }
 
 TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZeroAndTheReportSaysSo) {
@@ -90,7 +90,7 @@ TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZeroAndTheReportSaysSo) {
     int n = std::atoi(line.c_str() + at + file.size() + 3);
     EXPECT_NE(LineText(file, n).find("cudaMemset"), std::string::npos) << LineText(file, n);
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("  stream 0   4 operations on the legacy default stream held your streams back:"),
+    EXPECT_NE(FindFlat(o.err, "  stream 0   4 operations on the legacy default stream held your streams back:"),
               std::string::npos)
         << o.err;
 }
@@ -108,11 +108,11 @@ TEST(Lab00, NonBlockingStreamsWithoutWaitingForThemAreWrong) {
     cJSON_Delete(j);
     // The speed of wrong results is not held up as an achievement, and the report says
     // which streams run() left running, and that this is the step after TODO 2.
-    EXPECT_NE(o.err.find("not counted: the results are wrong"), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("run() returned while \"task 0\", \"task 1\", \"task 2\", \"task 3\" still had work"),
+    EXPECT_NE(FindFlat(o.err, "not counted: the results are wrong"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "run() returned while \"task 0\", \"task 1\", \"task 2\", \"task 3\" still had work"),
               std::string::npos)
         << o.err;
-    EXPECT_NE(o.err.find("This is the expected state after TODO 2."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 2."), std::string::npos) << o.err;
 }
 
 TEST(Lab00, TheReferenceHasDoneEveryStep) {
@@ -120,7 +120,7 @@ TEST(Lab00, TheReferenceHasDoneEveryStep) {
     cJSON *j = Json(o);
     EXPECT_EQ(NextStep(j), "3/3 ");
     cJSON_Delete(j);
-    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "Next:"), std::string::npos) << o.err;
 }
 
 // --hint gives the step's hints one tier at a time, remembered between runs, and starts
@@ -136,24 +136,24 @@ TEST(Lab00, HintsComeInTiers) {
     Outcome e = RunLab("labs/00_default_stream_no_wait_sim", hint);
     unsetenv("XDG_STATE_HOME");
     EXPECT_EQ(a.exit_code, 1) << a.err;
-    EXPECT_NE(a.out.find("BELOW TARGET"), std::string::npos) << a.out;
-    EXPECT_NE(a.out.find("You are at TODO 2 (streams that stream 0 cannot hold back)."), std::string::npos) << a.out;
-    EXPECT_NE(a.out.find("Hint 1 of 3 (a question):"), std::string::npos) << a.out;
-    EXPECT_NE(b.out.find("Hint 2 of 3 (the idea):"), std::string::npos) << b.out;
-    EXPECT_NE(c.out.find("Hint 3 of 3 (the shape of the code):"), std::string::npos) << c.out;
-    EXPECT_NE(c.out.find("cudaStreamNonBlocking"), std::string::npos) << c.out;
-    EXPECT_NE(d.out.find("Hint 3 of 3"), std::string::npos) << "the last tier stays:\n" << d.out;
+    EXPECT_NE(FindFlat(a.out, "BELOW TARGET"), std::string::npos) << a.out;
+    EXPECT_NE(FindFlat(a.out, "You are at TODO 2 (streams that stream 0 cannot hold back)."), std::string::npos) << a.out;
+    EXPECT_NE(FindFlat(a.out, "Hint 1 of 3 (a question):"), std::string::npos) << a.out;
+    EXPECT_NE(FindFlat(b.out, "Hint 2 of 3 (the idea):"), std::string::npos) << b.out;
+    EXPECT_NE(FindFlat(c.out, "Hint 3 of 3 (the shape of the code):"), std::string::npos) << c.out;
+    EXPECT_NE(FindFlat(c.out, "cudaStreamNonBlocking"), std::string::npos) << c.out;
+    EXPECT_NE(FindFlat(d.out, "Hint 3 of 3"), std::string::npos) << "the last tier stays:\n" << d.out;
     EXPECT_EQ(e.exit_code, 2);
-    EXPECT_NE(e.out.find("You are at TODO 3 (wait for every stream)."), std::string::npos) << e.out;
-    EXPECT_NE(e.out.find("Hint 1 of 3 (a question):"), std::string::npos) << e.out;
+    EXPECT_NE(FindFlat(e.out, "You are at TODO 3 (wait for every stream)."), std::string::npos) << e.out;
+    EXPECT_NE(FindFlat(e.out, "Hint 1 of 3 (a question):"), std::string::npos) << e.out;
     // The hint replaces the report: no timeline, no race details.
-    EXPECT_EQ(e.out.find("race 1:"), std::string::npos) << e.out;
+    EXPECT_EQ(FindFlat(e.out, "race 1:"), std::string::npos) << e.out;
     // Its verdict line sends the student to the option they gave, not to one they did not.
-    EXPECT_NE(e.out.find("(run without --hint to see"), std::string::npos) << e.out;
-    EXPECT_EQ(e.out.find("--quiet"), std::string::npos) << e.out;
+    EXPECT_NE(FindFlat(e.out, "(run without --hint to see"), std::string::npos) << e.out;
+    EXPECT_EQ(FindFlat(e.out, "--quiet"), std::string::npos) << e.out;
     Outcome q = RunLab("labs/00_default_stream_no_wait_sim", {"--seed", "7", "--runs", "1", "--schedules", "0", "--quiet"});
     EXPECT_EQ(q.exit_code, 2);
-    EXPECT_NE(q.out.find("(run without --quiet to see"), std::string::npos) << q.out;
+    EXPECT_NE(FindFlat(q.out, "(run without --quiet to see"), std::string::npos) << q.out;
 }
 
 TEST(Lab00, ClearingOneSharedBlockFromEveryTaskStreamRaces) {

@@ -45,7 +45,7 @@ TEST(Lab01, TheSkeletonCopiesFromPageableMemoryAndTheReportSaysSo) {
     EXPECT_GT(Num(h, "copy_wait_ms"), 0.9 * Num(cJSON_GetObjectItemCaseSensitive(j, "timings"), "yours_median_ms"));
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (pin the harness's buffers, once)");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("8 H2D copies from pageable memory at "), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "8 H2D copies from pageable memory at "), std::string::npos) << o.err;
 }
 
 TEST(Lab01, TheReferencePassesAndPinningPaysForItselfAtOnce) {
@@ -71,8 +71,8 @@ TEST(Lab01, TheReferencePassesAndPinningPaysForItselfAtOnce) {
     EXPECT_EQ(Num(h, "payoff_runs"), 1);
     EXPECT_GT(Num(j, "speedup"), 10);
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("it paid for itself within the first run"), std::string::npos) << o.err;
-    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "it paid for itself within the first run"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "Next:"), std::string::npos) << o.err;
 }
 
 TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
@@ -86,7 +86,7 @@ TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
     EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - 0.1);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (both directions at once)");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 1."), std::string::npos) << o.err;
 }
 
 TEST(Lab01, StreamsWithoutPinningGainNothing) {
@@ -113,7 +113,7 @@ TEST(Lab01, PinningInsideEveryRunCostsMoreThanItSaves) {
     EXPECT_GT(Num(run, "ms"), Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "ideal_ms"));
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (pin the harness's buffers, once)");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("run() pins every time: 32 calls (cudaHostRegister, cudaHostUnregister)"), std::string::npos)
+    EXPECT_NE(FindFlat(o.err, "run() pins every time: 32 calls (cudaHostRegister, cudaHostUnregister)"), std::string::npos)
         << o.err;
 }
 
@@ -124,7 +124,7 @@ TEST(Lab01, ForgettingToUnregisterPassesAndTheReportSaysWhatWasLeft) {
     EXPECT_EQ(Num(Host(j), "left_registered"), 16);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (pin the harness's buffers, once)");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("teardown   left 16 of the harness's buffers registered"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "teardown   left 16 of the harness's buffers registered"), std::string::npos) << o.err;
 }
 
 TEST(Lab01, OneDeviceBufferPairForEveryStreamRaces) {

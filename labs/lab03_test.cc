@@ -97,7 +97,7 @@ TEST(Lab03, TheJsonGivesTheSeedAsItsDigits) {
     Outcome o = RunLab("solutions/03_double_buffer_sim",
                        {"--seed", "2669372196862991", "--runs", "1", "--schedules", "0", "--json"});
     EXPECT_EQ(o.exit_code, 0) << o.err;
-    EXPECT_NE(o.out.find("\"seed\":2669372196862991"), std::string::npos) << o.out.substr(0, 400);
+    EXPECT_NE(FindFlat(o.out, "\"seed\":2669372196862991"), std::string::npos) << o.out.substr(0, 400);
 }
 
 TEST(Lab03, DoubleBufferingWithTwoStreamsAlsoPasses) {
@@ -177,14 +177,14 @@ TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
     EXPECT_EQ(Str(r, "fix").rfind("give \"buf ", 0), 0u) << Str(r, "fix");
     EXPECT_NE(Str(r, "fix").find("Correct but slower"), std::string::npos) << Str(r, "fix");
     cJSON_Delete(j);
-    EXPECT_NE(shared.err.find("This is the expected state after TODO 1."), std::string::npos) << shared.err;
+    EXPECT_NE(FindFlat(shared.err, "This is the expected state after TODO 1."), std::string::npos) << shared.err;
 
     Outcome two = RunLab("labs/03_double_buffer_two_streams_sim", Args());
     EXPECT_EQ(two.exit_code, 0) << two.err;
     j = Json(two);
     EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a third stream)");
     cJSON_Delete(j);
-    EXPECT_NE(two.err.find("Further: TODO 3 (a third stream)"), std::string::npos) << two.err;
+    EXPECT_NE(FindFlat(two.err, "Further: TODO 3 (a third stream)"), std::string::npos) << two.err;
 
     Outcome ref = RunLab("solutions/03_double_buffer_sim", Args());
     j = Json(ref);
@@ -240,14 +240,14 @@ TEST(Lab03, StreamZeroWorkBesideBlockingStreamsIsNamedAsTheCause) {
                   0u)
             << first;
         cJSON_Delete(j);
-        EXPECT_NE(o.err.find("Next: your code puts work on stream 0"), std::string::npos) << o.err;
+        EXPECT_NE(FindFlat(o.err, "Next: your code puts work on stream 0"), std::string::npos) << o.err;
     }
 }
 
 TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
     Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args(), "s3cret");
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.err.find("run() of your lab crashed with SIGSEGV"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "run() of your lab crashed with SIGSEGV"), std::string::npos) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
     Events e = ReadEvents(o.events, "s3cret");
     EXPECT_TRUE(e.errors.empty());
@@ -263,16 +263,16 @@ TEST(Lab03, AHostReadOfDeviceMemoryIsReportedWithItsLine) {
     ASSERT_GT(line, 0);
     Outcome o = RunLab("labs/03_double_buffer_host_touches_device_sim", Args(), "s3cret");
     EXPECT_EQ(o.exit_code, 2) << o.err;
-    EXPECT_NE(o.err.find("run() of your lab crashed with SIGSEGV: it read device memory from the host (address 0x"),
+    EXPECT_NE(FindFlat(o.err, "run() of your lab crashed with SIGSEGV: it read device memory from the host (address 0x"),
               std::string::npos)
         << o.err;
     // The first element of a batch-sized buffer (1 Mi uint32 values).
-    EXPECT_NE(o.err.find(": byte 0 of a 4194304-byte buffer from cudaMalloc at 0x"), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("Host code cannot touch device memory"), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("copy the data back to host memory with cudaMemcpy or cudaMemcpyAsync first"),
+    EXPECT_NE(FindFlat(o.err, ": byte 0 of a 4194304-byte buffer from cudaMalloc at 0x"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "Host code cannot touch device memory"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "copy the data back to host memory with cudaMemcpy or cudaMemcpyAsync first"),
               std::string::npos)
         << o.err;
-    EXPECT_NE(o.err.find("\n  at labs/03_double_buffer/testdata/variants.c:" + std::to_string(line) + "\n"),
+    EXPECT_NE(FindFlat(o.err, "\n  at labs/03_double_buffer/testdata/variants.c:" + std::to_string(line) + "\n"),
               std::string::npos)
         << "line " << line << "\n" << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
@@ -289,9 +289,9 @@ TEST(Lab03, ACrashNamesItsLineOrSaysHowToFindIt) {
     ASSERT_GT(line, 0);
     Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args());
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.err.find("a segmentation fault"), std::string::npos) << o.err;
-    EXPECT_EQ(o.err.find("device memory from the host"), std::string::npos) << "address 16 is no buffer's\n" << o.err;
-    EXPECT_NE(o.err.find("\n  at labs/03_double_buffer/testdata/variants.c:" + std::to_string(line) + "\n"),
+    EXPECT_NE(FindFlat(o.err, "a segmentation fault"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "device memory from the host"), std::string::npos) << "address 16 is no buffer's\n" << o.err;
+    EXPECT_NE(FindFlat(o.err, "\n  at labs/03_double_buffer/testdata/variants.c:" + std::to_string(line) + "\n"),
               std::string::npos)
         << "line " << line << "\n" << o.err;
 
@@ -301,8 +301,8 @@ TEST(Lab03, ACrashNamesItsLineOrSaysHowToFindIt) {
     o = RunLab("labs/03_double_buffer_crash_sim", Args());
     unsetenv("STREAMLAB_NO_SUBPROCESS");
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.err.find("crashed with SIGSEGV"), std::string::npos) << o.err;
-    EXPECT_EQ(o.err.find("  at labs/"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "crashed with SIGSEGV"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "  at labs/"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("(the source line was not looked up: this run may not start addr2line; to look it up: "
                          "addr2line -e /"),
               std::string::npos)
@@ -348,7 +348,7 @@ TEST(Lab03, AHangIsEndedByTheTimeoutHoweverSlowTheBaseline) {
     Outcome o = RunLab("labs/03_double_buffer_hang_sim", Args({"--timeout", "2"}), nullptr,
                        {"STREAMLAB_TEST_SLOW_BASELINE_MS=3000"});
     EXPECT_EQ(o.exit_code, 2) << o.err;
-    EXPECT_NE(o.err.find("stopped after 2 s in run() of your lab"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "stopped after 2 s in run() of your lab"), std::string::npos) << o.err;
     Events e = ReadEvents(o.events);
     EXPECT_EQ(e.bye_status, 2);
     EXPECT_EQ(e.bye_reason, "timeout: timeout in run (yours)");
@@ -370,12 +370,12 @@ TEST(Lab03, ASlowBaselineIsNotTheStudentsTime) {
                        {"--seed", "7", "--runs", "3", "--schedules", "0", "--json", "--events-fd", "3", "--timeout",
                         "8"},
                        nullptr, {"STREAMLAB_TEST_SLOW_BASELINE_MS=2500"});
-    EXPECT_EQ(o.err.find("stopped after"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "stopped after"), std::string::npos) << o.err;
     Events e = ReadEvents(o.events);
     EXPECT_EQ(e.bye_reason.rfind("timeout", 0), std::string::npos) << e.bye_reason;
     if (o.exit_code == 3) {
         // A host too slow even for the grown budget: said as the host's problem.
-        EXPECT_NE(o.err.find("Your code is not at fault"), std::string::npos) << o.err;
+        EXPECT_NE(FindFlat(o.err, "Your code is not at fault"), std::string::npos) << o.err;
         EXPECT_EQ(e.bye_reason.rfind("slow_host: ", 0), 0u) << e.bye_reason;
         return;
     }
@@ -393,7 +393,7 @@ TEST(Lab03, TheHarnessPastItsBudgetIsTheHostsProblem) {
                        {"STREAMLAB_TEST_SLOW_BASELINE_MS=1500", "STREAMLAB_TEST_HARNESS_BUDGET_S=2"});
     EXPECT_EQ(o.exit_code, 3) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
-    EXPECT_NE(o.err.find("took more than its 2 s, so this machine is too slow or too busy right now. Your code is "
+    EXPECT_NE(FindFlat(o.err, "took more than its 2 s, so this machine is too slow or too busy right now. Your code is "
                          "not at fault"),
               std::string::npos)
         << o.err;
@@ -410,24 +410,24 @@ TEST(Lab03, TheHarnessPastItsBudgetIsTheHostsProblem) {
 TEST(Lab03, TheUsageSaysWhoseTimeTheTimeoutIs) {
     Outcome o = RunLab("labs/03_double_buffer_sim", {"--help"});
     EXPECT_EQ(o.exit_code, 0);
-    EXPECT_NE(o.out.find("--timeout S             stop your code after S seconds of its own time"),
+    EXPECT_NE(FindFlat(o.out, "--timeout S             stop your code after S seconds of its own time"),
               std::string::npos)
         << o.out;
-    EXPECT_NE(o.out.find("--harness-timeout S"), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("3 this machine was too slow"), std::string::npos) << o.out;
+    EXPECT_NE(FindFlat(o.out, "--harness-timeout S"), std::string::npos) << o.out;
+    EXPECT_NE(FindFlat(o.out, "3 this machine was too slow"), std::string::npos) << o.out;
 }
 
 TEST(Lab03, ExitingEarlyIsNotAPass) {
     Outcome o = RunLab("labs/03_double_buffer_exit_early_sim", Args());
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.err.find("called exit() in run() of your lab"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "called exit() in run() of your lab"), std::string::npos) << o.err;
 }
 
 TEST(Lab03, AFailedSetupNamesTheCall) {
     Outcome o = RunLab("labs/03_double_buffer_setup_fails_sim", Args());
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.err.find("cudaMalloc"), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("cudaErrorMemoryAllocation"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "cudaMalloc"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "cudaErrorMemoryAllocation"), std::string::npos) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "error");
     EXPECT_NE(Str(j, "error").find("your setup() returned 1"), std::string::npos) << Str(j, "error");
@@ -455,10 +455,10 @@ TEST(Lab03, TheSameSeedGivesTheSameFigures) {
 TEST(Lab03, BadUsageExits64WithTheReason) {
     Outcome o = RunLab("labs/03_double_buffer_sim", {"--runs", "zero"});
     EXPECT_EQ(o.exit_code, 64);
-    EXPECT_NE(o.err.find("--runs must be a whole number"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "--runs must be a whole number"), std::string::npos) << o.err;
     o = RunLab("labs/03_double_buffer_sim", {"--profile", "z80"});
     EXPECT_EQ(o.exit_code, 64);
-    EXPECT_NE(o.err.find("--profile=z80"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "--profile=z80"), std::string::npos) << o.err;
     o = RunLab("labs/03_double_buffer_sim", {"--backend=gpu"});
     EXPECT_EQ(o.exit_code, 64);
 }
@@ -480,14 +480,14 @@ TEST(Lab03, AProfileFileIsFoundFromWhereTheCommandWasTyped) {
     std::vector<std::string> env = {"BUILD_WORKING_DIRECTORY=" + dir};
     Outcome o = RunLab("labs/03_double_buffer_sim", Args({"--profile=course_gpu.json"}), nullptr, env);
     EXPECT_EQ(o.exit_code, 1) << o.err;
-    EXPECT_NE(o.err.find("course_gpu.json"), std::string::npos) << o.err.substr(0, 400);
+    EXPECT_NE(FindFlat(o.err, "course_gpu.json"), std::string::npos) << o.err.substr(0, 400);
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "profile"), "h100 from course_gpu.json");
     cJSON_Delete(j);
     { std::ofstream(dir + "/broken.json") << "{\"name\": 1}"; }
     o = RunLab("labs/03_double_buffer_sim", Args({"--profile=broken.json"}), nullptr, env);
     EXPECT_EQ(o.exit_code, 64);
-    EXPECT_NE(o.err.find("\"name\" must be a non-empty string"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "\"name\" must be a non-empty string"), std::string::npos) << o.err;
 }
 
 }  // namespace

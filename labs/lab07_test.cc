@@ -40,7 +40,7 @@ TEST(Lab07, TheReferencePasses) {
     EXPECT_LE(Num(j, "bound_fraction"), 1.03);
     EXPECT_EQ(NextStep(j), "2/2 ");
     cJSON_Delete(j);
-    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "Next:"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, AGraphMadeEveryRunIsTheStateAfterTodo1) {
@@ -52,7 +52,7 @@ TEST(Lab07, AGraphMadeEveryRunIsTheStateAfterTodo1) {
     EXPECT_GT(Num(j, "bound_fraction"), 0.7);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (make the graph in setup(), not in run())");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 1."), std::string::npos) << o.err;
 }
 
 TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
@@ -64,7 +64,7 @@ TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
     EXPECT_LT(Num(j, "bound_fraction"), 0.65);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("each step anew pays the capture and instantiation"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "each step anew pays the capture and instantiation"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, AGraphKeepsOnlyTheConcurrencyItWasCapturedWith) {
@@ -75,7 +75,7 @@ TEST(Lab07, AGraphKeepsOnlyTheConcurrencyItWasCapturedWith) {
     EXPECT_LT(Num(j, "bound_fraction"), 0.75);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("a graph keeps only the concurrency it was captured with"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "a graph keeps only the concurrency it was captured with"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
@@ -91,7 +91,7 @@ TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
     EXPECT_EQ(Num(m, "wrong_batches"), 23);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (make the graph in setup(), not in run())");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("a graph freezes the pointers it captured"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "a graph freezes the pointers it captured"), std::string::npos) << o.err;
 }
 
 // A capture error fails setup(): the student's call and line, the runtime's error, and
@@ -107,10 +107,10 @@ void ExpectCaptureError(const std::string &variant, const std::string &marker, c
     int line = LineOf(file, marker);
     ASSERT_GT(line, 0) << marker;
     std::string where = file + ":" + std::to_string(line) + ": ";
-    EXPECT_NE(o.err.find(where), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("failed: " + error + " ("), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("  stream capture: " + advice), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("your setup() returned 1"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, where), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "failed: " + error + " ("), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "  stream capture: " + advice), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "your setup() returned 1"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, ASyncInsideTheCaptureIsRefused) {

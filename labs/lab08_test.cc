@@ -60,7 +60,7 @@ TEST(Lab08, TheReferencePasses) {
     EXPECT_LE(Num(j, "bound_fraction"), 1.0) << "no run can load faster than the loader alone";
     EXPECT_EQ(NextStep(j), "2/2 ");
     cJSON_Delete(j);
-    EXPECT_EQ(o.err.find("Next:"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "Next:"), std::string::npos) << o.err;
 }
 
 TEST(Lab08, ARingOfTwoAbsorbsTheSlowBatchesOfThisLoader) {
@@ -82,7 +82,7 @@ TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
     EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("This is the expected state after TODO 1."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 1."), std::string::npos) << o.err;
 }
 
 TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
@@ -111,7 +111,7 @@ TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "incorrect");
     EXPECT_FALSE(Bool(j, "correct"));
-    EXPECT_NE(o.err.find("two batches shared a buffer without an order between them"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "two batches shared a buffer without an order between them"), std::string::npos) << o.err;
     EXPECT_GT(Num(j, "races"), 0);
     const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "race_reports"), 0);
     ASSERT_NE(r, nullptr) << o.out;
@@ -134,11 +134,11 @@ TEST(Lab08, AHostFunctionThatCallsCudaIsRefused) {
     const std::string file = "labs/08_prefetch_loader/testdata/variants.c";
     int line = LineOf(file, "cudaError_t err = cudaMemcpyAsync(d_in, job->src");
     ASSERT_GT(line, 0);
-    EXPECT_NE(o.err.find(file + ":" + std::to_string(line) +
+    EXPECT_NE(FindFlat(o.err, file + ":" + std::to_string(line) +
                          ": cudaMemcpyAsync (in the host function queue_upload) failed: cudaErrorNotPermitted ("),
               std::string::npos)
         << o.err;
-    EXPECT_NE(o.err.find("  host function: a function queued with cudaLaunchHostFunc must not call CUDA"),
+    EXPECT_NE(FindFlat(o.err, "  host function: a function queued with cudaLaunchHostFunc must not call CUDA"),
               std::string::npos)
         << o.err;
 }
@@ -149,9 +149,9 @@ TEST(Lab08, TheLoaderRefusesDeviceMemory) {
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "error");
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("lab_load_batch(ctx, 0, "), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("dst is device memory (cudaMalloc)"), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("your run() returned 1"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "lab_load_batch(ctx, 0, "), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "dst is device memory (cudaMalloc)"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "your run() returned 1"), std::string::npos) << o.err;
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST(Lab09, TheSkeletonIsCorrectSlowAndStagesItsPeerCopies) {
     EXPECT_GT(rate, 0) << o.err;
     EXPECT_LT(rate, link / 2) << o.err;
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find(": peer access is not enabled"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, ": peer access is not enabled"), std::string::npos) << o.err;
 }
 
 TEST(Lab09, TheReferencePasses) {
@@ -60,7 +60,7 @@ TEST(Lab09, TheReferencePasses) {
     EXPECT_LE(Num(j, "bound_fraction"), 1.02);
     EXPECT_EQ(NextStep(j), "3/3 ");
     cJSON_Delete(j);
-    EXPECT_EQ(o.err.find("Why:"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "Why:"), std::string::npos) << o.err;
 }
 
 TEST(Lab09, WithoutPeerAccessTheLinkIsTheSlowestStage) {
@@ -77,7 +77,7 @@ TEST(Lab09, WithoutPeerAccessTheLinkIsTheSlowestStage) {
     EXPECT_GT(rate, 0) << o.err;
     EXPECT_LT(rate, LinkGbps(j) / 2) << o.err;
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find(": peer access is not enabled"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, ": peer access is not enabled"), std::string::npos) << o.err;
 }
 
 TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {
@@ -99,7 +99,7 @@ TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {
         << o.err.substr(at);
     // One wait a batch but the last (made after everything was queued).
     EXPECT_EQ(waits, batches - 1);
-    EXPECT_EQ(o.err.find("peer access is not enabled"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "peer access is not enabled"), std::string::npos) << o.err;
 }
 
 TEST(Lab09, OneSetOfBuffersIsTheStateAfterTodo2) {
@@ -139,7 +139,7 @@ TEST(Lab09, StageTwoBeforeItsPeerCopyIsOrderedIsARace) {
     EXPECT_EQ(Num(r, "second_device"), 1);
     EXPECT_EQ(Num(r, "buffer_device"), 1);
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("Why: your pipeline has races"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "Why: your pipeline has races"), std::string::npos) << o.err;
 }
 
 // The report a student reads (no --json): race reports name the devices, the timeline
@@ -150,10 +150,10 @@ TEST(Lab09, TheReportNamesTheDevices) {
     EXPECT_EQ(o.exit_code, 2) << o.err;
     std::string report = o.out + o.err;
     const std::string file = "labs/09_two_gpus/testdata/variants.c";
-    EXPECT_NE(report.find(" (GPU 1 memory)\n"), std::string::npos) << report;
-    EXPECT_NE(report.find(", on GPU 1, stream \"GPU 1 a\", " + file), std::string::npos) << report;
-    EXPECT_NE(report.find("peer copy GPU 0 -> GPU 1 batch 0 (op "), std::string::npos) << report;
-    EXPECT_NE(report.find(", on GPU 0, stream \"GPU 0 a\", " + file), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, " (GPU 1 memory)\n"), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, ", on GPU 1, stream \"GPU 1 a\", " + file), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, "peer copy GPU 0 -> GPU 1 batch 0 (op "), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, ", on GPU 0, stream \"GPU 0 a\", " + file), std::string::npos) << report;
     size_t gpu0 = report.find("\nGPU 0\n"), gpu1 = report.find("\nGPU 1\n"), link = report.find("\nlink\n");
     ASSERT_NE(gpu0, std::string::npos) << report;
     ASSERT_NE(gpu1, std::string::npos) << report;
@@ -161,14 +161,14 @@ TEST(Lab09, TheReportNamesTheDevices) {
     EXPECT_LT(gpu0, gpu1);
     EXPECT_LT(gpu1, link);
     EXPECT_EQ(report.find("\nGPU 0 -> GPU 1   ", link), link + 5) << report;
-    EXPECT_NE(report.find("engines busy: GPU 0 H2D "), std::string::npos) << report;
-    EXPECT_NE(report.find("; link GPU 0 -> GPU 1 "), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, "engines busy: GPU 0 H2D "), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, "; link GPU 0 -> GPU 1 "), std::string::npos) << report;
 }
 
 TEST(Lab09, AProfileOfOneDeviceIsRefused) {
     Outcome o = RunLab("labs/09_two_gpus_sim", Args({"--profile=h100"}));
     EXPECT_EQ(o.exit_code, 64) << o.err;
-    EXPECT_NE(o.err.find("this lab needs 2 devices and the h100 profile simulates 1"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "this lab needs 2 devices and the h100 profile simulates 1"), std::string::npos) << o.err;
 }
 
 }  // namespace

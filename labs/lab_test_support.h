@@ -122,6 +122,25 @@ inline std::string LineText(const std::string &rel, int n) {
     return "";
 }
 
+// Where needle is in text, each with every run of white space (line breaks included) as
+// one space: the report's prose is wrapped at 80 columns (labs/harness/wrap.h), so a
+// phrase may run over two lines. std::string::npos when it is not there.
+inline std::string Flat(const std::string &text) {
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (c == ' ' || c == '\n' || c == '\t') {
+            space = true;
+            continue;
+        }
+        if (space && !out.empty()) out += ' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+inline size_t FindFlat(const std::string &text, const std::string &needle) { return Flat(text).find(Flat(needle)); }
+
 inline cJSON *Json(const Outcome &o) {
     EXPECT_FALSE(o.out.empty());
     EXPECT_EQ(o.out.find('\n'), o.out.size() - 1) << "stdout must be one line:\n" << o.out;

@@ -10,8 +10,11 @@ with -fmad=false so that floating-point results are bit-identical to the CPU bod
 with -ffp-contract=off. The resulting cc_library links the static CUDA runtime and
 libstdc++ (nvcc objects need it when a C linker links them).
 
-When there is no toolkit (or --config=sim_only), CUDA_FOUND is False and BUILD files
-declare no GPU targets; calling cuda_library then fails with a clear message.
+CUDA_FOUND says whether the GPU variants are built: a toolkit is found and the machine has
+a GPU (STREAMLAB_GPU=auto, the default), or a toolkit is found and --config=gpu asks for
+them anyway (STREAMLAB_GPU=on; third_party/cuda_configure.bzl). Otherwise (no toolkit, no
+GPU, --config=sim_only) CUDA_FOUND is False and BUILD files declare no GPU targets; calling
+cuda_library then fails with a clear message.
 """
 
 load("@cuda//:defs.bzl", _CUDA_FOUND = "CUDA_FOUND", _CUDA_STATUS = "CUDA_STATUS", _NVCC = "NVCC")

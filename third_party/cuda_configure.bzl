@@ -7,9 +7,18 @@ Looks at $CUDA_PATH, then /usr/local/cuda. With the toolkit found (CUDA 12.0 or 
   //:cupti          the CUPTI shared library and headers
   //:nvtx3          the header-only NVTX v3 API
   //:nvcc           the compiler driver
-and @cuda//:defs.bzl says CUDA_FOUND = True. Without one (or with STREAMLAB_CUDA=off,
-which --config=sim_only sets), @cuda still exists: defs.bzl says CUDA_FOUND = False and
+and @cuda//:defs.bzl says CUDA_FOUND = True: the GPU variants are built. A toolkit alone is
+not enough: STREAMLAB_GPU says where they are built.
+  auto (the default)  only where this machine has an NVIDIA GPU or its driver
+                      (third_party/gpu_present.sh: /dev/nvidia0, the driver's libcuda,
+                      nvidia-smi), so that a first build on a laptop runs no nvcc
+  on                  wherever the toolkit is (--config=gpu): CI, the grader's GPU kits
+                      and kernels/gpu_bundle.sh, on a machine with the toolkit but no GPU
+  off                 nowhere
+Without them (no toolkit, STREAMLAB_GPU says no, or STREAMLAB_CUDA=off, which
+--config=sim_only sets), @cuda still exists: defs.bzl says CUDA_FOUND = False and
 CUDA_STATUS explains why, and BUILD files use that to declare no GPU targets at all.
+`bazel sync --configure` looks for a GPU again (after installing a driver, say).
 """
 
 _MIN_VERSION = (12, 0)
@@ -109,10 +118,24 @@ def _find_cupti(rctx, root):
             return sub, names[0]
     return None, None
 
+_GPU_MODES = ["auto", "on", "off"]
+
+def _gpu_seen(rctx):
+    """Whether this machine has an NVIDIA GPU or its driver, and what was seen or looked for."""
+    script = rctx.path(Label("//third_party:gpu_present.sh"))
+    res = rctx.execute(["bash", str(script)])
+    return res.return_code == 0, (res.stdout.strip() or res.stderr.strip())
+
 def _cuda_configure_impl(rctx):
     env = rctx.os.environ
     if env.get("STREAMLAB_CUDA", "") == "off":
         _missing(rctx, "the CUDA toolkit is hidden by STREAMLAB_CUDA=off (--config=sim_only); only simulator builds are made")
+        return
+    mode = env.get("STREAMLAB_GPU", "") or "auto"
+    if mode not in _GPU_MODES:
+        fail("STREAMLAB_GPU=%s: say auto (GPU builds where a GPU is seen, the default), on (wherever the CUDA toolkit is: --config=gpu) or off" % mode)
+    if mode == "off":
+        _missing(rctx, "GPU builds are off (STREAMLAB_GPU=off); only simulator builds are made")
         return
     root = env.get("CUDA_PATH", "") or "/usr/local/cuda"
     root = root.rstrip("/")
@@ -138,6 +161,12 @@ def _cuda_configure_impl(rctx):
     if cupti_name == None:
         _missing(rctx, "the CUDA toolkit at %s has no CUPTI library (libcupti.so.*); only simulator builds are made" % root)
         return
+    if mode == "auto":
+        seen, why = _gpu_seen(rctx)
+        if not seen:
+            _missing(rctx, ("no NVIDIA GPU here (%s), so only simulator builds are made, though CUDA %d.%d is at %s. " +
+                            "--config=gpu (STREAMLAB_GPU=on) builds the GPU variants too") % (why, version[0], version[1], root))
+            return
 
     rctx.symlink(root + "/include", "include")
     rctx.symlink(root + "/" + lib, "lib64")
@@ -147,7 +176,7 @@ def _cuda_configure_impl(rctx):
         cupti_label = "cupti/" + cupti_name
     else:
         cupti_label = "lib64/" + cupti_name
-    status = "CUDA %d.%d at %s" % (version[0], version[1], root)
+    status = "CUDA %d.%d at %s, %s" % (version[0], version[1], root, "GPU builds on (STREAMLAB_GPU=on)" if mode == "on" else "and a GPU here")
     rctx.file("defs.bzl", _DEFS.format(
         found = "True",
         version = "%d.%d" % version,
@@ -160,6 +189,7 @@ def _cuda_configure_impl(rctx):
 
 cuda_configure = repository_rule(
     implementation = _cuda_configure_impl,
-    environ = ["CUDA_PATH", "STREAMLAB_CUDA"],
+    environ = ["CUDA_PATH", "STREAMLAB_CUDA", "STREAMLAB_GPU"],
+    configure = True,
     local = True,
 )

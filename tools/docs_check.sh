@@ -97,9 +97,10 @@ done < <(cat "${docs[@]}" | grep -oE '(^|[^:A-Za-z0-9./])//[a-z_][a-z0-9_/]*(:[A
 if ((${#labels[@]})) && [[ "${DOCS_CHECK_NO_BAZEL:-}" != 1 ]]; then
   if ! command -v bazel >/dev/null 2>&1; then
     problem "bazel is not on PATH, so the ${#labels[@]} targets the docs name were not checked"
-  elif ! bazel query --noshow_progress "set(${labels[*]})" >/dev/null 2>&1; then
+  # --config=gpu: the GPU targets the docs name exist wherever a CUDA toolkit is, GPU or not.
+  elif ! bazel query --noshow_progress --config=gpu "set(${labels[*]})" >/dev/null 2>&1; then
     for label in "${labels[@]}"; do
-      bazel query --noshow_progress "${label}" >/dev/null 2>&1 || problem "the docs name ${label}, which is not a target"
+      bazel query --noshow_progress --config=gpu "${label}" >/dev/null 2>&1 || problem "the docs name ${label}, which is not a target"
     done
   fi
 fi

@@ -279,7 +279,7 @@ static void draw_lane(tui_screen *s, tui_model *m, const tui_layout *L, const tu
                       int y) {
     const tui_lane *lane = p->lanes[index];
     char label[96];
-    tui_run_lane_label(p->pane.run, lane, L->label_w - 1, label, sizeof(label));
+    tui_run_lane_label(p->pane.run, lane, L->label_w - 1, m->utf8, label, sizeof(label));
     bool cursor = m->lane_cursor == p->cursor_base + (int)index;
     if (cursor) tui_screen_put(s, 0, y, glyph_or(m, 0x25B6, '>'), TUI_COLOR_TITLE, TUI_ATTR_BOLD); /* ▶ */
     if (lane->heading) {

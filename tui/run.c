@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "trace/view/lane_label.h"
+
 const trace_engine tui_engine_order[TUI_ENGINE_LANES] = {TRACE_ENGINE_H2D, TRACE_ENGINE_COMPUTE, TRACE_ENGINE_D2H,
                                                          TRACE_ENGINE_HOST};
 
@@ -191,7 +193,7 @@ size_t tui_run_lanes(tui_run *run, tui_lane **out, size_t max) {
     return n;
 }
 
-void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *buf, size_t size) {
+void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, bool utf8, char *buf, size_t size) {
     if (lane->heading && lane->engine == TRACE_ENGINE_LINK) {
         snprintf(buf, size, "%s", trace_engine_name(TRACE_ENGINE_LINK));
         return;
@@ -212,31 +214,11 @@ void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *
     char id[16], prio[16];
     snprintf(id, sizeof(id), lane->stream == TRACE_STREAM_LEGACY ? "stream 0" : "s%d", (int)lane->stream);
     snprintf(prio, sizeof(prio), "p%d", info ? (int)info->priority : 0);
-    if (lane->stream == TRACE_STREAM_LEGACY || !info || !info->name[0] || strcmp(info->name, id) == 0) {
-        snprintf(buf, size, "%s %s", id, prio);
-        return;
-    }
-    /* id "name" prio: the name gets what the rest leaves, at least one character. Names
-     * come from the event reader, printable; bytes beyond ASCII are cut at a code point. */
-    int room = max_cols - (int)strlen(id) - (int)strlen(prio) - 4;
-    size_t name_len = strlen(info->name), cut = name_len;
-    size_t cols = 0, i = 0;
-    while (i < name_len) {
-        size_t step = 1;
-        while (i + step < name_len && ((unsigned char)info->name[i + step] & 0xC0) == 0x80) step++;
-        cols++;
-        i += step;
-    }
-    bool shorten = room >= 1 && (int)cols > room;
-    if (shorten) {
-        size_t keep = (size_t)(room > 1 ? room - 1 : 1);
-        cut = 0;
-        for (size_t c = 0; c < keep && cut < name_len; c++) {
-            cut++;
-            while (cut < name_len && ((unsigned char)info->name[cut] & 0xC0) == 0x80) cut++;
-        }
-    }
-    snprintf(buf, size, "%s \"%.*s%s\" %s", id, (int)cut, info->name, shorten ? "~" : "", prio);
+    bool named = lane->stream != TRACE_STREAM_LEGACY && info && info->name[0] && strcmp(info->name, id) != 0;
+    /* id "name" prio: a name too long is shortened in the middle (the selected bar's
+     * details give it whole). Names come from the event reader, printable. */
+    (void)trace_lane_label_fit(id, named ? info->name : NULL, prio, max_cols > 0 ? (size_t)max_cols : 0, utf8, buf,
+                               size);
 }
 
 const trace_op *tui_run_op(tui_run *run, uint64_t start_ns, uint64_t id) {

@@ -87,9 +87,10 @@ bool tui_run_is_racy(const tui_run *run, uint64_t id);
  * the way. */
 size_t tui_run_lanes(tui_run *run, tui_lane **out, size_t max);
 /* "H2D engine", "compute", "s2 \"buf A\" p0": streams always show their id and priority;
- * a name that would make the label wider than max_cols columns is shortened ("buf A~").
+ * a name that would make the label wider than max_cols columns is shortened in the middle
+ * (trace/view/lane_label.h: "s13 \"grap…ch 1\" p0", '~' for the ellipsis unless utf8).
  * Headings: "GPU 1", "link"; link lanes "GPU 0 -> GPU 1". */
-void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, char *buf, size_t size);
+void tui_run_lane_label(tui_run *run, const tui_lane *lane, int max_cols, bool utf8, char *buf, size_t size);
 
 /* The whole op behind a bar, or NULL. Valid until the next add. */
 const trace_op *tui_run_op(tui_run *run, uint64_t start_ns, uint64_t id);

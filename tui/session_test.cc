@@ -84,7 +84,7 @@ TEST_F(SessionTest, OpsGoToTheirEngineAndStreamLanes) {
     char label[64];
     const char *expect[] = {"H2D engine", "compute", "D2H engine", "host", "s1 \"buf A\" p-2"};
     for (int i = 0; i < 5; i++) {
-        tui_run_lane_label(run, lanes[i], 40, label, sizeof(label));
+        tui_run_lane_label(run, lanes[i], 40, false, label, sizeof(label));
         EXPECT_STREQ(label, expect[i]);
     }
     EXPECT_EQ(lanes[0]->n, 1u);
@@ -99,7 +99,7 @@ TEST_F(SessionTest, OpsGoToTheirEngineAndStreamLanes) {
     EXPECT_STREQ(op->name, "process");
 }
 
-TEST_F(SessionTest, LongStreamNamesAreShortenedButKeepTheirPriority) {
+TEST_F(SessionTest, LongStreamNamesAreShortenedInTheMiddleButKeepTheirPriority) {
     ev.Stream(3, "a very long stream name", -5);
     ev.Op(TRACE_OP_KERNEL, TRACE_COPY_NONE, 3, 1, 0, 0, 10, 0, "k");
     Feed();
@@ -107,10 +107,15 @@ TEST_F(SessionTest, LongStreamNamesAreShortenedButKeepTheirPriority) {
     tui_lane *lanes[4];
     size_t n = tui_run_lanes(run, lanes, 4);
     char label[64];
-    tui_run_lane_label(run, lanes[n - 1], 18, label, sizeof(label));
-    EXPECT_STREQ(label, "s3 \"a very l~\" p-5");
+    tui_run_lane_label(run, lanes[n - 1], 18, false, label, sizeof(label));
+    // Shortened in the middle: both ends of the name, both quotes and the priority stay.
+    EXPECT_STREQ(label, "s3 \"a ve~name\" p-5");
     EXPECT_EQ(strlen(label), 18u);
-    EXPECT_LE(strlen(label), 18u);
+    tui_run_lane_label(run, lanes[n - 1], 18, true, label, sizeof(label));
+    EXPECT_STREQ(label, "s3 \"a ve\u2026name\" p-5");
+    // Room enough: whole.
+    tui_run_lane_label(run, lanes[n - 1], 40, true, label, sizeof(label));
+    EXPECT_STREQ(label, "s3 \"a very long stream name\" p-5");
 }
 
 TEST_F(SessionTest, OpsArrivingOutOfOrderAreSortedPerLane) {

@@ -63,7 +63,7 @@ if [[ "${choice}" != sim ]]; then
   fi
   if [[ "${choice}" == gpu ]]; then
     if [[ -z "${gpu}" ]]; then
-      echo "streamlab: --backend=gpu, but the GPU build was not made: no CUDA toolkit was found when building (run ./setup.sh to see why)." >&2
+      echo "streamlab: --backend=gpu, but the GPU build was not made: it is made where a CUDA toolkit is installed and a GPU is seen when building, or with --config=gpu (run ./setup.sh to see what it finds)." >&2
     else
       echo "streamlab: --backend=gpu, but $("${gpu}" --probe-device 2>&1 >/dev/null | head -n 1)" >&2
     fi
@@ -74,8 +74,11 @@ if [[ "${choice}" != sim ]]; then
     # A lab that needs two GPUs on a machine with fewer: the GPU build's own words.
     why="$("${gpu}" --probe-device 2>&1 >/dev/null | head -n 1)"
     [[ "${why}" == "this lab needs "* ]] && reason="${why}"
+  elif ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+    # A GPU now, but none (or no toolkit) when this was built.
+    reason="built without the GPU variant: no CUDA toolkit, or no GPU seen, when it was built; bazel sync --configure, then build again"
   else
-    reason="built without a CUDA toolkit"
+    reason="no usable CUDA device on this machine"
   fi
   echo "streamlab: running on the SIMULATED GPU (${reason})" >&2
 fi

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "labs/harness/wrap.h"
+
 const char *lab_status_name(lab_status status) {
     switch (status) {
     case LAB_STATUS_PASS: return "pass";
@@ -156,7 +158,8 @@ static void print_verdict(const lab_result *r, const char *value, const char *ta
     }
 }
 
-void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *out) {
+/* The report into out, a stream of w's: its prose is wrapped, the timeline is not. */
+static void print_text(const lab_result *r, lab_report_level level, FILE *out, lab_wrap *w) {
     const lab_spec *s = r->spec;
     bool quiet = level != LAB_REPORT_FULL;
     char value[32], target[32];
@@ -313,12 +316,20 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
                 if (*p == '\n' && p[1]) fputs("          ", out);
             }
         }
-        if (r->timeline)
-            fprintf(out, "\n%s:\n%s", r->timeline_apart ? "your traced run (after the timed runs)" : "your last run",
-                    r->timeline);
+        if (r->timeline) {
+            fprintf(out, "\n%s:\n", r->timeline_apart ? "your traced run (after the timed runs)" : "your last run");
+            lab_wrap_verbatim(w, r->timeline);
+        }
     }
     fputc('\n', out);
     print_verdict(r, value, target, out);
+}
+
+void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *out) {
+    lab_wrap w;
+    FILE *wrapped = lab_wrap_begin(&w, out, LAB_WRAP_COLUMNS);
+    print_text(r, level, wrapped, &w);
+    lab_wrap_end(&w);
 }
 
 static cJSON *ms_array(const double *v, int n) {

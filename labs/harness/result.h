@@ -145,7 +145,7 @@ typedef enum lab_report_level {
     LAB_REPORT_VERDICT_HINT
 } lab_report_level;
 
-/* The student's report. */
+/* The student's report, its prose wrapped at LAB_WRAP_COLUMNS (wrap.h). */
 void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *out);
 /* The --json object (the caller frees it with cJSON_Delete). */
 cJSON *lab_result_json(const lab_result *r);

@@ -42,6 +42,7 @@
 #include "labs/harness/verify.h"
 #include "labs/harness/work.h"
 #include "labs/harness/workload.h"
+#include "labs/harness/wrap.h"
 #include "trace/view/export_chrome.h"
 #include "trace/view/export_text.h"
 #include "trace/view/metrics.h"
@@ -691,21 +692,28 @@ static void emit(harness *h) {
     note_refusals(r);
     lab_result_decide(r);
     lab_events_result(h->events, r);
+    /* The next step and the hints: prose, wrapped as the report is (wrap.h). */
+    lab_wrap w;
     if (h->opt.hint) {
         lab_result_print_text(r, LAB_REPORT_VERDICT_HINT, h->out);
         fputc('\n', h->out);
         char path[4096];
         bool keep = lab_hints_path(path, sizeof(path));
+        FILE *o = lab_wrap_begin(&w, h->out, LAB_WRAP_COLUMNS);
         if (r->status == LAB_STATUS_ERROR)
-            fprintf(h->out, "Fix the error first: run without --hint to see it.\n");
+            fprintf(o, "Fix the error first: run without --hint to see it.\n");
         else if (r->spec->n_steps == 0)
-            fprintf(h->out, "This lab has no hints yet; the lesson: %s\n", r->spec->lesson);
+            fprintf(o, "This lab has no hints yet; the lesson: %s\n", r->spec->lesson);
         else
-            lab_hints_print_next(r->spec, &h->findings, keep ? path : NULL, h->out);
+            lab_hints_print_next(r->spec, &h->findings, keep ? path : NULL, o);
+        lab_wrap_end(&w);
     } else if (h->opt.json) {
         lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_SUMMARY, stderr);
-        if (!h->opt.quiet && r->status != LAB_STATUS_ERROR)
-            lab_steps_print_next(r->spec, &h->findings, r->status == LAB_STATUS_PASS, stderr);
+        if (!h->opt.quiet && r->status != LAB_STATUS_ERROR) {
+            FILE *o = lab_wrap_begin(&w, stderr, LAB_WRAP_COLUMNS);
+            lab_steps_print_next(r->spec, &h->findings, r->status == LAB_STATUS_PASS, o);
+            lab_wrap_end(&w);
+        }
         cJSON *j = lab_result_json(r);
         char *s = cJSON_PrintUnformatted(j);
         if (s) printf("%s\n", s);
@@ -714,8 +722,11 @@ static void emit(harness *h) {
         cJSON_Delete(j);
     } else {
         lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_FULL, h->out);
-        if (!h->opt.quiet && r->status != LAB_STATUS_ERROR)
-            lab_steps_print_next(r->spec, &h->findings, r->status == LAB_STATUS_PASS, h->out);
+        if (!h->opt.quiet && r->status != LAB_STATUS_ERROR) {
+            FILE *o = lab_wrap_begin(&w, h->out, LAB_WRAP_COLUMNS);
+            lab_steps_print_next(r->spec, &h->findings, r->status == LAB_STATUS_PASS, o);
+            lab_wrap_end(&w);
+        }
     }
 }
 

@@ -3,9 +3,11 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/view/lane_label.h"
 #include "trace/view/metrics.h"
 
 #define PCT_WIDTH 5 /* " 100%" */
@@ -161,18 +163,72 @@ static void work_coverage(trace_timeline *tl, int32_t run, const trace_lane *lan
     }
 }
 
-/* The label cut to the label column, one column per byte: anything but printable ASCII
- * (a stream named in another script, a control character) shows as '?'. */
-static void label(strbuf *b, const char *text) {
-    char cut[TRACE_TEXT_LABEL_WIDTH];
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p && n + 1 < sizeof(cut); p++) {
+/* The label in a column of width columns, one column per byte: anything but printable
+ * ASCII (a stream named in another script, a control character) shows as '?', except the
+ * ellipsis of a shortened name where the timeline is UTF-8. */
+static void label(strbuf *b, const char *text, size_t width, bool utf8) {
+    char cut[TRACE_TEXT_LABEL_MAX_WIDTH * 3 + 1];
+    size_t n = 0, cols = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p && cols + 1 < width && n + 4 < sizeof(cut); p++) {
+        if (utf8 && p[0] == 0xE2 && p[1] == 0x80 && p[2] == 0xA6) { /* U+2026 … */
+            memcpy(cut + n, p, 3);
+            n += 3;
+            p += 2;
+            cols++;
+            continue;
+        }
         if (*p >= 0x80 && (*p & 0xC0) == 0x80) continue; /* continuation bytes: one '?' per code point */
         cut[n++] = (*p >= 0x20 && *p < 0x7F) ? (char)*p : '?';
+        cols++;
     }
     cut[n] = '\0';
     puts_(b, cut);
-    spaces(b, TRACE_TEXT_LABEL_WIDTH - n);
+    spaces(b, width - cols);
+}
+
+/* The name of a stream as the timeline may print it: printable ASCII, '?' for the rest. */
+static void plain_name(const char *name, char *out, size_t len) {
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && n + 1 < len; p++) {
+        if (*p >= 0x80 && (*p & 0xC0) == 0x80) continue;
+        out[n++] = (*p >= 0x20 && *p < 0x7F) ? (char)*p : '?';
+    }
+    out[n] = '\0';
+}
+
+/* A stream lane's label in cols columns (lane_label.h); true when its name was shortened. */
+static bool stream_label(trace_timeline *tl, const trace_lane *lane, size_t cols, bool utf8, char *buf, size_t len) {
+    const trace_stream *info = trace_timeline_stream(tl, lane->stream);
+    char id[16], prio[16] = "", name[64] = "";
+    snprintf(id, sizeof(id), lane->stream == TRACE_STREAM_LEGACY ? "stream 0" : "s%d", (int)lane->stream);
+    if (lane->stream != TRACE_STREAM_LEGACY && info && info->name[0] && strcmp(info->name, id) != 0)
+        plain_name(info->name, name, sizeof(name));
+    if (lane->priority != 0) snprintf(prio, sizeof(prio), "p%d", (int)lane->priority);
+    return trace_lane_label_fit(id, name, prio, cols, utf8, buf, len);
+}
+
+/* The full names of the streams whose labels were shortened, after the legend, wrapped at
+ * width: `s13 "graph branch 1", s14 "graph branch 2"`. */
+static void full_names(strbuf *b, trace_timeline *tl, const trace_lane *lanes, const bool *shortened, size_t n,
+                       size_t width) {
+    size_t used = 0;
+    for (size_t l = 0; l < n; l++) {
+        if (!shortened[l]) continue;
+        char full[96], name[64];
+        const trace_stream *info = trace_timeline_stream(tl, lanes[l].stream);
+        plain_name(info ? info->name : "", name, sizeof(name));
+        snprintf(full, sizeof(full), "%ss%d \"%s\"", used ? ", " : "streams: ", (int)lanes[l].stream, name);
+        size_t cols = strlen(full);
+        if (used && used + cols > width) {
+            puts_(b, "\n");
+            snprintf(full, sizeof(full), "         s%d \"%s\"", (int)lanes[l].stream, name);
+            cols = strlen(full);
+            used = 0;
+        }
+        puts_(b, full);
+        used += cols;
+    }
+    if (used) puts_(b, "\n");
 }
 
 /* multi: a run on several devices, whose peer copies share the D2D glyph. */
@@ -206,13 +262,13 @@ static void legend(strbuf *b, size_t width, bool utf8, bool multi) {
     puts_(b, "\n");
 }
 
-static void axis(strbuf *b, size_t w, uint64_t span) {
+static void axis(strbuf *b, size_t w, uint64_t span, size_t label_w) {
     double unit;
     const char *uname;
     pick_unit(span, &unit, &uname);
     char head[32];
     snprintf(head, sizeof(head), "time (%s)", uname);
-    label(b, head);
+    label(b, head, label_w, false);
     char *line = malloc(w + 1);
     if (!line) {
         b->failed = true;
@@ -244,7 +300,6 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
     trace_text_options o = *options;
     if (o.width == 0) o.width = 100;
     if (o.width < TRACE_TEXT_MIN_WIDTH) o.width = TRACE_TEXT_MIN_WIDTH;
-    size_t w = (size_t)o.width - TRACE_TEXT_LABEL_WIDTH - PCT_WIDTH;
     strbuf b = {0};
     trace_metrics m;
     if (trace_metrics_compute(tl, o.run, &m) != 0) {
@@ -255,16 +310,39 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
     if (o.span_ns > span) span = o.span_ns;
     size_t n_lanes = trace_timeline_lanes(tl, o.run, NULL, 0);
     trace_lane *lanes = calloc(n_lanes + 1, sizeof(trace_lane));
+    bool *shortened = calloc(n_lanes + 1, sizeof(bool));
+    if (!lanes || !shortened) {
+        free(lanes);
+        free(shortened);
+        trace_metrics_free(&m);
+        return NULL;
+    }
+    trace_timeline_lanes(tl, o.run, lanes, n_lanes);
+    /* The label column: TRACE_TEXT_LABEL_WIDTH, or as wide as the longest label needs, up
+     * to a third of the width (TRACE_TEXT_LABEL_MAX_WIDTH at most); a stream's name longer
+     * than that is shortened in the middle and given in full under the legend. */
+    size_t label_w = TRACE_TEXT_LABEL_WIDTH;
+    size_t cap = (size_t)o.width / 3 < TRACE_TEXT_LABEL_MAX_WIDTH ? (size_t)o.width / 3 : TRACE_TEXT_LABEL_MAX_WIDTH;
+    for (size_t l = 0; l < n_lanes; l++) {
+        char full[128];
+        if (lanes[l].is_stream && !lanes[l].heading)
+            stream_label(tl, &lanes[l], sizeof(full), o.utf8, full, sizeof(full));
+        else
+            snprintf(full, sizeof(full), "%s", lanes[l].label);
+        size_t need = trace_text_columns(full) + 1;
+        if (need > label_w) label_w = need < cap ? need : cap > label_w ? cap : label_w;
+    }
+    size_t w = (size_t)o.width - label_w - PCT_WIDTH;
     cell *row = calloc(w, sizeof(cell));
     double *busy = calloc(w, sizeof(double));
-    if (!lanes || !row || !busy) {
+    if (!row || !busy) {
         free(lanes);
+        free(shortened);
         free(row);
         free(busy);
         trace_metrics_free(&m);
         return NULL;
     }
-    trace_timeline_lanes(tl, o.run, lanes, n_lanes);
     size_t n = trace_timeline_count(tl);
     bool multi = false;
     for (size_t l = 0; l < n_lanes; l++) {
@@ -289,7 +367,12 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
                 int layer = op->end_ns <= op->start_ns ? 0 : op->kind == TRACE_OP_API ? 1 : 2;
                 if (layer == pass) draw(row, w, op, t0, span, o.utf8, busy);
             }
-        label(&b, lanes[l].label);
+        char text[TRACE_TEXT_LABEL_MAX_WIDTH * 3 + 1];
+        if (lanes[l].is_stream)
+            shortened[l] = stream_label(tl, &lanes[l], label_w - 1, o.utf8, text, sizeof(text));
+        else
+            snprintf(text, sizeof(text), "%s", lanes[l].label);
+        label(&b, text, label_w, o.utf8);
         for (size_t c = 0; c < w; c++) {
             if (row[c].digit)
                 put(&b, &row[c].digit, 1);
@@ -302,9 +385,11 @@ char *trace_export_text(trace_timeline *tl, const trace_text_options *options) {
         puts_(&b, pct);
         puts_(&b, "\n");
     }
-    axis(&b, w, span);
+    axis(&b, w, span, label_w);
     if (o.legend) legend(&b, (size_t)o.width, o.utf8, multi);
+    full_names(&b, tl, lanes, shortened, n_lanes, (size_t)o.width);
     free(lanes);
+    free(shortened);
     free(row);
     free(busy);
     trace_metrics_free(&m);

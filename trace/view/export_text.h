@@ -16,7 +16,12 @@
  * A run on several devices (trace_timeline_multi_device) has the host lane first, then a
  * row naming each device ("GPU 0") above its engines and streams, then "link" above a
  * lane per direction of peer copies ("GPU 0 -> GPU 1"); each engine's percentage is its
- * own device's. */
+ * own device's.
+ *
+ * The label column is as wide as the longest label needs (TRACE_TEXT_LABEL_WIDTH at least,
+ * TRACE_TEXT_LABEL_MAX_WIDTH and a third of the width at most); a stream's name that still
+ * does not fit is shortened in the middle (lane_label.h: `s13 "grap…ch 1"`), and a line
+ * after the legend gives it in full (`streams: s13 "graph branch 1 of 12"`). */
 #ifndef STREAMLAB_TRACE_EXPORT_TEXT_H
 #define STREAMLAB_TRACE_EXPORT_TEXT_H
 
@@ -30,7 +35,8 @@
 extern "C" {
 #endif
 
-#define TRACE_TEXT_LABEL_WIDTH 18 /* columns of the lane labels */
+#define TRACE_TEXT_LABEL_WIDTH 18     /* columns of the lane labels, at least */
+#define TRACE_TEXT_LABEL_MAX_WIDTH 32 /* at most (and a third of the width at most) */
 #define TRACE_TEXT_MIN_WIDTH 40
 #define TRACE_TEXT_SPARSE 0.5     /* a column busy less than this fraction: light glyphs */
 

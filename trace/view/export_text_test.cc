@@ -293,4 +293,82 @@ TEST(TextTimeline, OneDeviceHasNoHeadingsAndTheLegendAsBefore) {
     trace_timeline_destroy(tl);
 }
 
+// Streams named as the simulator names a graph's branches, and one name too long for any
+// label column: the column widens for "s13 \"graph branch 1\"" instead of cutting it, and
+// the name that cannot fit is shortened in the middle and given in full under the legend.
+trace_timeline *NamedBranches(const char *long_name) {
+    trace_timeline *tl = trace_timeline_create();
+    const char *names[] = {"graph branch 1", "graph branch 2", long_name};
+    for (int i = 0; i < 3; i++) {
+        trace_stream st = {};
+        st.id = 13 + i;
+        snprintf(st.name, sizeof(st.name), "%s", names[i]);
+        trace_timeline_add_stream(tl, &st);
+        trace_op op = Op(static_cast<uint64_t>(i + 1), TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_ENGINE_COMPUTE, 13 + i,
+                         0, static_cast<uint64_t>(i) * 1000 + 5000, -1);
+        trace_timeline_add_op(tl, &op);
+    }
+    return tl;
+}
+
+TEST(TextTimeline, LaneLabelsGetTheRoomTheyNeedOrAMiddleEllipsisAndTheFullName) {
+    const char *long_name = "upload stream of the batch 12";  // 29 characters
+    for (bool utf8 : {false, true}) {
+        trace_timeline *tl = NamedBranches(long_name);
+        trace_text_options o = {};
+        o.width = 100;
+        o.run = TRACE_RUN_ANY;
+        o.utf8 = utf8;
+        o.legend = true;
+        char *text = trace_export_text(tl, &o);
+        ASSERT_NE(text, nullptr);
+        std::vector<std::string> lines = Lines(text);
+        std::string s13, s14, s15, names;
+        for (const std::string &l : lines) {
+            if (l.rfind("s13 ", 0) == 0) s13 = l;
+            if (l.rfind("s14 ", 0) == 0) s14 = l;
+            if (l.rfind("s15 ", 0) == 0) s15 = l;
+            if (l.rfind("streams: ", 0) == 0) names = l;
+            EXPECT_LE(trace_text_columns(l.c_str()), 100u) << l;
+        }
+        // Whole, with both quotes; every lane's bars (each starts at 0) in the same column.
+        EXPECT_EQ(s13.rfind("s13 \"graph branch 1\" ", 0), 0u) << text;
+        EXPECT_EQ(s14.rfind("s14 \"graph branch 2\" ", 0), 0u) << text;
+        // A third of 100 columns: 33; the long name's label is shortened in the middle,
+        // both of its ends kept, and the column is the same for every lane.
+        const std::string dots = utf8 ? "\u2026" : "~";
+        EXPECT_EQ(s15.rfind("s15 \"upload str", 0), 0u) << text;
+        size_t q = s15.find('"', 5);
+        ASSERT_NE(q, std::string::npos) << s15;
+        std::string shown = s15.substr(5, q - 5);
+        EXPECT_NE(shown.find(dots), std::string::npos) << shown;
+        EXPECT_EQ(shown.substr(shown.size() - 3), " 12") << shown;
+        EXPECT_LT(trace_text_columns(s15.substr(0, q + 1).c_str()), 33u) << s15;
+        size_t bars13 = s13.find_first_not_of(' ', std::string("s13 \"graph branch 1\"").size());
+        size_t bars15 = trace_text_columns(s15.substr(0, s15.find_first_not_of(' ', q + 1)).c_str());
+        EXPECT_EQ(bars13, bars15) << text;
+        // The full name, once, after the legend.
+        EXPECT_EQ(names, std::string("streams: s15 \"") + long_name + "\"") << text;
+        EXPECT_EQ(std::string(text).find("graph branch 1\", "), std::string::npos) << "only shortened names: " << text;
+        free(text);
+        trace_timeline_destroy(tl);
+    }
+}
+
+// Short labels keep the column they always had.
+TEST(TextTimeline, ShortLabelsKeepTheNarrowColumn) {
+    trace_timeline *tl = Pipeline();
+    trace_text_options o = {};
+    o.width = 80;
+    o.run = TRACE_RUN_ANY;
+    char *text = trace_export_text(tl, &o);
+    ASSERT_NE(text, nullptr);
+    std::vector<std::string> lines = Lines(text);
+    ASSERT_GE(lines.size(), 4u);
+    EXPECT_EQ(lines[3].substr(0, TRACE_TEXT_LABEL_WIDTH), "s1" + std::string(TRACE_TEXT_LABEL_WIDTH - 2, ' '));
+    EXPECT_EQ(std::string(text).find("streams: "), std::string::npos);
+    free(text);
+    trace_timeline_destroy(tl);
+}
+
 }  // namespace
