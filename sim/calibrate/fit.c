@@ -157,6 +157,35 @@ static void fit_device(const cal_device *d, cal_fit *f) {
     }
 }
 
+/* Pageable copies of several sizes in both directions, host-timed (ns), and the line the
+ * simulator draws through them: c + staging + the call's per-MiB cost + the bytes at the
+ * rate that makes the 256 MiB copy (tl) exact. */
+typedef struct pageable_line {
+    double large_b, per_mib;
+    double tl[2], c[2];
+    int n;
+    double b[CAL_PAGEABLE_SWEEP + 1];
+    double t[2][CAL_PAGEABLE_SWEEP + 1];
+} pageable_line;
+
+/* The largest relative miss of the line with this staging cost; *d, *k: where. */
+static double pageable_worst_miss(const pageable_line *l, double staging, int *d_out, int *k_out) {
+    double worst = 0;
+    for (int d = 0; d < 2; d++) {
+        double rest = l->tl[d] - l->c[d] - staging - l->per_mib * CAL_LARGE_MIB;
+        for (int k = 0; k < l->n; k++) {
+            double model = l->c[d] + staging + l->per_mib * l->b[k] / CAL_MIB + l->b[k] * rest / l->large_b;
+            double miss = l->t[d][k] > 0 ? fabs(model - l->t[d][k]) / l->t[d][k] : 0;
+            if (miss > worst) {
+                worst = miss;
+                if (d_out) *d_out = d;
+                if (k_out) *k_out = k;
+            }
+        }
+    }
+    return worst;
+}
+
 /* A pinned copy, event-timed on a held-back stream: fixed_ns + bytes / rate. */
 static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
     sim_profile *p = &f->profile;
@@ -246,51 +275,57 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     /* A pageable cudaMemcpy, host-timed: the call, the submission, the direction's copy
      * set-up, the staging set-up (pageable_fixed_ns, one for both directions), the bytes
      * at the direction's pageable rate, and the host's wake-up. Given the staging cost,
-     * each rate makes the 256 MiB copy exact; the staging cost is the one that misses the
-     * two 8 MiB copies by the least. */
+     * each rate makes the 256 MiB copy exact; the staging cost is the one whose worst miss
+     * over the smaller copies (64 KiB to 64 MiB, both directions) is the least. */
     {
-        double small_b = CAL_PAGEABLE_SMALL_MIB * CAL_MIB, large_b = CAL_LARGE_MIB * CAL_MIB;
-        double ts[2], tl[2], c[2], pf[2];
+        static const unsigned sweep_kib[CAL_PAGEABLE_SWEEP] = CAL_PAGEABLE_SWEEP_KIB;
+        static const cal_figure_id up[CAL_PAGEABLE_SWEEP] = {CAL_h2d_pageable_64k, CAL_h2d_pageable_256k,
+                                                             CAL_h2d_pageable_1m, CAL_h2d_pageable_64m};
+        static const cal_figure_id down[CAL_PAGEABLE_SWEEP] = {CAL_d2h_pageable_64k, CAL_d2h_pageable_256k,
+                                                               CAL_d2h_pageable_1m, CAL_d2h_pageable_64m};
+        pageable_line line;
+        line.large_b = CAL_LARGE_MIB * CAL_MIB;
+        line.per_mib = p->memcpy_call_ns_per_mib;
+        line.n = CAL_PAGEABLE_SWEEP + 1;
         for (int d = 0; d < 2; d++) {
             bool h2d = d == 0;
-            ts[d] = fig[h2d ? CAL_h2d_pageable_small : CAL_d2h_pageable_small] * 1e3;
-            tl[d] = large_b / fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large];
-            c[d] = p->memcpy_call_ns + p->submit_latency_ns + (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) +
-                   p->sync_wake_ns;
-            /* The staging cost alone would give: the line through both sizes' intercept. */
-            double slope = (tl[d] - ts[d]) / (large_b - small_b) - p->memcpy_call_ns_per_mib / CAL_MIB;
-            pf[d] = ts[d] - small_b * slope - p->memcpy_call_ns_per_mib * CAL_PAGEABLE_SMALL_MIB - c[d];
+            line.tl[d] = line.large_b / fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large];
+            line.c[d] = p->memcpy_call_ns + p->submit_latency_ns + (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) +
+                        p->sync_wake_ns;
+            line.b[0] = CAL_PAGEABLE_SMALL_MIB * CAL_MIB;
+            line.t[d][0] = fig[h2d ? CAL_h2d_pageable_small : CAL_d2h_pageable_small] * 1e3;
+            for (int k = 0; k < CAL_PAGEABLE_SWEEP; k++) {
+                line.b[k + 1] = sweep_kib[k] * 1024.0;
+                line.t[d][k + 1] = fig[h2d ? up[k] : down[k]] * 1e3;
+            }
         }
-        double lo = 0, hi = fmin(tl[0] - c[0], tl[1] - c[1]) * 0.999;
+        double lo = 0, hi = fmin(line.tl[0] - line.c[0], line.tl[1] - line.c[1]) * 0.999;
         if (hi < 0) hi = 0;
-#define PAGEABLE_MISS(S, d)                                                                                           \
-    fabs((c[d] + (S) + p->memcpy_call_ns_per_mib * CAL_PAGEABLE_SMALL_MIB +                                            \
-          small_b * (tl[d] - c[d] - (S) - p->memcpy_call_ns_per_mib * CAL_LARGE_MIB) / large_b - ts[d]) /           \
-         ts[d])
         for (int i = 0; i < 200; i++) {
             double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
-            double e1 = fmax(PAGEABLE_MISS(m1, 0), PAGEABLE_MISS(m1, 1));
-            double e2 = fmax(PAGEABLE_MISS(m2, 0), PAGEABLE_MISS(m2, 1));
-            if (e1 <= e2)
+            if (pageable_worst_miss(&line, m1, NULL, NULL) <= pageable_worst_miss(&line, m2, NULL, NULL))
                 hi = m2;
             else
                 lo = m1;
         }
         double staging = (lo + hi) / 2;
-#undef PAGEABLE_MISS
-        if (fabs(pf[0] - pf[1]) > 0.2 * fmax(fabs(pf[0]), fabs(pf[1])) && fabs(pf[0] - pf[1]) > 5000)
-            note(out, "pageable copies: the staging cost is %.1f us up and %.1f us down; the model has one for both "
-                      "(%.1f us)", pf[0] / 1e3, pf[1] / 1e3, staging / 1e3);
+        int worst_d = 0, worst_k = 0;
+        double worst = pageable_worst_miss(&line, staging, &worst_d, &worst_k);
+        if (worst > 0.10)
+            note(out, "pageable copies: one staging cost and a rate per direction miss the %s copy of %.0f KiB by "
+                      "%.0f%% (the best line through 64 KiB to 256 MiB)",
+                 worst_d == 0 ? "H2D" : "D2H", line.b[worst_k] / 1024.0, 100 * worst);
         set(out, "copy", "pageable_fixed_ns", &p->pageable_fixed_ns, staging,
-            "measured: the staging cost that, with the pageable rates, misses the 8 MiB copies by the least (alone "
-            "each direction's line would give %.1f us up, %.1f us down)", pf[0] / 1e3, pf[1] / 1e3);
+            "measured: the staging cost that, with the pageable rates, misses the copies of 64 KiB to 64 MiB by the "
+            "least (at most %.0f%%; 256 KiB: %.1f us up, %.1f us down)",
+            100 * worst, fig[CAL_h2d_pageable_256k], fig[CAL_d2h_pageable_256k]);
         for (int d = 0; d < 2; d++) {
             bool h2d = d == 0;
-            double rate = large_b / (tl[d] - c[d] - staging - p->memcpy_call_ns_per_mib * CAL_LARGE_MIB);
+            double rate = line.large_b / (line.tl[d] - line.c[d] - staging - line.per_mib * CAL_LARGE_MIB);
             set(out, "copy", h2d ? "h2d_pageable_gbps" : "d2h_pageable_gbps",
                 h2d ? &p->h2d_pageable_gbps : &p->d2h_pageable_gbps, rate,
                 "measured: pageable %s cudaMemcpy of 256 MiB at %.2f GB/s host-timed (8 MiB: %.1f us), less the "
-                "call, set-up and staging costs", h2d ? "H2D" : "D2H", large_b / tl[d], ts[d] / 1e3);
+                "call, set-up and staging costs", h2d ? "H2D" : "D2H", line.large_b / line.tl[d], line.t[d][0] / 1e3);
         }
     }
     /* Both directions at once: the total rate that makes the copy-engine model give the

@@ -415,6 +415,15 @@ static int one_rep(double *f) {
     if (pageable_copy(false, mib(CAL_PAGEABLE_SMALL_MIB), &f[CAL_d2h_pageable_small])) return -1;
     if (pageable_copy(false, big, &us)) return -1;
     f[CAL_d2h_pageable_large] = big_bytes / (us * 1e3);
+    static const unsigned sweep_kib[CAL_PAGEABLE_SWEEP] = CAL_PAGEABLE_SWEEP_KIB;
+    static const cal_figure_id sweep_up[CAL_PAGEABLE_SWEEP] = {CAL_h2d_pageable_64k, CAL_h2d_pageable_256k,
+                                                               CAL_h2d_pageable_1m, CAL_h2d_pageable_64m};
+    static const cal_figure_id sweep_down[CAL_PAGEABLE_SWEEP] = {CAL_d2h_pageable_64k, CAL_d2h_pageable_256k,
+                                                                 CAL_d2h_pageable_1m, CAL_d2h_pageable_64m};
+    for (int k = 0; k < CAL_PAGEABLE_SWEEP; k++) {
+        if (pageable_copy(true, (size_t)sweep_kib[k] << 10, &f[sweep_up[k]])) return -1;
+        if (pageable_copy(false, (size_t)sweep_kib[k] << 10, &f[sweep_down[k]])) return -1;
+    }
     if (memcpy_return(mib(CAL_CALL_SMALL_MIB), &f[CAL_memcpy_return_small])) return -1;
     if (memcpy_return(big, &f[CAL_memcpy_return_large])) return -1;
     if (host_memory(mib(CAL_HOSTMEM_SMALL_MIB), &f[CAL_malloc_host_small], &f[CAL_free_host_small],

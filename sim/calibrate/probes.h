@@ -19,6 +19,10 @@ extern "C" {
 #define CAL_MIB (1024.0 * 1024.0)
 #define CAL_PINNED_SMALL_MIB 4
 #define CAL_PAGEABLE_SMALL_MIB 8
+/* The pageable copies' sizes besides 8 and 256 MiB, in KiB: what a ring of small buffers
+ * copies (lab 08's batches are 256 KiB) up to a large batch. */
+#define CAL_PAGEABLE_SWEEP_KIB {64, 256, 1024, 65536}
+#define CAL_PAGEABLE_SWEEP 4
 #define CAL_LARGE_MIB 256
 #define CAL_CALL_SMALL_MIB 1
 #define CAL_HOSTMEM_SMALL_MIB 64
@@ -47,6 +51,14 @@ extern "C" {
     X(h2d_pageable_large, "GB/s", "fit", "pageable H2D cudaMemcpy of 256 MiB, host-timed rate")                \
     X(d2h_pageable_small, "us", "fit", "pageable D2H cudaMemcpy of 8 MiB, host time")                          \
     X(d2h_pageable_large, "GB/s", "fit", "pageable D2H cudaMemcpy of 256 MiB, host-timed rate")                \
+    X(h2d_pageable_64k, "us", "fit", "pageable H2D cudaMemcpy of 64 KiB, host time")                           \
+    X(h2d_pageable_256k, "us", "fit", "pageable H2D cudaMemcpy of 256 KiB, host time")                         \
+    X(h2d_pageable_1m, "us", "fit", "pageable H2D cudaMemcpy of 1 MiB, host time")                             \
+    X(h2d_pageable_64m, "us", "fit", "pageable H2D cudaMemcpy of 64 MiB, host time")                           \
+    X(d2h_pageable_64k, "us", "fit", "pageable D2H cudaMemcpy of 64 KiB, host time")                           \
+    X(d2h_pageable_256k, "us", "fit", "pageable D2H cudaMemcpy of 256 KiB, host time")                         \
+    X(d2h_pageable_1m, "us", "fit", "pageable D2H cudaMemcpy of 1 MiB, host time")                             \
+    X(d2h_pageable_64m, "us", "fit", "pageable D2H cudaMemcpy of 64 MiB, host time")                           \
     X(memcpy_return_small, "us", "fit", "pinned cudaMemcpyAsync of 1 MiB, host time to return")                \
     X(memcpy_return_large, "us", "fit", "pinned cudaMemcpyAsync of 256 MiB, host time to return")              \
     X(malloc_host_small, "ms", "fit", "cudaMallocHost of 64 MiB")                                             \
