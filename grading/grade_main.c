@@ -79,6 +79,8 @@ typedef struct app {
     grade_slurm_state plan;   /* --merge: the Slurm run's plan */
     char **why_not;           /* per submission: why it has no grade (a Slurm task that did not finish) */
     char **dirs;              /* per submission: its report folder in OUT (grade_student_dir.h) */
+    grade_stored *stored;     /* the earlier runs' results in --out (--regrade, --resume, --rescore) */
+    size_t n_stored;
 } app;
 
 static volatile sig_atomic_t g_stop;
@@ -272,6 +274,20 @@ static void lost_student(app *a, size_t i, int status, grade_student *s) {
     if (write_reports(a, i, s, &a->env.report) != 0) a->report_failed = true;
 }
 
+/* Gives s the labs its stored result from an earlier run has and this run did not grade.
+ * Returns whether it took any. */
+static bool keep_earlier_labs(const app *a, grade_student *s) {
+    for (size_t k = 0; k < a->n_stored; k++) {
+        if (strcmp(a->stored[k].name, s->name)) continue;
+        grade_student earlier;
+        if (grade_student_from_json(a->stored[k].student, &earlier) != 0) return false;
+        size_t taken = grade_student_keep_labs(s, &earlier);
+        grade_student_free(&earlier);
+        return taken > 0;
+    }
+    return false;
+}
+
 static void done(void *ctx, size_t k, int status) {
     app *a = ctx;
     size_t i = a->order[k];
@@ -288,6 +304,12 @@ static void done(void *ctx, size_t k, int status) {
     if ((code == 0 || code == 4) && grade_read_file(state, 64u << 20, &text, &len, NULL, err, sizeof(err)) == 0) {
         cJSON *j = cJSON_ParseWithLength(text, len);
         ok = j && grade_student_from_json(j, &a->students[i]) == 0;
+        /* The labs an earlier run graded and this one did not are kept (a course folder
+         * graded one lab at a time), in the row and the stored result. */
+        if (ok && keep_earlier_labs(a, &a->students[i])) {
+            cJSON_Delete(j);
+            j = grade_student_to_json(&a->students[i]);
+        }
         /* Kept in --out for --regrade and --resume; not when its reports could not be
          * written (code 4), so that --resume grades it again. */
         if (ok && code == 0 &&
@@ -379,7 +401,17 @@ static int open_class(app *a) {
      * modification time, or --submitted-at (grade_late.h). */
     if (a->opt.submitted_at && grade_late_read_overrides(a->opt.submitted_at, &a->subs, err, sizeof(err)) != 0)
         return cannot_run("%s: nothing was graded", err);
-    grade_late_fill_times(&a->subs);
+    if (a->opt.file_times && grade_late_fill_times(&a->subs, (long long)time(NULL), err, sizeof(err)) != 0)
+        return cannot_run("%s", err);
+    /* A late policy that cannot judge some students says so, loudly (grade_late.h). */
+    grade_buf policy;
+    grade_buf_init(&policy);
+    for (size_t l = 0; l < a->n_labs; l++)
+        if (a->rules[l]->late.on) grade_buf_printf(&policy, "%s%s", policy.len ? ", " : "", a->rules[l]->id);
+    char *late_warning = policy.len ? grade_late_warning(&a->subs, policy.data, a->opt.file_times) : NULL;
+    if (late_warning) fputs(late_warning, stderr);
+    free(late_warning);
+    grade_buf_free(&policy);
     const char *own = one_students_folder(a);
     if (own) {
         fprintf(stderr,
@@ -601,6 +633,8 @@ static int class_mode(app *a) {
     size_t n_stored = 0;
     if (a->outdir.used && grade_outdir_load(&a->outdir, &stored, &n_stored, err, sizeof(err)) != 0)
         return cannot_run("--out: %s", err);
+    a->stored = stored;
+    a->n_stored = n_stored;
     if (grade_outdir_clean(&a->outdir, err, sizeof(err)) != 0) {
         grade_stored_free(stored, n_stored);
         return cannot_run("--out: %s", err);
@@ -678,12 +712,35 @@ static int class_mode(app *a) {
             list[n++] = &extra[n_extra++];
         }
     }
+    size_t n_sub_rows = n;
     for (size_t k = 0; k < n_stored; k++) {
         if (kept[k] || grade_student_from_json(stored[k].student, &extra[n_extra]) != 0) continue;
         list[n++] = &extra[n_extra++];
     }
     /* Every row keeps the instructor's adjustments (grade_adjust.h). */
     for (size_t i = 0; i < n; i++) grade_adjustments_apply(&a->adjust, (grade_student *)list[i]);
+    /* Each student's report.txt, results.json and junit.xml say what their row says: the
+     * rows this run did not grade (--resume, the earlier run's others) and those it did
+     * (which now hold the earlier labs and the adjustments typed since) are written again.
+     * The merge of a Slurm run wrote its rows' reports with the tasks' own context. */
+    if (!interrupted) {
+        const char **all_names = calloc(n ? n : 1, sizeof(char *));
+        for (size_t r = 0; r < n; r++) all_names[r] = list[r]->name;
+        char **all_dirs = grade_student_dirnames(all_names, n);
+        for (size_t r = 0; r < n; r++) {
+            const grade_student *st = list[r];
+            if (st->not_graded || (a->opt.merge && r < n_sub_rows)) continue;
+            const char *dir = all_dirs[r];
+            for (size_t i = 0; i < a->subs.n; i++)
+                if (st == &a->students[i]) dir = a->dirs[i];
+            if (grade_student_write(st, &a->env.report, a->outdir.fd, a->opt.out, dir, err, sizeof(err)) != 0) {
+                fprintf(stderr, "grade: %s\n", err);
+                a->report_failed = true;
+            }
+        }
+        grade_student_dirnames_free(all_dirs, n);
+        free(all_names);
+    }
     qsort(list, n, sizeof(*list), by_name);
 
     char *rows = grade_gradebook_csv(list, n);
