@@ -63,11 +63,11 @@ int grade_late_fill_times(grade_submission_list *l, long long started, char *err
     if (after) {
         char *when = grade_late_time_text(started);
         snprintf(err, err_len,
-                 "--file-times: %zu student%s' files were modified after the grading began (%s: %s), so their "
+                 "--file-times: %zu %s files were modified after the grading began (%s: %s), so their "
                  "modification times are not when they handed in: the class was copied or unpacked without its "
                  "times. Give --submitted-at FILE.csv (columns student,submitted_at), or unpack the download keeping "
                  "its times (unzip, tar -xp, cp -p, rsync -t): nothing was graded",
-                 after, after == 1 ? "" : "s", after_name, when);
+                 after, after == 1 ? "student's" : "students'", after_name, when);
         free(when);
         return -1;
     }
@@ -94,7 +94,7 @@ char *grade_late_warning(const grade_submission_list *l, const char *policy, boo
     grade_buf_append(&names, "", 0);
     for (size_t i = 0; i < l->n; i++) {
         const grade_submission *s = &l->items[i];
-        if (s->has_time || s->problem) continue;
+        if (s->has_time || s->problem || s->absent) continue;
         if (s->canvas_late == 2) canvas++;
         else if (s->canvas_late == 1) continue; /* Canvas says on time */
         else if (none++ < 5) grade_buf_printf(&names, "%s%s", none > 1 ? ", " : "", s->name);
@@ -139,7 +139,8 @@ int grade_late_read_overrides(const char *path, grade_submission_list *l, char *
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3;
     int line = 1, rc = -1;
     char **head = NULL;
-    int nh = grade_csv_record(&p, end, &head, &line);
+    char sep = grade_csv_separator(p, end); /* ';' from a spreadsheet in a decimal-comma locale */
+    int nh = grade_csv_record_sep(&p, end, &head, &line, sep);
     int c_student = -1, c_time = -1;
     for (int i = 0; i < nh; i++) {
         if (!strcasecmp(head[i], "student")) c_student = i;
@@ -155,7 +156,7 @@ int grade_late_read_overrides(const char *path, grade_submission_list *l, char *
     for (;;) {
         int at = line;
         char **f = NULL;
-        int nf = grade_csv_record(&p, end, &f, &line);
+        int nf = grade_csv_record_sep(&p, end, &f, &line, sep);
         if (nf == 0) break;
         if (nf < 0) {
             snprintf(err, err_len, "--submitted-at %s: line %d: a quote is never closed", path, at);
@@ -219,6 +220,36 @@ char *grade_late_time_text(long long t) {
     gmtime_r(&tt, &tm);
     strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
     return grade_strdup(buf);
+}
+
+void grade_late_rescore(const grade_late_rule *rule, grade_lab *lab) {
+    int days = lab->late_days;
+    lab->late_policy = rule->on;
+    lab->late_penalty = 0;
+    if (!rule->on) {
+        lab->late_days = 0;
+        free(lab->late_reason);
+        lab->late_reason = NULL;
+        return;
+    }
+    if (days <= 0) return; /* on time: its reason stands */
+    double checks = 0, max = 0;
+    for (int c = 0; c < GRADE_CHECKS; c++) {
+        checks += lab->checks[c].points;
+        max += lab->checks[c].max;
+    }
+    double want = days > rule->max_days ? max : rule->per_day * days;
+    lab->late_penalty = grade_round_points(want < checks ? want : checks);
+    char *first = grade_text_first_line(lab->late_reason ? lab->late_reason : "", 400);
+    char *cut = strstr(first, "; ");
+    if (cut) *cut = '\0';
+    free(lab->late_reason);
+    lab->late_reason = days > rule->max_days
+                           ? grade_strf("%s; more than %d day%s late is not accepted, so the lab's points are taken: "
+                                        "-%.2f",
+                                        first, rule->max_days, rule->max_days == 1 ? "" : "s", lab->late_penalty)
+                           : grade_strf("%s; %g points a day: -%.2f", first, rule->per_day, lab->late_penalty);
+    free(first);
 }
 
 void grade_late_apply(const grade_late_rule *rule, const grade_submission *sub, grade_lab *lab) {

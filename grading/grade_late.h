@@ -45,6 +45,9 @@ int grade_late_read_overrides(const char *path, grade_submission_list *l, char *
 /* Sets lab's late_policy, late_days, late_penalty and late_reason by rule (call it after
  * the checks are scored). Nothing when the rule is off. */
 void grade_late_apply(const grade_late_rule *rule, const grade_submission *sub, grade_lab *lab);
+/* --rescore of a lab this run does not grade: its days late as found when it was graded
+ * (lab->late_days), the penalty by rule again (off: none). */
+void grade_late_rescore(const grade_late_rule *rule, grade_lab *lab);
 /* Whole days late (0 on time) of a submission handed in at t. canvas_late as in
  * grade_submission (0 when not a Canvas download). */
 int grade_late_days(const grade_late_rule *rule, long long t, int canvas_late);

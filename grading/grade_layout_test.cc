@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
+#include "grading/grade_adjust.h"
 #include "grading/grade_layout.h"
 #include "grading/grade_roster.h"
 #include "grading/grade_test_support.h"
@@ -145,15 +147,26 @@ TEST(GraderLayout, AGradescopeExportNamesItsSubmitters) {
     ReadDir(dir, &r);
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.used, GRADE_LAYOUT_GRADESCOPE);
-    ASSERT_EQ(r.subs.n, 3u);
+    ASSERT_EQ(r.subs.n, 4u);
     EXPECT_STREQ(r.subs.items[0].name, "Alice Adams");
     EXPECT_STREQ(r.subs.items[0].sid, "S1");
     EXPECT_STREQ(r.subs.items[0].email, "alice@uni.edu");
     EXPECT_STREQ(r.subs.items[0].platform_id, "submission_001");
-    EXPECT_STREQ(r.subs.items[1].name, "Bob Baker & Carol Chen");  // a group: one row
+    EXPECT_EQ(r.subs.items[0].group, nullptr);
+    // A group: a row per member, each with their own ids, graded from the one folder.
+    for (size_t i : {1u, 2u}) {
+        EXPECT_STREQ(r.subs.items[i].platform_id, "submission_002");
+        EXPECT_EQ(std::string(r.subs.items[i].path), dir + "/submission_002");
+        ASSERT_NE(r.subs.items[i].group, nullptr);
+        EXPECT_STREQ(r.subs.items[i].group, "a group submission of Bob Baker & Carol Chen");
+    }
+    EXPECT_STREQ(r.subs.items[1].name, "Bob Baker");
+    EXPECT_STREQ(r.subs.items[1].sid, "S2");
+    EXPECT_STREQ(r.subs.items[2].name, "Carol Chen");
+    EXPECT_STREQ(r.subs.items[2].email, "carol@uni.edu");
     EXPECT_EQ(r.subs.items[0].problem, nullptr);
-    ASSERT_NE(r.subs.items[2].problem, nullptr);
-    EXPECT_NE(std::string(r.subs.items[2].problem).find("no folder submission_003"), std::string::npos);
+    ASSERT_NE(r.subs.items[3].problem, nullptr);
+    EXPECT_NE(std::string(r.subs.items[3].problem).find("no folder submission_003"), std::string::npos);
 }
 
 TEST(GraderLayout, BadExportsAndDownloadsAreRefusedNamingTheProblem) {
@@ -223,12 +236,67 @@ TEST(GraderLayout, ARosterGivesNamesAndStudentIds) {
         << r.warnings;
     grade_roster_free(&roster);
 
+    // A roster student of whom the download holds nothing gets a row (0, not submitted).
+    const char with_missing[] = "name,sid,email,canvas_id\nAlice Adams,S1,alice@uni.edu,1001\nErin Evans,S5,,1005\n";
+    ASSERT_EQ(grade_roster_parse("roster.csv", with_missing, sizeof(with_missing) - 1, &roster, err, sizeof(err)), 0)
+        << err;
+    Read m;
+    ReadDir(canvas, &m, GRADE_LAYOUT_AUTO, &roster);
+    ASSERT_EQ(m.rc, 0) << m.err;
+    ASSERT_EQ(m.subs.n, 4u);
+    const grade_submission *erin = nullptr;
+    for (size_t i = 0; i < m.subs.n; i++)
+        if (!strcmp(m.subs.items[i].name, "Erin Evans")) erin = &m.subs.items[i];
+    ASSERT_NE(erin, nullptr);
+    ASSERT_NE(erin->absent, nullptr);
+    EXPECT_NE(std::string(erin->absent).find("the roster lists this student (line 3)"), std::string::npos);
+    EXPECT_STREQ(erin->sid, "S5");
+    EXPECT_STREQ(erin->platform_id, "1005");
+    EXPECT_EQ(m.subs.items[0].absent, nullptr);
+    EXPECT_NE(m.warnings.find("1 student on the roster handed in nothing: Erin Evans"), std::string::npos)
+        << m.warnings;
+    // bakerbob and chencarol are not on this roster; Erin is not counted among them.
+    EXPECT_NE(m.warnings.find("2 submissions are not on the roster"), std::string::npos) << m.warnings;
+    grade_roster_free(&roster);
+
+    // A spreadsheet saved in a decimal-comma locale (semicolons) is read as such.
+    const char semis[] = "Name;SID;Email\r\n\"Adams; Alice\";S1;alice@uni.edu\r\nBob Baker;S2;bob@uni.edu\r\n";
+    ASSERT_EQ(grade_roster_parse("r.csv", semis, sizeof(semis) - 1, &roster, err, sizeof(err)), 0) << err;
+    ASSERT_EQ(roster.n, 2u);
+    EXPECT_STREQ(roster.rows[0].name, "Adams; Alice");
+    EXPECT_STREQ(roster.rows[1].ids[GRADE_ROSTER_EMAIL], "bob@uni.edu");
+    grade_roster_free(&roster);
+
     const char no_name[] = "sid,email\nS1,a@b\n";
     EXPECT_EQ(grade_roster_parse("r.csv", no_name, sizeof(no_name) - 1, &roster, err, sizeof(err)), -1);
     EXPECT_NE(std::string(err).find("r.csv: line 1: the header needs a \"name\" column"), std::string::npos) << err;
     const char twice[] = "name,sid\nA,S1\nB,S2\nC,S1\n";
     EXPECT_EQ(grade_roster_parse("r.csv", twice, sizeof(twice) - 1, &roster, err, sizeof(err)), -1);
     EXPECT_NE(std::string(err).find("r.csv: line 4: sid S1 is also on line 2"), std::string::npos) << err;
+}
+
+// The gradebook saved by a spreadsheet in a decimal-comma locale: semicolons between the
+// fields and 7,5 for 7.5 points are read; a header row that is not the gradebook's is shown.
+TEST(GraderLayout, AGradebookSavedInADecimalCommaLocaleKeepsItsAdjustments) {
+    const char text[] =
+        "student;score;max_score;03_double_buffer correct;03_double_buffer adjustment;03_double_buffer adjustment_note;"
+        "note\r\nalice;60,00;100,00;40,00;7,5;\"by hand; shown in class\";\r\nbob;100,00;100,00;40,00;-2;;\r\n";
+    grade_adjustments adj;
+    char err[1024] = "";
+    ASSERT_EQ(grade_adjustments_parse(text, sizeof(text) - 1, "gradebook.csv", &adj, err, sizeof(err)), 0) << err;
+    ASSERT_EQ(adj.n, 2u);
+    EXPECT_STREQ(adj.items[0].student, "alice");
+    EXPECT_DOUBLE_EQ(adj.items[0].points, 7.5);
+    EXPECT_STREQ(adj.items[0].note, "by hand; shown in class");
+    EXPECT_DOUBLE_EQ(adj.items[1].points, -2);
+    grade_adjustments_free(&adj);
+
+    // A file saved with tabs: the first row is shown, and what is wrong with it.
+    const char tabs[] = "student\tscore\r\nalice\t60\r\n";
+    EXPECT_EQ(grade_adjustments_parse(tabs, sizeof(tabs) - 1, "gradebook.csv", &adj, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("row 1: no student column: the first row is \"student\tscore\""), std::string::npos)
+        << err;
+    EXPECT_NE(std::string(err).find("separated by tabs"), std::string::npos) << err;
 }
 
 }  // namespace

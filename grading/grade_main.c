@@ -39,6 +39,7 @@
 #include "grading/grade_report_text.h"
 #include "grading/grade_rubric.h"
 #include "grading/grade_sandbox.h"
+#include "grading/grade_score.h"
 #include "grading/grade_similarity.h"
 #include "grading/grade_slurm.h"
 #include "grading/grade_student_dir.h"
@@ -112,7 +113,7 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
                     grade_buf_printf(&b, "%s%s", i ? ", " : "", a->rubric.labs[i].id);
                 char *list = grade_buf_take(&b);
                 snprintf(err, err_len, "--labs: %s names no lab of the rubric %s, or more than one (it has: %s)", t,
-                         a->rubric.path, list);
+                         a->rubric.shown, list);
                 free(list);
                 free(copy);
                 return GRADE_EXIT_USAGE;
@@ -330,6 +331,76 @@ static void done(void *ctx, size_t k, int status) {
     grade_progress_step(&a->progress, &a->students[i]);
 }
 
+/* --rescore: each student's stored result scored by the rubric again, with this run's late
+ * times; no lab runs. Returns NULL, or what INCOMPLETE.txt says when students had no stored
+ * result. */
+static char *rescore_class(app *a) {
+    char err[512];
+    grade_buf names;
+    grade_buf_init(&names);
+    size_t missing = 0;
+    a->why_not = calloc(a->subs.n ? a->subs.n : 1, sizeof(char *));
+    for (size_t j = 0; j < a->n_order && !g_stop; j++) {
+        size_t i = a->order[j];
+        const grade_submission *sub = &a->subs.items[i];
+        const grade_stored *found = NULL;
+        for (size_t k = 0; k < a->n_stored && !found; k++)
+            if (!strcmp(a->stored[k].name, sub->name)) found = &a->stored[k];
+        grade_student *st = &a->students[i];
+        if (!found || grade_student_from_json(found->student, st) != 0 || st->not_graded) {
+            if (found) grade_student_free(st);
+            memset(st, 0, sizeof(*st));
+            a->why_not[i] = grade_strf("NOT GRADED: --rescore found no result of this student in %s to score again: "
+                                       "grade them with --resume",
+                                       a->opt.out);
+            grade_buf_printf(&names, "%s%s", missing++ ? ", " : "", sub->name);
+            continue;
+        }
+        for (size_t l = 0; l < st->n_labs; l++) {
+            grade_lab *lab = &st->labs[l];
+            const grade_rubric_lab *rule = grade_rubric_find(&a->rubric, lab->lab);
+            if (!rule) continue; /* a lab the rubric no longer has keeps its points */
+            double max[GRADE_CHECKS] = {rule->correct_points, rule->race_free_points, rule->speed.points,
+                                        rule->measurement_points};
+            for (int c = 0; c < GRADE_CHECKS; c++) lab->checks[c].max = max[c];
+            grade_score_lab(rule, lab);
+            /* The times of --submissions are this run's labs' (--labs); another lab keeps the
+             * days late its own run found. */
+            bool this_run = false;
+            for (size_t k = 0; k < a->n_labs && !this_run; k++) this_run = !strcmp(a->kits[k].lab, lab->lab);
+            if (this_run) {
+                lab->late_policy = false;
+                lab->late_days = 0;
+                lab->late_penalty = 0;
+                free(lab->late_reason);
+                lab->late_reason = NULL;
+                grade_late_apply(&rule->late, sub, lab);
+            } else {
+                grade_late_rescore(&rule->late, lab);
+            }
+        }
+        grade_student_total(st);
+        cJSON *j2 = grade_student_to_json(st);
+        if (grade_outdir_store(&a->outdir, st->name, a->keys[i], j2, err, sizeof(err)) != 0) {
+            fprintf(stderr, "grade: %s\n", err);
+            a->report_failed = true;
+        }
+        cJSON_Delete(j2);
+        a->graded[i] = true;
+        grade_progress_step(&a->progress, st);
+    }
+    if (!missing) {
+        grade_buf_free(&names);
+        return NULL;
+    }
+    char *text = grade_strf("This gradebook is INCOMPLETE: --rescore found no stored result for %zu of %zu students "
+                            "(%s), who have empty scores and a NOT GRADED note. Grade them with:\n  %s --submissions "
+                            "... --out %s --resume\n",
+                            missing, a->subs.n, names.data, a->usage, a->opt.out);
+    grade_buf_free(&names);
+    return text;
+}
+
 /* Whether the submissions folder looks like one student's (it holds labs/ or a lab's
  * file itself) rather than one entry per student. */
 static const char *one_students_folder(const app *a) {
@@ -428,8 +499,8 @@ static int open_class(app *a) {
                 a->opt.submissions);
         return GRADE_EXIT_CANNOT_RUN;
     }
-    grade_out_mode mode = a->opt.force ? GRADE_OUT_FORCE
-                          : a->opt.regrade ? GRADE_OUT_REGRADE
+    grade_out_mode mode = a->opt.force                      ? GRADE_OUT_FORCE
+                          : a->opt.regrade || a->opt.rescore ? GRADE_OUT_REGRADE
                           : a->opt.resume ? GRADE_OUT_RESUME
                                           : GRADE_OUT_NEW;
     if (a->opt.merge) {
@@ -450,6 +521,10 @@ static int open_class(app *a) {
     }
     if (grade_outdir_open(a->opt.out, a->opt.submissions, mode, a->usage, &a->outdir, err, sizeof(err)) != 0)
         return cannot_run("%s", err);
+    if (a->opt.rescore && !a->outdir.used)
+        return cannot_run("--rescore: %s holds no results of an earlier run to score again: grade the class into it "
+                          "first",
+                          a->opt.out);
     /* --shard K/N: this task's share of the class, after the class's own checks. */
     if (a->opt.shard_n > 0) grade_shard_filter(&a->subs, a->opt.shard_k, a->opt.shard_n);
     /* --regrade, --resume: the instructor's adjustments in the gradebook are kept; one that
@@ -689,8 +764,10 @@ static int class_mode(app *a) {
     /* --merge grades nobody: the Slurm tasks' results are taken as they are (names the
      * tasks that did not finish, or NULL). */
     char *unfinished = NULL;
-    int stopped = g_stop ? 1 : a->opt.merge ? (unfinished = merge_tasks(a), 0)
-                                            : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
+    int stopped = g_stop         ? 1
+                  : a->opt.merge   ? (unfinished = merge_tasks(a), 0)
+                  : a->opt.rescore ? (unfinished = rescore_class(a), 0)
+                                   : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
     grade_progress_finish(&a->progress);
     bool interrupted = stopped == 1 || g_stop;
 
@@ -812,7 +889,7 @@ static int class_mode(app *a) {
     }
     free(similar);
     if (unfinished) {
-        fprintf(stderr, "grade: --merge: %s", unfinished);
+        fprintf(stderr, "grade: %s%s", a->opt.merge ? "--merge: " : "", unfinished);
         if (rc == GRADE_EXIT_OK) rc = GRADE_EXIT_CANNOT_RUN;
         free(unfinished);
     }
@@ -1104,7 +1181,7 @@ static int preflight(app *a) {
             grade_rm_rf(dir, e2, sizeof(e2));
         }
         free(dir);
-        if (rc == 0) rc = grade_preflight_check_rule(a->rubric.path, a->rules[l], &facts, err, sizeof(err));
+        if (rc == 0) rc = grade_preflight_check_rule(a->rubric.shown, a->rules[l], &facts, err, sizeof(err));
         if (rc == 0) a->targets[l] = facts.target_bound_fraction;
         if (rc != 0) {
             fprintf(stderr, "grade: %s\ngrade: nobody was graded\n", err);
@@ -1151,6 +1228,8 @@ int main(int argc, char **argv) {
     /* (These few strings live as long as the program.) */
     a->opt.submissions = from_user(a->opt.submissions);
     a->opt.out = from_user(a->opt.out);
+    /* Messages name the rubric as the instructor gave it (grading/rubric.json when built in). */
+    const char *rubric_shown = a->opt.rubric ? a->opt.rubric : "grading/rubric.json";
     a->opt.rubric = from_user(a->opt.rubric);
     a->opt.kits = from_user(a->opt.kits);
     a->opt.scratch = from_user(a->opt.scratch);
@@ -1169,10 +1248,13 @@ int main(int argc, char **argv) {
     if (a->opt.slurm && a->opt.only_failed) return only_failed_mode(a);
     char *rubric_path = a->opt.rubric ? grade_strdup(a->opt.rubric) : grade_runfile("rubric.json");
     if (!rubric_path) return cannot_run("%s", "no rubric: give one with --rubric FILE (the built-in grading/rubric.json was not found beside the program)");
-    if (grade_rubric_load(rubric_path, &a->rubric, err, sizeof(err)) != 0) {
+    if (grade_rubric_load_as(rubric_path, rubric_shown, &a->rubric, err, sizeof(err)) != 0) {
         free(rubric_path);
         return cannot_run("%s", err);
     }
+    char *rubric_notes = grade_rubric_warnings(&a->rubric);
+    if (rubric_notes) fprintf(stderr, "grade: WARNING: %s", rubric_notes);
+    free(rubric_notes);
     a->rubric_path = absolute(rubric_path);
     free(rubric_path);
     char *kits_dir = a->opt.kits ? grade_strdup(a->opt.kits) : grade_kit_default_dir();
@@ -1186,6 +1268,30 @@ int main(int argc, char **argv) {
         rc = cannot_run("no lab kits in %s", kits_dir);
         free(kits_dir);
         return rc;
+    }
+    /* Every lab of the rubric is a lab of the course (labs/catalog.json, where the grader
+     * has it): a typo in a key is the rubric's to correct, said with the nearest lab. */
+    char *catalog_path = grade_workspace_runfile("labs/catalog.json");
+    char *catalog = NULL;
+    size_t catalog_len = 0;
+    cJSON *cat = catalog_path && grade_read_file(catalog_path, 1u << 20, &catalog, &catalog_len, NULL, err,
+                                                 sizeof(err)) == 0
+                     ? cJSON_ParseWithLength(catalog, catalog_len)
+                     : NULL;
+    const cJSON *cat_labs = cJSON_GetObjectItemCaseSensitive(cat, "labs"), *e;
+    const char *known[128];
+    size_t n_known = 0;
+    cJSON_ArrayForEach(e, cat_labs) {
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "id"));
+        if (id && n_known < 128) known[n_known++] = id;
+    }
+    rc = n_known ? grade_rubric_check_labs(&a->rubric, known, n_known, err, sizeof(err)) : 0;
+    cJSON_Delete(cat);
+    free(catalog);
+    free(catalog_path);
+    if (rc != 0) {
+        free(kits_dir);
+        return cannot_run("%s: nothing was graded", err);
     }
     free(kits_dir);
 
@@ -1221,7 +1327,8 @@ int main(int argc, char **argv) {
     bool gpu = !strcmp(backend, "gpu");
     if (gpu) a->gpu_lock = grade_path_join(a->scratch, "gpu.lock");
     if (!a->opt.gradescope) rc = open_class(a);
-    if (!rc && !a->opt.merge && !a->opt.slurm) rc = preflight(a);
+    /* --rescore runs no lab, not even the skeleton's. */
+    if (!rc && !a->opt.merge && !a->opt.slurm && !a->opt.rescore) rc = preflight(a);
     if (rc || g_stop) {
         if (!rc) {
             fprintf(stderr, "grade: interrupted before anyone was graded: nothing was written\n");

@@ -140,6 +140,8 @@ void grade_submission_list_free(grade_submission_list *l) {
         free(s->email);
         free(s->platform_id);
         free(s->time_from);
+        free(s->group);
+        free(s->absent);
     }
     free(l->items);
     free(l->warnings);
