@@ -306,4 +306,39 @@ TEST(GraderTerm, ThreeLabsIntoOneCourseFolderKeepEveryGradeAndAdjustment) {
     }
 }
 
+// A correct solution with a debug print loop left in: by default output past --output-mb
+// ends the run (and the correct check is lost); with the rubric's "output": "cut" the rest
+// of the output is cut and the solution is graded as what it is.
+TEST(GraderTerm, OutputPastTheLimitIsCutWhenTheRubricSaysSo) {
+    std::string subs = TempDir("cut_subs");
+    Spit(subs + "/frank/labs/03_double_buffer/lab.c", Text("grading/testdata/debug_prints/labs/03_double_buffer/lab.c"));
+    Spit(subs + "/grace/labs/03_double_buffer/lab.c", Text("labs/03_double_buffer/lab.c"));
+    auto rubric = [](const std::string &name, const std::string &output) {
+        std::string path = TempDir(name) + "/rubric.json";
+        Spit(path, R"({"labs": {"03_double_buffer": {"correct": {"points": 40}, "race_free": {"points": 20},
+            "speedup": {"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})" +
+                       output + "}}}");
+        return path;
+    };
+    std::string out = TempDir("cut_out_fail");
+    Outcome r = Term("03", {"--submissions", subs, "--out", out, "--output-mb", "1", "--rubric",
+                            rubric("cut_rubric_fail", "")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(Cell(csv, "frank", "03_double_buffer correct"), "0.00") << csv;
+    EXPECT_NE(Cell(csv, "frank", "note").find("SIGXFSZ"), std::string::npos) << csv;
+
+    out = TempDir("cut_out_cut");
+    r = Term("03", {"--submissions", subs, "--out", out, "--output-mb", "1", "--rubric",
+                    rubric("cut_rubric_cut", R"(, "output": "cut")")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    csv = Slurp(out + "/gradebook.csv");
+    EXPECT_EQ(Cell(csv, "frank", "03_double_buffer correct"), "40.00") << csv;
+    EXPECT_EQ(Cell(csv, "frank", "03_double_buffer race_free"), "20.00") << csv;
+    EXPECT_NE(Slurp(out + "/frank/report.txt").find("the rest was cut"), std::string::npos);
+    // A student who prints little is graded as ever.
+    EXPECT_EQ(Cell(csv, "grace", "03_double_buffer correct"), "40.00") << csv;
+    EXPECT_EQ(Slurp(out + "/grace/report.txt").find("the rest was cut"), std::string::npos);
+}
+
 }  // namespace
