@@ -3,7 +3,8 @@
 // lab-03 class (alice: the skeleton, 60 of 100; bob: the reference, 100) with fast settings:
 //  - a late student loses the policy's points (bob, by his file's modification time, which
 //    --file-times asks for), an on-time one nothing (alice, by --submitted-at, inside the
-//    grace minutes); files whose times are a copy's are refused with --file-times;
+//    grace minutes); files whose times are a copy's are refused with --file-times, and
+//    without it nobody is marked late by them and the grader warns;
 //  - a rubric with a bad late policy is refused before anyone is graded;
 //  - an adjustment typed into the gradebook survives --regrade, with its note, and counts
 //    in the total;
@@ -148,11 +149,26 @@ TEST(GraderLate, ALateStudentLosesThePolicysPointsAndAnOnTimeOneNothing) {
     // A class copied a moment ago (cp -r, git clone, rsync) has the copy's times: with
     // --file-times they are refused, not taken as everyone handing in late.
     std::string copied = Class("late_copied");
-    r = Grade3({"--submissions", copied, "--out", TempDir("late_out3"), "--rubric", rubric, "--file-times"});
+    std::string out3 = TempDir("late_out3");
+    r = Grade3({"--submissions", copied, "--out", out3, "--rubric", rubric, "--file-times"});
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("--file-times: the files of all 2 students were modified within"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("those are the times of a copy"), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(TempDir("late_out3") + "/gradebook.csv"));
+    EXPECT_FALSE(fs::exists(out3 + "/gradebook.csv"));
+    // Without --file-times the copy's times are not used: nobody is marked late (not
+    // hundreds of days late by the copy's date), and the grader says loudly who it cannot judge.
+    std::string out5 = TempDir("late_out5");
+    r = Grade3({"--submissions", copied, "--out", out5, "--rubric", rubric});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string copied_csv = Slurp(out5 + "/gradebook.csv");
+    EXPECT_EQ(Cell(copied_csv, "bob", "03_double_buffer late_days"), "0") << copied_csv;
+    EXPECT_EQ(Cell(copied_csv, "bob", "score"), "100.00") << copied_csv;
+    EXPECT_NE(r.err.find("WARNING: late policy (03_double_buffer): 2 of 2 students have no time of handing in (alice, "
+                         "bob): they are NOT marked late"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(Slurp(out5 + "/bob/report.txt").find("on time: no time of handing in is known"),
+              std::string::npos);
     // Times after the grading began are not handing-in times either.
     fs::last_write_time(copied + "/bob/" + kLabFile, fs::file_time_type::clock::now() + std::chrono::hours(48));
     r = Grade3({"--submissions", copied, "--out", TempDir("late_out4"), "--rubric", rubric, "--file-times"});

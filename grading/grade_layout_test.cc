@@ -10,6 +10,7 @@
 #include <string>
 
 #include "grading/grade_adjust.h"
+#include "grading/grade_late.h"
 #include "grading/grade_layout.h"
 #include "grading/grade_roster.h"
 #include "grading/grade_test_support.h"
@@ -297,6 +298,44 @@ TEST(GraderLayout, AGradebookSavedInADecimalCommaLocaleKeepsItsAdjustments) {
     EXPECT_NE(std::string(err).find("row 1: no student column: the first row is \"student\tscore\""), std::string::npos)
         << err;
     EXPECT_NE(std::string(err).find("separated by tabs"), std::string::npos) << err;
+}
+
+// Canvas's _LATE flag without the files' times (an unpacked download has the unpacking's):
+// 1 day, said so, never the days since the due time by the unpacking's date; a student
+// without _LATE is on time; the class warning says how the _LATE ones were counted.
+TEST(GraderLayout, CanvasLateWithoutTimesIsOneDay) {
+    std::string canvas = TempDir("layout_canvas_late");
+    Spit(canvas + "/adamsalice_1001_5001_lab.c", "x");
+    Spit(canvas + "/bakerbob_LATE_1002_5002_lab.c", "x");
+    Read r;
+    ReadDir(canvas, &r);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    ASSERT_EQ(r.subs.n, 2u);
+    char *warning = grade_late_warning(&r.subs, "03_double_buffer", false);
+    ASSERT_NE(warning, nullptr);
+    EXPECT_NE(std::string(warning).find("1 student Canvas marked _LATE count as 1 day late"), std::string::npos)
+        << warning;
+    EXPECT_EQ(std::string(warning).find("have no time of handing in"), std::string::npos) << warning;
+    free(warning);
+    grade_late_rule rule = {};
+    rule.on = true;
+    ASSERT_EQ(grade_time_parse("2025-10-01T23:59:00Z", false, &rule.due), 0);
+    rule.per_day = 10;
+    rule.max_days = 5;
+    double max[GRADE_CHECKS] = {40, 20, 40, 0};
+    for (size_t i = 0; i < 2; i++) {
+        grade_lab lab;
+        grade_lab_init(&lab, "03_double_buffer", "labs/03_double_buffer/lab.c", max);
+        for (int c = 0; c < 3; c++) grade_check_set(&lab.checks[c], max[c], "ok");
+        grade_late_apply(&rule, &r.subs.items[i], &lab);
+        bool bob = std::string(r.subs.items[i].name) == "bakerbob";
+        EXPECT_EQ(lab.late_days, bob ? 1 : 0) << r.subs.items[i].name;
+        EXPECT_EQ(lab.late_penalty, bob ? 10 : 0) << r.subs.items[i].name;
+        if (bob) {
+            EXPECT_NE(std::string(lab.late_reason).find("Canvas marked the submission _LATE"), std::string::npos);
+        }
+        grade_lab_free(&lab);
+    }
 }
 
 }  // namespace
