@@ -1011,6 +1011,10 @@ static int slurm_mode(app *a) {
         ARG("--submitted-at");
         ARG(OWN(absolute(a->opt.submitted_at)));
     }
+    if (a->opt.file_times) {
+        ARG("--file-times");
+        ARG("--file-times"); /* (options go in pairs in the scripts' layout) */
+    }
     if (a->opt.labs) {
         ARG("--labs");
         ARG(a->opt.labs);

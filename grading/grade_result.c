@@ -114,7 +114,8 @@ static int lab_by_id(const void *x, const void *y) {
 size_t grade_student_keep_labs(grade_student *s, const grade_student *earlier) {
     size_t taken = 0;
     for (size_t l = 0; earlier && l < earlier->n_labs; l++) {
-        if (grade_student_lab(s, earlier->labs[l].lab)) continue;
+        /* A lab the host was too slow for has no grade to keep: it is graded again. */
+        if (grade_student_lab(s, earlier->labs[l].lab) || earlier->labs[l].host_problem) continue;
         /* A deep copy, through the stored form. */
         grade_student one = *earlier;
         one.labs = &earlier->labs[l];
