@@ -33,7 +33,11 @@ int grade_adjustments_parse(const char *text, size_t len, const char *name, grad
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3;
     int line = 1;
     char **head = NULL;
-    int nh = grade_csv_record(&p, end, &head, &line);
+    /* Saved by a spreadsheet in a locale whose decimal mark is a comma (German, French):
+     * semicolons between fields, and 7,5 for 7.5 points. */
+    char sep = grade_csv_separator(p, end);
+    const char *head_text = p;
+    int nh = grade_csv_record_sep(&p, end, &head, &line, sep);
     if (nh <= 0) {
         if (nh == 0) return 0;
         snprintf(err, err_len, "%s: row 1: a quote is never closed", name);
@@ -44,12 +48,22 @@ int grade_adjustments_parse(const char *text, size_t len, const char *name, grad
         if (!strcmp(head[i], "student")) c_student = i;
     int rc = -1;
     if (c_student < 0) {
-        snprintf(err, err_len, "%s: row 1: no student column: not a gradebook the grader wrote", name);
+        /* Say what the header row is, so that a file saved with other separators (tabs) or
+         * without its header row shows itself. */
+        size_t hl = 0;
+        while (head_text + hl < end && head_text[hl] != '\n' && head_text[hl] != '\r') hl++;
+        char *shown = grade_text_clean(head_text, hl, 80);
+        bool tabs = memchr(head_text, '\t', hl) != NULL;
+        snprintf(err, err_len,
+                 "%s: row 1: no student column: the first row is \"%s\"%s; the grader's gradebook starts with the "
+                 "header row student,... (keep it when you edit the file, and save it as CSV)",
+                 name, shown, tabs ? ", which is separated by tabs, not commas or semicolons" : "");
+        free(shown);
         goto out;
     }
     for (int row = 2;; row++) {
         char **f = NULL;
-        int nf = grade_csv_record(&p, end, &f, &line);
+        int nf = grade_csv_record_sep(&p, end, &f, &line, sep);
         if (nf == 0) break;
         if (nf < 0) {
             snprintf(err, err_len, "%s: row %d: a quote is never closed", name, row);
@@ -73,6 +87,13 @@ int grade_adjustments_parse(const char *text, size_t len, const char *name, grad
                     note = unquoted(f[k]);
             double v = 0;
             bool adjusted = false;
+            char decimal[64];
+            if (sep == ';' && strchr(cell, ',') && !strchr(cell, '.') && strlen(cell) < sizeof(decimal)) {
+                /* 7,5: a decimal comma. */
+                snprintf(decimal, sizeof(decimal), "%s", cell);
+                *strchr(decimal, ',') = '.';
+                cell = decimal;
+            }
             if (*cell) {
                 char *stop = NULL;
                 errno = 0;

@@ -106,7 +106,10 @@ int main(int argc, char **argv) {
         goto done;
     }
     sub = grade_strf("%s/submission", tmpl);
-    dest = grade_strf("%s/%s", sub, deflt);
+    /* The file keeps its own name: the grader's rule for a lab file's name decides, as for
+     * an upload (grade_lab_file_name: lab.c, Lab.C, lab (1).c, or the only .c file). */
+    const char *own = strrchr(file, '/');
+    dest = grade_strf("%s/labs/%s/%s", sub, lab->id, own ? own + 1 : file);
     dest_dir = grade_strf("%s/labs/%s", sub, lab->id);
     results = grade_strf("%s/results.json", tmpl);
     report = grade_strf("%s/report.txt", tmpl);

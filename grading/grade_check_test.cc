@@ -35,6 +35,22 @@ TEST(GraderCheck, PrintsTheRubricsPointsForTheStudentsOwnFile) {
     ASSERT_EQ(ref.exit_code, 0) << ref.err;
     EXPECT_NE(ref.out.find("total                                    100.00 / 100.00"), std::string::npos) << ref.out;
 
+    // The grader's rule for a lab file's name decides here as for an upload: a copy's name
+    // (Lab.C) is the lab file; a file of another kind is not, and the reason names it.
+    std::string copy = checkout + "/Lab.C";
+    Spit(copy, Slurp(Runfile("solutions/03_double_buffer.c")));
+    Outcome named = RunProgram({Runfile("grading/check"), "03", copy, "--runs", "2", "--seed", "42"});
+    ASSERT_EQ(named.exit_code, 0) << named.err;
+    EXPECT_NE(named.out.find("total                                    100.00 / 100.00"), std::string::npos) << named.out;
+    std::string notes = checkout + "/notes.txt";
+    Spit(notes, Slurp(Runfile("solutions/03_double_buffer.c")));
+    Outcome other = RunProgram({Runfile("grading/check"), "03", notes, "--runs", "2", "--seed", "42"});
+    ASSERT_EQ(other.exit_code, 0) << other.err;
+    EXPECT_NE(other.out.find("total                                      0.00 / 100.00"), std::string::npos) << other.out;
+    EXPECT_NE(other.out.find("it holds labs/03_double_buffer/notes.txt (1 other file, none of them named lab.c)"),
+              std::string::npos)
+        << other.out;
+
     Outcome unknown = RunProgram({Runfile("grading/check"), "99"});
     EXPECT_EQ(unknown.exit_code, 64);
     EXPECT_NE(unknown.err.find("99 names no lab"), std::string::npos) << unknown.err;

@@ -121,21 +121,32 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
     for (size_t i = 0; i < n; i++)
         who |= students[i]->sid || students[i]->email || students[i]->platform_id;
     grade_buf_puts(&b, who ? "student,sid,email,platform_id,score,max_score" : "student,score,max_score");
-    const grade_student *first = n ? students[0] : NULL;
-    /* A column per lab and check the lab has: every student's lab has the same checks (one
-     * rubric), so the first student's say which. */
-    for (size_t l = 0; first && l < first->n_labs; l++) {
+    /* A column per lab any row has (a course folder graded one lab at a time keeps the
+     * earlier labs' results), in the labs' order, and per check the lab has: one rubric,
+     * so the first row with the lab says which. */
+    const char **ids = NULL;
+    size_t n_ids = grade_students_labs(students, n, &ids);
+    const grade_lab **model = calloc(n_ids ? n_ids : 1, sizeof(grade_lab *));
+    bool *late = calloc(n_ids ? n_ids : 1, sizeof(bool));
+    for (size_t l = 0; l < n_ids; l++)
+        for (size_t i = 0; i < n; i++) {
+            const grade_lab *lab = find_lab(students[i], ids[l]);
+            if (!lab) continue;
+            if (!model[l]) model[l] = lab;
+            late[l] |= lab->late_policy;
+        }
+    for (size_t l = 0; l < n_ids; l++) {
         for (int c = 0; c < GRADE_CHECKS; c++) {
-            if (!grade_lab_has_check(&first->labs[l], (grade_check_id)c)) continue;
-            char *col = grade_strf("%s %s", first->labs[l].lab, grade_check_names[c]);
+            if (!grade_lab_has_check(model[l], (grade_check_id)c)) continue;
+            char *col = grade_strf("%s %s", ids[l], grade_check_names[c]);
             field(&b, col, false);
             free(col);
         }
         /* After the lab's checks: its late policy's columns (a lab with one), and the
          * instructor's adjustment with its note (every lab; grade_adjust.h). */
         static const char *const extra[] = {"late_days", "late_penalty", "adjustment", "adjustment_note"};
-        for (int k = first->labs[l].late_policy ? 0 : 2; k < 4; k++) {
-            char *col = grade_strf("%s %s", first->labs[l].lab, extra[k]);
+        for (int k = late[l] ? 0 : 2; k < 4; k++) {
+            char *col = grade_strf("%s %s", ids[l], extra[k]);
             field(&b, col, false);
             free(col);
         }
@@ -152,12 +163,12 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
         if (s->not_graded) {
             /* Empty cells, not zeros: nobody should read a grade into them. */
             grade_buf_puts(&b, ",,");
-            for (size_t l = 0; first && l < first->n_labs; l++) {
+            for (size_t l = 0; l < n_ids; l++) {
                 for (int c = 0; c < GRADE_CHECKS; c++)
-                    if (grade_lab_has_check(&first->labs[l], (grade_check_id)c)) grade_buf_puts(&b, ",");
-                if (first->labs[l].late_policy) grade_buf_puts(&b, ",,");
+                    if (grade_lab_has_check(model[l], (grade_check_id)c)) grade_buf_puts(&b, ",");
+                if (late[l]) grade_buf_puts(&b, ",,");
                 /* The instructor's adjustment is kept even here, for the run that finishes. */
-                adjustment_cells(&b, s, first->labs[l].lab);
+                adjustment_cells(&b, s, ids[l]);
             }
             field(&b, s->problem ? s->problem : "NOT GRADED", false);
             grade_buf_puts(&b, "\r\n");
@@ -165,22 +176,34 @@ char *grade_gradebook_csv(const grade_student *const *students, size_t n) {
         }
         number(&b, s->score);
         number(&b, s->max_score);
-        for (size_t l = 0; first && l < first->n_labs; l++) {
-            const grade_lab *lab = find_lab(s, first->labs[l].lab);
+        for (size_t l = 0; l < n_ids; l++) {
+            const grade_lab *lab = find_lab(s, ids[l]);
+            /* A lab this student has no result for (not in the class when it was graded):
+             * empty cells, not zeros. */
             for (int c = 0; c < GRADE_CHECKS; c++) {
-                if (!grade_lab_has_check(&first->labs[l], (grade_check_id)c)) continue;
-                number(&b, lab ? lab->checks[c].points : 0);
+                if (!grade_lab_has_check(model[l], (grade_check_id)c)) continue;
+                if (lab)
+                    number(&b, lab->checks[c].points);
+                else
+                    grade_buf_puts(&b, ",");
             }
-            if (first->labs[l].late_policy) {
-                grade_buf_printf(&b, ",%d", lab ? lab->late_days : 0);
-                number(&b, lab ? lab->late_penalty : 0);
+            if (late[l]) {
+                if (lab && lab->late_policy) {
+                    grade_buf_printf(&b, ",%d", lab->late_days);
+                    number(&b, lab->late_penalty);
+                } else {
+                    grade_buf_puts(&b, lab ? ",0,0.00" : ",,");
+                }
             }
-            adjustment_cells(&b, s, first->labs[l].lab);
+            adjustment_cells(&b, s, ids[l]);
         }
         char *nt = note(s);
         field(&b, nt, false);
         free(nt);
         grade_buf_puts(&b, "\r\n");
     }
+    free(ids);
+    free(model);
+    free(late);
     return grade_buf_take(&b);
 }

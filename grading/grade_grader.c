@@ -94,8 +94,18 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
 
     lab->seed = env->fixed_seed ? env->seed : (grade_random_u64() & ((1ull << 53) - 1));
     lab->seed_fixed = env->fixed_seed;
+    /* The rubric's "output": "cut": output past the limit is cut, the run goes on. */
+    grade_run_settings run = env->run;
+    run.cut_output = rule->output_cut;
     grade_attempt a;
-    grade_run_lab(env->sandbox, kit, built.binary, build_dir, run_dir, log_dir, &env->run, lab->seed, &a);
+    grade_run_lab(env->sandbox, kit, built.binary, build_dir, run_dir, log_dir, &run, lab->seed, &a);
+    if (a.output_cut) {
+        char *n = grade_strf("the program wrote more than %ld MiB to stdout or stderr: the rest was cut (the rubric's "
+                             "\"output\": \"cut\"), and the run went on",
+                             run.output_mb);
+        add_note(lab, n);
+        free(n);
+    }
     lab->attempts = 1;
     note_foreign(lab, &a);
     if (a.failure) {
@@ -138,7 +148,7 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
         grade_speed_near_target(lab->speedup, target_s, env->rubric->noise_band)) {
         for (int k = 0; k < env->rubric->max_reruns && lab->attempts < GRADE_MAX_ATTEMPTS; k++) {
             grade_attempt again;
-            grade_run_lab(env->sandbox, kit, built.binary, build_dir, run_dir, log_dir, &env->run, lab->seed, &again);
+            grade_run_lab(env->sandbox, kit, built.binary, build_dir, run_dir, log_dir, &run, lab->seed, &again);
             note_foreign(lab, &again);
             if (again.failure) {
                 lab->failure = grade_strf("in a re-run: %s", again.failure);
@@ -206,6 +216,14 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
         out->source = sub->kind == GRADE_SUB_FOLDER ? grade_strf("%s/ (a folder)", shown)
                                                     : grade_strf("%s (an archive)", shown);
     free(shown);
+    if (sub->absent) {
+        free(out->source);
+        out->source = grade_strdup("nothing handed in");
+    } else if (sub->group) {
+        char *with = grade_strf("%s; %s", out->source, sub->group);
+        free(out->source);
+        out->source = with;
+    }
     out->sid = sub->sid ? grade_strdup(sub->sid) : NULL;
     out->email = sub->email ? grade_strdup(sub->email) : NULL;
     out->platform_id = sub->platform_id ? grade_strdup(sub->platform_id) : NULL;
@@ -220,6 +238,8 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
     bool loose = env->loose || (sub->loose && env->n_labs == 1);
     if (sub->problem)
         out->problem = grade_strdup(sub->problem);
+    else if (sub->absent)
+        ; /* every lab: not submitted, saying why */
     else if (grade_submission_fetch(sub, wanted, env->n_labs, loose, err, sizeof(err)) != 0)
         out->problem = grade_strdup(err);
 
@@ -234,6 +254,8 @@ void grade_student_grade(const grade_env *env, const grade_submission *sub, cons
         double l0 = now_s();
         if (out->problem) {
             lab->missing = grade_strdup(out->problem);
+        } else if (sub->absent) {
+            lab->missing = grade_strdup(sub->absent);
         } else if (!wanted[i].data) {
             lab->missing = grade_strdup(wanted[i].missing ? wanted[i].missing : "not found");
         } else {

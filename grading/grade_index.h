@@ -48,6 +48,15 @@ bool grade_index_may_want(const char *path, const grade_wanted *wanted, size_t n
 /* Frees what a fetch filled in w and empties it. */
 void grade_wanted_clear(grade_wanted *w);
 
+/* The one rule for which file is a lab's file, used for every submission (folders,
+ * archives, platforms' exports), in Gradescope mode and by //grading:check: whether the
+ * file name `name` is the lab file's name `want` ("lab.c"). 2: the same name; 1: the same
+ * but for letter case and the mark a browser or file manager adds to a second copy
+ * ("Lab.C", "LAB.c", "lab (1).c", "lab(2).c", "lab-1.c", "lab_2.c", "lab copy.c",
+ * "lab - Copy.c", "lab copy 2.c"); 0: another name. */
+int grade_lab_file_name(const char *name, const char *want);
+/* Whether name ends in ".c" or ".C": a C source file. */
+bool grade_index_c_file(const char *name);
 /* The last component of a path. */
 const char *grade_index_base_name(const char *path);
 /* path is want below exactly one folder: "top/labs/03/lab.c". */

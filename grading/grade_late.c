@@ -34,7 +34,10 @@ static long long newest(const char *path) {
     return g_newest;
 }
 
-void grade_late_fill_times(grade_submission_list *l) {
+int grade_late_fill_times(grade_submission_list *l, long long started, char *err, size_t err_len) {
+    long long lo = 0, hi = 0;
+    size_t n = 0, after = 0;
+    const char *lo_name = NULL, *hi_name = NULL, *after_name = NULL;
     for (size_t i = 0; i < l->n; i++) {
         grade_submission *s = &l->items[i];
         if (s->has_time) continue;
@@ -52,7 +55,73 @@ void grade_late_fill_times(grade_submission_list *l) {
         free(s->time_from);
         s->time_from = grade_strdup(s->canvas_late ? "the newest file's modification time, and Canvas's _LATE flag"
                                                    : "the newest modification time of the submission's files");
+        if (!n || t < lo) lo = t, lo_name = s->name;
+        if (!n || t > hi) hi = t, hi_name = s->name;
+        if (t > started && !after++) after_name = s->name;
+        n++;
     }
+    if (after) {
+        char *when = grade_late_time_text(started);
+        snprintf(err, err_len,
+                 "--file-times: %zu %s files were modified after the grading began (%s: %s), so their "
+                 "modification times are not when they handed in: the class was copied or unpacked without its "
+                 "times. Give --submitted-at FILE.csv (columns student,submitted_at), or unpack the download keeping "
+                 "its times (unzip, tar -xp, cp -p, rsync -t): nothing was graded",
+                 after, after == 1 ? "student's" : "students'", after_name, when);
+        free(when);
+        return -1;
+    }
+    if (n >= 2 && hi - lo <= 60) {
+        char *a = grade_late_time_text(lo), *b = grade_late_time_text(hi);
+        snprintf(err, err_len,
+                 "--file-times: the files of all %zu students were modified within %lld s of each other (%s, %s; "
+                 "%s, %s): those are the times of a copy (cp -r, git clone, rsync, an unpacked download), not when "
+                 "students handed in, and would mark them late by the copy's date. Give --submitted-at FILE.csv "
+                 "(columns student,submitted_at), or copy keeping the times (cp -p, rsync -t, tar -xp): nothing "
+                 "was graded",
+                 n, hi - lo, lo_name, a, hi_name, b);
+        free(a);
+        free(b);
+        return -1;
+    }
+    return 0;
+}
+
+char *grade_late_warning(const grade_submission_list *l, const char *policy, bool file_times) {
+    size_t none = 0, canvas = 0;
+    grade_buf names;
+    grade_buf_init(&names);
+    grade_buf_append(&names, "", 0);
+    for (size_t i = 0; i < l->n; i++) {
+        const grade_submission *s = &l->items[i];
+        if (s->has_time || s->problem || s->absent) continue;
+        if (s->canvas_late == 2) canvas++;
+        else if (s->canvas_late == 1) continue; /* Canvas says on time */
+        else if (none++ < 5) grade_buf_printf(&names, "%s%s", none > 1 ? ", " : "", s->name);
+    }
+    grade_buf b;
+    grade_buf_init(&b);
+    if (none)
+        grade_buf_printf(&b,
+                         "grade: WARNING: late policy (%s): %zu of %zu students have no time of handing in (%s%s): they are NOT "
+                         "marked late. The platform gave none; give --submitted-at FILE.csv (columns "
+                         "student,submitted_at)%s\n",
+                         policy, none, l->n, names.data, none > 5 ? ", ..." : "",
+                         file_times ? ""
+                                    : ", or --file-times to take their files' modification times (only where the "
+                                      "files kept them: not after cp -r, git clone or an unpacked download)");
+    if (canvas)
+        grade_buf_printf(&b,
+                         "grade: WARNING: late policy (%s): %zu student%s Canvas marked _LATE count as 1 day late: the download "
+                         "says that they are late, not by how much; give --submitted-at FILE.csv with their times to "
+                         "count the days\n",
+                         policy, canvas, canvas == 1 ? "" : "s");
+    grade_buf_free(&names);
+    if (!b.len) {
+        grade_buf_free(&b);
+        return NULL;
+    }
+    return grade_buf_take(&b);
 }
 
 static bool same(const char *a, const char *b) { return a && b && *a && !strcasecmp(a, b); }
@@ -70,7 +139,8 @@ int grade_late_read_overrides(const char *path, grade_submission_list *l, char *
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3;
     int line = 1, rc = -1;
     char **head = NULL;
-    int nh = grade_csv_record(&p, end, &head, &line);
+    char sep = grade_csv_separator(p, end); /* ';' from a spreadsheet in a decimal-comma locale */
+    int nh = grade_csv_record_sep(&p, end, &head, &line, sep);
     int c_student = -1, c_time = -1;
     for (int i = 0; i < nh; i++) {
         if (!strcasecmp(head[i], "student")) c_student = i;
@@ -86,7 +156,7 @@ int grade_late_read_overrides(const char *path, grade_submission_list *l, char *
     for (;;) {
         int at = line;
         char **f = NULL;
-        int nf = grade_csv_record(&p, end, &f, &line);
+        int nf = grade_csv_record_sep(&p, end, &f, &line, sep);
         if (nf == 0) break;
         if (nf < 0) {
             snprintf(err, err_len, "--submitted-at %s: line %d: a quote is never closed", path, at);
@@ -152,6 +222,36 @@ char *grade_late_time_text(long long t) {
     return grade_strdup(buf);
 }
 
+void grade_late_rescore(const grade_late_rule *rule, grade_lab *lab) {
+    int days = lab->late_days;
+    lab->late_policy = rule->on;
+    lab->late_penalty = 0;
+    if (!rule->on) {
+        lab->late_days = 0;
+        free(lab->late_reason);
+        lab->late_reason = NULL;
+        return;
+    }
+    if (days <= 0) return; /* on time: its reason stands */
+    double checks = 0, max = 0;
+    for (int c = 0; c < GRADE_CHECKS; c++) {
+        checks += lab->checks[c].points;
+        max += lab->checks[c].max;
+    }
+    double want = days > rule->max_days ? max : rule->per_day * days;
+    lab->late_penalty = grade_round_points(want < checks ? want : checks);
+    char *first = grade_text_first_line(lab->late_reason ? lab->late_reason : "", 400);
+    char *cut = strstr(first, "; ");
+    if (cut) *cut = '\0';
+    free(lab->late_reason);
+    lab->late_reason = days > rule->max_days
+                           ? grade_strf("%s; more than %d day%s late is not accepted, so the lab's points are taken: "
+                                        "-%.2f",
+                                        first, rule->max_days, rule->max_days == 1 ? "" : "s", lab->late_penalty)
+                           : grade_strf("%s; %g points a day: -%.2f", first, rule->per_day, lab->late_penalty);
+    free(first);
+}
+
 void grade_late_apply(const grade_late_rule *rule, const grade_submission *sub, grade_lab *lab) {
     if (!rule->on) return;
     lab->late_policy = true;
@@ -159,8 +259,20 @@ void grade_late_apply(const grade_late_rule *rule, const grade_submission *sub, 
     lab->late_penalty = 0;
     free(lab->late_reason);
     char *due = grade_late_time_text(rule->due);
+    if (!sub->has_time && sub->canvas_late == 2) {
+        /* Canvas says late, and not by how much: one day. */
+        double checks = 0;
+        for (int c = 0; c < GRADE_CHECKS; c++) checks += lab->checks[c].points;
+        lab->late_days = 1;
+        lab->late_penalty = grade_round_points(rule->per_day < checks ? rule->per_day : checks);
+        lab->late_reason = grade_strf("1 day late: Canvas marked the submission _LATE and its download does not say "
+                                      "by how much, so 1 day is counted (due %s); %g points a day: -%.2f",
+                                      due, rule->per_day, lab->late_penalty);
+        free(due);
+        return;
+    }
     if (!sub->has_time) {
-        lab->late_reason = grade_strf("on time: no submission time is known (due %s); no penalty", due);
+        lab->late_reason = grade_strf("on time: no time of handing in is known (due %s); no penalty", due);
         free(due);
         return;
     }

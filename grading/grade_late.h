@@ -4,11 +4,14 @@
  *
  * When a submission was handed in comes from what the platform gives: a Gradescope
  * export's :created_at:; for a Canvas download, Canvas's _LATE flag decides whether it is
- * late at all (Canvas knows each student's due date and extensions) and the newest file's
- * modification time how many days (at least one); for plain folders, archives and files,
- * and Moodle, the newest modification time of the submission's files. --submitted-at
- * FILE.csv (columns student and submitted_at) overrides any of them for the students it
- * names.
+ * late at all (Canvas knows each student's due date and extensions). --submitted-at
+ * FILE.csv (columns student and submitted_at) gives or overrides the time of the students
+ * it names. The files' modification times are used only when the instructor asks
+ * (--file-times): a class copied with cp -r, git clone or rsync, or unpacked without its
+ * times, has the copy's times, which would make everyone late. Even then, times that look
+ * like a copy's (all within a minute of each other, or after the grading started) are
+ * refused. A student with no time is not late (a Canvas _LATE one is 1 day late), and the
+ * grader says so on stderr for the whole class (grade_late_warning).
  *
  * Days late: (submitted - due - grace) in started days of 24 hours, 0 when not after
  * due + grace. Penalty: per_day points a day, up to max_days days; more days late take
@@ -26,9 +29,15 @@
 extern "C" {
 #endif
 
-/* Gives every submission without a time (from its platform) its files' newest
- * modification time. */
-void grade_late_fill_times(grade_submission_list *l);
+/* --file-times: gives every submission without a time (from its platform or
+ * --submitted-at) its files' newest modification time. Returns 0, or -1 with why in err
+ * when those times cannot be when students handed in: two or more of them within a minute
+ * of each other (a copy's), or one after `started` (when the grading began). */
+int grade_late_fill_times(grade_submission_list *l, long long started, char *err, size_t err_len);
+/* With a late policy in any lab (policy names one): the students it cannot judge, in words
+ * for stderr (no time: not late; Canvas _LATE without a time: 1 day), and what to give;
+ * NULL when every student has a time. */
+char *grade_late_warning(const grade_submission_list *l, const char *policy, bool file_times);
 /* --submitted-at FILE.csv: sets the time of each student it names (by name, sid, email or
  * platform id). A row naming no submission, or a time that does not parse, is refused.
  * Returns 0, or -1 with "FILE: line N: why" in err. */
@@ -36,6 +45,9 @@ int grade_late_read_overrides(const char *path, grade_submission_list *l, char *
 /* Sets lab's late_policy, late_days, late_penalty and late_reason by rule (call it after
  * the checks are scored). Nothing when the rule is off. */
 void grade_late_apply(const grade_late_rule *rule, const grade_submission *sub, grade_lab *lab);
+/* --rescore of a lab this run does not grade: its days late as found when it was graded
+ * (lab->late_days), the penalty by rule again (off: none). */
+void grade_late_rescore(const grade_late_rule *rule, grade_lab *lab);
 /* Whole days late (0 on time) of a submission handed in at t. canvas_late as in
  * grade_submission (0 when not a Canvas download). */
 int grade_late_days(const grade_late_rule *rule, long long t, int canvas_late);

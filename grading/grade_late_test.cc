@@ -1,8 +1,10 @@
 // grading/grade_late_test.cc: the rubric's late policy and the gradebook's manual
 // adjustments, against the real //grading:grade as a child on a two-student
 // lab-03 class (alice: the skeleton, 60 of 100; bob: the reference, 100) with fast settings:
-//  - a late student loses the policy's points (bob, by his file's modification time), an
-//    on-time one nothing (alice, by --submitted-at, inside the grace minutes);
+//  - a late student loses the policy's points (bob, by his file's modification time, which
+//    --file-times asks for), an on-time one nothing (alice, by --submitted-at, inside the
+//    grace minutes); files whose times are a copy's are refused with --file-times, and
+//    without it nobody is marked late by them and the grader warns;
 //  - a rubric with a bad late policy is refused before anyone is graded;
 //  - an adjustment typed into the gradebook survives --regrade, with its note, and counts
 //    in the total;
@@ -110,16 +112,17 @@ std::string SetCell(const std::string &csv, const std::string &student, const st
 TEST(GraderLate, ALateStudentLosesThePolicysPointsAndAnOnTimeOneNothing) {
     std::string subs = Class("late_subs"), out = TempDir("late_out");
     std::string rubric =
-        Rubric("late_rubric", R"({"due": "2026-12-01T23:59:00Z", "per_day": 10, "max_days": 5, "grace_minutes": 15})");
+        Rubric("late_rubric", R"({"due": "2025-12-01T23:59:00Z", "per_day": 10, "max_days": 5, "grace_minutes": 15})");
     // bob: his file's modification time, 1 day and 2 hours after the due time: 2 days late.
-    auto due = std::chrono::system_clock::from_time_t(1796169540);  // 2026-12-01T23:59:00Z
+    auto due = std::chrono::system_clock::from_time_t(1764633540);  // 2025-12-01T23:59:00Z
     auto bob_time = fs::file_time_type::clock::now() +
                     (due + std::chrono::hours(26) - std::chrono::system_clock::now());
     fs::last_write_time(subs + "/bob/" + kLabFile, bob_time);
     // alice: the instructor's time, 10 minutes late, inside the 15 minutes' grace.
     std::string at = TempDir("late_at") + "/submitted.csv";
-    Spit(at, "student,submitted_at\r\nalice,2026-12-02T00:09:00Z\r\n");
-    Outcome r = Grade3({"--submissions", subs, "--out", out, "--rubric", rubric, "--submitted-at", at});
+    Spit(at, "student,submitted_at\r\nalice,2025-12-02T00:09:00Z\r\n");
+    Outcome r =
+        Grade3({"--submissions", subs, "--out", out, "--rubric", rubric, "--submitted-at", at, "--file-times"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::string csv = Slurp(out + "/gradebook.csv");
     EXPECT_EQ(Cell(csv, "bob", "03_double_buffer late_days"), "2") << csv;
@@ -138,10 +141,39 @@ TEST(GraderLate, ALateStudentLosesThePolicysPointsAndAnOnTimeOneNothing) {
     EXPECT_NE(Slurp(out + "/alice/report.txt").find("on time"), std::string::npos);
 
     // A student named in --submitted-at who is not in the class is refused.
-    Spit(at, "student,submitted_at\r\nmallory,2026-12-02T00:09:00Z\r\n");
+    Spit(at, "student,submitted_at\r\nmallory,2025-12-02T00:09:00Z\r\n");
     r = Grade3({"--submissions", subs, "--out", TempDir("late_out2"), "--rubric", rubric, "--submitted-at", at});
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("line 2: \"mallory\" is no student"), std::string::npos) << r.err;
+
+    // A class copied a moment ago (cp -r, git clone, rsync) has the copy's times: with
+    // --file-times they are refused, not taken as everyone handing in late.
+    std::string copied = Class("late_copied");
+    std::string out3 = TempDir("late_out3");
+    r = Grade3({"--submissions", copied, "--out", out3, "--rubric", rubric, "--file-times"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--file-times: the files of all 2 students were modified within"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("those are the times of a copy"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out3 + "/gradebook.csv"));
+    // Without --file-times the copy's times are not used: nobody is marked late (not
+    // hundreds of days late by the copy's date), and the grader says loudly who it cannot judge.
+    std::string out5 = TempDir("late_out5");
+    r = Grade3({"--submissions", copied, "--out", out5, "--rubric", rubric});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string copied_csv = Slurp(out5 + "/gradebook.csv");
+    EXPECT_EQ(Cell(copied_csv, "bob", "03_double_buffer late_days"), "0") << copied_csv;
+    EXPECT_EQ(Cell(copied_csv, "bob", "score"), "100.00") << copied_csv;
+    EXPECT_NE(r.err.find("WARNING: late policy (03_double_buffer): 2 of 2 students have no time of handing in (alice, "
+                         "bob): they are NOT marked late"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(Slurp(out5 + "/bob/report.txt").find("on time: no time of handing in is known"),
+              std::string::npos);
+    // Times after the grading began are not handing-in times either.
+    fs::last_write_time(copied + "/bob/" + kLabFile, fs::file_time_type::clock::now() + std::chrono::hours(48));
+    r = Grade3({"--submissions", copied, "--out", TempDir("late_out4"), "--rubric", rubric, "--file-times"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("modified after the grading began (bob"), std::string::npos) << r.err;
 }
 
 TEST(GraderLate, ARubricWithABadLatePolicyIsRefused) {

@@ -105,6 +105,8 @@ int grade_layout_read(const char *dir, grade_layout forced, const grade_roster *
         return -1;
     }
     if (roster) {
+        /* Before the names become the roster's: a folder is found by its own name. */
+        grade_roster_add_missing(roster, out, &warn);
         grade_roster_apply(roster, out, &warn);
         grade_submission_list_finish(out, &warn);
     }

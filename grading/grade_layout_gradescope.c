@@ -2,7 +2,7 @@
  * grade_layout.h): a submission_NNN/ folder per submission, holding what the students
  * uploaded (an archive among it is opened), and submission_metadata.yml, read with
  * libyaml, mapping each submission_NNN to its :submitters: (:name:, :sid:, :email:). A
- * group submission is one row, its submitters' names joined with " & ". A folder the
+ * group submission gives each submitter a row, graded from the one folder. A folder the
  * metadata does not name, or metadata that is not what Gradescope writes, stops the
  * grader; a submission in the metadata without its folder is a row saying so. */
 #define _GNU_SOURCE
@@ -108,31 +108,46 @@ int grade_layout_read_gradescope(const char *dir, grade_submission_list *out, gr
                 free(shown);
                 goto out;
             }
-        grade_submission *s = grade_submission_list_add(out);
-        s->kind = GRADE_SUB_FOLDER;
-        s->loose = true;
-        s->path = grade_path_join(dir, key);
-        s->platform_id = grade_strdup(key);
-        char *name = NULL;
+        /* A group's submission gives each member a row of their own (the gradebook a
+         * platform imports has one row per student), graded from the same folder. */
+        size_t first = out->n;
+        char *names = NULL;
+        size_t members = 0;
         for (yaml_node_item_t *it = subs->data.sequence.items.start; it < subs->data.sequence.items.top; it++) {
             yaml_node_t *who = yaml_document_get_node(&doc, *it);
-            join(&name, " & ", scalar(&doc, get(&doc, who, "name")));
-            join(&s->sid, " & ", scalar(&doc, get(&doc, who, "sid")));
-            join(&s->email, " & ", scalar(&doc, get(&doc, who, "email")));
+            const char *nm = scalar(&doc, get(&doc, who, "name")), *sid = scalar(&doc, get(&doc, who, "sid")),
+                       *email = scalar(&doc, get(&doc, who, "email"));
+            join(&names, " & ", nm ? nm : email ? email : sid);
+            grade_submission *s = grade_submission_list_add(out);
+            members++;
+            s->kind = GRADE_SUB_FOLDER;
+            s->loose = true;
+            s->path = grade_path_join(dir, key);
+            s->platform_id = grade_strdup(key);
+            if (sid && *sid) s->sid = grade_strdup(sid);
+            if (email && *email) s->email = grade_strdup(email);
+            const char *shown = nm && *nm ? nm : s->email ? s->email : s->sid ? s->sid : key;
+            s->name = grade_text_clean(shown, strlen(shown), 200);
         }
         /* When it was handed in, for a late policy: Gradescope's :created_at:. */
         const char *created = scalar(&doc, get(&doc, entry, "created_at"));
-        if (created && grade_time_parse(created, true, &s->submitted_at) == 0) {
-            s->has_time = true;
-            s->time_from = grade_strdup("Gradescope's :created_at:");
+        for (size_t i = first; i < out->n; i++) {
+            grade_submission *s = &out->items[i];
+            if (created && grade_time_parse(created, true, &s->submitted_at) == 0) {
+                s->has_time = true;
+                s->time_from = grade_strdup("Gradescope's :created_at:");
+            }
+            if (members > 1) {
+                char *clean = grade_text_clean(names, strlen(names), 400);
+                s->group = grade_strf("a group submission of %s", clean);
+                free(clean);
+            }
+            if (!grade_is_dir(s->path))
+                s->problem = grade_strf("the export has no folder %s for this submission (%s names it): its files are "
+                                        "missing from the export; download it again",
+                                        key, META);
         }
-        const char *shown = name ? name : s->email ? s->email : s->sid ? s->sid : key;
-        s->name = grade_text_clean(shown, strlen(shown), 200);
-        free(name);
-        if (!grade_is_dir(s->path))
-            s->problem = grade_strf("the export has no folder %s for this submission (%s names it): its files are "
-                                    "missing from the export; download it again",
-                                    key, META);
+        free(names);
     }
     /* Every folder must be a submission the metadata names. */
     DIR *d = opendir(dir);

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
+#include "grading/grade_adjust.h"
+#include "grading/grade_late.h"
 #include "grading/grade_layout.h"
 #include "grading/grade_roster.h"
 #include "grading/grade_test_support.h"
@@ -145,15 +148,26 @@ TEST(GraderLayout, AGradescopeExportNamesItsSubmitters) {
     ReadDir(dir, &r);
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.used, GRADE_LAYOUT_GRADESCOPE);
-    ASSERT_EQ(r.subs.n, 3u);
+    ASSERT_EQ(r.subs.n, 4u);
     EXPECT_STREQ(r.subs.items[0].name, "Alice Adams");
     EXPECT_STREQ(r.subs.items[0].sid, "S1");
     EXPECT_STREQ(r.subs.items[0].email, "alice@uni.edu");
     EXPECT_STREQ(r.subs.items[0].platform_id, "submission_001");
-    EXPECT_STREQ(r.subs.items[1].name, "Bob Baker & Carol Chen");  // a group: one row
+    EXPECT_EQ(r.subs.items[0].group, nullptr);
+    // A group: a row per member, each with their own ids, graded from the one folder.
+    for (size_t i : {1u, 2u}) {
+        EXPECT_STREQ(r.subs.items[i].platform_id, "submission_002");
+        EXPECT_EQ(std::string(r.subs.items[i].path), dir + "/submission_002");
+        ASSERT_NE(r.subs.items[i].group, nullptr);
+        EXPECT_STREQ(r.subs.items[i].group, "a group submission of Bob Baker & Carol Chen");
+    }
+    EXPECT_STREQ(r.subs.items[1].name, "Bob Baker");
+    EXPECT_STREQ(r.subs.items[1].sid, "S2");
+    EXPECT_STREQ(r.subs.items[2].name, "Carol Chen");
+    EXPECT_STREQ(r.subs.items[2].email, "carol@uni.edu");
     EXPECT_EQ(r.subs.items[0].problem, nullptr);
-    ASSERT_NE(r.subs.items[2].problem, nullptr);
-    EXPECT_NE(std::string(r.subs.items[2].problem).find("no folder submission_003"), std::string::npos);
+    ASSERT_NE(r.subs.items[3].problem, nullptr);
+    EXPECT_NE(std::string(r.subs.items[3].problem).find("no folder submission_003"), std::string::npos);
 }
 
 TEST(GraderLayout, BadExportsAndDownloadsAreRefusedNamingTheProblem) {
@@ -223,12 +237,105 @@ TEST(GraderLayout, ARosterGivesNamesAndStudentIds) {
         << r.warnings;
     grade_roster_free(&roster);
 
+    // A roster student of whom the download holds nothing gets a row (0, not submitted).
+    const char with_missing[] = "name,sid,email,canvas_id\nAlice Adams,S1,alice@uni.edu,1001\nErin Evans,S5,,1005\n";
+    ASSERT_EQ(grade_roster_parse("roster.csv", with_missing, sizeof(with_missing) - 1, &roster, err, sizeof(err)), 0)
+        << err;
+    Read m;
+    ReadDir(canvas, &m, GRADE_LAYOUT_AUTO, &roster);
+    ASSERT_EQ(m.rc, 0) << m.err;
+    ASSERT_EQ(m.subs.n, 4u);
+    const grade_submission *erin = nullptr;
+    for (size_t i = 0; i < m.subs.n; i++)
+        if (!strcmp(m.subs.items[i].name, "Erin Evans")) erin = &m.subs.items[i];
+    ASSERT_NE(erin, nullptr);
+    ASSERT_NE(erin->absent, nullptr);
+    EXPECT_NE(std::string(erin->absent).find("the roster lists this student (line 3)"), std::string::npos);
+    EXPECT_STREQ(erin->sid, "S5");
+    EXPECT_STREQ(erin->platform_id, "1005");
+    EXPECT_EQ(m.subs.items[0].absent, nullptr);
+    EXPECT_NE(m.warnings.find("1 student on the roster handed in nothing: Erin Evans"), std::string::npos)
+        << m.warnings;
+    // bakerbob and chencarol are not on this roster; Erin is not counted among them.
+    EXPECT_NE(m.warnings.find("2 submissions are not on the roster"), std::string::npos) << m.warnings;
+    grade_roster_free(&roster);
+
+    // A spreadsheet saved in a decimal-comma locale (semicolons) is read as such.
+    const char semis[] = "Name;SID;Email\r\n\"Adams; Alice\";S1;alice@uni.edu\r\nBob Baker;S2;bob@uni.edu\r\n";
+    ASSERT_EQ(grade_roster_parse("r.csv", semis, sizeof(semis) - 1, &roster, err, sizeof(err)), 0) << err;
+    ASSERT_EQ(roster.n, 2u);
+    EXPECT_STREQ(roster.rows[0].name, "Adams; Alice");
+    EXPECT_STREQ(roster.rows[1].ids[GRADE_ROSTER_EMAIL], "bob@uni.edu");
+    grade_roster_free(&roster);
+
     const char no_name[] = "sid,email\nS1,a@b\n";
     EXPECT_EQ(grade_roster_parse("r.csv", no_name, sizeof(no_name) - 1, &roster, err, sizeof(err)), -1);
     EXPECT_NE(std::string(err).find("r.csv: line 1: the header needs a \"name\" column"), std::string::npos) << err;
     const char twice[] = "name,sid\nA,S1\nB,S2\nC,S1\n";
     EXPECT_EQ(grade_roster_parse("r.csv", twice, sizeof(twice) - 1, &roster, err, sizeof(err)), -1);
     EXPECT_NE(std::string(err).find("r.csv: line 4: sid S1 is also on line 2"), std::string::npos) << err;
+}
+
+// The gradebook saved by a spreadsheet in a decimal-comma locale: semicolons between the
+// fields and 7,5 for 7.5 points are read; a header row that is not the gradebook's is shown.
+TEST(GraderLayout, AGradebookSavedInADecimalCommaLocaleKeepsItsAdjustments) {
+    const char text[] =
+        "student;score;max_score;03_double_buffer correct;03_double_buffer adjustment;03_double_buffer adjustment_note;"
+        "note\r\nalice;60,00;100,00;40,00;7,5;\"by hand; shown in class\";\r\nbob;100,00;100,00;40,00;-2;;\r\n";
+    grade_adjustments adj;
+    char err[1024] = "";
+    ASSERT_EQ(grade_adjustments_parse(text, sizeof(text) - 1, "gradebook.csv", &adj, err, sizeof(err)), 0) << err;
+    ASSERT_EQ(adj.n, 2u);
+    EXPECT_STREQ(adj.items[0].student, "alice");
+    EXPECT_DOUBLE_EQ(adj.items[0].points, 7.5);
+    EXPECT_STREQ(adj.items[0].note, "by hand; shown in class");
+    EXPECT_DOUBLE_EQ(adj.items[1].points, -2);
+    grade_adjustments_free(&adj);
+
+    // A file saved with tabs: the first row is shown, and what is wrong with it.
+    const char tabs[] = "student\tscore\r\nalice\t60\r\n";
+    EXPECT_EQ(grade_adjustments_parse(tabs, sizeof(tabs) - 1, "gradebook.csv", &adj, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("row 1: no student column: the first row is \"student\tscore\""), std::string::npos)
+        << err;
+    EXPECT_NE(std::string(err).find("separated by tabs"), std::string::npos) << err;
+}
+
+// Canvas's _LATE flag without the files' times (an unpacked download has the unpacking's):
+// 1 day, said so, never the days since the due time by the unpacking's date; a student
+// without _LATE is on time; the class warning says how the _LATE ones were counted.
+TEST(GraderLayout, CanvasLateWithoutTimesIsOneDay) {
+    std::string canvas = TempDir("layout_canvas_late");
+    Spit(canvas + "/adamsalice_1001_5001_lab.c", "x");
+    Spit(canvas + "/bakerbob_LATE_1002_5002_lab.c", "x");
+    Read r;
+    ReadDir(canvas, &r);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    ASSERT_EQ(r.subs.n, 2u);
+    char *warning = grade_late_warning(&r.subs, "03_double_buffer", false);
+    ASSERT_NE(warning, nullptr);
+    EXPECT_NE(std::string(warning).find("1 student Canvas marked _LATE count as 1 day late"), std::string::npos)
+        << warning;
+    EXPECT_EQ(std::string(warning).find("have no time of handing in"), std::string::npos) << warning;
+    free(warning);
+    grade_late_rule rule = {};
+    rule.on = true;
+    ASSERT_EQ(grade_time_parse("2025-10-01T23:59:00Z", false, &rule.due), 0);
+    rule.per_day = 10;
+    rule.max_days = 5;
+    double max[GRADE_CHECKS] = {40, 20, 40, 0};
+    for (size_t i = 0; i < 2; i++) {
+        grade_lab lab;
+        grade_lab_init(&lab, "03_double_buffer", "labs/03_double_buffer/lab.c", max);
+        for (int c = 0; c < 3; c++) grade_check_set(&lab.checks[c], max[c], "ok");
+        grade_late_apply(&rule, &r.subs.items[i], &lab);
+        bool bob = std::string(r.subs.items[i].name) == "bakerbob";
+        EXPECT_EQ(lab.late_days, bob ? 1 : 0) << r.subs.items[i].name;
+        EXPECT_EQ(lab.late_penalty, bob ? 10 : 0) << r.subs.items[i].name;
+        if (bob) {
+            EXPECT_NE(std::string(lab.late_reason).find("Canvas marked the submission _LATE"), std::string::npos);
+        }
+        grade_lab_free(&lab);
+    }
 }
 
 }  // namespace

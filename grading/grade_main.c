@@ -39,6 +39,7 @@
 #include "grading/grade_report_text.h"
 #include "grading/grade_rubric.h"
 #include "grading/grade_sandbox.h"
+#include "grading/grade_score.h"
 #include "grading/grade_similarity.h"
 #include "grading/grade_slurm.h"
 #include "grading/grade_student_dir.h"
@@ -79,6 +80,8 @@ typedef struct app {
     grade_slurm_state plan;   /* --merge: the Slurm run's plan */
     char **why_not;           /* per submission: why it has no grade (a Slurm task that did not finish) */
     char **dirs;              /* per submission: its report folder in OUT (grade_student_dir.h) */
+    grade_stored *stored;     /* the earlier runs' results in --out (--regrade, --resume, --rescore) */
+    size_t n_stored;
 } app;
 
 static volatile sig_atomic_t g_stop;
@@ -110,7 +113,7 @@ static int choose_labs(app *a, const char **backend, char *err, size_t err_len) 
                     grade_buf_printf(&b, "%s%s", i ? ", " : "", a->rubric.labs[i].id);
                 char *list = grade_buf_take(&b);
                 snprintf(err, err_len, "--labs: %s names no lab of the rubric %s, or more than one (it has: %s)", t,
-                         a->rubric.path, list);
+                         a->rubric.shown, list);
                 free(list);
                 free(copy);
                 return GRADE_EXIT_USAGE;
@@ -272,6 +275,20 @@ static void lost_student(app *a, size_t i, int status, grade_student *s) {
     if (write_reports(a, i, s, &a->env.report) != 0) a->report_failed = true;
 }
 
+/* Gives s the labs its stored result from an earlier run has and this run did not grade.
+ * Returns whether it took any. */
+static bool keep_earlier_labs(const app *a, grade_student *s) {
+    for (size_t k = 0; k < a->n_stored; k++) {
+        if (strcmp(a->stored[k].name, s->name)) continue;
+        grade_student earlier;
+        if (grade_student_from_json(a->stored[k].student, &earlier) != 0) return false;
+        size_t taken = grade_student_keep_labs(s, &earlier);
+        grade_student_free(&earlier);
+        return taken > 0;
+    }
+    return false;
+}
+
 static void done(void *ctx, size_t k, int status) {
     app *a = ctx;
     size_t i = a->order[k];
@@ -288,6 +305,12 @@ static void done(void *ctx, size_t k, int status) {
     if ((code == 0 || code == 4) && grade_read_file(state, 64u << 20, &text, &len, NULL, err, sizeof(err)) == 0) {
         cJSON *j = cJSON_ParseWithLength(text, len);
         ok = j && grade_student_from_json(j, &a->students[i]) == 0;
+        /* The labs an earlier run graded and this one did not are kept (a course folder
+         * graded one lab at a time), in the row and the stored result. */
+        if (ok && keep_earlier_labs(a, &a->students[i])) {
+            cJSON_Delete(j);
+            j = grade_student_to_json(&a->students[i]);
+        }
         /* Kept in --out for --regrade and --resume; not when its reports could not be
          * written (code 4), so that --resume grades it again. */
         if (ok && code == 0 &&
@@ -306,6 +329,76 @@ static void done(void *ctx, size_t k, int status) {
     unlink(state);
     free(state);
     grade_progress_step(&a->progress, &a->students[i]);
+}
+
+/* --rescore: each student's stored result scored by the rubric again, with this run's late
+ * times; no lab runs. Returns NULL, or what INCOMPLETE.txt says when students had no stored
+ * result. */
+static char *rescore_class(app *a) {
+    char err[512];
+    grade_buf names;
+    grade_buf_init(&names);
+    size_t missing = 0;
+    a->why_not = calloc(a->subs.n ? a->subs.n : 1, sizeof(char *));
+    for (size_t j = 0; j < a->n_order && !g_stop; j++) {
+        size_t i = a->order[j];
+        const grade_submission *sub = &a->subs.items[i];
+        const grade_stored *found = NULL;
+        for (size_t k = 0; k < a->n_stored && !found; k++)
+            if (!strcmp(a->stored[k].name, sub->name)) found = &a->stored[k];
+        grade_student *st = &a->students[i];
+        if (!found || grade_student_from_json(found->student, st) != 0 || st->not_graded) {
+            if (found) grade_student_free(st);
+            memset(st, 0, sizeof(*st));
+            a->why_not[i] = grade_strf("NOT GRADED: --rescore found no result of this student in %s to score again: "
+                                       "grade them with --resume",
+                                       a->opt.out);
+            grade_buf_printf(&names, "%s%s", missing++ ? ", " : "", sub->name);
+            continue;
+        }
+        for (size_t l = 0; l < st->n_labs; l++) {
+            grade_lab *lab = &st->labs[l];
+            const grade_rubric_lab *rule = grade_rubric_find(&a->rubric, lab->lab);
+            if (!rule) continue; /* a lab the rubric no longer has keeps its points */
+            double max[GRADE_CHECKS] = {rule->correct_points, rule->race_free_points, rule->speed.points,
+                                        rule->measurement_points};
+            for (int c = 0; c < GRADE_CHECKS; c++) lab->checks[c].max = max[c];
+            grade_score_lab(rule, lab);
+            /* The times of --submissions are this run's labs' (--labs); another lab keeps the
+             * days late its own run found. */
+            bool this_run = false;
+            for (size_t k = 0; k < a->n_labs && !this_run; k++) this_run = !strcmp(a->kits[k].lab, lab->lab);
+            if (this_run) {
+                lab->late_policy = false;
+                lab->late_days = 0;
+                lab->late_penalty = 0;
+                free(lab->late_reason);
+                lab->late_reason = NULL;
+                grade_late_apply(&rule->late, sub, lab);
+            } else {
+                grade_late_rescore(&rule->late, lab);
+            }
+        }
+        grade_student_total(st);
+        cJSON *j2 = grade_student_to_json(st);
+        if (grade_outdir_store(&a->outdir, st->name, a->keys[i], j2, err, sizeof(err)) != 0) {
+            fprintf(stderr, "grade: %s\n", err);
+            a->report_failed = true;
+        }
+        cJSON_Delete(j2);
+        a->graded[i] = true;
+        grade_progress_step(&a->progress, st);
+    }
+    if (!missing) {
+        grade_buf_free(&names);
+        return NULL;
+    }
+    char *text = grade_strf("This gradebook is INCOMPLETE: --rescore found no stored result for %zu of %zu students "
+                            "(%s), who have empty scores and a NOT GRADED note. Grade them with:\n  %s --submissions "
+                            "... --out %s --resume\n",
+                            missing, a->subs.n, names.data, a->usage, a->opt.out);
+    grade_buf_free(&names);
+    return text;
 }
 
 /* Whether the submissions folder looks like one student's (it holds labs/ or a lab's
@@ -379,7 +472,17 @@ static int open_class(app *a) {
      * modification time, or --submitted-at (grade_late.h). */
     if (a->opt.submitted_at && grade_late_read_overrides(a->opt.submitted_at, &a->subs, err, sizeof(err)) != 0)
         return cannot_run("%s: nothing was graded", err);
-    grade_late_fill_times(&a->subs);
+    if (a->opt.file_times && grade_late_fill_times(&a->subs, (long long)time(NULL), err, sizeof(err)) != 0)
+        return cannot_run("%s", err);
+    /* A late policy that cannot judge some students says so, loudly (grade_late.h). */
+    grade_buf policy;
+    grade_buf_init(&policy);
+    for (size_t l = 0; l < a->n_labs; l++)
+        if (a->rules[l]->late.on) grade_buf_printf(&policy, "%s%s", policy.len ? ", " : "", a->rules[l]->id);
+    char *late_warning = policy.len ? grade_late_warning(&a->subs, policy.data, a->opt.file_times) : NULL;
+    if (late_warning) fputs(late_warning, stderr);
+    free(late_warning);
+    grade_buf_free(&policy);
     const char *own = one_students_folder(a);
     if (own) {
         fprintf(stderr,
@@ -396,8 +499,8 @@ static int open_class(app *a) {
                 a->opt.submissions);
         return GRADE_EXIT_CANNOT_RUN;
     }
-    grade_out_mode mode = a->opt.force ? GRADE_OUT_FORCE
-                          : a->opt.regrade ? GRADE_OUT_REGRADE
+    grade_out_mode mode = a->opt.force                      ? GRADE_OUT_FORCE
+                          : a->opt.regrade || a->opt.rescore ? GRADE_OUT_REGRADE
                           : a->opt.resume ? GRADE_OUT_RESUME
                                           : GRADE_OUT_NEW;
     if (a->opt.merge) {
@@ -418,6 +521,10 @@ static int open_class(app *a) {
     }
     if (grade_outdir_open(a->opt.out, a->opt.submissions, mode, a->usage, &a->outdir, err, sizeof(err)) != 0)
         return cannot_run("%s", err);
+    if (a->opt.rescore && !a->outdir.used)
+        return cannot_run("--rescore: %s holds no results of an earlier run to score again: grade the class into it "
+                          "first",
+                          a->opt.out);
     /* --shard K/N: this task's share of the class, after the class's own checks. */
     if (a->opt.shard_n > 0) grade_shard_filter(&a->subs, a->opt.shard_k, a->opt.shard_n);
     /* --regrade, --resume: the instructor's adjustments in the gradebook are kept; one that
@@ -601,6 +708,8 @@ static int class_mode(app *a) {
     size_t n_stored = 0;
     if (a->outdir.used && grade_outdir_load(&a->outdir, &stored, &n_stored, err, sizeof(err)) != 0)
         return cannot_run("--out: %s", err);
+    a->stored = stored;
+    a->n_stored = n_stored;
     if (grade_outdir_clean(&a->outdir, err, sizeof(err)) != 0) {
         grade_stored_free(stored, n_stored);
         return cannot_run("--out: %s", err);
@@ -655,8 +764,10 @@ static int class_mode(app *a) {
     /* --merge grades nobody: the Slurm tasks' results are taken as they are (names the
      * tasks that did not finish, or NULL). */
     char *unfinished = NULL;
-    int stopped = g_stop ? 1 : a->opt.merge ? (unfinished = merge_tasks(a), 0)
-                                            : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
+    int stopped = g_stop         ? 1
+                  : a->opt.merge   ? (unfinished = merge_tasks(a), 0)
+                  : a->opt.rescore ? (unfinished = rescore_class(a), 0)
+                                   : grade_pool_run(a->n_order, jobs, job, done, a, &g_stop);
     grade_progress_finish(&a->progress);
     bool interrupted = stopped == 1 || g_stop;
 
@@ -678,12 +789,35 @@ static int class_mode(app *a) {
             list[n++] = &extra[n_extra++];
         }
     }
+    size_t n_sub_rows = n;
     for (size_t k = 0; k < n_stored; k++) {
         if (kept[k] || grade_student_from_json(stored[k].student, &extra[n_extra]) != 0) continue;
         list[n++] = &extra[n_extra++];
     }
     /* Every row keeps the instructor's adjustments (grade_adjust.h). */
     for (size_t i = 0; i < n; i++) grade_adjustments_apply(&a->adjust, (grade_student *)list[i]);
+    /* Each student's report.txt, results.json and junit.xml say what their row says: the
+     * rows this run did not grade (--resume, the earlier run's others) and those it did
+     * (which now hold the earlier labs and the adjustments typed since) are written again.
+     * The merge of a Slurm run wrote its rows' reports with the tasks' own context. */
+    if (!interrupted) {
+        const char **all_names = calloc(n ? n : 1, sizeof(char *));
+        for (size_t r = 0; r < n; r++) all_names[r] = list[r]->name;
+        char **all_dirs = grade_student_dirnames(all_names, n);
+        for (size_t r = 0; r < n; r++) {
+            const grade_student *st = list[r];
+            if (st->not_graded || (a->opt.merge && r < n_sub_rows)) continue;
+            const char *dir = all_dirs[r];
+            for (size_t i = 0; i < a->subs.n; i++)
+                if (st == &a->students[i]) dir = a->dirs[i];
+            if (grade_student_write(st, &a->env.report, a->outdir.fd, a->opt.out, dir, err, sizeof(err)) != 0) {
+                fprintf(stderr, "grade: %s\n", err);
+                a->report_failed = true;
+            }
+        }
+        grade_student_dirnames_free(all_dirs, n);
+        free(all_names);
+    }
     qsort(list, n, sizeof(*list), by_name);
 
     char *rows = grade_gradebook_csv(list, n);
@@ -755,7 +889,7 @@ static int class_mode(app *a) {
     }
     free(similar);
     if (unfinished) {
-        fprintf(stderr, "grade: --merge: %s", unfinished);
+        fprintf(stderr, "grade: %s%s", a->opt.merge ? "--merge: " : "", unfinished);
         if (rc == GRADE_EXIT_OK) rc = GRADE_EXIT_CANNOT_RUN;
         free(unfinished);
     }
@@ -876,6 +1010,10 @@ static int slurm_mode(app *a) {
     if (a->opt.submitted_at) {
         ARG("--submitted-at");
         ARG(OWN(absolute(a->opt.submitted_at)));
+    }
+    if (a->opt.file_times) {
+        ARG("--file-times");
+        ARG("--file-times"); /* (options go in pairs in the scripts' layout) */
     }
     if (a->opt.labs) {
         ARG("--labs");
@@ -1047,7 +1185,7 @@ static int preflight(app *a) {
             grade_rm_rf(dir, e2, sizeof(e2));
         }
         free(dir);
-        if (rc == 0) rc = grade_preflight_check_rule(a->rubric.path, a->rules[l], &facts, err, sizeof(err));
+        if (rc == 0) rc = grade_preflight_check_rule(a->rubric.shown, a->rules[l], &facts, err, sizeof(err));
         if (rc == 0) a->targets[l] = facts.target_bound_fraction;
         if (rc != 0) {
             fprintf(stderr, "grade: %s\ngrade: nobody was graded\n", err);
@@ -1094,6 +1232,8 @@ int main(int argc, char **argv) {
     /* (These few strings live as long as the program.) */
     a->opt.submissions = from_user(a->opt.submissions);
     a->opt.out = from_user(a->opt.out);
+    /* Messages name the rubric as the instructor gave it (grading/rubric.json when built in). */
+    const char *rubric_shown = a->opt.rubric ? a->opt.rubric : "grading/rubric.json";
     a->opt.rubric = from_user(a->opt.rubric);
     a->opt.kits = from_user(a->opt.kits);
     a->opt.scratch = from_user(a->opt.scratch);
@@ -1112,10 +1252,13 @@ int main(int argc, char **argv) {
     if (a->opt.slurm && a->opt.only_failed) return only_failed_mode(a);
     char *rubric_path = a->opt.rubric ? grade_strdup(a->opt.rubric) : grade_runfile("rubric.json");
     if (!rubric_path) return cannot_run("%s", "no rubric: give one with --rubric FILE (the built-in grading/rubric.json was not found beside the program)");
-    if (grade_rubric_load(rubric_path, &a->rubric, err, sizeof(err)) != 0) {
+    if (grade_rubric_load_as(rubric_path, rubric_shown, &a->rubric, err, sizeof(err)) != 0) {
         free(rubric_path);
         return cannot_run("%s", err);
     }
+    char *rubric_notes = grade_rubric_warnings(&a->rubric);
+    if (rubric_notes) fprintf(stderr, "grade: WARNING: %s", rubric_notes);
+    free(rubric_notes);
     a->rubric_path = absolute(rubric_path);
     free(rubric_path);
     char *kits_dir = a->opt.kits ? grade_strdup(a->opt.kits) : grade_kit_default_dir();
@@ -1129,6 +1272,30 @@ int main(int argc, char **argv) {
         rc = cannot_run("no lab kits in %s", kits_dir);
         free(kits_dir);
         return rc;
+    }
+    /* Every lab of the rubric is a lab of the course (labs/catalog.json, where the grader
+     * has it): a typo in a key is the rubric's to correct, said with the nearest lab. */
+    char *catalog_path = grade_workspace_runfile("labs/catalog.json");
+    char *catalog = NULL;
+    size_t catalog_len = 0;
+    cJSON *cat = catalog_path && grade_read_file(catalog_path, 1u << 20, &catalog, &catalog_len, NULL, err,
+                                                 sizeof(err)) == 0
+                     ? cJSON_ParseWithLength(catalog, catalog_len)
+                     : NULL;
+    const cJSON *cat_labs = cJSON_GetObjectItemCaseSensitive(cat, "labs"), *e;
+    const char *known[128];
+    size_t n_known = 0;
+    cJSON_ArrayForEach(e, cat_labs) {
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "id"));
+        if (id && n_known < 128) known[n_known++] = id;
+    }
+    rc = n_known ? grade_rubric_check_labs(&a->rubric, known, n_known, err, sizeof(err)) : 0;
+    cJSON_Delete(cat);
+    free(catalog);
+    free(catalog_path);
+    if (rc != 0) {
+        free(kits_dir);
+        return cannot_run("%s: nothing was graded", err);
     }
     free(kits_dir);
 
@@ -1164,7 +1331,8 @@ int main(int argc, char **argv) {
     bool gpu = !strcmp(backend, "gpu");
     if (gpu) a->gpu_lock = grade_path_join(a->scratch, "gpu.lock");
     if (!a->opt.gradescope) rc = open_class(a);
-    if (!rc && !a->opt.merge && !a->opt.slurm) rc = preflight(a);
+    /* --rescore runs no lab, not even the skeleton's. */
+    if (!rc && !a->opt.merge && !a->opt.slurm && !a->opt.rescore) rc = preflight(a);
     if (rc || g_stop) {
         if (!rc) {
             fprintf(stderr, "grade: interrupted before anyone was graded: nothing was written\n");

@@ -56,6 +56,8 @@ enum {
     OPT_ARRAY_SIZE,
     OPT_SHARD,
     OPT_MERGE,
+    OPT_FILE_TIMES,
+    OPT_RESCORE,
     OPT_HELP
 };
 
@@ -105,6 +107,8 @@ static const struct option long_options[] = {
     {"array-size", required_argument, NULL, OPT_ARRAY_SIZE},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"merge", no_argument, NULL, OPT_MERGE},
+    {"file-times", no_argument, NULL, OPT_FILE_TIMES},
+    {"rescore", no_argument, NULL, OPT_RESCORE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -231,6 +235,8 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         case OPT_REGRADE: o->regrade = true; break;
         case OPT_FORCE: o->force = true; break;
         case OPT_RESUME: o->resume = true; break;
+        case OPT_FILE_TIMES: o->file_times = true; break;
+        case OPT_RESCORE: o->rescore = true; break;
         case OPT_CSV_BOM: o->csv_bom = true; break;
         case OPT_LAYOUT: {
             grade_layout l;
@@ -360,6 +366,16 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         snprintf(err, err_len, "--regrade, --resume and --force are for class mode (--out), not --gradescope");
         return GRADE_EXIT_USAGE;
     }
+    if (o->rescore && (o->regrade || o->force || o->resume || o->gradescope || o->slurm || o->merge ||
+                       o->shard_n > 0)) {
+        snprintf(err, err_len, "--rescore scores the results stored in --out again, running no lab: it goes with "
+                               "none of --regrade, --resume, --force, --gradescope, --slurm, --shard and --merge");
+        return GRADE_EXIT_USAGE;
+    }
+    if (o->file_times && o->gradescope) {
+        snprintf(err, err_len, "--file-times is for class mode (--submissions), not --gradescope");
+        return GRADE_EXIT_USAGE;
+    }
     return 0;
 }
 
@@ -407,6 +423,9 @@ void grade_print_usage(const char *prog, FILE *out) {
             "                       per student and lab)\n"
             "  --submitted-at FILE.csv  when students handed in, for the rubric's late policy\n"
             "                       (columns student,submitted_at; overrides the platform's time)\n"
+            "  --file-times         where the platform gives no time (plain folders, Moodle, the\n"
+            "                       days of Canvas's _LATE), take the files' modification times;\n"
+            "                       refused when they look like a copy's\n"
             "  --kits DIR           prebuilt lab kits (default: the ones built with the grader)\n"
             "  --scratch DIR        where scratch folders go (default: $TMPDIR or /tmp)\n"
             "  --keep-scratch       keep them, to look at builds and logs\n"
@@ -425,6 +444,9 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --resume             --out holds an interrupted (or earlier) run: grade only the\n"
             "                       students whose submission, kits, rubric or settings changed\n"
             "  --force              --out was used before: remove its reports and start clean\n"
+            "  --rescore            score the results stored in --out by the rubric again (after\n"
+            "                       a rubric change): no lab runs; --submissions gives the late\n"
+            "                       times and who is in the class\n"
             "  --slurm              grade on a Slurm cluster: write OUT/slurm/ (a job array whose\n"
             "                       tasks each grade a share of the class, and a merge job that\n"
             "                       writes OUT as a local run does); see docs/grading.md\n"

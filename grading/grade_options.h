@@ -44,6 +44,8 @@ typedef struct grade_options {
     bool seed_given;
     uint64_t seed;
     const char *submitted_at;   /* --submitted-at FILE.csv: when students handed in, or NULL */
+    bool file_times;            /* --file-times: where the platform gives no time, the files' modification times */
+    bool rescore;               /* --rescore: score the stored results of --out by the rubric again; no lab runs */
     bool gradescope;
     const char *submission_dir; /* Gradescope mode */
     const char *results;        /* Gradescope mode */

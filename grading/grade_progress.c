@@ -71,28 +71,50 @@ static void join_words(grade_buf *b, const char *const *words, int n) {
     for (int i = 0; i < n; i++) grade_buf_printf(b, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", words[i]);
 }
 
+/* ", 2 days late (-20)", ", adjusted +5": what took the lab's points from its checks' (the
+ * summary shows the lab's points after them, as the gradebook's score counts them). */
+static void after_checks(grade_buf *b, const grade_lab *lab) {
+    if (lab->late_days > 0)
+        grade_buf_printf(b, ", %d day%s late (-%.4g)", lab->late_days, lab->late_days == 1 ? "" : "s",
+                         grade_round_points(lab->late_penalty));
+    if (lab->adjusted && lab->adjustment != 0)
+        grade_buf_printf(b, ", adjusted %+.4g", grade_round_points(lab->adjustment));
+}
+
 char *grade_lab_outcome(const grade_lab *lab) {
-    if (!lab->submitted) return grade_strdup("not submitted");
-    if (lab->build_error)
-        return grade_strdup(!strncmp(lab->build_error, "does not link", 13)   ? "does not link"
-                            : !strncmp(lab->build_error, "not accepted", 12) ? "not accepted"
-                                                                               : "does not compile");
-    double pts = 0, max = 0;
+    grade_buf b;
+    grade_buf_init(&b);
+    double score = grade_round_points(grade_lab_score(lab));
+    bool changed = lab->late_days > 0 || (lab->adjusted && lab->adjustment != 0);
+    if (!lab->submitted || lab->build_error) {
+        if (changed) grade_buf_printf(&b, "%.4g: ", score);
+        grade_buf_puts(&b, !lab->submitted                                   ? "not submitted"
+                           : !strncmp(lab->build_error, "does not link", 13) ? "does not link"
+                           : !strncmp(lab->build_error, "not accepted", 12)  ? "not accepted"
+                                                                             : "does not compile");
+        after_checks(&b, lab);
+        return grade_buf_take(&b);
+    }
+    double max = 0;
     bool all = true;
     for (int c = 0; c < GRADE_CHECKS; c++) {
         if (!grade_lab_has_check(lab, (grade_check_id)c)) continue;
-        pts += lab->checks[c].points;
         max += lab->checks[c].max;
         all &= lab->checks[c].passed;
     }
     if (lab->failure) {
         /* The whole first line: "crashed with SIGSEGV in run() of your lab". */
         char *first = grade_text_first_line(lab->failure, 200);
-        char *s = grade_strf("0: %s", first);
+        grade_buf_printf(&b, "%.4g: %s", score, first);
         free(first);
-        return s;
+        after_checks(&b, lab);
+        return grade_buf_take(&b);
     }
-    if (all) return grade_strf("%.0f: pass", pts);
+    if (all) {
+        grade_buf_printf(&b, "%.4g: pass", score);
+        after_checks(&b, lab);
+        return grade_buf_take(&b);
+    }
     /* Every check missed, in words. Speed is only scored for a correct, race-free lab, and
      * a measurement for a correct one: "slow" and "measurement" only where they were. */
     const char *words[GRADE_CHECKS];
@@ -103,10 +125,9 @@ char *grade_lab_outcome(const grade_lab *lab) {
     if (correct && race_free && !lab->checks[GRADE_SPEEDUP].passed) words[n++] = "slow";
     if (correct && grade_lab_has_check(lab, GRADE_MEASUREMENT) && !lab->checks[GRADE_MEASUREMENT].passed)
         words[n++] = "measurement";
-    grade_buf b;
-    grade_buf_init(&b);
-    grade_buf_printf(&b, "%.4g/%.4g: ", grade_round_points(pts), grade_round_points(max));
+    grade_buf_printf(&b, "%.4g/%.4g: ", score, grade_round_points(max));
     join_words(&b, words, n);
+    after_checks(&b, lab);
     return grade_buf_take(&b);
 }
 
@@ -118,7 +139,10 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
     grade_buf_init(&b);
     grade_buf_append(&b, "", 0);
     if (n == 0) return grade_buf_take(&b);
-    const grade_student *first = students[0];
+    /* A column per lab any row has (a course folder graded one lab at a time keeps the
+     * earlier labs), in the labs' order; a row without a lab's result has an empty cell. */
+    const char **ids = NULL;
+    size_t n_labs = grade_students_labs(students, n, &ids);
     /* Columns are measured in what a terminal shows (a name like "Zoë Šimůnková" has
      * more bytes than characters); every lab's column is as wide as its widest outcome,
      * and the last is not padded. */
@@ -127,15 +151,17 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
         size_t w = grade_text_width(students[i]->name);
         if (w > name_w) name_w = w > NAME_COLUMNS ? NAME_COLUMNS : w;
     }
-    size_t n_labs = first->n_labs;
     char ***outcomes = calloc(n, sizeof(char **));
     size_t *lab_w = calloc(n_labs ? n_labs : 1, sizeof(size_t));
-    for (size_t l = 0; l < n_labs; l++) lab_w[l] = grade_text_width(first->labs[l].lab);
+    for (size_t l = 0; l < n_labs; l++) lab_w[l] = grade_text_width(ids[l]);
     for (size_t i = 0; i < n; i++) {
         outcomes[i] = calloc(n_labs ? n_labs : 1, sizeof(char *));
-        for (size_t l = 0; l < n_labs && l < students[i]->n_labs; l++) {
+        for (size_t l = 0; l < n_labs; l++) {
+            const grade_lab *lab = grade_student_lab(students[i], ids[l]);
             /* A row an interrupted run or a Slurm task that died left without a grade. */
-            outcomes[i][l] = students[i]->not_graded ? grade_strdup("not graded") : grade_lab_outcome(&students[i]->labs[l]);
+            outcomes[i][l] = students[i]->not_graded ? grade_strdup("not graded")
+                             : lab                   ? grade_lab_outcome(lab)
+                                                     : grade_strdup("");
             size_t w = grade_text_width(outcomes[i][l]);
             if (w > lab_w[l]) lab_w[l] = w;
         }
@@ -144,12 +170,12 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
     grade_buf_printf(&b, "%s  %15s", head, "score");
     free(head);
     for (size_t l = 0; l < n_labs; l++) {
-        char *cell = l + 1 < n_labs ? grade_text_pad(first->labs[l].lab, lab_w[l]) : grade_strdup(first->labs[l].lab);
+        char *cell = l + 1 < n_labs ? grade_text_pad(ids[l], lab_w[l]) : grade_strdup(ids[l]);
         grade_buf_printf(&b, "  %s", cell);
         free(cell);
     }
     grade_buf_puts(&b, "\n");
-    double sum = 0, max = first->max_score;
+    double sum = 0, max = students[0]->max_score;
     size_t graded = 0;
     for (size_t i = 0; i < n; i++) {
         const grade_student *s = students[i];
@@ -162,7 +188,7 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
         grade_buf_printf(&b, "%s  %15s", name, score);
         free(name);
         if (s->problem && s->n_labs == 0) grade_buf_printf(&b, "  %s", s->problem);
-        for (size_t l = 0; l < n_labs && l < s->n_labs; l++) {
+        for (size_t l = 0; l < n_labs; l++) {
             char *cell = l + 1 < n_labs ? grade_text_pad(outcomes[i][l], lab_w[l]) : grade_strdup(outcomes[i][l]);
             grade_buf_printf(&b, "  %s", cell);
             free(cell);
@@ -177,6 +203,7 @@ char *grade_summary_table(const grade_student *const *students, size_t n) {
     }
     free(outcomes);
     free(lab_w);
+    free(ids);
     if (graded == n)
         grade_buf_printf(&b, "%zu student%s, mean score %.2f / %.2f\n", n, n == 1 ? "" : "s", sum / (double)n, max);
     else

@@ -388,6 +388,7 @@ TEST(Summary, ColumnsAlignByDisplayWidthAndReasonsAreWhole) {
 TEST(Summary, AFailureShowsItsWholeFirstLine) {
     Student a("alice", "fine");
     a.s.labs[0].failure = grade_strdup("crashed with SIGSEGV in run() of your lab\nmore on the next line");
+    for (int c = 0; c < GRADE_CHECKS; c++) a.s.labs[0].checks[c].points = 0;  // as scoring a failure leaves them
     EXPECT_EQ(Take(grade_lab_outcome(&a.s.labs[0])), "0: crashed with SIGSEGV in run() of your lab");
 }
 

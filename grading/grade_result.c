@@ -82,6 +82,62 @@ void grade_student_total(grade_student *s) {
     s->max_score = grade_round_points(s->max_score);
 }
 
+const grade_lab *grade_student_lab(const grade_student *s, const char *id) {
+    for (size_t i = 0; i < s->n_labs; i++)
+        if (s->labs[i].lab && !strcmp(s->labs[i].lab, id)) return &s->labs[i];
+    return NULL;
+}
+
+static int by_id(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
+
+size_t grade_students_labs(const grade_student *const *students, size_t n, const char ***ids) {
+    size_t count = 0, cap = 0;
+    const char **out = NULL;
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < students[i]->n_labs; l++) {
+            const char *id = students[i]->labs[l].lab;
+            bool seen = false;
+            for (size_t k = 0; k < count && !seen; k++) seen = !strcmp(out[k], id);
+            if (seen) continue;
+            if (count == cap) out = realloc(out, (cap = cap ? 2 * cap : 8) * sizeof(char *));
+            out[count++] = id;
+        }
+    if (count > 1) qsort(out, count, sizeof(char *), by_id);
+    *ids = out;
+    return count;
+}
+
+static int lab_by_id(const void *x, const void *y) {
+    return strcmp(((const grade_lab *)x)->lab, ((const grade_lab *)y)->lab);
+}
+
+size_t grade_student_keep_labs(grade_student *s, const grade_student *earlier) {
+    size_t taken = 0;
+    for (size_t l = 0; earlier && l < earlier->n_labs; l++) {
+        /* A lab the host was too slow for has no grade to keep: it is graded again. */
+        if (grade_student_lab(s, earlier->labs[l].lab) || earlier->labs[l].host_problem) continue;
+        /* A deep copy, through the stored form. */
+        grade_student one = *earlier;
+        one.labs = &earlier->labs[l];
+        one.n_labs = 1;
+        cJSON *j = grade_student_to_json(&one);
+        grade_student copy;
+        if (j && grade_student_from_json(j, &copy) == 0) {
+            s->labs = realloc(s->labs, (s->n_labs + 1) * sizeof(grade_lab));
+            s->labs[s->n_labs++] = copy.labs[0];
+            copy.n_labs = 0;
+            grade_student_free(&copy);
+            taken++;
+        }
+        cJSON_Delete(j);
+    }
+    if (taken) {
+        qsort(s->labs, s->n_labs, sizeof(grade_lab), lab_by_id);
+        if (!s->not_graded) grade_student_total(s);
+    }
+    return taken;
+}
+
 void grade_student_free(grade_student *s) {
     free(s->name);
     free(s->source);

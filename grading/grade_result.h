@@ -121,6 +121,17 @@ cJSON *grade_student_to_json(const grade_student *s);
 /* Returns 0, or -1 when j is not a student object. */
 int grade_student_from_json(const cJSON *j, grade_student *s);
 
+/* The lab `id` of s, or NULL when s has no result for it. */
+const grade_lab *grade_student_lab(const grade_student *s, const char *id);
+/* The labs any of the students has, each once, sorted by id (the labs' numbers): the
+ * gradebook's and the summary's columns when rows come from runs of different labs.
+ * Returns how many; *ids (malloc'd; the strings are the students') holds them. */
+size_t grade_students_labs(const grade_student *const *students, size_t n, const char ***ids);
+/* A course folder graded one lab at a time: gives s (this run's result) the labs of
+ * earlier, its stored result, that this run did not grade (in lab order), and totals it
+ * again. Returns how many labs were taken. */
+size_t grade_student_keep_labs(grade_student *s, const grade_student *earlier);
+
 /* Points rounded to 2 decimals, as reports print them. */
 double grade_round_points(double p);
 

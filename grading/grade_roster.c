@@ -11,7 +11,7 @@
 
 static const char *const id_columns[GRADE_ROSTER_IDS] = {"sid", "email", "canvas_id", "moodle_id", "id"};
 
-int grade_csv_record(const char **p, const char *end, char ***fields, int *line) {
+int grade_csv_record_sep(const char **p, const char *end, char ***fields, int *line, char sep) {
     if (*p >= end) return 0;
     int n = 0;
     *fields = NULL;
@@ -41,17 +41,17 @@ int grade_csv_record(const char **p, const char *end, char ***fields, int *line)
                     grade_buf_append(&f, s++, 1);
                 }
             }
-            while (s < end && *s != ',' && *s != '\n') s++;
+            while (s < end && *s != sep && *s != '\n') s++;
         } else {
             const char *start = s;
-            while (s < end && *s != ',' && *s != '\n') s++;
+            while (s < end && *s != sep && *s != '\n') s++;
             const char *e = s;
             while (e > start && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
             grade_buf_append(&f, start, (size_t)(e - start));
         }
         *fields = realloc(*fields, (size_t)(n + 1) * sizeof(char *));
         (*fields)[n++] = grade_buf_take(&f);
-        if (s < end && *s == ',') {
+        if (s < end && *s == sep) {
             *p = s + 1;
             continue;
         }
@@ -59,6 +59,21 @@ int grade_csv_record(const char **p, const char *end, char ***fields, int *line)
         (*line)++;
         return n;
     }
+}
+
+int grade_csv_record(const char **p, const char *end, char ***fields, int *line) {
+    return grade_csv_record_sep(p, end, fields, line, ',');
+}
+
+char grade_csv_separator(const char *p, const char *end) {
+    size_t commas = 0, semis = 0;
+    bool quoted = false;
+    for (; p < end && (quoted || *p != '\n'); p++) {
+        if (*p == '"') quoted = !quoted;
+        else if (!quoted && *p == ',') commas++;
+        else if (!quoted && *p == ';') semis++;
+    }
+    return semis > 0 && commas == 0 ? ';' : ',';
 }
 
 void grade_csv_fields_free(char **f, int n) {
@@ -73,7 +88,10 @@ int grade_roster_parse(const char *path, const char *text, size_t len, grade_ros
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3;
     int line = 1;
     char **head = NULL;
-    int nh = grade_csv_record(&p, end, &head, &line);
+    /* A spreadsheet saved in a locale whose decimal mark is a comma (German, French, ...)
+     * separates fields with semicolons: read as such. */
+    char sep = grade_csv_separator(p, end);
+    int nh = grade_csv_record_sep(&p, end, &head, &line, sep);
     if (nh <= 0) {
         snprintf(err, err_len, "%s: %s", path,
                  nh == 0 ? "empty: a roster needs a header row (name,sid,email,canvas_id,moodle_id,id)"
@@ -104,7 +122,7 @@ int grade_roster_parse(const char *path, const char *text, size_t len, grade_ros
     for (;;) {
         int at = line;
         char **f = NULL;
-        int nf = grade_csv_record(&p, end, &f, &line);
+        int nf = grade_csv_record_sep(&p, end, &f, &line, sep);
         if (nf == 0) break;
         if (nf < 0) {
             snprintf(err, err_len, "%s: line %d: a quoted field is not closed", path, at);
@@ -209,6 +227,7 @@ void grade_roster_apply(const grade_roster *r, grade_submission_list *l, grade_b
     grade_buf_append(&names, "", 0);
     for (size_t i = 0; i < l->n; i++) {
         grade_submission *s = &l->items[i];
+        if (s->absent) continue; /* the roster's own row (grade_roster_add_missing) */
         const grade_roster_row *row = grade_roster_find(r, s);
         if (!row) {
             if (unknown++ < 10) grade_buf_printf(&names, "%s%s", unknown > 1 ? ", " : "", s->name);
@@ -229,4 +248,42 @@ void grade_roster_apply(const grade_roster *r, grade_submission_list *l, grade_b
         grade_buf_printf(warn, "--roster %s: %zu submission%s not on the roster, graded under the platform's name: %s%s\n",
                          r->path, unknown, unknown == 1 ? " is" : "s are", names.data, unknown > 10 ? ", ..." : "");
     grade_buf_free(&names);
+}
+
+void grade_roster_add_missing(const grade_roster *r, grade_submission_list *l, grade_buf *warn) {
+    bool *seen = calloc(r->n ? r->n : 1, sizeof(bool));
+    size_t n0 = l->n;
+    for (size_t i = 0; i < n0; i++) {
+        const grade_roster_row *row = grade_roster_find(r, &l->items[i]);
+        if (row) seen[row - r->rows] = true;
+    }
+    grade_buf names;
+    grade_buf_init(&names);
+    grade_buf_append(&names, "", 0);
+    size_t missing = 0;
+    for (size_t k = 0; k < r->n; k++) {
+        if (seen[k]) continue;
+        const grade_roster_row *row = &r->rows[k];
+        grade_submission *s = grade_submission_list_add(l);
+        s->name = grade_text_clean(row->name, strlen(row->name), 200);
+        s->kind = GRADE_SUB_FILES;
+        s->path = grade_strdup(r->path);
+        if (row->ids[GRADE_ROSTER_SID]) s->sid = grade_strdup(row->ids[GRADE_ROSTER_SID]);
+        if (row->ids[GRADE_ROSTER_EMAIL]) s->email = grade_strdup(row->ids[GRADE_ROSTER_EMAIL]);
+        const char *pid = row->ids[GRADE_ROSTER_CANVAS]   ? row->ids[GRADE_ROSTER_CANVAS]
+                          : row->ids[GRADE_ROSTER_MOODLE] ? row->ids[GRADE_ROSTER_MOODLE]
+                                                          : NULL;
+        if (pid) s->platform_id = grade_strdup(pid);
+        s->absent = grade_strf("nothing handed in: the roster lists this student (line %d) and --submissions holds "
+                               "nothing of theirs",
+                               row->line);
+        if (missing++ < 10) grade_buf_printf(&names, "%s%s", missing > 1 ? ", " : "", s->name);
+    }
+    if (missing)
+        grade_buf_printf(warn,
+                         "--roster %s: %zu student%s on the roster handed in nothing: %s%s (each has a row of 0, "
+                         "\"not submitted\")\n",
+                         r->path, missing, missing == 1 ? "" : "s", names.data, missing > 10 ? ", ..." : "");
+    grade_buf_free(&names);
+    free(seen);
 }

@@ -37,6 +37,12 @@ typedef struct grade_roster {
  * spaces; *line counts the lines read. Returns the number of fields, 0 at the end, -1 on
  * an unterminated quote. Also read by --submitted-at and the gradebook's adjustments. */
 int grade_csv_record(const char **p, const char *end, char ***fields, int *line);
+/* The same with fields separated by sep (',' or ';'). */
+int grade_csv_record_sep(const char **p, const char *end, char ***fields, int *line, char sep);
+/* The field separator of a CSV text from its first line: ';' when it has semicolons and no
+ * comma outside quotes (a spreadsheet saved in a locale whose decimal mark is a comma:
+ * German, French, ...), else ','. */
+char grade_csv_separator(const char *p, const char *end);
 void grade_csv_fields_free(char **fields, int n);
 
 /* Returns 0, or -1 with "FILE: line N: why" in err. */
@@ -48,6 +54,10 @@ const grade_roster_row *grade_roster_find(const grade_roster *r, const grade_sub
 /* Gives every submission the roster knows its roster name, sid and email; a line in warn
  * lists those it does not know. */
 void grade_roster_apply(const grade_roster *r, grade_submission_list *l, grade_buf *warn);
+/* Gives every roster student of whom l holds no submission one that is absent (every lab
+ * not submitted: a row of 0 that says so, so that the instructor sees who is missing), and
+ * a line in warn naming them. */
+void grade_roster_add_missing(const grade_roster *r, grade_submission_list *l, grade_buf *warn);
 
 #ifdef __cplusplus
 }

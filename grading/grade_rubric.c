@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "grading/grade_fs.h"
+#include "grading/grade_text.h"
 
 #define RUBRIC_MAX_BYTES (1u << 20)
 
@@ -254,7 +255,7 @@ static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
             return fail(c, where, "is not a lab id (lower-case letters, digits and _, like 03_double_buffer)%s", NULL);
     snprintf(out->id, sizeof(out->id), "%s", lab->string);
-    static const char *const keys[] = {"correct", "race_free", "speedup", "measurement", "late", NULL};
+    static const char *const keys[] = {"correct", "race_free", "speedup", "measurement", "late", "output", NULL};
     if (check_keys(c, lab, where, keys)) return -1;
     static const char *const point_keys[] = {"points", NULL};
     const cJSON *o;
@@ -264,7 +265,13 @@ static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
     if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->correct_points)) return -1;
     if (!(o = need_object(c, lab, "race_free", where))) return -1;
     snprintf(w, sizeof(w), "%.300s.race_free", where);
-    if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->race_free_points)) return -1;
+    static const char *const race_keys[] = {"points", "needs_correct", NULL};
+    if (check_keys(c, o, w, race_keys) || need_points(c, o, w, &out->race_free_points)) return -1;
+    /* Optional (false): race-freedom's points only for correct results. */
+    const cJSON *nc = cJSON_GetObjectItemCaseSensitive(o, "needs_correct");
+    snprintf(w, sizeof(w), "%.300s.race_free.needs_correct", where);
+    if (nc && !cJSON_IsBool(nc)) return fail(c, w, "must be true or false%s", NULL);
+    out->race_needs_correct = cJSON_IsTrue(nc);
     if (!(o = need_object(c, lab, "speedup", where))) return -1;
     snprintf(w, sizeof(w), "%.300s.speedup", where);
     if (parse_speed(c, o, w, &out->speed)) return -1;
@@ -275,6 +282,15 @@ static int parse_lab(ctx *c, const cJSON *lab, grade_rubric_lab *out) {
         snprintf(w, sizeof(w), "%.300s.measurement", where);
         if (check_keys(c, o, w, point_keys) || need_points(c, o, w, &out->measurement_points)) return -1;
     }
+    /* Optional ("fail"): output past --output-mb ends the run ("fail") or is cut ("cut"). */
+    const cJSON *output = cJSON_GetObjectItemCaseSensitive(lab, "output");
+    snprintf(w, sizeof(w), "%.300s.output", where);
+    if (output && (!cJSON_IsString(output) || (strcmp(output->valuestring, "fail") && strcmp(output->valuestring, "cut"))))
+        return fail(c, w,
+                    "must be \"fail\" (output past --output-mb ends the run, which fails) or \"cut\" (what comes "
+                    "after it is cut and the run goes on)%s",
+                    NULL);
+    out->output_cut = output && !strcmp(output->valuestring, "cut");
     /* Optional: a lab without it has no late policy. */
     memset(&out->late, 0, sizeof(out->late));
     if (cJSON_GetObjectItemCaseSensitive(lab, "late")) {
@@ -301,6 +317,7 @@ static void line_col(const char *text, size_t len, const char *at, int *line, in
 int grade_rubric_parse(const char *text, size_t len, const char *name, grade_rubric *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
     snprintf(out->path, sizeof(out->path), "%s", name);
+    snprintf(out->shown, sizeof(out->shown), "%s", name);
     ctx c = {name, err, err_len};
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -395,23 +412,105 @@ out:
 }
 
 int grade_rubric_load(const char *path, grade_rubric *out, char *err, size_t err_len) {
+    return grade_rubric_load_as(path, path, out, err, err_len);
+}
+
+int grade_rubric_load_as(const char *path, const char *shown, grade_rubric *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
     char *text = NULL;
     size_t len = 0;
     bool truncated = false;
     char why[512];
     if (grade_read_file(path, RUBRIC_MAX_BYTES, &text, &len, &truncated, why, sizeof(why)) != 0) {
-        snprintf(err, err_len, "rubric %s", why);
+        /* why names the file read; say it as the instructor gave it. */
+        size_t n = strlen(path);
+        const char *rest = !strncmp(why, path, n) && !strncmp(why + n, ": ", 2) ? why + n + 2 : NULL;
+        if (rest)
+            snprintf(err, err_len, "rubric %s: %s", shown, rest);
+        else
+            snprintf(err, err_len, "rubric %s", why);
         return -1;
     }
     if (truncated) {
-        snprintf(err, err_len, "%s: larger than %u bytes: not a rubric", path, RUBRIC_MAX_BYTES);
+        snprintf(err, err_len, "%s: larger than %u bytes: not a rubric", shown, RUBRIC_MAX_BYTES);
         free(text);
         return -1;
     }
-    int rc = grade_rubric_parse(text, len, path, out, err, err_len);
+    int rc = grade_rubric_parse(text, len, shown, out, err, err_len);
     free(text);
+    if (rc == 0) snprintf(out->path, sizeof(out->path), "%s", path);
     return rc;
+}
+
+char *grade_rubric_warnings(const grade_rubric *r) {
+    grade_buf b;
+    grade_buf_init(&b);
+    for (size_t i = 0; i < r->n_labs; i++) {
+        double total = grade_rubric_lab_points(&r->labs[i]);
+        if (fabs(total - 100) < 1e-9) continue;
+        char measurement[48] = "";
+        if (r->labs[i].measurement_points > 0)
+            snprintf(measurement, sizeof(measurement), ", measurement %g", r->labs[i].measurement_points);
+        grade_buf_printf(&b,
+                         "%s: labs.%s: its checks give %g points in all, not 100 (correct %g, race_free %g, speedup "
+                         "%g%s): a lab's points usually add up to 100; if %g is what you mean, nothing is wrong\n",
+                         r->shown, r->labs[i].id, total, r->labs[i].correct_points, r->labs[i].race_free_points,
+                         r->labs[i].speed.points, measurement, total);
+    }
+    if (b.len) return grade_buf_take(&b);
+    grade_buf_free(&b);
+    return NULL;
+}
+
+/* Edits (insertions, deletions, substitutions) between a and b, at most 63 characters each. */
+static size_t edit_distance(const char *a, const char *b) {
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 63 || m > 63) return (size_t)-1;
+    size_t row[64];
+    for (size_t j = 0; j <= m; j++) row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[m];
+}
+
+int grade_rubric_check_labs(const grade_rubric *r, const char *const *known, size_t n_known, char *err,
+                            size_t err_len) {
+    for (size_t i = 0; i < r->n_labs; i++) {
+        const char *id = r->labs[i].id;
+        const char *nearest = NULL;
+        size_t best = (size_t)-1;
+        bool there = false;
+        for (size_t k = 0; k < n_known && !there; k++) {
+            there = !strcmp(known[k], id);
+            size_t d = edit_distance(id, known[k]);
+            if (d < best) best = d, nearest = known[k];
+        }
+        if (there) continue;
+        grade_buf list;
+        grade_buf_init(&list);
+        for (size_t k = 0; k < n_known; k++) grade_buf_printf(&list, "%s%s", k ? ", " : "", known[k]);
+        char *labs = grade_buf_take(&list);
+        if (nearest && best <= 3)
+            snprintf(err, err_len,
+                     "%s: labs.%s: no such lab: did you mean %s? Correct the key in the rubric (the labs are: %s)",
+                     r->shown, id, nearest, labs ? labs : "");
+        else
+            snprintf(err, err_len, "%s: labs.%s: no such lab: correct the key in the rubric (the labs are: %s)",
+                     r->shown, id, labs ? labs : "");
+        free(labs);
+        return -1;
+    }
+    return 0;
 }
 
 void grade_rubric_free(grade_rubric *r) {

@@ -73,10 +73,17 @@ typedef struct grade_rubric_lab {
     grade_speed_rule speed;
     double measurement_points; /* 0: the lab has no measurement check */
     grade_late_rule late;      /* .on false: no late policy */
+    /* "race_free": {"needs_correct": true}: race-freedom's points only for correct results
+     * (default false: judged on its own). */
+    bool race_needs_correct;
+    /* "output": "cut": output past --output-mb is cut and the run goes on (default "fail":
+     * the run is ended, as a program that fills the disk is). */
+    bool output_cut;
 } grade_rubric_lab;
 
 typedef struct grade_rubric {
-    char path[512];
+    char path[512];  /* the file read */
+    char shown[512]; /* the file as messages name it: as the instructor gave it */
     grade_rubric_lab *labs;
     size_t n_labs;
     double noise_band; /* re-run when the speed is within this fraction of the target */
@@ -85,6 +92,16 @@ typedef struct grade_rubric {
 
 /* Reads and validates a rubric file. Returns 0, or -1 with "FILE: what is wrong" in err. */
 int grade_rubric_load(const char *path, grade_rubric *out, char *err, size_t err_len);
+/* The same, with the file named `shown` in messages (the path as the instructor gave it, or
+ * grading/rubric.json for the built-in one, not its place in Bazel's cache). */
+int grade_rubric_load_as(const char *path, const char *shown, grade_rubric *out, char *err, size_t err_len);
+/* Lines for stderr about a rubric that loads but may not be what was meant (a lab whose
+ * points do not add up to 100), or NULL. */
+char *grade_rubric_warnings(const grade_rubric *r);
+/* A lab of the rubric that no kit has (a typo in its key): "FILE: labs.ID: no such lab
+ * (did you mean NEAREST?) ...". known: the labs there are. Returns 0, or -1 with err. */
+int grade_rubric_check_labs(const grade_rubric *r, const char *const *known, size_t n_known, char *err,
+                            size_t err_len);
 /* The same from text; `name` stands for the file in messages. */
 int grade_rubric_parse(const char *text, size_t len, const char *name, grade_rubric *out, char *err, size_t err_len);
 void grade_rubric_free(grade_rubric *r);

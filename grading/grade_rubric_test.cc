@@ -144,8 +144,8 @@ TEST(Rubric, UnknownKeysAreNamed) {
               "comment)");
     EXPECT_EQ(Error(Lab(R"({"points": 40})", R"({"points": 20})",
                         R"({"points": 40, "unit": "speedup", "floor": 1, "target": 2})", R"(, "style": {"points": 1})")),
-              "r.json: labs.03_double_buffer.style: unknown key (expected correct, race_free, speedup, measurement, late, or "
-              "comment)");
+              "r.json: labs.03_double_buffer.style: unknown key (expected correct, race_free, speedup, measurement, late, "
+              "output, or comment)");
 }
 
 TEST(Rubric, MissingFieldsAreNamed) {
@@ -236,6 +236,82 @@ TEST(Rubric, ABadMeasurementFieldIsNamed) {
               "r.json: labs.03_double_buffer.measurement.points: is implausibly large (over a million points)");
     EXPECT_EQ(with(R"(, "measurement": {"points": 20, "tolerance": 0.1})"),
               "r.json: labs.03_double_buffer.measurement.tolerance: unknown key (expected points, or comment)");
+}
+
+// A lab key the course does not have is the rubric's mistake: said with the nearest lab,
+// naming the rubric as the instructor gave it (not its place in Bazel's cache).
+TEST(Rubric, ALabKeyWithATypoNamesTheNearestLab) {
+    grade_rubric r;
+    char err[1024];
+    std::string text = Lab();
+    size_t at = text.find("03_double_buffer");
+    text.replace(at, 16, "03_double_bufer");
+    const char *known[] = {"00_default_stream", "03_double_buffer", "05_cross_stream_races"};
+    ASSERT_EQ(grade_rubric_parse(text.data(), text.size(), "grading/rubric.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_EQ(grade_rubric_check_labs(&r, known, 3, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("grading/rubric.json: labs.03_double_bufer: no such lab: did you mean "
+                                    "03_double_buffer?"),
+              std::string::npos)
+        << err;
+    grade_rubric_free(&r);
+    // Far from every lab: no guess, the list.
+    text.replace(at, 15, "42_nothing_like");
+    ASSERT_EQ(grade_rubric_parse(text.data(), text.size(), "my.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_EQ(grade_rubric_check_labs(&r, known, 3, err, sizeof(err)), -1);
+    EXPECT_EQ(std::string(err).find("did you mean"), std::string::npos) << err;
+    EXPECT_NE(std::string(err).find("the labs are: 00_default_stream, 03_double_buffer"), std::string::npos) << err;
+    grade_rubric_free(&r);
+    ASSERT_EQ(grade_rubric_parse(Lab().data(), Lab().size(), "my.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_EQ(grade_rubric_check_labs(&r, known, 3, err, sizeof(err)), 0) << err;
+    grade_rubric_free(&r);
+
+    // A file that cannot be read is named as given too.
+    EXPECT_EQ(grade_rubric_load_as("/nowhere/rubric.json", "grading/rubric.json", &r, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("grading/rubric.json"), std::string::npos) << err;
+    EXPECT_EQ(std::string(err).find("/nowhere"), std::string::npos) << err;
+}
+
+// Points that do not add up to 100 load, with a warning that says so.
+TEST(Rubric, PointsThatDoNotAddUpTo100AreWarnedAbout) {
+    grade_rubric r;
+    char err[1024];
+    std::string text = Lab(R"({"points": 50})");
+    ASSERT_EQ(grade_rubric_parse(text.data(), text.size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    char *w = grade_rubric_warnings(&r);
+    ASSERT_NE(w, nullptr);
+    EXPECT_NE(std::string(w).find("r.json: labs.03_double_buffer: its checks give 110 points in all, not 100"),
+              std::string::npos)
+        << w;
+    free(w);
+    grade_rubric_free(&r);
+    ASSERT_EQ(grade_rubric_parse(Lab().data(), Lab().size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_EQ(grade_rubric_warnings(&r), nullptr);
+    grade_rubric_free(&r);
+}
+
+// The two settings: race points only with correct results, output past the limit cut.
+TEST(Rubric, RaceNeedsCorrectAndOutputCut) {
+    grade_rubric r;
+    char err[1024];
+    std::string text = Lab(R"({"points": 40})", R"({"points": 20, "needs_correct": true})",
+                           R"({"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})",
+                           R"(, "output": "cut")");
+    ASSERT_EQ(grade_rubric_parse(text.data(), text.size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_TRUE(r.labs[0].race_needs_correct);
+    EXPECT_TRUE(r.labs[0].output_cut);
+    grade_rubric_free(&r);
+    ASSERT_EQ(grade_rubric_parse(Lab().data(), Lab().size(), "r.json", &r, err, sizeof(err)), 0) << err;
+    EXPECT_FALSE(r.labs[0].race_needs_correct);  // the defaults
+    EXPECT_FALSE(r.labs[0].output_cut);
+    grade_rubric_free(&r);
+    EXPECT_NE(Error(Lab(R"({"points": 40})", R"({"points": 20, "needs_correct": "yes"})")).find(
+                  "r.json: labs.03_double_buffer.race_free.needs_correct: must be true or false"),
+              std::string::npos);
+    EXPECT_NE(Error(Lab(R"({"points": 40})", R"({"points": 20})",
+                        R"({"points": 40, "unit": "bound_fraction", "floor": "baseline", "target": "lab"})",
+                        R"(, "output": "drop")"))
+                  .find("r.json: labs.03_double_buffer.output: must be \"fail\""),
+              std::string::npos);
 }
 
 }  // namespace

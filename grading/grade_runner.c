@@ -433,6 +433,7 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
                              ? 0
                              : 2 * settings->mem_mb + 1024 + (long)((LAB_SHARED_BYTES + LAB_OUTPUTS_BYTES) >> 20),
                 .fsize_mb = settings->output_mb,
+                .fsize_cut = settings->cut_output,
                 .nproc = 256,
                 .nofile = 1024,
             },
@@ -509,6 +510,8 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     if (*se) grade_buf_printf(&b, "--- stderr (%lld bytes) ---\n%s%s", (long long)err_size, se, ends_with(se, "\n") ? "" : "\n");
     if (*so) grade_buf_printf(&b, "--- stdout (%lld bytes) ---\n%s%s", (long long)out_size, so, ends_with(so, "\n") ? "" : "\n");
     out->output = grade_buf_take(&b);
+    out->output_cut = settings->cut_output && settings->output_mb > 0 &&
+                      (out_size >= (off_t)settings->output_mb << 20 || err_size >= (off_t)settings->output_mb << 20);
     free(so);
     free(se);
 done:

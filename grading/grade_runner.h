@@ -48,6 +48,7 @@ typedef struct grade_run_settings {
     const char *profile;    /* simulator profile, NULL: the lab's default */
     long mem_mb;            /* resident memory limit */
     long output_mb;         /* stdout/stderr/file size limit */
+    bool cut_output;        /* output past output_mb is cut, the run goes on (the rubric's "output": "cut") */
     int width;              /* timeline columns */
     const char *gpu_lock;   /* a file to lock while the program runs (real GPU), or NULL */
 } grade_run_settings;
@@ -68,6 +69,7 @@ typedef struct grade_attempt {
     uint64_t bad_lines;       /* other unreadable event lines */
     char *timeline;           /* text timeline of the last run of the submission, or NULL */
     char *output;             /* the first part of stderr and stdout, cleaned */
+    bool output_cut;          /* cut_output, and stdout or stderr reached output_mb: the rest was cut */
     char *failure;            /* why there is no result, or NULL */
     bool grader_fault;        /* failure is the grader's (could not start), not the program's */
     bool host_problem;        /* failure is the grading host's (too slow for the harness's own

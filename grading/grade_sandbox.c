@@ -259,6 +259,9 @@ static void child(const grade_sandbox_config *cfg, const grade_spawn *s, const c
     if (l->cpu_s > 0) set_limit(errfd, RLIMIT_CPU, (rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 2, "RLIMIT_CPU");
     if (l->as_mb > 0) set_limit(errfd, RLIMIT_AS, (rlim_t)l->as_mb << 20, (rlim_t)l->as_mb << 20, "RLIMIT_AS");
     if (l->fsize_mb > 0) set_limit(errfd, RLIMIT_FSIZE, (rlim_t)l->fsize_mb << 20, (rlim_t)l->fsize_mb << 20, "RLIMIT_FSIZE");
+    /* Output past the limit cut, not fatal (the rubric's "output": "cut"): an ignored
+     * signal stays ignored through execve, in the lab and the process it starts. */
+    if (l->fsize_cut) signal(SIGXFSZ, SIG_IGN);
     if (l->nproc > 0) {
         rlim_t n = (rlim_t)(l->nproc + cfg->nproc_base);
         set_limit(errfd, RLIMIT_NPROC, n, n, "RLIMIT_NPROC");

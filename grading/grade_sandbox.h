@@ -65,6 +65,7 @@ typedef struct grade_limits {
     long mem_mb;    /* resident memory watchdog; 0: none */
     long as_mb;     /* RLIMIT_AS; 0: none */
     long fsize_mb;  /* RLIMIT_FSIZE (SIGXFSZ) */
+    bool fsize_cut; /* SIGXFSZ ignored: a write past fsize_mb fails (EFBIG) instead of killing */
     long nproc;     /* RLIMIT_NPROC */
     long nofile;    /* RLIMIT_NOFILE */
 } grade_limits;

@@ -286,6 +286,16 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
         free(why);
         why = more;
     }
+    /* The rubric's race_free.needs_correct: a lab whose results are wrong (one that never
+     * ran its kernels, say) has shown no ordering worth points. */
+    if (rule->race_needs_correct && !correct) {
+        char *not = grade_strf("not scored: race-freedom counts only for correct results in this rubric "
+                               "(race_free.needs_correct); the race checker found: %s",
+                               why);
+        free(why);
+        why = not;
+        race_points = 0;
+    }
     grade_check_set(&lab->checks[GRADE_RACE_FREE], race_points, why);
     free(why);
     /* Before speed, whose reasons return early: a race does not cost the measurement. */

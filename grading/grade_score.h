@@ -2,7 +2,8 @@
  *
  *   correct    full points when every output bit matched the oracle in every run;
  *   race_free  full points when the happens-before checker found no race (and the lab
- *              ran to the end, so that it could look);
+ *              ran to the end, so that it could look); with the rubric's
+ *              race_free.needs_correct, only for a correct lab;
  *   speedup    linear between the rubric's floor (none) and target (all), on the median
  *              speedup over the baseline; only for a correct, race-free lab;
  *   measurement (only labs whose rubric gives it points) full points when the lab accepted

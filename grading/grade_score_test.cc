@@ -148,6 +148,29 @@ TEST(Score, WrongResultsGetNoCorrectOrSpeedPoints) {
         << l.Reason(GRADE_CORRECT);
 }
 
+// The rubric's race_free.needs_correct: a lab that never ran its kernels is race-free and
+// wrong; by default race-freedom is judged on its own, with the setting it needs correct
+// results. A correct race-free lab keeps its points either way.
+TEST(Score, RaceFreedomCanNeedCorrectResults) {
+    const char wrong[] = R"({"status":"incorrect","correct":false,"races":0,"speedup":3.0,"pipeline_bound":2.6,
+                             "target":1.7})";
+    Lab by_default(wrong);
+    grade_score_lab(&kRule, &by_default.lab);
+    EXPECT_EQ(by_default.Points(GRADE_RACE_FREE), 20);
+    grade_rubric_lab strict = kRule;
+    strict.race_needs_correct = true;
+    Lab needs(wrong);
+    grade_score_lab(&strict, &needs.lab);
+    EXPECT_EQ(needs.Points(GRADE_RACE_FREE), 0);
+    EXPECT_FALSE(needs.lab.checks[GRADE_RACE_FREE].passed);
+    EXPECT_NE(needs.Reason(GRADE_RACE_FREE).find("not scored: race-freedom counts only for correct results"),
+              std::string::npos)
+        << needs.Reason(GRADE_RACE_FREE);
+    Lab right(R"({"status":"pass","correct":true,"races":0,"speedup":2.5,"pipeline_bound":2.6,"target":1.7})");
+    grade_score_lab(&strict, &right.lab);
+    EXPECT_EQ(right.Points(GRADE_RACE_FREE), 20);
+}
+
 TEST(Score, ARaceCostsRaceAndSpeedPoints) {
     Lab l(R"({"status":"racy","correct":true,"races":3,"speedup":2.5,"pipeline_bound":2.6,"target":1.7,
               "race_reports":[{"kind":"WAR","first":"kernel batch 0","first_stream":"s1","second":"H2D batch 2",

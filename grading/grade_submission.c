@@ -63,10 +63,7 @@ void grade_submission_list_finish(grade_submission_list *l, grade_buf *warn) {
 }
 
 /* Whether a file name ends in ".c": a bare lab file. */
-static bool c_file(const char *name) {
-    size_t n = strlen(name);
-    return n > 2 && !strcmp(name + n - 2, ".c");
-}
+static bool c_file(const char *name) { return grade_index_c_file(name); }
 
 int grade_submissions_list(const char *dir, grade_submission_list *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
@@ -143,6 +140,8 @@ void grade_submission_list_free(grade_submission_list *l) {
         free(s->email);
         free(s->platform_id);
         free(s->time_from);
+        free(s->group);
+        free(s->absent);
     }
     free(l->items);
     free(l->warnings);
@@ -235,30 +234,89 @@ static void other_claims(const grade_submission *sub, grade_wanted *w) {
     }
 }
 
+/* The folder part of a path ("labs/03_double_buffer/" of ".../lab.c"), its length. */
+static size_t dir_len(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path + 1) : 0;
+}
+
+/* Whether path lies in want's folder, or in it below one enclosing folder. */
+static bool in_lab_folder(const char *path, const char *want) {
+    size_t d = dir_len(want), pd = dir_len(path);
+    if (pd == d && !strncmp(path, want, d)) return true;
+    const char *slash = strchr(path, '/');
+    return slash && slash > path && dir_len(slash + 1) == d && !strncmp(slash + 1, want, d);
+}
+
+static int by_path(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
+
+/* "a, b and c" of up to 5 entries' paths, in name order (for the reasons), chosen by keep. */
+static void list_paths(grade_buf *b, grade_index *idx, bool (*keep)(const grade_entry *, const char *),
+                       const char *want, size_t *count) {
+    size_t n = 0;
+    const char **paths = calloc(idx->n ? idx->n : 1, sizeof(char *));
+    for (size_t i = 0; i < idx->n; i++)
+        if (keep(&idx->e[i], want)) paths[n++] = idx->e[i].path;
+    qsort(paths, n, sizeof(char *), by_path);
+    size_t shown = n < 5 ? n : 5;
+    for (size_t i = 0; i < shown; i++) {
+        char *p = grade_text_clean(paths[i], strlen(paths[i]), 200);
+        grade_buf_printf(b, "%s%s", i == 0 ? "" : i + 1 == shown && n == shown ? " and " : ", ", p);
+        free(p);
+    }
+    if (n > shown) grade_buf_printf(b, " and %zu more", n - shown);
+    free(paths);
+    *count = n;
+}
+
+static bool is_copy_name(const grade_entry *e, const char *want) {
+    return grade_lab_file_name(grade_index_base_name(e->path), grade_index_base_name(want)) == 1;
+}
+static bool any_file(const grade_entry *e, const char *want) {
+    (void)e;
+    (void)want;
+    return true;
+}
+
+/* The lab file of a submission, by one rule (grade_lab_file_name): its exact path, below
+ * one enclosing folder; else in the lab's folder a file of its name but for case or a
+ * copy's mark (Lab.C, lab (1).c), when there is one such; loose (what a student uploaded,
+ * one lab graded) also a file of its name anywhere, or such a copy's, or the only .c file. */
 static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted *w, bool loose) {
-    grade_entry *exact = NULL, *below = NULL, *named = NULL;
-    size_t n_named = 0;
+    const char *want_base = grade_index_base_name(w->path);
+    grade_entry *exact = NULL, *below = NULL, *named = NULL, *copy_here = NULL, *copy_any = NULL;
+    size_t n_named = 0, n_copy_here = 0, n_copy_any = 0;
     for (size_t i = 0; i < idx->n; i++) {
         grade_entry *e = &idx->e[i];
+        int rank = grade_lab_file_name(grade_index_base_name(e->path), want_base);
         if (!strcmp(e->path, w->path)) exact = e;
         else if (!below && grade_index_below_one_folder(e->path, w->path)) below = e;
-        if (!strcmp(grade_index_base_name(e->path), grade_index_base_name(w->path))) {
+        if (rank == 2) {
             named = e;
             n_named++;
+        } else if (rank == 1) {
+            copy_any = e;
+            n_copy_any++;
+            if (in_lab_folder(e->path, w->path)) {
+                copy_here = e;
+                n_copy_here++;
+            }
         }
     }
     grade_entry *chosen = exact ? exact : below;
+    if (!chosen && n_copy_here == 1) chosen = copy_here;
     if (!chosen && loose && n_named == 1) chosen = named;
+    if (!chosen && loose && n_named == 0 && n_copy_any == 1) chosen = copy_any;
     /* Loose, and nothing of the lab file's name: the submission's only .c file (a student
      * who uploaded alice_lab3.c). */
     size_t n_c = 0;
     grade_entry *lone_c = NULL;
     for (size_t i = 0; i < idx->n; i++)
-        if (c_file(idx->e[i].path)) {
+        if (grade_index_c_file(idx->e[i].path)) {
             lone_c = &idx->e[i];
             n_c++;
         }
-    if (!chosen && loose && n_named == 0 && n_c == 1) chosen = lone_c;
+    if (!chosen && loose && n_named == 0 && n_copy_any == 0 && n_c == 1) chosen = lone_c;
     if (chosen) {
         if (sub->kind == GRADE_SUB_FOLDER) folder_load(sub->path, chosen);
         if (chosen->too_big) {
@@ -276,8 +334,10 @@ static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted 
         if (chosen != exact) {
             char *shown = grade_text_clean(chosen->path, strlen(chosen->path), 200);
             const char *claim = claim_of(sub, chosen->path);
+            bool renamed = grade_lab_file_name(grade_index_base_name(chosen->path), want_base) != 2;
             w->note = claim ? grade_strf("taken from %s: %s, so it is graded as this student's", shown, claim)
-                            : grade_strf("taken from %s", shown);
+                      : renamed ? grade_strf("taken from %s (name it %s next time)", shown, want_base)
+                                : grade_strf("taken from %s", shown);
             free(shown);
         }
         return;
@@ -290,18 +350,30 @@ static void resolve(const grade_submission *sub, grade_index *idx, grade_wanted 
     grade_buf b;
     grade_buf_init(&b);
     grade_buf_printf(&b, "no %s in the submission", w->path);
+    size_t count = 0;
+    if (n_copy_here > 1 || (loose && n_copy_any > 1)) {
+        /* Several copies and no lab.c: which one is meant is the student's to say. */
+        grade_buf_puts(&b, "; it has ");
+        list_paths(&b, idx, is_copy_name, w->path, &count);
+        grade_buf_printf(&b, ", %zu copies of it: keep one, named %s", count, want_base);
+        w->missing = grade_buf_take(&b);
+        return;
+    }
     size_t shown = 0;
     for (size_t i = 0; i < idx->n && shown < 5; i++) {
-        if (strcmp(grade_index_base_name(idx->e[i].path), grade_index_base_name(w->path)) != 0) continue;
+        if (grade_lab_file_name(grade_index_base_name(idx->e[i].path), want_base) == 0) continue;
         char *p = grade_text_clean(idx->e[i].path, strlen(idx->e[i].path), 200);
         grade_buf_printf(&b, "%s%s", shown ? ", " : "; it has ", p);
         free(p);
         shown++;
     }
-    if (shown)
+    if (shown) {
         grade_buf_printf(&b, ": files must keep the repository's paths (%s)", w->path);
-    else
-        grade_buf_printf(&b, " (it holds %zu other file%s)", idx->n, idx->n == 1 ? "" : "s");
+    } else {
+        grade_buf_puts(&b, "; it holds ");
+        list_paths(&b, idx, any_file, w->path, &count);
+        grade_buf_printf(&b, " (%zu other file%s, none of them named %s)", count, count == 1 ? "" : "s", want_base);
+    }
     if (!loose && !shown && n_c == 1 && idx->n == 1)
         grade_buf_puts(&b, "; a lone .c file is taken as the lab file only when one lab is graded (--labs)");
     w->missing = grade_buf_take(&b);

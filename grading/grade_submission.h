@@ -57,6 +57,10 @@ typedef struct grade_submission {
     long long submitted_at; /* seconds since 1970, UTC */
     char *time_from;
     int canvas_late;        /* a Canvas download: 2 a file marked _LATE, 1 none; 0 not Canvas */
+    char *group;            /* one member's row of a group's submission: "a group submission of A & B", else NULL */
+    /* A student on the roster of whom --submissions holds nothing: why every lab is not
+     * submitted (the row is 0, "not submitted"), else NULL. */
+    char *absent;
 } grade_submission;
 
 typedef struct grade_submission_list {

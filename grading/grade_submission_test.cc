@@ -161,7 +161,8 @@ TEST(Submissions, WrongPathsEmptyFoldersAndLinksSayWhatIsThere) {
     std::string o = TempDir("other");
     Spit(o + "/README.md", "x");
     EXPECT_EQ(Fetch(o, GRADE_SUB_FOLDER).missing,
-              "no labs/03_double_buffer/lab.c in the submission (it holds 1 other file)");
+              "no labs/03_double_buffer/lab.c in the submission; it holds README.md (1 other file, none of them named "
+              "lab.c)");
 
     // A link to a file elsewhere (the grader's secrets, say) is never followed.
     std::string l = TempDir("link");
@@ -172,6 +173,57 @@ TEST(Submissions, WrongPathsEmptyFoldersAndLinksSayWhatIsThere) {
     EXPECT_FALSE(f.found);
     EXPECT_NE(f.missing.find("the submission is empty (it holds only links or special files"), std::string::npos)
         << f.missing;
+}
+
+// One rule for the lab file's name (grade_lab_file_name), whichever way the file came.
+TEST(Submissions, TheLabFilesNameButForCaseOrACopysMark) {
+    for (const char *name : {"Lab.C", "LAB.c", "lab (1).c", "lab(2).c", "lab-1.c", "lab_2.c", "lab copy.c",
+                             "lab - Copy.c", "lab copy 2.c", "Lab (12).C"})
+        EXPECT_EQ(grade_lab_file_name(name, "lab.c"), 1) << name;
+    EXPECT_EQ(grade_lab_file_name("lab.c", "lab.c"), 2);
+    for (const char *name : {"lab.h", "lab.c.orig", "lab.cc", "slab.c", "lab2.c", "lab (x).c", "lab ().c", "my lab.c",
+                             "lab.txt", "-1.c", "copy.c"})
+        EXPECT_EQ(grade_lab_file_name(name, "lab.c"), 0) << name;
+
+    // In its folder, a copy's name is taken, and the note says so.
+    for (const char *name : {"Lab.C", "lab (1).c"}) {
+        std::string d = TempDir(std::string("copyname") + (name[0] == 'L' ? "1" : "2"));
+        Spit(d + "/labs/03_double_buffer/" + name, "int c;\n");
+        Spit(d + "/labs/03_double_buffer/notes.txt", "x");
+        Fetched f = Fetch(d, GRADE_SUB_FOLDER);
+        EXPECT_TRUE(f.found) << name << ": " << f.missing;
+        EXPECT_EQ(f.data, "int c;\n");
+        EXPECT_EQ(f.note, std::string("taken from labs/03_double_buffer/") + name + " (name it lab.c next time)");
+        // Gradescope mode (loose) takes it too, at the top of the upload.
+        std::string g = TempDir(std::string("copyname_gs") + (name[0] == 'L' ? "1" : "2"));
+        Spit(g + "/" + name, "int g;\n");
+        Spit(g + "/README.md", "x");
+        Fetched fg = Fetch(g, GRADE_SUB_FOLDER, true);
+        EXPECT_EQ(fg.data, "int g;\n") << name << ": " << fg.missing;
+    }
+    // lab.c beside its copies is the one taken.
+    std::string both = TempDir("copyname_both");
+    Spit(both + "/" + kLab, "int real;\n");
+    Spit(both + "/labs/03_double_buffer/lab (1).c", "int old;\n");
+    EXPECT_EQ(Fetch(both, GRADE_SUB_FOLDER).data, "int real;\n");
+    EXPECT_EQ(Fetch(both, GRADE_SUB_FOLDER, true).data, "int real;\n");
+    // Two copies and no lab.c: neither is guessed, and both are named.
+    std::string two = TempDir("copyname_two");
+    Spit(two + "/labs/03_double_buffer/Lab.C", "int a;\n");
+    Spit(two + "/labs/03_double_buffer/lab (1).c", "int b;\n");
+    for (bool loose : {false, true}) {
+        Fetched f = Fetch(two, GRADE_SUB_FOLDER, loose);
+        EXPECT_FALSE(f.found);
+        EXPECT_EQ(f.missing, "no labs/03_double_buffer/lab.c in the submission; it has labs/03_double_buffer/Lab.C and "
+                             "labs/03_double_buffer/lab (1).c, 2 copies of it: keep one, named lab.c");
+    }
+    // Other files are named, not only counted.
+    std::string other = TempDir("copyname_other");
+    Spit(other + "/labs/03_double_buffer/solution.cpp", "x");
+    Spit(other + "/labs/03_double_buffer/notes.md", "x");
+    EXPECT_EQ(Fetch(other, GRADE_SUB_FOLDER).missing,
+              "no labs/03_double_buffer/lab.c in the submission; it holds labs/03_double_buffer/notes.md and "
+              "labs/03_double_buffer/solution.cpp (2 other files, none of them named lab.c)");
 }
 
 TEST(Submissions, AnOversizedFileIsNotALabFile) {
