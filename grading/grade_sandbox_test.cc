@@ -136,7 +136,8 @@ Result Sandboxed(std::vector<std::string> argv, const std::string &dir, grade_li
     return r;
 }
 
-const grade_limits kLimits = {.wall_s = 30, .cpu_s = 30, .mem_mb = 512, .as_mb = 0, .fsize_mb = 16, .nproc = 64, .nofile = 256};
+const grade_limits kLimits = {
+    .wall_s = 30, .cpu_s = 30, .mem_mb = 512, .as_mb = 0, .fsize_mb = 16, .fsize_cut = false, .nproc = 64, .nofile = 256};
 
 TEST(Sandbox, ProbeSaysWhatProtectsTheGrader) {
     char *d = grade_sandbox_describe(&Config());
