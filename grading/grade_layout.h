@@ -38,6 +38,8 @@ typedef enum grade_layout {
 const char *grade_layout_name(grade_layout l);
 /* Returns 0, or -1 when s names no layout. */
 int grade_layout_parse(const char *s, grade_layout *out);
+/* Every word --layout takes: "auto, folders, gradescope-export, moodle or canvas". */
+const char *grade_layout_choices(void);
 
 /* Reads dir as `forced` (GRADE_LAYOUT_AUTO: detected) into out, with the roster (may be
  * NULL) giving names and ids. *used is the layout read, *how (malloc'd) a line saying

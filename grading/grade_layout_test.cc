@@ -339,3 +339,15 @@ TEST(GraderLayout, CanvasLateWithoutTimesIsOneDay) {
 }
 
 }  // namespace
+
+TEST(GraderLayout, EveryLayoutIsOneRowThatNamesParsesAndListsIt) {
+    for (int i = GRADE_LAYOUT_AUTO; i <= GRADE_LAYOUT_MOODLE; i++) {
+        grade_layout l = (grade_layout)i, back = GRADE_LAYOUT_AUTO;
+        const char *name = grade_layout_name(l);
+        ASSERT_EQ(grade_layout_parse(name, &back), 0) << name;
+        EXPECT_EQ(back, l) << name;
+        EXPECT_NE(std::string(grade_layout_choices()).find(name), std::string::npos) << name;
+    }
+    grade_layout l;
+    EXPECT_NE(grade_layout_parse("blackboard", &l), 0);
+}

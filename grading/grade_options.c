@@ -242,7 +242,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             grade_layout l;
             if (grade_layout_parse(optarg, &l) != 0) {
                 snprintf(err, err_len,
-                         "--layout must be auto, folders, gradescope-export, canvas or moodle, not '%s'", optarg);
+                         "--layout must be %s, not '%s'", grade_layout_choices(), optarg);
                 return GRADE_EXIT_USAGE;
             }
             o->layout = (int)l;
@@ -399,9 +399,14 @@ void grade_print_usage(const char *prog, FILE *out) {
             "                       a bare .c file; or a Gradescope, Canvas or Moodle export\n"
             "  --out DIR            per student report.txt, results.json (Gradescope), junit.xml;\n"
             "                       gradebook.csv and junit.xml for the class\n"
-            "  --layout L           what --submissions is: folders, gradescope-export (Gradescope's\n"
-            "                       \"Export submissions\"), canvas or moodle (their \"Download\n"
-            "                       submissions\"); default: detected, and said\n"
+            , prog, prog);
+    /* The layouts are grade_layout.c's table. */
+    fprintf(out,
+            "  --layout L           what --submissions is: %s\n"
+            "                       (docs/grading.md, \"Submissions\"); default: auto, detected and\n"
+            "                       said\n",
+            grade_layout_choices());
+    fprintf(out,
             "  --roster FILE.csv    the class list: name plus sid, email, canvas_id, moodle_id or id\n"
             "                       columns, giving the gradebook names and student ids\n"
             "  --labs a,b           grade only these labs, by id or number (--labs 00,03; default:\n"
@@ -467,6 +472,5 @@ void grade_print_usage(const char *prog, FILE *out) {
             "its inputs (a rubric that does not fit a lab, options the lab rejects, an empty or\n"
             "wrong submissions folder, a used, locked or overlapping --out) or a report could not\n"
             "be written; 64 bad usage; 130 (Ctrl-C) or 143 (SIGTERM) interrupted, with the\n"
-            "students graded so far in gradebook.csv and the rest marked NOT GRADED (--resume).\n",
-            prog, prog);
+            "students graded so far in gradebook.csv and the rest marked NOT GRADED (--resume).\n");
 }
