@@ -1212,7 +1212,8 @@ int main(int argc, char **argv) {
         .loose = a->opt.gradescope && a->n_labs == 1,
         .fixed_seed = a->opt.seed_given,
         .seed = a->opt.seed,
-        .report = {.backend = a->backend_desc, .sandbox = a->sandbox_desc, .settings = a->settings_desc, .when = a->when},
+        .report = {.backend = a->backend_desc, .sandbox = a->sandbox_desc, .settings = a->settings_desc, .when = a->when,
+                   .gradescope = &a->opt.gs},
         .backend_notes = (const char *const *)a->backend_notes,
         .targets = a->targets,
     };

@@ -56,6 +56,9 @@ enum {
     OPT_ARRAY_SIZE,
     OPT_SHARD,
     OPT_MERGE,
+    OPT_VISIBILITY,
+    OPT_OUTPUT_FORMAT,
+    OPT_LEADERBOARD,
     OPT_HELP
 };
 
@@ -105,6 +108,9 @@ static const struct option long_options[] = {
     {"array-size", required_argument, NULL, OPT_ARRAY_SIZE},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"merge", no_argument, NULL, OPT_MERGE},
+    {"visibility", required_argument, NULL, OPT_VISIBILITY},
+    {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+    {"leaderboard", no_argument, NULL, OPT_LEADERBOARD},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -125,6 +131,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
     o->submission_dir = "/autograder/submission";
     o->results = "/autograder/results/results.json";
     o->gpus_per_task = -1;
+    grade_gradescope_settings_init(&o->gs);
     err[0] = '\0';
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (online > 0) o->jobs = (int)online;
@@ -309,6 +316,13 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             break;
         }
         case OPT_MERGE: o->merge = true; break;
+        case OPT_VISIBILITY:
+            if (grade_gradescope_parse_visibility(optarg, &o->gs, err, err_len) != 0) return GRADE_EXIT_USAGE;
+            break;
+        case OPT_OUTPUT_FORMAT:
+            if (grade_gradescope_parse_format(optarg, &o->gs, err, err_len) != 0) return GRADE_EXIT_USAGE;
+            break;
+        case OPT_LEADERBOARD: o->gs.leaderboard = true; break;
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
@@ -439,7 +453,13 @@ void grade_print_usage(const char *prog, FILE *out) {
             "  --merge              grade nobody: merge the tasks' results in OUT/slurm into OUT\n"
             "  --gradescope         grade the one submission in --submission-dir\n"
             "                       (/autograder/submission) into --results\n"
-            "                       (/autograder/results/results.json)\n\n"
+            "                       (/autograder/results/results.json)\n"
+            "  --visibility V       results.json (Gradescope): who sees the results and when:\n"
+            "                       visible, hidden, after_due_date or after_published, and\n"
+            "                       CHECK=V for one check's tests (speed=hidden,correct=visible)\n"
+            "  --output-format F    results.json: text (default) or md; either keeps the\n"
+            "                       timeline's and race reports' columns\n"
+            "  --leaderboard        results.json: a leaderboard of each lab's speedup\n\n"
             "Exit status: 0 when every submission was graded and every report written (a broken\n"
             "submission is a grade, not an error); 1 when the grader could not run or refused\n"
             "its inputs (a rubric that does not fit a lab, options the lab rejects, an empty or\n"

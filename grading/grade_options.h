@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "grading/grade_report_gradescope.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,6 +49,7 @@ typedef struct grade_options {
     bool gradescope;
     const char *submission_dir; /* Gradescope mode */
     const char *results;        /* Gradescope mode */
+    grade_gradescope_settings gs; /* results.json: --visibility, --output-format, --leaderboard */
     int progress;               /* -1 default (on: a bar on a terminal, lines otherwise), 0 off, 1 on */
     bool quiet;                 /* no summary table */
     bool regrade;               /* a used --out: grade again and merge the gradebook */
