@@ -34,6 +34,7 @@ packages=(
   "libclang-rt-14-dev:libFuzzer and sanitizer runtimes for clang"
   "slurm-wlm:Slurm (the grader's test on a one-node cluster, grade --slurm)"
   "munge:MUNGE (Slurm's authentication, for that test)"
+  "patchelf:patchelf (the Gradescope zip's programs load the libraries packed with them)"
 )
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
