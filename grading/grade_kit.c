@@ -243,13 +243,19 @@ char *grade_runfile(const char *name) {
 
 char *grade_workspace_runfile(const char *path) {
     const char *rf = getenv("RUNFILES_DIR");
-    char *candidates[2] = {NULL, NULL};
+    char *candidates[3] = {NULL, NULL, NULL};
     if (rf && *rf) candidates[0] = grade_strf("%s/streamlab/%s", rf, path);
     char *exe = self_exe();
-    if (exe) candidates[1] = grade_strf("%s.runfiles/streamlab/%s", exe, path);
+    if (exe) {
+        candidates[1] = grade_strf("%s.runfiles/streamlab/%s", exe, path);
+        /* An installed grader (grade_install.h): beside the program. */
+        char *copy = grade_strdup(exe);
+        candidates[2] = grade_strf("%s/%s", dirname(copy), path);
+        free(copy);
+    }
     free(exe);
     char *found = NULL;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if (!found && candidates[i] && access(candidates[i], R_OK) == 0) found = candidates[i];
         else free(candidates[i]);
     }

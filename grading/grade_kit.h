@@ -59,7 +59,8 @@ const grade_kit *grade_kit_set_find(const grade_kit_set *set, const char *lab, c
  * for another runfile of //grading (e.g. "rubric.json"). malloc'd, or NULL. */
 char *grade_kit_default_dir(void);
 char *grade_runfile(const char *name);
-/* A runfile of the workspace by its path ("labs/03_double_buffer/lab.c"), or NULL. */
+/* A runfile of the workspace by its path ("labs/catalog.json"), else that path beside the
+ * program (an installed grader, grade_install.h), or NULL. */
 char *grade_workspace_runfile(const char *path);
 
 /* Copies kit into dest (created) and loads the copy into *copy. */
