@@ -82,7 +82,7 @@ if [[ ! -f "${image}/.streamlab-complete" ]]; then
   debootstrap --variant=minbase "${keyring[@]}" bullseye "${image}.partial" "${mirror}" >"${cache}/debootstrap.log" 2>&1 ||
     { tail -n 20 "${cache}/debootstrap.log" >&2; fail "debootstrap bullseye from ${mirror} failed (log: ${cache}/debootstrap.log)"; }
   rm -rf "${image}"
-  mv "${image}.partial" "${image}" && touch "${image}/.streamlab-complete" || fail "cannot keep ${image}"
+  { mv "${image}.partial" "${image}" && touch "${image}/.streamlab-complete"; } || fail "cannot keep ${image}"
 fi
 
 work="$(mktemp -d /tmp/gradescope_image.XXXXXX)" || fail "mktemp"
@@ -115,10 +115,12 @@ cp -a "${image}" "${root}" || fail "cannot copy ${image}"
 cp /etc/resolv.conf "${root}/etc/resolv.conf" 2>/dev/null
 # apt in the chroot uses the same archive as debootstrap did.
 echo "deb ${mirror} bullseye main" >"${root}/etc/apt/sources.list"
-mount -t proc proc "${root}/proc" && mounted+=("${root}/proc") || fail "cannot mount /proc in the chroot"
-mount --bind /dev "${root}/dev" && mounted+=("${root}/dev") || fail "cannot bind /dev into the chroot"
-mount --bind /dev/pts "${root}/dev/pts" && mounted+=("${root}/dev/pts")
-mount --bind /sys "${root}/sys" && mounted+=("${root}/sys")
+mount -t proc proc "${root}/proc" || fail "cannot mount /proc in the chroot"
+mounted+=("${root}/proc")
+mount --bind /dev "${root}/dev" || fail "cannot bind /dev into the chroot"
+mounted+=("${root}/dev")
+if mount --bind /dev/pts "${root}/dev/pts"; then mounted+=("${root}/dev/pts"); fi
+if mount --bind /sys "${root}/sys"; then mounted+=("${root}/sys"); fi
 mkdir -p "${root}/autograder/source" "${root}/autograder/results" "${root}/autograder/submission"
 (cd "${root}/autograder/source" && unzip -q "${zip}" 2>/dev/null || python3 -m zipfile -e "${zip}" .) ||
   fail "cannot unpack ${zip}"
