@@ -43,14 +43,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for prog in munged slurmctld slurmd sbatch squeue; do
-  command -v "${prog}" >/dev/null 2>&1 || skip "${prog} is not installed (./setup.sh installs slurm-wlm and munge)"
-done
-started="$("${cluster}" start "${base}/cluster" 2>"${base}/cluster.err")" ||
-  skip "a local Slurm cluster could not be started here: $(cat "${base}/cluster.err")"
-export "${started?}"
-echo "slurm: ${started}"
-
 # The class: 24 students, each a lab-03 file from the corpus (fast to run; no hangs).
 subs="${base}/subs"
 i=0
@@ -83,11 +75,8 @@ wait_merge() {
   fail "the merge job of ${out} did not finish in 300 s"
 }
 
-echo "== local"
-"${grade}" --submissions "${subs}" --out "${base}/local" --jobs 2 "${opts[@]}" >"${base}/local.txt" 2>&1 ||
-  { cat "${base}/local.txt"; fail "the local grading failed"; }
-
-echo "== through Slurm, from an installed grader"
+# The plan needs no cluster: written (and checked) before one is started.
+echo "== a plan from an installed grader"
 "${grade}" --install "${base}/installed" >"${base}/install.txt" 2>&1 || { cat "${base}/install.txt"; fail "--install failed"; }
 inst="${base}/installed/grade"
 for f in grade rubric.json labs/catalog.json kits/03_double_buffer_sim/bin/referee INSTALLED.txt; do
@@ -108,6 +97,20 @@ for want in "'${out}/slurm/grader/grade' --shard" "'--backend' 'sim'" "'--rubric
 done
 grep -q 'THROTTLE="%2"' "${out}/slurm/submit.sh" || fail "submit.sh has no array throttle"
 if grep -qE 'bazel|runfiles|RUNFILES' "${array}" "${out}/slurm/merge.sbatch"; then fail "the scripts use Bazel's cache"; fi
+
+for prog in munged slurmctld slurmd sbatch squeue; do
+  command -v "${prog}" >/dev/null 2>&1 || skip "${prog} is not installed (./setup.sh installs slurm-wlm and munge)"
+done
+started="$("${cluster}" start "${base}/cluster" 2>"${base}/cluster.err")" ||
+  skip "a local Slurm cluster could not be started here: $(cat "${base}/cluster.err")"
+export "${started?}"
+echo "slurm: ${started}"
+
+echo "== local"
+"${grade}" --submissions "${subs}" --out "${base}/local" --jobs 2 "${opts[@]}" >"${base}/local.txt" 2>&1 ||
+  { cat "${base}/local.txt"; fail "the local grading failed"; }
+
+echo "== through Slurm, from the plan's own copy"
 # Neither the install the plan was written from nor its rubric is needed any more: the
 # jobs run the plan's own copy (as after bazel clean, or an edit of the rubric mid-run).
 mv "${base}/installed" "${base}/installed.gone"
