@@ -16,8 +16,9 @@
 #      task, and the gradebook is the local one again;
 #   3. --submit without sbatch on PATH, and --only-failed where no plan is, are refused.
 #
-# Where Slurm cannot be started (not installed, slurmd refusing an unprivileged user), it
-# prints "STREAMLAB-TEST-SKIPPED: <why>" and exits 0: .ci/run counts it as skipped.
+# The install and the plan's scripts are checked first, with no cluster. Where Slurm cannot
+# then be started (not installed, slurmd refusing an unprivileged user), it prints
+# "STREAMLAB-TEST-SKIPPED: <why>" and exits 0: .ci/run counts it as skipped.
 set -uo pipefail
 
 skip() {
