@@ -65,6 +65,14 @@ static int copy_file(const char *src, const char *dst, mode_t mode, char *err, s
     return rc;
 }
 
+bool grade_install_inside(const char *path, const char *dir) {
+    char *p = realpath(path, NULL), *d = realpath(dir, NULL);
+    bool inside = p && d && !strncmp(p, d, strlen(d)) && (p[strlen(d)] == '/' || p[strlen(d)] == '\0');
+    free(p);
+    free(d);
+    return inside;
+}
+
 static bool wanted(const grade_install_what *w, const char *lab) {
     if (!w->labs) return true;
     for (size_t i = 0; i < w->n_labs; i++)
@@ -74,6 +82,13 @@ static bool wanted(const grade_install_what *w, const char *lab) {
 
 int grade_install(const grade_install_what *w, const char *dir, char *err, size_t err_len) {
     if (check_target(dir, err, err_len) != 0) return -1;
+    if (grade_install_inside(w->kits_dir, dir)) {
+        snprintf(err, err_len,
+                 "--install %s: the kits come from that folder itself (%s), which installing replaces: install from "
+                 "the build (bazel run //grading:grade -- --install %s) or into another folder",
+                 dir, w->kits_dir, dir);
+        return -1;
+    }
     grade_kit_set set = {0};
     if (grade_kit_set_load(w->kits_dir, &set, err, err_len) != 0) return -1;
     int rc = -1;

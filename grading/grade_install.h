@@ -13,6 +13,7 @@
 #ifndef STREAMLAB_GRADE_INSTALL_H
 #define STREAMLAB_GRADE_INSTALL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -28,6 +29,10 @@ typedef struct grade_install_what {
     const char *catalog;           /* labs/catalog.json, or NULL */
     const char *usage;             /* how the grader was run, for INSTALLED.txt */
 } grade_install_what;
+
+/* Whether path (existing) is dir or lies inside it, symbolic links resolved: an install
+ * would remove what it copies from. */
+bool grade_install_inside(const char *path, const char *dir);
 
 /* Installs into dir: a new or empty folder, or an earlier install (replaced). Returns 0,
  * or -1 with err (a folder holding anything else is refused, and left as it was). */

@@ -896,6 +896,18 @@ static int slurm_mode(app *a) {
     char *inst = grade_path_join(plan_dir, "grader");
     char *inst_grade = grade_path_join(inst, "grade"), *inst_rubric = grade_path_join(inst, "rubric.json"),
          *inst_kits = grade_path_join(inst, "kits");
+    if (grade_install_inside(a->kits_dir, plan_dir)) {
+        free(inst_grade);
+        free(inst_rubric);
+        free(inst_kits);
+        free(inst);
+        free(plan_dir);
+        free(out);
+        free(grade);
+        return cannot_run("--slurm: this grader's kits are in %s, which a new plan replaces: run the grader you "
+                          "installed or built, not the plan's copy",
+                          a->kits_dir);
+    }
     /* Every node grades the same way: auto is decided here, by the GPUs the tasks ask for. */
     bool want_gpus = a->opt.gres || a->opt.gpus_per_task > 0;
     const char *backend = strcmp(a->opt.backend, "auto") ? a->opt.backend : want_gpus ? "gpu" : "sim";

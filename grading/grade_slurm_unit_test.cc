@@ -305,6 +305,13 @@ TEST(Install, CopiesTheGraderKitsRubricAndCatalog) {
     EXPECT_NE(std::string(err).find("holds files of something else"), std::string::npos) << err;
     EXPECT_EQ(Slurp(other + "/thesis.tex"), "keep me");
     EXPECT_FALSE(fs::exists(other + "/grade"));
+    // The installed copy installing over itself would remove its own kits first.
+    std::string own_kits = dir + "/kits";
+    w.kits_dir = own_kits.c_str();
+    EXPECT_EQ(grade_install(&w, dir.c_str(), err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("the kits come from that folder itself"), std::string::npos) << err;
+    EXPECT_TRUE(fs::exists(dir + "/kits/03_double_buffer_sim/manifest.json"));
+    w.kits_dir = kits.c_str();
     // A lab with no kit.
     const char *none[] = {"07_cuda_graphs"};
     w.labs = none;
