@@ -896,7 +896,35 @@ static int slurm_mode(app *a) {
     char *inst = grade_path_join(plan_dir, "grader");
     char *inst_grade = grade_path_join(inst, "grade"), *inst_rubric = grade_path_join(inst, "rubric.json"),
          *inst_kits = grade_path_join(inst, "kits");
-    if (grade_install_inside(a->kits_dir, plan_dir)) {
+    /* What stops the plan before anything is written (perr). */
+    char perr[2560] = "";
+    /* Every node grades the same way: auto is decided here, by the GPUs the tasks ask for. */
+    bool want_gpus = a->opt.gres || a->opt.gpus_per_task > 0;
+    const char *backend = strcmp(a->opt.backend, "auto") ? a->opt.backend : want_gpus ? "gpu" : "sim";
+    /* The instructor's shell lines, read now: the scripts hold them, not the file. */
+    char *prologue_text = NULL;
+    if (a->opt.prologue) {
+        size_t len = 0;
+        bool cut = false;
+        if (grade_read_file(a->opt.prologue, 64u << 10, &prologue_text, &len, &cut, err, sizeof(err)) != 0)
+            snprintf(perr, sizeof(perr), "--prologue: %s", err);
+        else if (cut || memchr(prologue_text, '\0', len))
+            snprintf(perr, sizeof(perr), "--prologue %s: not a file of shell lines (larger than 64 KiB, or binary)",
+                     a->opt.prologue);
+        /* sbatch reads #SBATCH lines only before the first command: here they would be
+         * silently ignored. */
+        bool sbatch_line = prologue_text && !strncmp(prologue_text, "#SBATCH", 7);
+        for (const char *p = prologue_text ? strchr(prologue_text, '\n') : NULL; p && !sbatch_line;
+             p = strchr(p + 1, '\n'))
+            sbatch_line = !strncmp(p + 1 + strspn(p + 1, " \t"), "#SBATCH", 7);
+        if (!*perr && sbatch_line)
+            snprintf(perr, sizeof(perr),
+                     "--prologue %s: it holds #SBATCH lines, which sbatch ignores after the first command: give each "
+                     "as --sbatch-option (--sbatch-option=--account=cs101)",
+                     a->opt.prologue);
+    }
+    if (*perr) {
+        free(prologue_text);
         free(inst_grade);
         free(inst_rubric);
         free(inst_kits);
@@ -904,38 +932,12 @@ static int slurm_mode(app *a) {
         free(plan_dir);
         free(out);
         free(grade);
-        return cannot_run("--slurm: this grader's kits are in %s, which a new plan replaces: run the grader you "
-                          "installed or built, not the plan's copy",
-                          a->kits_dir);
+        return cannot_run("%s", perr);
     }
-    /* Every node grades the same way: auto is decided here, by the GPUs the tasks ask for. */
-    bool want_gpus = a->opt.gres || a->opt.gpus_per_task > 0;
-    const char *backend = strcmp(a->opt.backend, "auto") ? a->opt.backend : want_gpus ? "gpu" : "sim";
     if (!strcmp(a->opt.backend, "auto"))
         fprintf(stderr, "grade: --slurm: --backend auto is written as --backend %s (%s)\n", backend,
                 want_gpus ? "the tasks ask for GPUs"
                           : "the tasks ask for no GPU: --gpus-per-task or --gres gives them GPUs to grade on");
-    /* The instructor's shell lines, read now: the scripts hold them, not the file. */
-    char *prologue_text = NULL;
-    if (a->opt.prologue) {
-        size_t len = 0;
-        bool cut = false;
-        if (grade_read_file(a->opt.prologue, 64u << 10, &prologue_text, &len, &cut, err, sizeof(err)) != 0 || cut ||
-            memchr(prologue_text, '\0', len)) {
-            if (cut || (prologue_text && memchr(prologue_text, '\0', len)))
-                snprintf(err, sizeof(err), "%s: not a file of shell lines (larger than 64 KiB, or binary)",
-                         a->opt.prologue);
-            free(prologue_text);
-            free(inst_grade);
-            free(inst_rubric);
-            free(inst_kits);
-            free(inst);
-            free(plan_dir);
-            free(out);
-            free(grade);
-            return cannot_run("--prologue: %s", err);
-        }
-    }
     char mem[32];
     if (a->opt.task_mem)
         snprintf(mem, sizeof(mem), "%s", a->opt.task_mem);
@@ -1254,6 +1256,17 @@ int main(int argc, char **argv) {
     }
     free(kits_dir);
     if (a->opt.install) return install_mode(a);
+    /* A Slurm plan's own copy (OUT/slurm/grader) cannot write that plan again: --force and
+     * the new plan would remove it while it runs. */
+    if (a->opt.slurm) {
+        char *plan = grade_slurm_dir(a->opt.out);
+        bool own = grade_install_inside(a->kits_dir, plan);
+        free(plan);
+        if (own)
+            return cannot_run("--slurm: this grader's kits are in %s, which a new plan replaces: run the grader you "
+                              "installed or built, not the plan's copy",
+                              a->kits_dir);
+    }
 
     grade_sandbox_probe(&a->sandbox);
     a->sandbox.compile_s = a->opt.compile_s;

@@ -378,6 +378,24 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
                          optarg);
                 return GRADE_EXIT_USAGE;
             }
+            {
+                /* What the scripts write themselves, or an option of the grader's sets. */
+                static const char *const own[][2] = {
+                    {"--array", "--array-size, --array-throttle"}, {"--output", "(the scripts' logs)"},
+                    {"--open-mode", "(the scripts' logs)"},        {"--ntasks", "(one per task)"},
+                    {"--cpus-per-task", "--jobs"},                 {"--mem", "--task-mem"},
+                    {"--partition", "--partition"},                {"--time", "--time"},
+                    {"--gres", "--gres"},                          {"--gpus-per-task", "--gpus-per-task"},
+                    {"--dependency", "(submit.sh)"},
+                };
+                size_t name_len = strcspn(optarg, "= ");
+                for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+                    if (strlen(own[i][0]) == name_len && !strncmp(optarg, own[i][0], name_len)) {
+                        snprintf(err, err_len, "--sbatch-option %s: the scripts set %s themselves: use %s", optarg,
+                                 own[i][0], own[i][1]);
+                        return GRADE_EXIT_USAGE;
+                    }
+            }
             if (o->n_sbatch_options == 16) {
                 snprintf(err, err_len, "--sbatch-option: at most 16 (put the rest in one --prologue file)");
                 return GRADE_EXIT_USAGE;

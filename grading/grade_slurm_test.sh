@@ -97,7 +97,24 @@ for want in "'${out}/slurm/grader/grade' --shard" "'--backend' 'sim'" "'--rubric
   grep -qF -- "${want}" "${array}" || { cat "${array}"; fail "grade_array.sbatch lacks: ${want}"; }
 done
 grep -q 'THROTTLE="%2"' "${out}/slurm/submit.sh" || fail "submit.sh has no array throttle"
+# The plan's copy came from the installed grader's own kits and rubric (not from this
+# test's runfiles, which RUNFILES_DIR names).
+grep -qF "${base}/installed/kits (the kits)" "${out}/slurm/grader/INSTALLED.txt" &&
+  grep -qF "${base}/installed/rubric.json (the rubric)" "${out}/slurm/grader/INSTALLED.txt" ||
+  { cat "${out}/slurm/grader/INSTALLED.txt"; fail "the plan's copy is not of the installed grader"; }
 if grep -qE 'bazel|runfiles|RUNFILES' "${array}" "${out}/slurm/merge.sbatch"; then fail "the scripts use Bazel's cache"; fi
+# Refused before anything is written: #SBATCH lines in the prologue (sbatch would ignore
+# them), and a plan from another plan's own copy (which that plan would replace).
+printf 'module load cuda\n#SBATCH --account=cs101\n' >"${base}/bad_prologue.sh"
+r=0
+"${inst}" --slurm --prologue "${base}/bad_prologue.sh" --submissions "${subs}" --out "${base}/badplan" "${opts[@]}" \
+  >"${base}/badplan.txt" 2>&1 || r=$?
+[[ "${r}" == 1 ]] && grep -q "it holds #SBATCH lines" "${base}/badplan.txt" && [[ ! -e "${base}/badplan/slurm" ]] ||
+  { cat "${base}/badplan.txt"; fail "a prologue with #SBATCH lines should be refused"; }
+r=0
+"${out}/slurm/grader/grade" --slurm --force --submissions "${subs}" --out "${out}" "${opts[@]}" >"${base}/self.txt" 2>&1 || r=$?
+[[ "${r}" == 1 ]] && grep -q "which a new plan replaces" "${base}/self.txt" && [[ -x "${out}/slurm/grader/grade" ]] ||
+  { cat "${base}/self.txt"; fail "a plan from the plan's own copy should be refused, the copy kept"; }
 
 for prog in munged slurmctld slurmd sbatch squeue; do
   command -v "${prog}" >/dev/null 2>&1 || skip "${prog} is not installed (./setup.sh installs slurm-wlm and munge)"
