@@ -3,13 +3,16 @@
  * checkout by default) exactly as the instructor's grader does, by running //grading:grade
  * in Gradescope mode on a submission holding that one file (the same kits, rubric,
  * sandbox and pre-flight run), and prints the rubric's points for each check with its
- * reason, the total, and where the full report is. Exit status: 0 when the file was
- * graded (whatever its score), 1 when it could not be, 64 bad usage. See
- * docs/course-guide.md. */
+ * reason and the total; --report FILE keeps the grader's full report. Its working folder
+ * ($TMPDIR or /tmp, streamlab-check.*) is removed however it ends: graded, an error, or
+ * Ctrl-C/SIGTERM (passed on to the grader, which cleans up its own, then exit 130/143).
+ * Exit status: 0 when the file was graded (whatever its score), 1 when it could not be,
+ * 64 bad usage. See docs/course-guide.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +31,23 @@ static const char *usage_name(void) {
     return getenv("BUILD_WORKSPACE_DIRECTORY") ? "bazel run //grading:check --" : "check";
 }
 
+/* Ctrl-C or SIGTERM: passed on to the grader; check waits for it, cleans up, and exits. */
+static volatile sig_atomic_t g_signal;
+static volatile pid_t g_child;
+
+static void on_signal(int sig) {
+    g_signal = sig;
+    if (g_child > 0) kill(g_child, sig);
+}
+
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: %s LAB [FILE] [--runs K] [--seed S] [--profile NAME] [--backend auto|sim|gpu]\n"
+            "usage: %s LAB [FILE] [--report FILE] [--runs K] [--seed S] [--profile NAME]\n"
+            "          [--backend auto|sim|gpu]\n"
             "Grades your lab file as the course's grader does and prints the rubric's points for\n"
             "each check. LAB is a lab's id, number or prefix (03_double_buffer, 03); FILE is\n"
-            "your file (default: labs/<lab>/lab.c of your checkout).\n"
+            "your file (default: labs/<lab>/lab.c of your checkout). --report FILE writes the\n"
+            "grader's full report there (the compiler's words, races, timings, the timeline).\n"
             "Exit status: 0 graded (whatever the score), 1 could not be graded, 64 bad usage.\n",
             usage_name());
 }
@@ -42,8 +56,10 @@ int main(int argc, char **argv) {
     static const struct option opts[] = {
         {"runs", required_argument, NULL, 'r'},    {"seed", required_argument, NULL, 's'},
         {"profile", required_argument, NULL, 'p'}, {"backend", required_argument, NULL, 'b'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"report", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
+    const char *keep_report = NULL;
     const char *pass[8];
     int n_pass = 0;
     int c;
@@ -54,6 +70,7 @@ int main(int argc, char **argv) {
         case 's': pass[n_pass++] = "--seed"; pass[n_pass++] = optarg; break;
         case 'p': pass[n_pass++] = "--profile"; pass[n_pass++] = optarg; break;
         case 'b': pass[n_pass++] = "--backend"; pass[n_pass++] = optarg; break;
+        case 'o': keep_report = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "check: unknown option or missing value: %s\n", argv[optind - 1]);
@@ -68,6 +85,7 @@ int main(int argc, char **argv) {
     }
     char err[2048];
     int status_out = 1;
+    char *work = NULL; /* the working folder, removed at the end */
     bool have_rubric = false;
     grade_rubric rubric;
     char *deflt = NULL, *in_checkout = NULL, *data = NULL, *sub = NULL, *dest = NULL, *dest_dir = NULL,
@@ -100,11 +118,24 @@ int main(int argc, char **argv) {
         fprintf(stderr, "check: %s\n", cut ? "the file is larger than 1 MiB: not a lab file" : err);
         goto done;
     }
-    char tmpl[] = "/tmp/streamlab-check.XXXXXX";
+    /* Where --report goes: the student's path, as typed. */
+    char report_buf[4096];
+    const char *report_to = keep_report ? cli_user_path(keep_report, report_buf, sizeof(report_buf)) : NULL;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    char *tmpl = grade_strf("%s/streamlab-check.XXXXXX", tmp);
     if (!mkdtemp(tmpl)) {
-        fprintf(stderr, "check: cannot make a folder in /tmp: %s\n", strerror(errno));
+        fprintf(stderr, "check: cannot make a folder in %s: %s\n", tmp, strerror(errno));
+        free(tmpl);
         goto done;
     }
+    work = tmpl;
     sub = grade_strf("%s/submission", tmpl);
     /* The file keeps its own name: the grader's rule for a lab file's name decides, as for
      * an upload (grade_lab_file_name: lab.c, Lab.C, lab (1).c, or the only .c file). */
@@ -119,7 +150,12 @@ int main(int argc, char **argv) {
     }
     printf("checking %s as the grader does (lab %s) ...\n", file, lab->id);
     fflush(stdout);
+    if (g_signal) goto done;
     pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "check: cannot start the grader: %s\n", strerror(errno));
+        goto done;
+    }
     if (pid == 0) {
         int fd = open(report, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) dup2(fd, 1);
@@ -132,8 +168,16 @@ int main(int argc, char **argv) {
         execv(grade, (char *const *)args);
         _exit(127);
     }
+    g_child = pid;
+    if (g_signal) kill(pid, g_signal); /* (a signal between fork and here) */
     int status = 0;
-    waitpid(pid, &status, 0);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    g_child = 0;
+    if (g_signal) {
+        fprintf(stderr, "check: interrupted: nothing was graded\n");
+        goto done;
+    }
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     size_t jlen = 0;
     if (rc == 0 && grade_read_file(results, 64u << 20, &json, &jlen, NULL, err, sizeof(err)) == 0)
@@ -159,9 +203,29 @@ int main(int argc, char **argv) {
     double max = 0;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tests"))
         max += cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "max_score"));
-    printf("%-40s %6.2f / %.2f\n\nthe grader's full report: %s\n", "total", score, max, report);
+    printf("%-40s %6.2f / %.2f\n", "total", score, max);
+    if (report_to) {
+        char *text = NULL;
+        size_t tlen = 0;
+        if (grade_read_file(report, 64u << 20, &text, &tlen, NULL, err, sizeof(err)) != 0 ||
+            grade_write_file(report_to, text, tlen, err, sizeof(err)) != 0) {
+            fprintf(stderr, "check: --report: %s\n", err);
+            free(text);
+            goto done;
+        }
+        free(text);
+        printf("\nthe grader's full report: %s\n", report_to);
+    } else {
+        printf("\nthe grader's full report (the compiler's words, races, timings, the timeline): add --report FILE\n");
+    }
     status_out = 0;
 done:
+    if (work) {
+        char e2[512];
+        if (grade_rm_rf(work, e2, sizeof(e2)) != 0) fprintf(stderr, "check: %s\n", e2);
+        free(work);
+    }
+    if (g_signal) status_out = 128 + g_signal;
     cJSON_Delete(j);
     free(json);
     free(data);

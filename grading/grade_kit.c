@@ -221,7 +221,44 @@ static char *self_exe(void) {
     return grade_strdup(buf);
 }
 
+/* An installed grader (grade_install.h): the folder this program is in holds
+ * INSTALLED.txt. Its own files are the only ones it uses (not those of a RUNFILES_DIR it
+ * was started under). malloc'd folder, or NULL. */
+static char *installed_dir(void) {
+    char *exe = self_exe();
+    if (!exe) return NULL;
+    char *copy = grade_strdup(exe);
+    char *dir = grade_strdup(dirname(copy));
+    free(copy);
+    free(exe);
+    char *marker = grade_strf("%s/INSTALLED.txt", dir);
+    bool installed = access(marker, R_OK) == 0;
+    free(marker);
+    if (installed) return dir;
+    free(dir);
+    return NULL;
+}
+
+static bool installed_dir_present(void) {
+    char *dir = installed_dir();
+    bool present = dir != NULL;
+    free(dir);
+    return present;
+}
+
+/* path beside an installed grader, or NULL when this one is not installed or it lacks it. */
+static char *installed_file(const char *path) {
+    char *dir = installed_dir();
+    if (!dir) return NULL;
+    char *p = grade_strf("%s/%s", dir, path);
+    free(dir);
+    if (access(p, R_OK) == 0) return p;
+    free(p);
+    return NULL;
+}
+
 char *grade_runfile(const char *name) {
+    if (installed_dir_present()) return installed_file(name);
     const char *rf = getenv("RUNFILES_DIR");
     char *candidates[3] = {NULL, NULL, NULL};
     if (rf && *rf) candidates[0] = grade_strf("%s/streamlab/grading/%s", rf, name);
@@ -242,6 +279,7 @@ char *grade_runfile(const char *name) {
 }
 
 char *grade_workspace_runfile(const char *path) {
+    if (installed_dir_present()) return installed_file(path);
     const char *rf = getenv("RUNFILES_DIR");
     char *candidates[2] = {NULL, NULL};
     if (rf && *rf) candidates[0] = grade_strf("%s/streamlab/%s", rf, path);

@@ -55,11 +55,13 @@ void grade_kit_set_free(grade_kit_set *set);
 const grade_kit *grade_kit_set_find(const grade_kit_set *set, const char *lab, const char *backend);
 
 /* Where the kits are when none is given: the program's runfiles
- * (<runfiles>/streamlab/grading/kits), else a kits/ folder beside the program. The same
- * for another runfile of //grading (e.g. "rubric.json"). malloc'd, or NULL. */
+ * (<runfiles>/streamlab/grading/kits), else a kits/ folder beside the program; for an
+ * installed grader (INSTALLED.txt beside it, grade_install.h) only the one beside it. The
+ * same for another runfile of //grading (e.g. "rubric.json"). malloc'd, or NULL. */
 char *grade_kit_default_dir(void);
 char *grade_runfile(const char *name);
-/* A runfile of the workspace by its path ("labs/03_double_buffer/lab.c"), or NULL. */
+/* A runfile of the workspace by its path ("labs/catalog.json"), or for an installed grader
+ * that path beside it; NULL when there is none. */
 char *grade_workspace_runfile(const char *path);
 
 /* Copies kit into dest (created) and loads the copy into *copy. */

@@ -26,6 +26,7 @@
 #include "grading/grade_grader.h"
 #include "grading/grade_hash.h"
 #include "grading/grade_host.h"
+#include "grading/grade_install.h"
 #include "grading/grade_kit.h"
 #include "grading/grade_late.h"
 #include "grading/grade_layout.h"
@@ -556,23 +557,41 @@ static void print_backend_notes(const grade_student *const *list, size_t n) {
         }
 }
 
-/* The command that finishes an interrupted run: this one with --resume. */
+/* One word for sh: as it is when nothing in it is special to the shell, else quoted. */
+static void shell_word(grade_buf *b, const char *arg) {
+    bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:@+%") ==
+                             strlen(arg);
+    if (plain) {
+        grade_buf_puts(b, arg);
+    } else {
+        char *q = grade_shell_quote(arg);
+        grade_buf_puts(b, q);
+        free(q);
+    }
+}
+
+/* The command that finishes an interrupted run: this one with --resume, runnable as typed
+ * in the folder it was run from: the program as it was started (`bazel run ... --`, a
+ * launcher's name, or argv[0] itself: a path, or a name on PATH), every argument quoted
+ * for sh. A --regrade, --force or --resume (or its abbreviation) is left out. */
 static char *resume_command(const app *a) {
     grade_buf b;
     grade_buf_init(&b);
-    grade_buf_puts(&b, a->usage);
+    const char *set = getenv("STREAMLAB_USAGE_NAME");
+    if ((set && *set) || getenv("BUILD_WORKSPACE_DIRECTORY"))
+        grade_buf_puts(&b, a->usage); /* a command prefix of words, as the launcher wrote it */
+    else
+        shell_word(&b, a->argv[0] && *a->argv[0] ? a->argv[0] : "grade");
+    static const char *const dropped[] = {"--regrade", "--force", "--resume"};
     for (int i = 1; i < a->argc; i++) {
         const char *arg = a->argv[i];
-        if (!strcmp(arg, "--regrade") || !strcmp(arg, "--force") || !strcmp(arg, "--resume")) continue;
-        bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:@+") ==
-                                 strlen(arg);
-        if (plain)
-            grade_buf_printf(&b, " %s", arg);
-        else {
-            grade_buf_puts(&b, " '");
-            for (const char *p = arg; *p; p++) grade_buf_puts(&b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
-            grade_buf_puts(&b, "'");
-        }
+        bool drop = false;
+        /* getopt_long took an unambiguous start of a long option ("--resu", "--forc"). */
+        size_t len = strlen(arg);
+        for (size_t k = 0; k < 3 && !drop; k++) drop = len > 2 && !strncmp(dropped[k], arg, len);
+        if (drop) continue;
+        grade_buf_puts(&b, " ");
+        shell_word(&b, arg);
     }
     grade_buf_puts(&b, " --resume");
     return grade_buf_take(&b);
@@ -971,6 +990,27 @@ static char *absolute(const char *path) {
     return grade_strf("%s/%s", buf, path);
 }
 
+/* --install DIR: the grader, every kit, the rubric and the catalog, to run from there. */
+static int install_mode(app *a) {
+    char err[2048];
+    char *grade = absolute("/proc/self/exe");
+    char *catalog = grade_workspace_runfile("labs/catalog.json");
+    char *dir = absolute(a->opt.install);
+    grade_install_what w = {.grade = grade, .kits_dir = a->kits_dir, .rubric = a->rubric_path, .catalog = catalog,
+                            .usage = a->usage};
+    int rc = GRADE_EXIT_OK;
+    if (grade_install(&w, dir, err, sizeof(err)) != 0)
+        rc = cannot_run("%s", err);
+    else
+        printf("grade: installed the grader, %zu kits, the rubric and the lab catalog in %s (%s/INSTALLED.txt).\n"
+               "Run it from there, on any machine that sees the folder: %s/grade --help\n",
+               a->all_kits.n, dir, dir, dir);
+    free(dir);
+    free(catalog);
+    free(grade);
+    return rc;
+}
+
 /* --slurm: the job array's and the merge's scripts in OUT/slurm, submitted with --submit.
  * Nobody is graded here (a login node may have no GPU); each task runs the pre-flight
  * checks on its node. */
@@ -982,14 +1022,61 @@ static int slurm_mode(app *a) {
     if (tasks > n) tasks = n;
     if (tasks < 1) tasks = 1;
     char *grade = absolute("/proc/self/exe");
-    /* The kits, rubric and lab catalog the tasks read: the runfiles of this grader. */
-    const char *rf = getenv("RUNFILES_DIR");
-    char *runfiles = rf && *rf ? absolute(rf) : grade_strf("%s.runfiles", grade);
-    if (!grade_is_dir(runfiles)) {
-        free(runfiles);
-        runfiles = NULL;
-    }
     char *out = absolute(a->opt.out);
+    /* The jobs run a copy of this grader, its kits of these labs, the rubric and the lab
+     * catalog installed in OUT/slurm/grader (grade_install.h), never Bazel's cache or the
+     * live rubric. */
+    char *plan_dir = grade_slurm_dir(out);
+    char *inst = grade_path_join(plan_dir, "grader");
+    char *inst_grade = grade_path_join(inst, "grade"), *inst_rubric = grade_path_join(inst, "rubric.json"),
+         *inst_kits = grade_path_join(inst, "kits");
+    /* What stops the plan before anything is written (perr). */
+    char perr[2560] = "";
+    /* Every node grades the same way: auto is decided here, by the GPUs the tasks ask for. */
+    bool want_gpus = a->opt.gres || a->opt.gpus_per_task > 0;
+    const char *backend = strcmp(a->opt.backend, "auto") ? a->opt.backend : want_gpus ? "gpu" : "sim";
+    /* The instructor's shell lines, read now: the scripts hold them, not the file. */
+    char *prologue_text = NULL;
+    if (a->opt.prologue) {
+        size_t len = 0;
+        bool cut = false;
+        if (grade_read_file(a->opt.prologue, 64u << 10, &prologue_text, &len, &cut, err, sizeof(err)) != 0)
+            snprintf(perr, sizeof(perr), "--prologue: %s", err);
+        else if (cut || memchr(prologue_text, '\0', len))
+            snprintf(perr, sizeof(perr), "--prologue %s: not a file of shell lines (larger than 64 KiB, or binary)",
+                     a->opt.prologue);
+        /* sbatch reads #SBATCH lines only before the first command: here they would be
+         * silently ignored. */
+        bool sbatch_line = prologue_text && !strncmp(prologue_text, "#SBATCH", 7);
+        for (const char *p = prologue_text ? strchr(prologue_text, '\n') : NULL; p && !sbatch_line;
+             p = strchr(p + 1, '\n'))
+            sbatch_line = !strncmp(p + 1 + strspn(p + 1, " \t"), "#SBATCH", 7);
+        if (!*perr && sbatch_line)
+            snprintf(perr, sizeof(perr),
+                     "--prologue %s: it holds #SBATCH lines, which sbatch ignores after the first command: give each "
+                     "as --sbatch-option (--sbatch-option=--account=cs101)",
+                     a->opt.prologue);
+    }
+    if (*perr) {
+        free(prologue_text);
+        free(inst_grade);
+        free(inst_rubric);
+        free(inst_kits);
+        free(inst);
+        free(plan_dir);
+        free(out);
+        free(grade);
+        return cannot_run("%s", perr);
+    }
+    if (!strcmp(a->opt.backend, "auto"))
+        fprintf(stderr, "grade: --slurm: --backend auto is written as --backend %s (%s)\n", backend,
+                want_gpus ? "the tasks ask for GPUs"
+                          : "the tasks ask for no GPU: --gpus-per-task or --gres gives them GPUs to grade on");
+    char mem[32];
+    if (a->opt.task_mem)
+        snprintf(mem, sizeof(mem), "%s", a->opt.task_mem);
+    else /* each student graded at once: a lab program and its compile, at --memory-mb each */
+        snprintf(mem, sizeof(mem), "%ldM", (long)(a->opt.jobs_given ? a->opt.jobs : 2) * 2 * a->opt.mem_mb);
     char *held[16] = {0};
     size_t n_held = 0;
     const char *args[64], *merge_args[8];
@@ -1020,7 +1107,7 @@ static int slurm_mode(app *a) {
         ARG(a->opt.labs);
     }
     ARG("--backend");
-    ARG(a->opt.backend);
+    ARG(backend);
     snprintf(num[0], sizeof(num[0]), "%d", a->opt.runs);
     snprintf(num[1], sizeof(num[1]), "%d", a->opt.schedules);
     snprintf(num[2], sizeof(num[2]), "%d", a->opt.timeout_s);
@@ -1052,9 +1139,24 @@ static int slurm_mode(app *a) {
         ARG(a->opt.profile);
     }
     ARG("--rubric");
-    ARG(a->rubric_path);
+    ARG(inst_rubric);
     ARG("--kits");
-    ARG(a->kits_dir);
+    ARG(inst_kits);
+    /* results.json's settings (grade_report_gradescope.h), for the tasks and the merge. */
+    ARG("--output-format");
+    ARG(a->opt.gs.format);
+    grade_buf vis;
+    grade_buf_init(&vis);
+    grade_buf_puts(&vis, a->opt.gs.visibility);
+    for (int c = 0; c < GRADE_CHECKS; c++)
+        if (a->opt.gs.test_visibility[c])
+            grade_buf_printf(&vis, ",%s=%s", grade_check_titles[c], a->opt.gs.test_visibility[c]);
+    ARG("--visibility");
+    ARG(OWN(grade_buf_take(&vis)));
+    if (a->opt.gs.leaderboard) {
+        ARG("--leaderboard");
+        ARG("--leaderboard"); /* (pairs, as above) */
+    }
     if (a->opt.scratch) {
         ARG("--scratch");
         ARG(OWN(absolute(a->opt.scratch)));
@@ -1074,25 +1176,40 @@ static int slurm_mode(app *a) {
 #undef OWN
     const char **students = calloc(a->subs.n + 1, sizeof(char *));
     for (size_t i = 0; i < a->subs.n; i++) students[i] = a->subs.items[i].name;
-    bool gpu = !strcmp(a->opt.backend, "gpu");
+    bool gpu = !strcmp(backend, "gpu");
     grade_slurm_plan plan = {
         .out = out,
-        .grade = grade,
-        .runfiles = runfiles,
+        .grade = inst_grade,
         .args = args,
         .n_args = n_args,
         .merge_args = merge_args,
         .n_merge_args = n_merge,
         .partition = a->opt.partition,
         .time_limit = a->opt.time_limit,
-        .gpus_per_task = a->opt.gpus_per_task >= 0 ? a->opt.gpus_per_task : gpu ? 1 : 0,
+        .gpus_per_task = a->opt.gres ? 1 : a->opt.gpus_per_task >= 0 ? a->opt.gpus_per_task : gpu ? 1 : 0,
         .cpus_per_task = a->opt.jobs_given ? a->opt.jobs : 2,
+        .gres = a->opt.gres,
+        .mem = mem,
+        .array_throttle = a->opt.array_throttle,
+        .prologue = prologue_text,
+        .sbatch_options = a->opt.sbatch_options,
+        .n_sbatch_options = (size_t)a->opt.n_sbatch_options,
         .tasks = tasks,
         .students = students,
         .n_students = a->subs.n,
         .usage = a->usage,
     };
     int rc = grade_slurm_write(&plan, err, sizeof(err));
+    if (rc == 0) {
+        const char **labs = calloc(a->n_labs + 1, sizeof(char *));
+        for (size_t l = 0; l < a->n_labs; l++) labs[l] = a->kits[l].lab;
+        char *catalog = grade_workspace_runfile("labs/catalog.json");
+        grade_install_what w = {.grade = grade, .kits_dir = a->kits_dir, .labs = labs, .n_labs = a->n_labs,
+                                .rubric = a->rubric_path, .catalog = catalog, .usage = a->usage};
+        rc = grade_install(&w, inst, err, sizeof(err));
+        free(catalog);
+        free(labs);
+    }
     char *dir = grade_slurm_dir(out);
     if (rc != 0) {
         rc = cannot_run("--slurm: %s", err);
@@ -1100,7 +1217,9 @@ static int slurm_mode(app *a) {
         printf("grade: --slurm: %zu students in %d array task%s of about %zu each; the scripts are in %s:\n"
                "  grade_array.sbatch  the tasks (each grades its share into shards/K)\n"
                "  merge.sbatch        the merge into %s, after the tasks\n"
-               "  submit.sh           submits both\n",
+               "  submit.sh           submits both\n"
+               "  grader/             the grader, kits and rubric the jobs run (a copy: rebuilding or\n"
+               "                      editing the rubric changes nothing for them)\n",
                a->subs.n, tasks, tasks == 1 ? "" : "s", (a->subs.n + (size_t)tasks - 1) / (size_t)tasks, dir, out);
         char range[32];
         snprintf(range, sizeof(range), "0-%d", tasks - 1);
@@ -1119,7 +1238,12 @@ static int slurm_mode(app *a) {
     free(students);
     for (size_t i = 0; i < n_held; i++) free(held[i]);
     free(out);
-    free(runfiles);
+    free(prologue_text);
+    free(inst_grade);
+    free(inst_rubric);
+    free(inst_kits);
+    free(inst);
+    free(plan_dir);
     free(grade);
     return rc;
 }
@@ -1298,6 +1422,18 @@ int main(int argc, char **argv) {
         return cannot_run("%s: nothing was graded", err);
     }
     free(kits_dir);
+    if (a->opt.install) return install_mode(a);
+    /* A Slurm plan's own copy (OUT/slurm/grader) cannot write that plan again: --force and
+     * the new plan would remove it while it runs. */
+    if (a->opt.slurm) {
+        char *plan = grade_slurm_dir(a->opt.out);
+        bool own = grade_install_inside(a->kits_dir, plan);
+        free(plan);
+        if (own)
+            return cannot_run("--slurm: this grader's kits are in %s, which a new plan replaces: run the grader you "
+                              "installed or built, not the plan's copy",
+                              a->kits_dir);
+    }
 
     grade_sandbox_probe(&a->sandbox);
     a->sandbox.compile_s = a->opt.compile_s;
@@ -1380,7 +1516,8 @@ int main(int argc, char **argv) {
         .loose = a->opt.gradescope && a->n_labs == 1,
         .fixed_seed = a->opt.seed_given,
         .seed = a->opt.seed,
-        .report = {.backend = a->backend_desc, .sandbox = a->sandbox_desc, .settings = a->settings_desc, .when = a->when},
+        .report = {.backend = a->backend_desc, .sandbox = a->sandbox_desc, .settings = a->settings_desc, .when = a->when,
+                   .gradescope = &a->opt.gs},
         .backend_notes = (const char *const *)a->backend_notes,
         .targets = a->targets,
     };

@@ -8,7 +8,9 @@
 //    unless --regrade (merge), --resume or --force says what to do; a locked one too;
 //  - an empty submissions folder, and one student's folder given as the class, are refused;
 //  - Ctrl-C writes the finished students' gradebook marked incomplete, removes the scratch
-//    folder and exits 130; --resume then gives the gradebook of an uninterrupted run;
+//    folder and exits 130; the --resume command it prints, run as typed by sh (an --out
+//    with a space, a quote and a $), gives the gradebook of an uninterrupted run and says
+//    the layout once;
 //  - usage errors name the program as `bazel run //grading:grade --`.
 #include <gtest/gtest.h>
 
@@ -192,7 +194,9 @@ TEST(GraderMistakes, UsageErrorsNameTheBazelCommand) {
 // baseline's and the harness's time is not theirs, so a busy machine does not time them out
 // (it did when --timeout counted the whole lab: "timed out ... in check() of the harness").
 TEST(GraderMistakes, CtrlCLeavesAnIncompleteGradebookThatResumeFinishes) {
-    std::string subs = Class("sigint_subs"), out = TempDir("sigint_out"), scratch = ScratchDir("sigint_scratch");
+    // An --out whose name the shell would split and unquote: the printed command must quote it.
+    std::string subs = Class("sigint_subs"), out = TempDir("sigint out's $HOME [1]"),
+                scratch = ScratchDir("sigint_scratch");
     fs::path hang = fs::path(Runfile("grading/testdata/infinite_loop"));
     for (const auto &e : fs::recursive_directory_iterator(hang, fs::directory_options::follow_directory_symlink))
         if (e.is_regular_file() && e.path().filename() != "expected.json")
@@ -237,9 +241,21 @@ TEST(GraderMistakes, CtrlCLeavesAnIncompleteGradebookThatResumeFinishes) {
     EXPECT_TRUE(fs::exists(out + "/INCOMPLETE.txt"));
     EXPECT_TRUE(fs::is_empty(scratch)) << "the scratch folder was left in " << scratch;
 
-    Outcome r = Grade3({"--timeout", "8", "--jobs", "1", "--submissions", subs, "--out", out, "--resume"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // The command it printed, run as typed (by sh, from the same folder).
+    size_t at = err.find("To finish, run:\n  ");
+    ASSERT_NE(at, std::string::npos) << err;
+    std::string printed = err.substr(at + 18);
+    printed = printed.substr(0, printed.find('\n'));
+    EXPECT_NE(printed.find(" --resume"), std::string::npos) << printed;
+    Outcome r = RunProgram({"/bin/sh", "-c", printed});
+    ASSERT_EQ(r.exit_code, 0) << printed << "\n" << r.err;
     EXPECT_NE(r.err.find("2 students already graded"), std::string::npos) << r.err;
+    // The layout line, once.
+    size_t layouts = 0;
+    for (size_t p = r.err.find("read as the documented layout"); p != std::string::npos;
+         p = r.err.find("read as the documented layout", p + 1))
+        layouts++;
+    EXPECT_EQ(layouts, 1u) << r.err;
     EXPECT_FALSE(fs::exists(out + "/INCOMPLETE.txt"));
     std::string finished = Slurp(out + "/gradebook.csv");
     EXPECT_NE(finished.find("\r\nzed,0.00,"), std::string::npos) << finished;

@@ -58,6 +58,15 @@ enum {
     OPT_MERGE,
     OPT_FILE_TIMES,
     OPT_RESCORE,
+    OPT_VISIBILITY,
+    OPT_OUTPUT_FORMAT,
+    OPT_LEADERBOARD,
+    OPT_TASK_MEM,
+    OPT_ARRAY_THROTTLE,
+    OPT_PROLOGUE,
+    OPT_GRES,
+    OPT_SBATCH_OPTION,
+    OPT_INSTALL,
     OPT_HELP
 };
 
@@ -109,6 +118,15 @@ static const struct option long_options[] = {
     {"merge", no_argument, NULL, OPT_MERGE},
     {"file-times", no_argument, NULL, OPT_FILE_TIMES},
     {"rescore", no_argument, NULL, OPT_RESCORE},
+    {"visibility", required_argument, NULL, OPT_VISIBILITY},
+    {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+    {"leaderboard", no_argument, NULL, OPT_LEADERBOARD},
+    {"task-mem", required_argument, NULL, OPT_TASK_MEM},
+    {"array-throttle", required_argument, NULL, OPT_ARRAY_THROTTLE},
+    {"prologue", required_argument, NULL, OPT_PROLOGUE},
+    {"gres", required_argument, NULL, OPT_GRES},
+    {"sbatch-option", required_argument, NULL, OPT_SBATCH_OPTION},
+    {"install", required_argument, NULL, OPT_INSTALL},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -129,6 +147,7 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
     o->submission_dir = "/autograder/submission";
     o->results = "/autograder/results/results.json";
     o->gpus_per_task = -1;
+    grade_gradescope_settings_init(&o->gs);
     err[0] = '\0';
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (online > 0) o->jobs = (int)online;
@@ -315,6 +334,87 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
             break;
         }
         case OPT_MERGE: o->merge = true; break;
+        case OPT_VISIBILITY:
+            if (grade_gradescope_parse_visibility(optarg, &o->gs, err, err_len) != 0) return GRADE_EXIT_USAGE;
+            break;
+        case OPT_OUTPUT_FORMAT:
+            if (grade_gradescope_parse_format(optarg, &o->gs, err, err_len) != 0) return GRADE_EXIT_USAGE;
+            break;
+        case OPT_LEADERBOARD: o->gs.leaderboard = true; break;
+        case OPT_TASK_MEM: {
+            /* Slurm's form: a whole number, optionally K, M, G or T. */
+            size_t digits = strspn(optarg, "0123456789");
+            if (digits == 0 || digits > 9 || (optarg[digits] && (strchr("KMGT", optarg[digits]) == NULL ||
+                                                                 optarg[digits + 1]))) {
+                snprintf(err, err_len, "--task-mem must be a Slurm memory size (8G, 8192M, or megabytes), not '%s'",
+                         optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->task_mem = optarg;
+            break;
+        }
+        case OPT_ARRAY_THROTTLE:
+            if (!cli_int(optarg, 1, 10000, &v)) {
+                snprintf(err, err_len, "--array-throttle must be a whole number of tasks from 1 to 10000, not '%s'",
+                         optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->array_throttle = (int)v;
+            break;
+        case OPT_PROLOGUE:
+            if (!*optarg) {
+                snprintf(err, err_len, "--prologue needs a file of shell lines (module load cuda, ...)");
+                return GRADE_EXIT_USAGE;
+            }
+            o->prologue = optarg;
+            break;
+        case OPT_GRES:
+            if (!*optarg || strspn(optarg, SLURM_NAME_CHARS ":") != strlen(optarg)) {
+                snprintf(err, err_len, "--gres must be a Slurm resource (gpu:1, gpu:a100:2), not '%s'", optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            o->gres = optarg;
+            break;
+        case OPT_SBATCH_OPTION:
+            /* One #SBATCH line: an option of sbatch, on one line. */
+            if (strncmp(optarg, "--", 2) || strlen(optarg) < 3 || strpbrk(optarg, "\n\r")) {
+                snprintf(err, err_len,
+                         "--sbatch-option must be one sbatch option on one line, like --sbatch-option=--account=cs101, "
+                         "not '%s'",
+                         optarg);
+                return GRADE_EXIT_USAGE;
+            }
+            {
+                /* What the scripts write themselves, or an option of the grader's sets. */
+                static const char *const own[][2] = {
+                    {"--array", "--array-size, --array-throttle"}, {"--output", "(the scripts' logs)"},
+                    {"--open-mode", "(the scripts' logs)"},        {"--ntasks", "(one per task)"},
+                    {"--cpus-per-task", "--jobs"},                 {"--mem", "--task-mem"},
+                    {"--partition", "--partition"},                {"--time", "--time"},
+                    {"--gres", "--gres"},                          {"--gpus-per-task", "--gpus-per-task"},
+                    {"--dependency", "(submit.sh)"},
+                };
+                size_t name_len = strcspn(optarg, "= ");
+                for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+                    if (strlen(own[i][0]) == name_len && !strncmp(optarg, own[i][0], name_len)) {
+                        snprintf(err, err_len, "--sbatch-option %s: the scripts set %s themselves: use %s", optarg,
+                                 own[i][0], own[i][1]);
+                        return GRADE_EXIT_USAGE;
+                    }
+            }
+            if (o->n_sbatch_options == 16) {
+                snprintf(err, err_len, "--sbatch-option: at most 16 (put the rest in one --prologue file)");
+                return GRADE_EXIT_USAGE;
+            }
+            o->sbatch_options[o->n_sbatch_options++] = optarg;
+            break;
+        case OPT_INSTALL:
+            if (!*optarg) {
+                snprintf(err, err_len, "--install needs the folder to install into");
+                return GRADE_EXIT_USAGE;
+            }
+            o->install = optarg;
+            break;
         case 'h':
         case OPT_HELP: o->help = true; break;
         default:
@@ -327,6 +427,14 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         return GRADE_EXIT_USAGE;
     }
     if (o->help) return 0;
+    if (o->install) {
+        if (o->submissions || o->out || o->gradescope || o->slurm || o->merge || o->shard_n) {
+            snprintf(err, err_len, "--install DIR copies the grader, kits and rubric and grades nobody: give it alone "
+                                   "(with --rubric or --kits to install others than the built-in ones)");
+            return GRADE_EXIT_USAGE;
+        }
+        return 0;
+    }
     if (o->slurm && o->only_failed && o->out && !o->submissions) return 0; /* the plan has the rest */
     if (!o->gradescope && (!o->submissions || !o->out)) {
         snprintf(err, err_len, "--submissions DIR and --out DIR are both needed (or --gradescope)");
@@ -346,10 +454,16 @@ int grade_parse_options(int argc, char **argv, grade_options *o, char *err, size
         return GRADE_EXIT_USAGE;
     }
     bool slurm_only = o->submit || o->only_failed || o->partition || o->gpus_per_task >= 0 || o->time_limit ||
-                      o->array_size;
+                      o->array_size || o->task_mem || o->array_throttle || o->prologue || o->gres ||
+                      o->n_sbatch_options;
     if (slurm_only && !o->slurm) {
-        snprintf(err, err_len, "--submit, --only-failed, --partition, --gpus-per-task, --time and --array-size are "
-                               "for --slurm");
+        snprintf(err, err_len, "--submit, --only-failed, --partition, --gpus-per-task, --gres, --time, --task-mem, "
+                               "--array-size, --array-throttle, --prologue and --sbatch-option are for --slurm");
+        return GRADE_EXIT_USAGE;
+    }
+    if (o->gres && o->gpus_per_task >= 0) {
+        snprintf(err, err_len, "--gres and --gpus-per-task both ask for GPUs: give one (--gres gpu:1 where the cluster "
+                               "has no cons_tres for --gpus-per-task)");
         return GRADE_EXIT_USAGE;
     }
     if ((int)o->slurm + (int)(o->shard_n > 0) + (int)o->merge + (int)o->gradescope > 1) {
@@ -457,16 +571,32 @@ void grade_print_usage(const char *prog, FILE *out) {
             "                       writes OUT as a local run does); see docs/grading.md\n"
             "    --submit           also submit them with sbatch (the merge after the array)\n"
             "    --partition P      the partition (default: the cluster's)\n"
-            "    --gpus-per-task G  GPUs per task (default: 1 with --backend gpu, else none)\n"
+            "    --gpus-per-task G  GPUs per task (default: 1 with --backend gpu, else none;\n"
+            "                       Slurm's cons_tres plugin)\n"
+            "    --gres SPEC        GPUs as a generic resource instead (gpu:1, gpu:a100:1)\n"
+            "                       (--backend auto is written as gpu when GPUs are asked for,\n"
+            "                       else sim: every node grades the same way)\n"
+            "    --task-mem SIZE    memory per task (8G; default: --jobs x 2 x --memory-mb)\n"
+            "    --array-throttle N at most N tasks running at once\n"
+            "    --prologue FILE    shell lines each job runs first (module load, ...)\n"
+            "    --sbatch-option O  one more #SBATCH line (--account=cs101); repeatable\n"
             "    --time T           each task's time limit (2:00:00; default: the partition's)\n"
             "    --array-size N     tasks in the array (default: one per 10 students)\n"
             "    --only-failed      with --out OUT: write (and --submit) the tasks that did not\n"
             "                       finish again, and the merge\n"
             "  --shard K/N          grade only submissions K, K+N, K+2N, ... (name order): one task\n"
             "  --merge              grade nobody: merge the tasks' results in OUT/slurm into OUT\n"
+            "  --install DIR        copy the grader, its kits, rubric and lab catalog into DIR\n"
+            "                       (shared storage), to run from there: DIR/grade\n"
             "  --gradescope         grade the one submission in --submission-dir\n"
             "                       (/autograder/submission) into --results\n"
-            "                       (/autograder/results/results.json)\n\n"
+            "                       (/autograder/results/results.json)\n"
+            "  --visibility V       results.json (Gradescope): who sees the results and when:\n"
+            "                       visible, hidden, after_due_date or after_published, and\n"
+            "                       CHECK=V for one check's tests (speed=hidden,correct=visible)\n"
+            "  --output-format F    results.json: text (default) or md; either keeps the\n"
+            "                       timeline's and race reports' columns\n"
+            "  --leaderboard        results.json: a leaderboard of each lab's speedup\n\n"
             "Exit status: 0 when every submission was graded and every report written (a broken\n"
             "submission is a grade, not an error); 1 when the grader could not run or refused\n"
             "its inputs (a rubric that does not fit a lab, options the lab rejects, an empty or\n"

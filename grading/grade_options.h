@@ -3,7 +3,8 @@
  *   grade --submissions DIR --out OUT [--labs a,b] [--jobs N] [--backend auto|sim|gpu]
  *         [--runs K] [--schedules N] [--timeout S] [--rubric FILE] ...
  *   grade --gradescope [--submission-dir /autograder/submission]
- *         [--results /autograder/results/results.json] */
+ *         [--results /autograder/results/results.json]
+ *   grade --install DIR [--rubric FILE] [--kits DIR] */
 #ifndef STREAMLAB_GRADE_OPTIONS_H
 #define STREAMLAB_GRADE_OPTIONS_H
 
@@ -11,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "grading/grade_report_gradescope.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +52,7 @@ typedef struct grade_options {
     bool gradescope;
     const char *submission_dir; /* Gradescope mode */
     const char *results;        /* Gradescope mode */
+    grade_gradescope_settings gs; /* results.json: --visibility, --output-format, --leaderboard */
     int progress;               /* -1 default (on: a bar on a terminal, lines otherwise), 0 off, 1 on */
     bool quiet;                 /* no summary table */
     bool regrade;               /* a used --out: grade again and merge the gradebook */
@@ -70,6 +74,13 @@ typedef struct grade_options {
     int array_size;             /* --array-size N; 0: one task per 10 students */
     int shard_k, shard_n;       /* --shard K/N: grade submissions i with i % N == K; n 0: all */
     bool merge;                 /* --merge: grade nobody, merge a Slurm run's tasks into --out */
+    const char *task_mem;       /* --task-mem SIZE (Slurm's --mem: 8G, 8192M), or NULL: from --jobs, --memory-mb */
+    int array_throttle;         /* --array-throttle N: at most N tasks at once (%N); 0: no limit */
+    const char *prologue;       /* --prologue FILE: shell lines run before the grader (module load ...) */
+    const char *gres;           /* --gres SPEC (gpu:1): GPUs through --gres instead of --gpus-per-task */
+    const char *sbatch_options[16]; /* --sbatch-option OPT: more #SBATCH lines (--account=..., --qos=...) */
+    int n_sbatch_options;
+    const char *install;        /* --install DIR: copy the grader, kits, rubric and catalog there */
     bool help;
 } grade_options;
 

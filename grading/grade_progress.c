@@ -23,7 +23,7 @@ void grade_progress_start(grade_progress *p, size_t total, bool enabled) {
     p->enabled = enabled;
     p->tty = isatty(STDERR_FILENO);
     p->start = now_s();
-    if (p->enabled && p->tty) {
+    if (p->enabled && p->tty && total > 0) { /* (--resume with everyone graded: nothing to show) */
         fprintf(stderr, "\rgrading %zu submission%s...", total, total == 1 ? "" : "s");
         fflush(stderr);
     }

@@ -12,6 +12,8 @@ typedef struct grade_report_context {
     const char *sandbox;  /* grade_sandbox_describe */
     const char *settings; /* "5 timed runs, 2 perturbed schedules, 60 s per lab, ..." */
     const char *when;     /* date and time */
+    /* results.json's Gradescope settings (grade_report_gradescope.h), or NULL: defaults. */
+    const struct grade_gradescope_settings *gradescope;
 } grade_report_context;
 
 #ifdef __cplusplus

@@ -103,7 +103,7 @@ struct Student {
     ~Student() { grade_student_free(&s); }
 };
 
-const grade_report_context kCtx = {"the SIMULATED GPU", "sandboxed", "2 runs", "today"};
+const grade_report_context kCtx = {"the SIMULATED GPU", "sandboxed", "2 runs", "today", nullptr};
 
 TEST(Reports, ChecksArePointsRoundedAndTotalled) {
     Student st("alice", "fine");
@@ -408,6 +408,113 @@ TEST(Reports, ChecksAreNamedTheSameWayInEveryReport) {
     }
     EXPECT_EQ(xml.find("name=\"race_free\""), std::string::npos) << xml;
     EXPECT_EQ(xml.find("name=\"speedup\""), std::string::npos) << xml;
+}
+
+// Gradescope's settings: the output formats that keep aligned text, visibility for the whole
+// result and per check, and a leaderboard of speedups.
+std::string Str(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "(missing)";
+}
+
+TEST(Gradescope, DefaultsAreTextFormatsVisibleAndNoLeaderboard) {
+    Student st("alice", "fine");
+    std::string text = Take(grade_report_gradescope(&st.s, &kCtx));
+    cJSON *j = cJSON_Parse(text.c_str());
+    ASSERT_NE(j, nullptr) << text;
+    EXPECT_EQ(Str(j, "output_format"), "text");
+    EXPECT_EQ(Str(j, "test_output_format"), "text");
+    EXPECT_EQ(Str(j, "visibility"), "visible");
+    EXPECT_EQ(cJSON_GetObjectItem(j, "leaderboard"), nullptr);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(j, "tests")) EXPECT_EQ(Str(t, "visibility"), "visible");
+    cJSON_Delete(j);
+}
+
+TEST(Gradescope, VisibilityPerResultAndPerCheck) {
+    grade_gradescope_settings g;
+    grade_gradescope_settings_init(&g);
+    char err[256];
+    ASSERT_EQ(grade_gradescope_parse_visibility("after_due_date,speed=hidden,race_free=after_published", &g, err,
+                                                sizeof(err)),
+              0)
+        << err;
+    Student st("alice", "fine");
+    grade_report_context ctx = kCtx;
+    ctx.gradescope = &g;
+    std::string text = Take(grade_report_gradescope(&st.s, &ctx));
+    cJSON *j = cJSON_Parse(text.c_str());
+    ASSERT_NE(j, nullptr) << text;
+    EXPECT_EQ(Str(j, "visibility"), "after_due_date");
+    std::vector<std::string> seen;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(j, "tests")) seen.push_back(Str(t, "name") + "=" + Str(t, "visibility"));
+    EXPECT_EQ(seen, (std::vector<std::string>{"03_double_buffer: correct=after_due_date",
+                                              "03_double_buffer: race-free=after_published",
+                                              "03_double_buffer: speed=hidden"}));
+    cJSON_Delete(j);
+}
+
+TEST(Gradescope, BadVisibilityIsRefusedAndChangesNothing) {
+    grade_gradescope_settings g;
+    grade_gradescope_settings_init(&g);
+    char err[256];
+    EXPECT_EQ(grade_gradescope_parse_visibility("speed=hidden,later", &g, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("'later' is not a Gradescope visibility"), std::string::npos) << err;
+    EXPECT_EQ(grade_gradescope_parse_visibility("style=hidden", &g, err, sizeof(err)), -1);
+    EXPECT_NE(std::string(err).find("'style' is not a check"), std::string::npos) << err;
+    EXPECT_EQ(grade_gradescope_parse_visibility("", &g, err, sizeof(err)), -1);
+    EXPECT_STREQ(g.visibility, "visible");
+    EXPECT_EQ(g.test_visibility[GRADE_SPEEDUP], nullptr);
+    EXPECT_EQ(grade_gradescope_parse_format("html", &g, err, sizeof(err)), -1);
+    EXPECT_STREQ(g.format, "text");
+}
+
+// "md": the lab's report (timeline, race reports) sits in a code block whose fence no
+// backticks in the student's output can close.
+TEST(Gradescope, MarkdownPutsTheReportInACodeBlockTheOutputCannotClose) {
+    grade_gradescope_settings g;
+    grade_gradescope_settings_init(&g);
+    char err[256];
+    ASSERT_EQ(grade_gradescope_parse_format("md", &g, err, sizeof(err)), 0);
+    Student st("alice", "fine");
+    st.s.labs[0].output = grade_strdup("student says ````\n# not a heading\n");
+    grade_report_context ctx = kCtx;
+    ctx.gradescope = &g;
+    std::string text = Take(grade_report_gradescope(&st.s, &ctx));
+    cJSON *j = cJSON_Parse(text.c_str());
+    ASSERT_NE(j, nullptr) << text;
+    EXPECT_EQ(Str(j, "output_format"), "md");
+    EXPECT_EQ(Str(j, "test_output_format"), "md");
+    std::string out = Str(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tests"), 0), "output");
+    size_t open = out.find("\n`````\n");
+    ASSERT_NE(open, std::string::npos) << out;
+    EXPECT_NE(out.find("student says ````"), std::string::npos) << out;
+    EXPECT_GT(out.find("student says ````"), open) << out;
+    EXPECT_EQ(out.substr(out.size() - 6), "`````\n") << out;
+    cJSON_Delete(j);
+}
+
+TEST(Gradescope, LeaderboardRanksSpeedupOfCorrectLabsOnly) {
+    grade_gradescope_settings g;
+    grade_gradescope_settings_init(&g);
+    g.leaderboard = true;
+    grade_report_context ctx = kCtx;
+    ctx.gradescope = &g;
+    for (bool correct : {true, false}) {
+        Student st("alice", correct ? "fine" : "wrong", correct ? 40 : 0);
+        st.s.labs[0].speedup = 1.734;
+        std::string text = Take(grade_report_gradescope(&st.s, &ctx));
+        cJSON *j = cJSON_Parse(text.c_str());
+        ASSERT_NE(j, nullptr) << text;
+        const cJSON *board = cJSON_GetObjectItem(j, "leaderboard");
+        ASSERT_EQ(cJSON_GetArraySize(board), 1) << text;
+        const cJSON *e = cJSON_GetArrayItem(board, 0);
+        EXPECT_EQ(Str(e, "name"), "03_double_buffer speedup");
+        EXPECT_EQ(Str(e, "order"), "desc");
+        EXPECT_DOUBLE_EQ(cJSON_GetObjectItem(e, "value")->valuedouble, correct ? 1.73 : 0) << text;
+        cJSON_Delete(j);
+    }
 }
 
 }  // namespace

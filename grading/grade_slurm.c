@@ -44,8 +44,11 @@ static void sbatch_head(grade_buf *b, const grade_slurm_plan *p, const char *nam
     grade_buf_printf(b, "#SBATCH --job-name=%s\n", name);
     if (p->partition) grade_buf_printf(b, "#SBATCH --partition=%s\n", p->partition);
     grade_buf_printf(b, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=%d\n", cpus);
-    if (gpus > 0) grade_buf_printf(b, "#SBATCH --gpus-per-task=%d\n", gpus);
+    if (gpus > 0 && p->gres) grade_buf_printf(b, "#SBATCH --gres=%s\n", p->gres);
+    else if (gpus > 0) grade_buf_printf(b, "#SBATCH --gpus-per-task=%d\n", gpus);
+    if (p->mem) grade_buf_printf(b, "#SBATCH --mem=%s\n", p->mem);
     if (p->time_limit) grade_buf_printf(b, "#SBATCH --time=%s\n", p->time_limit);
+    for (size_t i = 0; i < p->n_sbatch_options; i++) grade_buf_printf(b, "#SBATCH %s\n", p->sbatch_options[i]);
     /* Slurm does not quote these: a path with spaces cannot be said here. */
     grade_buf_printf(b, "#SBATCH --output=%s\n#SBATCH --open-mode=append\n", log);
 }
@@ -64,6 +67,14 @@ static void command(grade_buf *b, const grade_slurm_plan *p, const char *first, 
         quoted(b, extra[i]);
     }
     grade_buf_puts(b, "\n");
+}
+
+/* The instructor's shell lines (module load ...), before the grader runs. */
+static void prologue(grade_buf *b, const grade_slurm_plan *p) {
+    if (!p->prologue || !*p->prologue) return;
+    size_t len = strlen(p->prologue);
+    grade_buf_printf(b, "# --prologue:\n%s%s# (end of --prologue)\n", p->prologue,
+                     p->prologue[len - 1] == '\n' ? "" : "\n");
 }
 
 static int write_script(const char *dir, const char *name, const char *text, char *err, size_t err_len) {
@@ -113,11 +124,7 @@ int grade_slurm_write(const grade_slurm_plan *p, char *err, size_t err_len) {
     grade_buf_puts(&b, "\nSHARDS=");
     quoted(&b, shards);
     grade_buf_puts(&b, "\nrm -f \"$STATUS/$K\"\n");
-    if (p->runfiles) {
-        grade_buf_puts(&b, "export RUNFILES_DIR=");
-        quoted(&b, p->runfiles);
-        grade_buf_puts(&b, "\n");
-    }
+    prologue(&b, p);
     char *shard = grade_strf("--shard \"$K/%d\" --out \"$SHARDS/$K\" --resume --no-progress", p->tasks);
     char jobs[32];
     snprintf(jobs, sizeof(jobs), "%d", p->cpus_per_task);
@@ -144,11 +151,7 @@ int grade_slurm_write(const grade_slurm_plan *p, char *err, size_t err_len) {
     grade_buf_puts(&b, "set -u\nSTATUS=");
     quoted(&b, status);
     grade_buf_puts(&b, "\n");
-    if (p->runfiles) {
-        grade_buf_puts(&b, "export RUNFILES_DIR=");
-        quoted(&b, p->runfiles);
-        grade_buf_puts(&b, "\n");
-    }
+    prologue(&b, p);
     char *merge_first = grade_strf("--merge --out %s --no-progress", "\"$OUT\"");
     grade_buf_puts(&b, "OUT=");
     quoted(&b, p->out);
@@ -161,6 +164,8 @@ int grade_slurm_write(const grade_slurm_plan *p, char *err, size_t err_len) {
     free(text);
     if (rc) goto out;
 
+    char throttle[32] = "";
+    if (p->array_throttle > 0) snprintf(throttle, sizeof(throttle), "%%%d", p->array_throttle);
     /* submit.sh: the array, then the merge after it (afterany: it runs whatever became of
      * the tasks, and names those that did not finish). */
     grade_buf_init(&b);
@@ -171,13 +176,14 @@ int grade_slurm_write(const grade_slurm_plan *p, char *err, size_t err_len) {
                      "set -eu\n"
                      "cd \"$(dirname \"$0\")\"\n"
                      "TASKS=\"${1:-0-%d}\"\n"
-                     "array=$(sbatch --parsable --array=\"$TASKS\" grade_array.sbatch)\n"
+                     "THROTTLE=\"%s\"\n"
+                     "array=$(sbatch --parsable --array=\"$TASKS$THROTTLE\" grade_array.sbatch)\n"
                      "array=\"${array%%%%;*}\"\n"
                      "merge=$(sbatch --parsable --dependency=afterany:\"$array\" merge.sbatch)\n"
                      "merge=\"${merge%%%%;*}\"\n"
                      "echo \"$array $TASKS\" >> jobs.txt\n"
                      "echo \"grading: Slurm job $array (array tasks $TASKS); merge: job $merge, after it\"\n",
-                     p->usage, p->tasks - 1, p->tasks - 1);
+                     p->usage, p->tasks - 1, p->tasks - 1, throttle);
     text = grade_buf_take(&b);
     rc = write_script(dir, "submit.sh", text, err, err_len);
     free(text);

@@ -12,6 +12,14 @@
  *   submit.sh [TASKS]   sbatch of the array (tasks 0-(N-1), or the list given) and of the
  *                       merge, afterany the array
  *   plan.json           the number of tasks, the class's students in order, the grader
+ *   grader/             the grader, the kits of the labs graded, the rubric and the lab
+ *                       catalog, installed for this plan (grade_install.h): the jobs run
+ *                       this copy, so a rebuild, `bazel clean` or an edit of the rubric
+ *                       while they run changes nothing
+ *
+ * Every site-specific line is the instructor's to set: partition, time, memory, GPUs
+ * (--gpus-per-task or --gres), how many tasks run at once, shell lines run first (module
+ * load ...) and any other #SBATCH line (docs/grading.md).
  *
  * `--submit` runs submit.sh; `--slurm --only-failed --out OUT` submits again only the
  * tasks with no status or a status other than 0 (a task keeps the results of students it
@@ -31,8 +39,8 @@ extern "C" {
 /* What the scripts are written from. Paths are absolute. */
 typedef struct grade_slurm_plan {
     const char *out;              /* the class's --out */
-    const char *grade;            /* the grader program every task and the merge run */
-    const char *runfiles;         /* its runfiles folder (kits, rubric, catalog), or NULL */
+    const char *grade;            /* the grader program every task and the merge run: the
+                                     plan's own installed copy (grade_install.h) */
     const char *const *args;      /* the grading options every task and the merge share */
     size_t n_args;
     const char *const *merge_args; /* options for the merge only (--csv-bom, --similarity, ...) */
@@ -40,6 +48,12 @@ typedef struct grade_slurm_plan {
     const char *partition;        /* or NULL */
     const char *time_limit;       /* or NULL */
     int gpus_per_task;            /* 0: none asked for */
+    const char *gres;             /* GPUs as --gres=SPEC instead, or NULL */
+    const char *mem;              /* each job's --mem (8192M), or NULL: the partition's default */
+    int array_throttle;           /* at most this many tasks at once (--array=...%N); 0: no limit */
+    const char *prologue;         /* shell lines each job runs before the grader, or NULL */
+    const char *const *sbatch_options; /* more #SBATCH lines ("--account=cs101") */
+    size_t n_sbatch_options;
     int cpus_per_task;            /* the --jobs of each task */
     int tasks;                    /* N */
     const char *const *students;  /* the class, in order */

@@ -4,16 +4,21 @@
 # slurmd under a temporary folder, stopped at the end), makes a class of 24 lab-03
 # submissions from the grader's test corpus, and checks that
 #
-#   1. the class graded locally and through `grade --slurm --submit` (4 array tasks and the
-#      merge) with the same seed gives a byte-identical gradebook, and a report per student;
+#   1. the class graded locally and through Slurm (4 array tasks and the merge) from a
+#      grader installed with `grade --install` gives a byte-identical gradebook, and a
+#      report per student, with the install moved away and its rubric broken after the
+#      plan was written (the jobs run the plan's own copy); the scripts name no Bazel
+#      path, --backend auto is written resolved, and --task-mem, --array-throttle,
+#      --sbatch-option and --prologue (which runs in each job) are in them;
 #   2. a task that fails (its shard folder made unwritable) leaves the other tasks'
 #      students graded, its own NOT GRADED rows naming it, INCOMPLETE.txt and the merge's
 #      exit status saying so; `grade --slurm --only-failed --submit` then grades just that
 #      task, and the gradebook is the local one again;
 #   3. --submit without sbatch on PATH, and --only-failed where no plan is, are refused.
 #
-# Where Slurm cannot be started (not installed, slurmd refusing an unprivileged user), it
-# prints "STREAMLAB-TEST-SKIPPED: <why>" and exits 0: .ci/run counts it as skipped.
+# The install and the plan's scripts are checked first, with no cluster. Where Slurm cannot
+# then be started (not installed, slurmd refusing an unprivileged user), it prints
+# "STREAMLAB-TEST-SKIPPED: <why>" and exits 0: .ci/run counts it as skipped.
 set -uo pipefail
 
 skip() {
@@ -38,14 +43,6 @@ cleanup() {
   rm -rf "${base}"
 }
 trap cleanup EXIT
-
-for prog in munged slurmctld slurmd sbatch squeue; do
-  command -v "${prog}" >/dev/null 2>&1 || skip "${prog} is not installed (./setup.sh installs slurm-wlm and munge)"
-done
-started="$("${cluster}" start "${base}/cluster" 2>"${base}/cluster.err")" ||
-  skip "a local Slurm cluster could not be started here: $(cat "${base}/cluster.err")"
-export "${started?}"
-echo "slurm: ${started}"
 
 # The class: 24 students, each a lab-03 file from the corpus (fast to run; no hangs).
 subs="${base}/subs"
@@ -79,14 +76,64 @@ wait_merge() {
   fail "the merge job of ${out} did not finish in 300 s"
 }
 
+# The plan needs no cluster: written (and checked) before one is started.
+echo "== a plan from an installed grader"
+"${grade}" --install "${base}/installed" >"${base}/install.txt" 2>&1 || { cat "${base}/install.txt"; fail "--install failed"; }
+inst="${base}/installed/grade"
+for f in grade rubric.json labs/catalog.json kits/03_double_buffer_sim/bin/referee INSTALLED.txt; do
+  [[ -s "${base}/installed/${f}" ]] || fail "--install did not install ${f}"
+done
+[[ -x "${base}/installed/kits/03_double_buffer_sim/bin/referee" ]] || fail "the installed kit's referee is not executable"
+# A prologue (module load ... on a real cluster) that leaves a mark for each job it ran in.
+printf 'echo "prologue ran in ${SLURM_JOB_ID:-?}" >> %q\n' "${base}/prologue.txt" >"${base}/prologue.sh"
+out="${base}/slurm_out"
+"${inst}" --slurm --array-size 4 --array-throttle 2 --jobs 1 --partition debug --time 10 --task-mem 2G \
+  --prologue "${base}/prologue.sh" --sbatch-option=--comment=streamlab-test --submissions "${subs}" \
+  --out "${out}" "${opts[@]}" >"${base}/plan1.txt" 2>&1 || { cat "${base}/plan1.txt"; fail "--slurm failed"; }
+grep -q -- "--backend auto is written as --backend sim" "${base}/plan1.txt" || { cat "${base}/plan1.txt"; fail "auto not resolved"; }
+array="${out}/slurm/grade_array.sbatch"
+for want in "'${out}/slurm/grader/grade' --shard" "'--backend' 'sim'" "'--rubric' '${out}/slurm/grader/rubric.json'" \
+  "#SBATCH --mem=2G" "#SBATCH --comment=streamlab-test" "prologue ran in"; do
+  grep -qF -- "${want}" "${array}" || { cat "${array}"; fail "grade_array.sbatch lacks: ${want}"; }
+done
+grep -q 'THROTTLE="%2"' "${out}/slurm/submit.sh" || fail "submit.sh has no array throttle"
+# The plan's copy came from the installed grader's own kits and rubric (not from this
+# test's runfiles, which RUNFILES_DIR names).
+grep -qF "${base}/installed/kits (the kits)" "${out}/slurm/grader/INSTALLED.txt" &&
+  grep -qF "${base}/installed/rubric.json (the rubric)" "${out}/slurm/grader/INSTALLED.txt" ||
+  { cat "${out}/slurm/grader/INSTALLED.txt"; fail "the plan's copy is not of the installed grader"; }
+if grep -qE 'bazel|runfiles|RUNFILES' "${array}" "${out}/slurm/merge.sbatch"; then fail "the scripts use Bazel's cache"; fi
+# Refused before anything is written: #SBATCH lines in the prologue (sbatch would ignore
+# them), and a plan from another plan's own copy (which that plan would replace).
+printf 'module load cuda\n#SBATCH --account=cs101\n' >"${base}/bad_prologue.sh"
+r=0
+"${inst}" --slurm --prologue "${base}/bad_prologue.sh" --submissions "${subs}" --out "${base}/badplan" "${opts[@]}" \
+  >"${base}/badplan.txt" 2>&1 || r=$?
+[[ "${r}" == 1 ]] && grep -q "it holds #SBATCH lines" "${base}/badplan.txt" && [[ ! -e "${base}/badplan/slurm" ]] ||
+  { cat "${base}/badplan.txt"; fail "a prologue with #SBATCH lines should be refused"; }
+r=0
+"${out}/slurm/grader/grade" --slurm --force --submissions "${subs}" --out "${out}" "${opts[@]}" >"${base}/self.txt" 2>&1 || r=$?
+[[ "${r}" == 1 ]] && grep -q "which a new plan replaces" "${base}/self.txt" && [[ -x "${out}/slurm/grader/grade" ]] ||
+  { cat "${base}/self.txt"; fail "a plan from the plan's own copy should be refused, the copy kept"; }
+
+for prog in munged slurmctld slurmd sbatch squeue; do
+  command -v "${prog}" >/dev/null 2>&1 || skip "${prog} is not installed (./setup.sh installs slurm-wlm and munge)"
+done
+started="$("${cluster}" start "${base}/cluster" 2>"${base}/cluster.err")" ||
+  skip "a local Slurm cluster could not be started here: $(cat "${base}/cluster.err")"
+export "${started?}"
+echo "slurm: ${started}"
+
 echo "== local"
 "${grade}" --submissions "${subs}" --out "${base}/local" --jobs 2 "${opts[@]}" >"${base}/local.txt" 2>&1 ||
   { cat "${base}/local.txt"; fail "the local grading failed"; }
 
-echo "== through Slurm"
-out="${base}/slurm_out"
-"${grade}" --slurm --submit --array-size 4 --jobs 1 --partition debug --time 10 --submissions "${subs}" \
-  --out "${out}" "${opts[@]}" >"${base}/submit.txt" 2>&1 || { cat "${base}/submit.txt"; fail "--slurm --submit failed"; }
+echo "== through Slurm, from the plan's own copy"
+# Neither the install the plan was written from nor its rubric is needed any more: the
+# jobs run the plan's own copy (as after bazel clean, or an edit of the rubric mid-run).
+mv "${base}/installed" "${base}/installed.gone"
+echo '{ "broken": ' >"${base}/installed.gone/rubric.json"
+sh "${out}/slurm/submit.sh" >"${base}/submit.txt" 2>&1 || { cat "${base}/submit.txt"; fail "submit.sh failed"; }
 cat "${base}/submit.txt"
 grep -q "grading: Slurm job [0-9]* (array tasks 0-3); merge: job [0-9]*, after it" "${base}/submit.txt" ||
   fail "--submit did not print the job ids"
@@ -109,6 +156,8 @@ for s in "${subs}"/*; do
     fail "${n}'s report.txt differs"
 done
 [[ ! -e "${out}/INCOMPLETE.txt" ]] || fail "INCOMPLETE.txt after a whole run"
+[[ "$(grep -c "prologue ran in" "${base}/prologue.txt")" == 5 ]] ||
+  { cat "${base}/prologue.txt"; fail "the prologue should have run in the 4 tasks and the merge"; }
 echo "gradebook of ${i} students: identical to the local one"
 
 echo "== a task that fails, then --only-failed"

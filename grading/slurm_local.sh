@@ -77,6 +77,8 @@ ctld_port="$(free_port)" || cannot "no free port for slurmctld"
 d_port="$(free_port)" || cannot "no free port for slurmd"
 while [[ "${d_port}" == "${ctld_port}" ]]; do d_port="$(free_port)"; done
 cpus="$(nproc)"
+# The node's memory, so that a job's --mem (grade --slurm writes one) can be met.
+mem_mb="$(awk '/^MemTotal:/ {print int($2 / 1024) - 512}' /proc/meminfo)"
 conf="${dir}/slurm.conf"
 cat >"${conf}" <<CONF
 # Written by grading/slurm_local.sh: one node, this machine, on loopback.
@@ -103,7 +105,7 @@ SelectTypeParameters=CR_Core
 ReturnToService=2
 MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=${cpus} State=UNKNOWN
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${mem_mb} State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="${conf}"
