@@ -154,4 +154,19 @@ TEST(Lab08, TheLoaderRefusesDeviceMemory) {
     EXPECT_NE(o.err.find("your run() returned 1"), std::string::npos) << o.err;
 }
 
+// The reference with the waits written as polls: cudaEventQuery until cudaSuccess before
+// each load, cudaStreamQuery until cudaSuccess at the end. A query that succeeded orders the
+// host after the work it asked about, as a synchronising call does: correct, no race, pass.
+TEST(Lab08, PollingAnEventUntilItSucceedsOrdersTheHost) {
+    Outcome o = RunLab("labs/08_prefetch_loader_event_poll_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "race_reports")), 0);
+    cJSON_Delete(j);
+    EXPECT_EQ(o.err.find("race 1:"), std::string::npos) << o.err;
+}
+
 }  // namespace
