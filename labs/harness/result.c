@@ -258,8 +258,8 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     lab_metric_format(s->metric, r->value_best, best, sizeof(best));
     lab_metric_format(s->metric, r->value_bound, at_bound, sizeof(at_bound));
     if (!r->correct) {
-        fprintf(out, "  %-10s %s (median of %d), not counted: the results are wrong\n", lab_metric_name(s->metric),
-                value, r->runs);
+        fprintf(out, "  %-10s %s (median of %d), not counted: %s\n", lab_metric_name(s->metric), value, r->runs,
+                r->mismatch_run ? "the results are wrong" : "the run failed");
     } else if (lab_result_work_missing(r)) {
         fprintf(out, "  %-10s %s (median of %d), not counted: your run did not do the lab's work on the device (%s)\n",
                 lab_metric_name(s->metric), value, r->runs,

@@ -25,6 +25,10 @@
  *                       it (error).
  *   LOAD_INTO_DEVICE    lab_load_batch given the device buffer to write: the loader runs on
  *                       the host and refuses device memory (error).
+ *   FREED_TWICE         the reference whose teardown frees d_in twice, ignoring the error: the
+ *                       referee refuses the second cudaFree (memory that is no longer the
+ *                       program's), and a program that was refused a command failed,
+ *                       whatever its results: not correct (incorrect).
  *   EVENT_POLL          the reference with cudaEventQuery polled until it returns
  *                       cudaSuccess instead of cudaEventSynchronize before each load, and
  *                       cudaStreamQuery polled instead of the cudaStreamSynchronize at the
@@ -137,6 +141,9 @@ static void teardown(lab_ctx *ctx) {
         cudaEventDestroy(uploaded[k]);
     }
     cudaFree(d_in);
+#if defined(LAB_VARIANT_FREED_TWICE)
+    cudaFree(d_in); /* freed twice */
+#endif
     cudaFree(d_out);
     cudaStreamDestroy(stream);
 }
