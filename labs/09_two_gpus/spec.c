@@ -109,11 +109,11 @@ static void base_teardown(lab_ctx *ctx) {
 
 static const lab_impl baseline = {base_setup, base_run, base_teardown};
 
-/* Peer access is state of each device's context, which the baseline shares with your code:
- * once your setup() turns it on, the baseline's peer copies would go over the link too and
- * the baseline would move with your TODO 1. Before each baseline run (outside its timing)
- * the access your code turned on is turned off, and after it on again: the baseline always
- * measures the skeleton as it is, with peer access off. */
+/* Peer access is state of each device's context, which the baseline shares with the
+ * student's code: once the student's setup() turns it on, the baseline's peer copies would
+ * go over the link too and the baseline would move with TODO 1. Before each baseline run
+ * (outside its timing) the access the student's code turned on is turned off, and after it
+ * on again: the baseline always measures the skeleton as it is, with peer access off. */
 static bool base_disabled[2]; /* base_disabled[d]: device d's access to the other was turned off */
 
 static int base_enter(lab_ctx *ctx) {
