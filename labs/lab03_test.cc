@@ -253,6 +253,8 @@ TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
     EXPECT_TRUE(e.errors.empty());
     EXPECT_EQ(e.bye_status, 2);
     EXPECT_NE(e.bye_reason.find("crash: SIGSEGV in run (yours)"), std::string::npos) << e.bye_reason;
+    // A crashed run is correct nowhere: no result says so.
+    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
 }
 
 // The line of the variants file that carries marker (1-based), 0 when none does.
@@ -352,6 +354,8 @@ TEST(Lab03, AHangIsEndedByTheTimeoutHoweverSlowTheBaseline) {
     Events e = ReadEvents(o.events);
     EXPECT_EQ(e.bye_status, 2);
     EXPECT_EQ(e.bye_reason, "timeout: timeout in run (yours)");
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
     std::vector<std::string> where = Announced(o.events);
     ASSERT_FALSE(where.empty());
     EXPECT_EQ(where.back(), "in run (yours)");
@@ -431,7 +435,12 @@ TEST(Lab03, AFailedSetupNamesTheCall) {
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "error");
     EXPECT_NE(Str(j, "error").find("your setup() returned 1"), std::string::npos) << Str(j, "error");
+    // A failed run is not correct, in --json or in the event stream's result line.
+    EXPECT_FALSE(Bool(j, "correct"));
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), nullptr);
     cJSON_Delete(j);
+    EXPECT_NE(o.events.find("\"correct\":false"), std::string::npos) << o.events;
+    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
 }
 
 TEST(Lab03, AWrongAnswerSaysWhatTheWrongValueLooksLike) {

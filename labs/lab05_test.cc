@@ -88,4 +88,62 @@ TEST(Lab05, SynchronisingTheDeviceAfterEveryBatchIsRightAndTooSlow) {
     cJSON_Delete(j);
 }
 
+// The kernel's stream waits on the upload's event, but the event was recorded on "compute"
+// instead of "up": the wait orders nothing. The report says which stream the event was
+// recorded on and gives the lines of the record and of the wait, and the fix says on which
+// stream, after which operation, to record it.
+TEST(Lab05, AnEventRecordedOnTheWrongStreamIsNamedWithBothLines) {
+    const std::string file = "labs/05_cross_stream_races/testdata/variants.c";
+    int record = LineOf(file, "/* wrong-stream record */");
+    int wait = LineOf(file, "/* kernel waits for upload */");
+    ASSERT_GT(record, 0);
+    ASSERT_GT(wait, 0);
+    Outcome o = RunLab("labs/05_cross_stream_races_wrong_stream_record_sim", Args({"--schedules", "0"}));
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_GT(Num(j, "races"), 0);
+    const cJSON *named = nullptr, *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "race_reports")) {
+        if (cJSON_GetObjectItemCaseSensitive(r, "wrong_stream_record")) named = r;
+    }
+    ASSERT_NE(named, nullptr) << o.out;
+    EXPECT_EQ(Str(named, "kind"), "RAW");
+    EXPECT_EQ(Str(named, "first_stream"), "up");
+    EXPECT_EQ(Str(named, "second_stream"), "compute");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(named, "wrong_stream_record");
+    EXPECT_EQ(Str(w, "recorded_on"), "compute");
+    EXPECT_EQ(Str(w, "record_line"), file + ":" + std::to_string(record));
+    EXPECT_EQ(Str(w, "wait_line"), file + ":" + std::to_string(wait));
+    EXPECT_NE(Str(named, "fix").find("but it was recorded on \"compute\", not on \"up\""), std::string::npos)
+        << Str(named, "fix");
+    EXPECT_NE(Str(named, "fix").find("record it on \"up\" after H2D"), std::string::npos) << Str(named, "fix");
+    cJSON_Delete(j);
+    // The report a student reads says it too, with both lines.
+    Outcome text = RunLab("labs/05_cross_stream_races_wrong_stream_record_sim",
+                          {"--seed", "7", "--runs", "1", "--schedules", "0"});
+    std::string report = text.out + text.err;
+    EXPECT_NE(report.find("\"compute\" waits on event "), std::string::npos) << report;
+    EXPECT_NE(report.find(file + ":" + std::to_string(wait) + "), which was recorded on \"compute\" (op "),
+              std::string::npos)
+        << report;
+    EXPECT_NE(report.find(file + ":" + std::to_string(record) + "), not on \"up\" where H2D batch "),
+              std::string::npos)
+        << report;
+}
+
+// Blocking streams (cudaStreamCreate) and cudaStreamSynchronize(0) at the end of run(): the
+// legacy default stream waits for every blocking stream's earlier work, so the host waited
+// for the downloads. Correct, no race, and as fast as the reference.
+TEST(Lab05, BlockingStreamsAndALegacyStreamSyncAreOrdered) {
+    Outcome o = RunLab("labs/05_cross_stream_races_blocking_legacy_sync_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "race_reports")), 0);
+    EXPECT_EQ(Num(Planted(j), "fixed"), 5);
+    cJSON_Delete(j);
+}
+
 }  // namespace

@@ -154,4 +154,38 @@ TEST(Lab08, TheLoaderRefusesDeviceMemory) {
     EXPECT_NE(FindFlat(o.err, "your run() returned 1"), std::string::npos) << o.err;
 }
 
+// The reference with the waits written as polls: cudaEventQuery until cudaSuccess before
+// each load, cudaStreamQuery until cudaSuccess at the end. A query that succeeded orders the
+// host after the work it asked about, as a synchronising call does: correct, no race, pass.
+TEST(Lab08, PollingAnEventUntilItSucceedsOrdersTheHost) {
+    Outcome o = RunLab("labs/08_prefetch_loader_event_poll_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "race_reports")), 0);
+    cJSON_Delete(j);
+    EXPECT_EQ(o.err.find("race 1:"), std::string::npos) << o.err;
+}
+
+// A command the referee refused (here a second cudaFree of the same buffer, its error
+// ignored) means the program failed, whatever its results: not correct in the report, in
+// --json or in the event stream, with the refusal named.
+TEST(Lab08, ARefusedCommandIsNotCorrect) {
+    Outcome o = RunLab("labs/08_prefetch_loader_freed_twice_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_FALSE(Bool(j, "correct"));
+    EXPECT_EQ(Str(j, "status"), "incorrect");
+    EXPECT_NE(Str(j, "refused").find("cudaFree of memory that is not the program's"), std::string::npos)
+        << Str(j, "refused");
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), nullptr);
+    cJSON_Delete(j);
+    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
+    Outcome text = RunLab("labs/08_prefetch_loader_freed_twice_sim", {"--seed", "7", "--runs", "1", "--schedules", "0"});
+    EXPECT_NE(text.out.find("  correct    NO: the referee refused a command of yours"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("FAIL: the referee refused a command of yours"), std::string::npos) << text.out;
+}
+
 }  // namespace

@@ -171,4 +171,62 @@ TEST(Lab09, AProfileOfOneDeviceIsRefused) {
     EXPECT_NE(FindFlat(o.err, "this lab needs 2 devices and the h100 profile simulates 1"), std::string::npos) << o.err;
 }
 
+// The baseline does not move with the student's code: TODO 1 alone (peer access on in
+// setup(), in the device contexts the baseline shares) leaves the baseline's time as the
+// skeleton's run found it, so the speedup shows TODO 1's real gain.
+TEST(Lab09, TurningPeerAccessOnLeavesTheBaselineAlone) {
+    Outcome skeleton = RunLab("labs/09_two_gpus_sim", Args());
+    Outcome peer = RunLab("labs/09_two_gpus_peer_access_only_sim", Args());
+    cJSON *a = Json(skeleton), *b = Json(peer);
+    const cJSON *ta = cJSON_GetObjectItemCaseSensitive(a, "timings");
+    const cJSON *tb = cJSON_GetObjectItemCaseSensitive(b, "timings");
+    double base_a = Num(ta, "baseline_median_ms"), base_b = Num(tb, "baseline_median_ms");
+    EXPECT_GT(base_a, 0);
+    EXPECT_NEAR(base_b, base_a, 0.01 * base_a) << "the baseline with your peer access on";
+    EXPECT_TRUE(Bool(b, "correct"));
+    EXPECT_EQ(Num(b, "races"), 0);
+    // Faster than the baseline: the peer copies go over the link now.
+    EXPECT_LT(Num(tb, "yours_median_ms"), 0.95 * base_b);
+    EXPECT_GT(Num(b, "speedup"), 1.05);
+    EXPECT_EQ(NextStep(b), "1/3 TODO 2 (an event across the devices instead of the host's waits)");
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+// Stage 2 launched into GPU 1's stream while GPU 0 is current: the CUDA 13 runtime runs a
+// launch on its stream's device, and so does the simulator. The reference otherwise: pass.
+TEST(Lab09, ALaunchIntoGpu1sStreamRunsOnGpu1) {
+    Outcome o = RunLab("labs/09_two_gpus_stage2_from_gpu0_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    cJSON_Delete(j);
+}
+
+// A run that stopped with a CUDA error at the student's line (an event of GPU 0 recorded on
+// GPU 1's stream: cudaErrorInvalidResourceHandle) failed: not correct in the report, in
+// --json, or in the event stream's result line.
+TEST(Lab09, ARunThatFailedIsNotCorrectAnywhere) {
+    const std::string file = "labs/09_two_gpus/testdata/variants.c";
+    int record = LineOf(file, "/* record consumed */");
+    ASSERT_GT(record, 0);
+    Outcome o = RunLab("labs/09_two_gpus_event_on_other_device_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_NE(o.err.find(file + ":" + std::to_string(record)), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("cudaErrorInvalidResourceHandle"), std::string::npos) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "error");
+    EXPECT_FALSE(Bool(j, "correct"));
+    ASSERT_NE(cJSON_GetObjectItemCaseSensitive(j, "correct"), nullptr);
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), nullptr);
+    EXPECT_NE(Str(j, "error").find("your run() returned 1"), std::string::npos) << Str(j, "error");
+    cJSON_Delete(j);
+    EXPECT_NE(o.events.find("\"correct\":false"), std::string::npos) << o.events;
+    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
+    Events e = ReadEvents(o.events);
+    EXPECT_EQ(e.bye_status, 2);
+}
+
 }  // namespace

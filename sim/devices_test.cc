@@ -1,6 +1,6 @@
 // sim/devices_test.cc: several devices (the h200x2 profile). Streams, events and
-// allocations belong to the device current when they were made; a launch goes to the
-// current device; peer access has the runtime's errors; peer copies go through the host
+// allocations belong to the device current when they were made; a launch runs on its
+// stream's device (as the CUDA 13 runtime does); peer access has the runtime's errors; peer copies go through the host
 // without peer access and over the link with it; events order work across devices; each
 // device has its own SMs and copy engines. Every expected time comes from the profile.
 #include <gtest/gtest.h>
@@ -60,17 +60,25 @@ TEST(Devices, TheTwoGpuProfileHasTwoAndEachThreadItsCurrentDevice) {
     EXPECT_EQ(v, p0.multiProcessorCount);
 }
 
-TEST(Devices, ALaunchIntoAnotherDevicesStreamIsRefused) {
+// As the CUDA 13 runtime does (measured on two H200s): a launch into another device's
+// stream runs on that stream's device, whichever device is current.
+TEST(Devices, ALaunchIntoAnotherDevicesStreamRunsOnThatDevice) {
     TwoGpus();
     cudaStream_t s1;
     ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
     ASSERT_EQ(cudaStreamCreate(&s1), cudaSuccess);
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-    EXPECT_EQ(Spin(s1, 1000), cudaErrorInvalidResourceHandle);
-    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidResourceHandle);
-    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    Capture cap;
     EXPECT_EQ(Spin(s1, 1000), cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     EXPECT_EQ(cudaStreamSynchronize(s1), cudaSuccess);
+    std::vector<trace_op> kernels = cap.Of(TRACE_OP_KERNEL);
+    ASSERT_EQ(kernels.size(), 1u);
+    EXPECT_EQ(kernels[0].device, 1u) << "the kernel runs on its stream's device";
+    EXPECT_TRUE(kernels[0].timed);
+    int current = -1;
+    ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+    EXPECT_EQ(current, 0) << "the launch leaves the current device as it was";
 }
 
 TEST(Devices, EventsBelongToTheirDevice) {

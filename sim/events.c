@@ -128,7 +128,11 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     err = sim_capture_check_event_sync(i);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_sched_advance(sim_host_now());
-    return sim_call_end(&call, sim_event_complete(sim_event_at(i)) ? cudaSuccess : cudaErrorNotReady);
+    if (!sim_event_complete(sim_event_at(i))) return sim_call_end(&call, cudaErrorNotReady);
+    /* cudaSuccess: the event's last record has completed, which orders its work before what
+     * the host does next, as cudaEventSynchronize would (a cudaErrorNotReady orders nothing). */
+    trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventQuery", call.start_ns, sim_host_now());
+    return sim_call_end(&call, cudaSuccess);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {

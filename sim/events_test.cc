@@ -87,6 +87,38 @@ TEST(Events, ElapsedTimeOfAnUnfinishedRecordIsNotReady) {
     EXPECT_EQ(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
 }
 
+// A query that returned cudaSuccess is recorded as the host synchronising with what it
+// asked about (the race checker orders the host after it); one that returned
+// cudaErrorNotReady is not: it waited for nothing.
+TEST(Events, OnlyAQueryThatSucceededIsRecordedAsAHostSync) {
+    Reset();
+    Capture cap;
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    cudaEvent_t e;
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(Spin(s, 3 * kMs), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+    ASSERT_EQ(cudaEventQuery(e), cudaErrorNotReady);
+    ASSERT_EQ(cudaStreamQuery(s), cudaErrorNotReady);
+    EXPECT_TRUE(cap.Of(TRACE_OP_SYNC).empty());
+    int polls = 0;
+    while (cudaEventQuery(e) == cudaErrorNotReady) polls++;
+    EXPECT_GT(polls, 0);
+    std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 1u);
+    EXPECT_EQ(syncs[0].sync, TRACE_SYNC_EVENT);
+    EXPECT_EQ(syncs[0].event, trace_event_id(e));
+    EXPECT_STREQ(syncs[0].name, "cudaEventQuery");
+    ASSERT_EQ(cudaStreamQuery(s), cudaSuccess);
+    syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 2u);
+    EXPECT_EQ(syncs[1].sync, TRACE_SYNC_STREAM);
+    EXPECT_EQ(syncs[1].stream, trace_stream_id(s));
+    EXPECT_STREQ(syncs[1].name, "cudaStreamQuery");
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "cudaErrorNotReady is not an error";
+}
+
 TEST(Events, SynchronizeWakesTheHostWhenTheRecordCompletes) {
     Reset();
     Capture cap;

@@ -110,15 +110,16 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
     sim_host_charge(captured ? p->capture_call_ns : p->launch_ns + (blocking ? p->launch_blocking_extra_ns : 0));
     if (!launch) return sim_call_end(&call, cudaErrorInvalidValue);
     if (!stream_ok) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
-    /* A launch goes to the current device: a stream of another device is refused
-     * (Programming Guide, "Stream and Event Behavior": a kernel launch fails if it is
-     * issued to a stream not associated with the current device). */
-    if (sim_stream_at(si)->device != sim_current_device())
-        return sim_call_end(&call, cudaErrorInvalidResourceHandle);
+    /* A launch runs on its stream's device, whichever device is current: what the CUDA 13
+     * runtime does, measured on two H200s (a launch into GPU 1's stream with GPU 0 current
+     * ran on GPU 1), although the Programming Guide's "Stream and Event Behavior" says such
+     * a launch fails (docs/simulator.md, "Several devices"). The stream of the legacy
+     * handle (NULL) is the current device's, so it is this device there. */
+    uint32_t device = sim_stream_at(si)->device;
     if (cap_err != cudaSuccess) return sim_call_end(&call, cap_err);
     if (launch->n_ranges <= TRACE_MAX_RANGES) {
-        /* Another device's memory needs peer access from this one. */
-        err = sim_devices_check_ranges(sim_current_device(), launch->ranges, launch->n_ranges);
+        /* Another device's memory needs peer access from the one it runs on. */
+        err = sim_devices_check_ranges(device, launch->ranges, launch->n_ranges);
         if (err != cudaSuccess) return sim_call_end(&call, err);
     }
     if ((launch->args_size > 0 && !launch->args) || launch->args_size > MAX_ARGS_BYTES ||

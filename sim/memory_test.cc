@@ -194,10 +194,13 @@ TEST(Memory, FreeingWaitsForNonBlockingStreamsToo) {
     ASSERT_TRUE(cap.Kernel("b").timed);
     EXPECT_GE(sim_now_ns(), cap.Kernel("b").end_ns);
     EXPECT_EQ(cudaStreamQuery(nb), cudaSuccess);
+    // The frees' device syncs, each followed by the successful query's stream sync.
     std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
-    ASSERT_EQ(syncs.size(), 2u);
+    ASSERT_EQ(syncs.size(), 4u);
     EXPECT_EQ(syncs[0].sync, TRACE_SYNC_DEVICE);
-    EXPECT_EQ(syncs[1].sync, TRACE_SYNC_DEVICE);
+    EXPECT_STREQ(syncs[1].name, "cudaStreamQuery");
+    EXPECT_EQ(syncs[2].sync, TRACE_SYNC_DEVICE);
+    EXPECT_STREQ(syncs[3].name, "cudaStreamQuery");
 }
 
 // cudaMalloc and cudaMallocHost do not wait for the device: the reference says only that

@@ -72,7 +72,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
         sim_sched_wait_blocking_streams_of(sim_stream_at(i)->device);
     else
         sim_sched_wait_stream(i);
-    trace_record_sync(TRACE_SYNC_STREAM, stream, "cudaStreamSynchronize", start, sim_host_now());
+    trace_record_sync(TRACE_SYNC_STREAM, sim_stream_trace_handle(i), "cudaStreamSynchronize", start, sim_host_now());
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }
 
@@ -92,7 +92,11 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     sim_sched_advance(sim_host_now());
     const sim_stream *st = sim_stream_at(i);
     bool done = st->legacy ? sim_sched_blocking_streams_idle_of(st->device) : st->done_seq == st->enq_seq;
-    return sim_call_end(&call, done ? cudaSuccess : cudaErrorNotReady);
+    if (!done) return sim_call_end(&call, cudaErrorNotReady);
+    /* cudaSuccess: the stream's work has completed, which orders it before what the host does
+     * next, as cudaStreamSynchronize would (a cudaErrorNotReady orders nothing). */
+    trace_record_sync(TRACE_SYNC_STREAM, sim_stream_trace_handle(i), "cudaStreamQuery", call.start_ns, sim_host_now());
+    return sim_call_end(&call, cudaSuccess);
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {

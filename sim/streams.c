@@ -29,6 +29,7 @@ static uint32_t device_default(uint32_t device, bool per_thread) {
     sim_stream *st = sim_stream_at(i);
     st->handle = make_handle(i);
     trace_stream_created_on(st->handle, 0, 0, device);
+    if (!per_thread) trace_stream_set_legacy(st->handle);
     char name[32];
     snprintf(name, sizeof(name), per_thread ? "GPU %u per-thread" : "GPU %u stream 0", device);
     trace_stream_set_name(st->handle, name);

@@ -25,9 +25,10 @@
  * about 1.35 times the slowest other stage (the host's own copies are not much faster than
  * its staging), so the margin below the target is 10 points and the margin above it 14.
  *
- * A baseline that copies between the GPUs gets faster once the student's setup() turns
- * peer access on (9.39 ms instead of 11.75): the speedup shown moves with TODO 1, the
- * fraction of the bound, which is graded, does not. */
+ * Peer access is context state the baseline shares with the student's code: each baseline
+ * run turns off the access the student's setup() turned on and turns it on again after
+ * (base_enter, base_leave, outside its timing), so the baseline is the skeleton's 11.75 ms
+ * before TODO 1 and after it, and the speedup shown moves with the student's code only. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,6 +108,40 @@ static void base_teardown(lab_ctx *ctx) {
 }
 
 static const lab_impl baseline = {base_setup, base_run, base_teardown};
+
+/* Peer access is state of each device's context, which the baseline shares with the
+ * student's code: once the student's setup() turns it on, the baseline's peer copies would
+ * go over the link too and the baseline would move with TODO 1. Before each baseline run
+ * (outside its timing) the access the student's code turned on is turned off, and after it
+ * on again: the baseline always measures the skeleton as it is, with peer access off. */
+static bool base_disabled[2]; /* base_disabled[d]: device d's access to the other was turned off */
+
+static int base_enter(lab_ctx *ctx) {
+    (void)ctx;
+    for (int d = 0; d < 2; d++) {
+        base_disabled[d] = false;
+        if (cudaSetDevice(d) != cudaSuccess) return 1;
+        cudaError_t e = cudaDeviceDisablePeerAccess(1 - d);
+        if (e == cudaSuccess) {
+            base_disabled[d] = true;
+        } else if (e == cudaErrorPeerAccessNotEnabled) {
+            (void)cudaGetLastError(); /* off already: nothing to undo */
+        } else {
+            return 1;
+        }
+    }
+    return cudaSetDevice(0) == cudaSuccess ? 0 : 1;
+}
+
+static void base_leave(lab_ctx *ctx) {
+    (void)ctx;
+    for (int d = 0; d < 2; d++) {
+        if (!base_disabled[d]) continue;
+        if (cudaSetDevice(d) == cudaSuccess) (void)cudaDeviceEnablePeerAccess(1 - d, 0);
+        base_disabled[d] = false;
+    }
+    (void)cudaSetDevice(0);
+}
 
 /* ---- oracle: stage 1 then stage 2, the process kernel twice -------------------------------- */
 
@@ -364,6 +399,8 @@ const lab_spec LAB_SPEC = {
             .steps = 2,
         },
     .baseline = &baseline,
+    .baseline_enter = base_enter,
+    .baseline_leave = base_leave,
     .oracle = oracle,
     .measure_bound = measure_bound,
     .bound_name = "pipeline bound",

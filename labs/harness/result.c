@@ -91,6 +91,11 @@ void lab_result_latency_summary(lab_result *r) {
 bool lab_result_work_missing(const lab_result *r) { return r->work.checked && !r->work.ok; }
 
 void lab_result_decide(lab_result *r) {
+    /* A run that failed is not correct, whatever its outputs held when it stopped: an error
+     * (a CUDA call's, a run() that returned non-zero, a setup that failed) or a command the
+     * referee refused (the program was told it failed, as a CUDA error would). A crash or a
+     * timeout ends the lab before any result is written (guard.h). */
+    if (r->error[0] || r->refused[0]) r->correct = false;
     if (r->error[0]) {
         r->status = LAB_STATUS_ERROR;
         r->exit_code = LAB_EXIT_FAIL;
@@ -147,7 +152,10 @@ static void print_verdict(const lab_result *r, const char *value, const char *ta
                     s->lesson);
         break;
     case LAB_STATUS_INCORRECT:
-        fprintf(out, "FAIL: some results are wrong (see \"correct\" above).\n");
+        if (!r->mismatch_run)
+            fprintf(out, "FAIL: the referee refused a command of yours (see \"refused\" above).\n");
+        else
+            fprintf(out, "FAIL: some results are wrong (see \"correct\" above).\n");
         break;
     case LAB_STATUS_RACY:
         fprintf(out, "FAIL: the results were right this time, but nothing guarantees it: fix the races above.\n");
@@ -172,7 +180,9 @@ static void print_text(const lab_result *r, lab_report_level level, FILE *out, l
             fprintf(out, "FAIL: %s\n", r->error);
             return;
         }
-        if (r->status == LAB_STATUS_INCORRECT)
+        if (r->status == LAB_STATUS_INCORRECT && !r->mismatch_run)
+            fprintf(out, "FAIL: the referee refused a command of yours (run without %s to see which).\n", flag);
+        else if (r->status == LAB_STATUS_INCORRECT)
             fprintf(out, "FAIL: some results are wrong (run without %s to see which).\n", flag);
         else if (r->status == LAB_STATUS_RACY)
             fprintf(out, "FAIL: %llu races (run without %s to see them and their fixes).\n",
@@ -203,6 +213,9 @@ static void print_text(const lab_result *r, lab_report_level level, FILE *out, l
         fprintf(out, ", every bit matches the CPU oracle");
         if (r->schedules > 0) fprintf(out, " (also under %d perturbed schedules)", r->schedules);
         fputc('\n', out);
+    } else if (!r->mismatch_run) {
+        fprintf(out, "  correct    NO: the referee refused a command of yours (\"refused\" below), so the run "
+                     "failed, whatever its results\n");
     } else {
         const lab_mismatch *m = &r->mismatch;
         fprintf(out, "  correct    NO (%s): %s %d, element %zu: got 0x%08x, expected 0x%08x\n",
@@ -248,8 +261,8 @@ static void print_text(const lab_result *r, lab_report_level level, FILE *out, l
     lab_metric_format(s->metric, r->value_best, best, sizeof(best));
     lab_metric_format(s->metric, r->value_bound, at_bound, sizeof(at_bound));
     if (!r->correct) {
-        fprintf(out, "  %-10s %s (median of %d), not counted: the results are wrong\n", lab_metric_name(s->metric),
-                value, r->runs);
+        fprintf(out, "  %-10s %s (median of %d), not counted: %s\n", lab_metric_name(s->metric), value, r->runs,
+                r->mismatch_run ? "the results are wrong" : "the run failed");
     } else if (lab_result_work_missing(r)) {
         fprintf(out, "  %-10s %s (median of %d), not counted: your run did not do the lab's work on the device (%s)\n",
                 lab_metric_name(s->metric), value, r->runs,
@@ -365,6 +378,15 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
         cJSON_AddNumberToObject(e, "event", (double)race->early_event);
         if (race->early_record_line[0]) cJSON_AddStringToObject(e, "line", race->early_record_line);
     }
+    if (race->wrong_event) {
+        /* The event the second side's stream waited on, recorded on another stream than the
+         * first side's: which stream, and the lines of the record and of the wait. */
+        cJSON *e = cJSON_AddObjectToObject(o, "wrong_stream_record");
+        cJSON_AddNumberToObject(e, "event", (double)race->wrong_event);
+        cJSON_AddStringToObject(e, "recorded_on", race->wrong_record_stream_name);
+        if (race->wrong_record_line[0]) cJSON_AddStringToObject(e, "record_line", race->wrong_record_line);
+        if (race->wrong_wait_line[0]) cJSON_AddStringToObject(e, "wait_line", race->wrong_wait_line);
+    }
     cJSON_AddNumberToObject(o, "bytes", (double)race->bytes);
     cJSON_AddStringToObject(o, "fix", race->fix);
     if (race->multi_device) {
@@ -419,7 +441,7 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
     if (r->error[0]) cJSON_AddStringToObject(o, "error", r->error);
     cJSON_AddBoolToObject(o, "correct", r->correct);
-    if (!r->correct && r->mismatch.first_batch >= 0) {
+    if (!r->correct && r->mismatch_run && r->mismatch.first_batch >= 0) {
         cJSON *m = cJSON_AddObjectToObject(o, "first_mismatch");
         cJSON_AddStringToObject(m, "run", r->mismatch_run ? r->mismatch_run : "");
         cJSON_AddNumberToObject(m, "batch", r->mismatch.first_batch);

@@ -197,6 +197,17 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     if (w == WHO_YOURS && run < MAX_RUNS) h->yours_run[run] = true;
     lab_buffers *buf = h->ctx[w].buffers;
     lab_guard_phase("prepare", "harness");
+    /* The baseline's device state, whatever your setup() changed (spec.h, baseline_enter). */
+    const lab_spec *spec = h->res->spec;
+    bool entered = false;
+    if (w == WHO_BASELINE && spec->baseline_enter) {
+        if (spec->baseline_enter(&h->ctx[w]) != 0) {
+            o.rc = 1;
+            o.cuda = cudaGetLastError();
+            return o;
+        }
+        entered = true;
+    }
     prepare_run(h, buf, run);
     lab_events_progress(h->events, label, run - 1, h->total_runs);
     trace_set_run(run);
@@ -225,6 +236,11 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     cudaError_t sync = sync_devices();
     lab_guard_phase("check", "harness");
     if (o.cuda == cudaSuccess) o.cuda = sync;
+    if (entered && spec->baseline_leave) {
+        lab_guard_phase("prepare", "harness");
+        spec->baseline_leave(&h->ctx[w]);
+        lab_guard_phase("check", "harness");
+    }
     lab_backend_flush(); /* this run's device times, after its timing */
     lab_backend_phase(label, false);
     trace_record_phase(label, t0, t1);
@@ -383,6 +399,12 @@ static void collect_races(harness *h) {
                     if (shown->early_event)
                         (void)line_of_site(shown->early_record_site, shown->early_record_line,
                                            sizeof(shown->early_record_line));
+                    if (shown->wrong_event) {
+                        (void)line_of_site(shown->wrong_record_site, shown->wrong_record_line,
+                                           sizeof(shown->wrong_record_line));
+                        (void)line_of_site(shown->wrong_wait_site, shown->wrong_wait_line,
+                                           sizeof(shown->wrong_wait_line));
+                    }
                     shown_kind[r->kind] = true;
                 }
             }

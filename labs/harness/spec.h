@@ -191,6 +191,12 @@ typedef struct lab_spec {
     lab_memory outputs;    /* where lab_output() data lives (default pinned) */
 
     const lab_impl *baseline; /* what the student is timed against */
+    /* Optional: the device state the baseline needs, set before each of its runs and undone
+     * after, outside its timing (called with the device idle; 0 on success). For state of
+     * the device context that the student's setup() may change and the baseline, which
+     * shares the context, must not see: lab 09's peer access. NULL: none. */
+    int (*baseline_enter)(lab_ctx *ctx);
+    void (*baseline_leave)(lab_ctx *ctx);
     /* Writes the expected output of one batch (batch_elems values) from its input. */
     void (*oracle)(const lab_workload *w, const uint32_t *in, uint32_t *expected);
 

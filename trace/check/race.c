@@ -79,11 +79,16 @@ static const char *enqueue_call(const trace_race_op *op) {
     }
 }
 
-/* The fix that keeps the program fast comes first; a fix that is correct but costs the
- * overlap is named as such. An event recorded too early comes before either: the program
- * already has the event and the wait, only the record is in the wrong place. */
+/* The order the program is missing comes first: for a hand-over between streams (a
+ * read-after-write, or a buffer that goes from one stream to the other and back), an
+ * event recorded on the stream that is done with the bytes, right after the op that
+ * touches them, and waited on by the stream that touches them next: what the labs'
+ * references do, at full speed. Two streams that merely share a buffer get a buffer each
+ * first, which keeps them overlapping, and the event as the correct but slower
+ * alternative. An event already in the program but recorded too early, or on another
+ * stream, comes before either: only the record is in the wrong place. */
 void trace_race_make_fix(trace_race *race) {
-    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], sa[64], sb[64];
+    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], sa[64], sb[64], sc[64];
     trace_race_op_describe(&race->first, a, sizeof(a));
     trace_race_op_describe(&race->second, b, sizeof(b));
     const trace_race_op *f = &race->first, *s = &race->second;
@@ -91,29 +96,41 @@ void trace_race_make_fix(trace_race *race) {
     stream_label_of(f, false, sa, sizeof(sa));
     stream_label_of(s, false, sb, sizeof(sb));
     char fix[1024]; /* room for every part; cut to race->fix at the end */
-    bool reuse = race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW;
+    bool streams = !f->on_host && !s->on_host && f->stream != s->stream;
+    /* Two streams that share memory they need not share. */
+    bool shared = streams && !race->handover && (race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW);
+    int n = 0;
     if (race->early_event && !f->on_host && !s->on_host) {
-        int n = snprintf(fix, sizeof(fix),
-                         "%s waits on event %" PRIu64 ", but it was recorded on %s before %s, so it orders nothing: "
-                         "record it after %s (cudaEventRecord after %s), where the wait then orders them",
-                         sb, race->early_event, sa, a, a, enqueue_call(f));
-        if (reuse && f->stream != s->stream && n > 0 && (size_t)n < sizeof(fix))
-            snprintf(fix + n, sizeof(fix) - (size_t)n,
-                     ". Faster: give %s and %s buffers of their own, so that they share nothing and still overlap",
-                     sa, sb);
+        n = snprintf(fix, sizeof(fix),
+                     "%s waits on event %" PRIu64 ", but it was recorded on %s before %s, so it orders nothing: "
+                     "record it after %s (cudaEventRecord after %s), where the wait then orders them",
+                     sb, race->early_event, sa, a, a, enqueue_call(f));
+    } else if (race->wrong_event && streams) {
+        trace_stream_label(race->wrong_record_stream, race->wrong_record_stream_name, sc, sizeof(sc));
+        n = snprintf(fix, sizeof(fix),
+                     "%s waits on event %" PRIu64 ", but it was recorded on %s, not on %s where %s runs, so it "
+                     "orders nothing: record it on %s after %s (cudaEventRecord on %s after %s), where the wait "
+                     "then orders them",
+                     sb, race->wrong_event, sc, sa, a, sa, a, sa, enqueue_call(f));
     } else if (!f->on_host && s->on_host) {
         const char *verb = race->kind == TRACE_RACE_HOST_READ || race->kind == TRACE_RACE_RAW ? "reads" : "writes";
         snprintf(fix, sizeof(fix),
                  "wait for %s before the host %s it (%s): cudaStreamSynchronize on that stream, or "
                  "cudaEventSynchronize on an event recorded after %s",
                  sa, verb, b, a);
-    } else if (!f->on_host && !s->on_host && reuse && f->stream != s->stream) {
-        /* Two streams reuse one buffer: what was meant to overlap shares memory. */
+    } else if (shared) {
+        /* Two streams that reuse one buffer: what was meant to overlap shares memory. */
         snprintf(fix, sizeof(fix),
                  "give %s and %s buffers of their own, so that they share nothing and still overlap. Correct but "
                  "slower: record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s; "
                  "the two streams then take turns with that buffer",
                  sa, sb, sa, a, sb, b);
+    } else if (streams && race->handover) {
+        /* A buffer handed over between streams: the event is the hand-over. */
+        snprintf(fix, sizeof(fix),
+                 "record an event on %s after %s (cudaEventRecord after %s) and make %s wait on it "
+                 "(cudaStreamWaitEvent) before %s, so that %s overwrites the bytes only once %s is done with them",
+                 sa, a, enqueue_call(f), sb, b, sb, sa);
     } else if (!f->on_host && !s->on_host) {
         snprintf(fix, sizeof(fix),
                  "record an event on %s after %s and make %s wait on it (cudaStreamWaitEvent) before %s", sa, a, sb,
@@ -121,6 +138,10 @@ void trace_race_make_fix(trace_race *race) {
     } else {
         snprintf(fix, sizeof(fix), "order %s before %s", a, b);
     }
+    if (shared && n > 0 && (size_t)n < sizeof(fix))
+        snprintf(fix + n, sizeof(fix) - (size_t)n,
+                 ". Faster: give %s and %s buffers of their own, so that they share nothing and still overlap", sa,
+                 sb);
     snprintf(race->fix, sizeof(race->fix), "%.*s", (int)sizeof(race->fix) - 1, fix);
 }
 
@@ -167,7 +188,7 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
     default: relation = "conflicts with"; break;
     }
     /* The event recorded too early, when there is one: a line of its own before the fix. */
-    char early[512];
+    char early[640];
     early[0] = '\0';
     if (race->early_event) {
         char sa[64];
@@ -176,6 +197,20 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
                  "  event %" PRIu64 " was recorded on %s (op %" PRIu64 "%s%s) before %s (op %" PRIu64 ")\n",
                  race->early_event, sa, race->early_record_op, race->early_record_line[0] ? ", " : "",
                  race->early_record_line, a, race->first.id);
+    }
+    /* The event recorded on the wrong stream, when there is one: the wait and the record,
+     * each with its line, and the stream the record was on. */
+    if (!race->early_event && race->wrong_event) {
+        char sb[64], sc[64], sa[64];
+        stream_label_of(&race->second, race->multi_device, sb, sizeof(sb));
+        stream_label_of(&race->first, race->multi_device, sa, sizeof(sa));
+        trace_stream_label(race->wrong_record_stream, race->wrong_record_stream_name, sc, sizeof(sc));
+        snprintf(early, sizeof(early),
+                 "  %s waits on event %" PRIu64 " (op %" PRIu64 "%s%s), which was recorded on %s (op %" PRIu64
+                 "%s%s), not on %s where %s (op %" PRIu64 ") runs\n",
+                 sb, race->wrong_event, race->wrong_wait_op, race->wrong_wait_line[0] ? ", " : "",
+                 race->wrong_wait_line, sc, race->wrong_record_op, race->wrong_record_line[0] ? ", " : "",
+                 race->wrong_record_line, sa, a, race->first.id);
     }
     return snprintf(buf, size,
                     "race %" PRIu64 ": %s on %" PRIu64 " bytes at 0x%" PRIx64 "%s\n"

@@ -57,6 +57,11 @@ typedef struct trace_race {
     uint64_t addr;          /* the overlapping bytes: [addr, addr + bytes) spans every */
     uint64_t bytes;         /* byte the two ops both touch in conflicting ways */
     char fix[TRACE_RACE_FIX_MAX]; /* the edge that would order them, in words */
+    /* A write-after-read of bytes that second's stream wrote before first read them: the
+     * buffer goes from second's stream to first's and back (a pipeline's stages), so the
+     * two must share it and the fix is the event; without it, two streams merely share
+     * memory and a buffer each is the fix that keeps them overlapping. */
+    bool handover;
     /* An event recorded too early: second's stream waits on an event that was last
      * recorded on first's stream before first, so the wait orders nothing between them
      * (racecheck.h says when the checker finds it). 0 / "" when there is none. */
@@ -65,6 +70,19 @@ typedef struct trace_race {
     uint64_t early_record_site;   /* that op's call site (trace_op.call_site), 0 when unknown */
     char early_record_line[96];   /* the record's source line, filled in by whoever can look it
                                      up (the lab harness, as trace_race_op.line); "" when unknown */
+    /* An event recorded on the wrong stream: second's stream waited (before second) on an
+     * event recorded after first was enqueued, but on another stream than first's, so the
+     * wait orders nothing between them (racecheck.h says when the checker finds it). Set
+     * only when early_event is not. 0 / "" when there is none. */
+    uint64_t wrong_event;             /* the event's id */
+    uint64_t wrong_record_op;         /* the id of its EVENT_RECORD op */
+    uint64_t wrong_record_site;       /* that op's call site, 0 when unknown */
+    int32_t wrong_record_stream;      /* the stream it was recorded on */
+    char wrong_record_stream_name[32]; /* that stream's display name */
+    char wrong_record_line[96];       /* the record's source line, filled in as early_record_line */
+    uint64_t wrong_wait_op;           /* the id of second's stream's EVENT_WAIT op */
+    uint64_t wrong_wait_site;         /* its call site, 0 when unknown */
+    char wrong_wait_line[96];         /* the wait's source line, filled in as early_record_line */
     /* The program used more than one device: the report names the device of the bytes and
      * of each op and its stream (the wording of a run on one device is unchanged). */
     bool multi_device;
@@ -85,17 +103,25 @@ int trace_race_kind_from_name(const char *name);
  * Returns what snprintf returns. */
 int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size);
 
-/* Writes race->fix: which event to record where and which stream should wait on it, or
- * which synchronisation the host needs. When race->early_event is set (both sides on
- * streams), the fix first names the event recorded too early: "\"B\" waits on event 7,
- * but it was recorded on \"A\" before kernel process batch 0, so it orders nothing:
- * record it after kernel process batch 0 (cudaEventRecord after the launch), where the
- * wait then orders them". Cut to TRACE_RACE_FIX_MAX - 1 characters. */
+/* Writes race->fix: which event to record where (after which op, on which stream) and
+ * which stream should wait on it, or which synchronisation the host needs. When
+ * race->early_event is set (both sides on streams), the fix first names the event recorded
+ * too early: "\"B\" waits on event 7, but it was recorded on \"A\" before kernel process
+ * batch 0, so it orders nothing: record it after kernel process batch 0 (cudaEventRecord
+ * after the launch), where the wait then orders them"; when race->wrong_event is set, the
+ * event recorded on the wrong stream: "\"B\" waits on event 7, but it was recorded on
+ * \"C\", not on \"A\" where kernel process batch 0 runs: record it on \"A\" after kernel
+ * process batch 0 ...". A buffer handed over between two streams (race->handover) gets
+ * the event, the hand-over itself; two streams that merely share a buffer (a
+ * write-after-read or write-after-write without a hand-over) get a buffer each first,
+ * which keeps them overlapping, and the event as the correct but slower alternative. Cut
+ * to TRACE_RACE_FIX_MAX - 1 characters. */
 void trace_race_make_fix(trace_race *race);
 
 /* The report for a student, several lines ending in a newline: kind, both ops and their
  * streams, the bytes, the event recorded too early (when early_event is set: one line
- * before the fix), the fix. Returns what snprintf returns. */
+ * before the fix) or on the wrong stream (when wrong_event is set: one line naming the
+ * wait and the record with their lines, and the stream the record was on), the fix. Returns what snprintf returns. */
 int trace_race_format(const trace_race *race, char *buf, size_t size);
 
 #ifdef __cplusplus

@@ -54,13 +54,29 @@ typedef struct rc_cell {
     rc_access *readers; /* sorted by tid, at most one per tid */
 } rc_cell;
 
+/* A wait a stream made (cudaStreamWaitEvent), with where its event was last recorded at
+ * the time: for naming an event recorded on the wrong stream. */
+typedef struct rc_wait {
+    uint64_t event;      /* the event's id */
+    uint64_t op, site;   /* the EVENT_WAIT op and its call site */
+    int32_t rec_stream;  /* the stream the event was last recorded on when it was waited on */
+    uint64_t rec_op;     /* that EVENT_RECORD op's id */
+    uint64_t rec_site;   /* and its call site */
+} rc_wait;
+
+/* The waits each stream remembers: its last WAITS_KEPT. */
+#define WAITS_KEPT 8u
+
 typedef struct rc_stream {
     bool known;
+    bool legacy; /* a device's legacy default stream: id 0 (device 0's), or one marked so */
     unsigned flags;
     uint32_t device;
     char name[32];
     trace_vc clock;
     uint64_t last_op; /* the last op enqueued on it: clock is that op's vector clock */
+    rc_wait waits[WAITS_KEPT]; /* its last waits on recorded events, a ring */
+    uint32_t n_waits;          /* waits made in all (the ring holds the last WAITS_KEPT) */
 } rc_stream;
 
 /* Streams whose waits an event remembers: ids 0 .. EARLY_MAX_STREAMS - 1 (one bit each). */
@@ -94,6 +110,8 @@ typedef struct rc_pending {
     trace_race_kind kind;
     uint64_t lo, hi;
     int32_t buffer_device; /* the device of the range that found it, -1 host or unknown */
+    bool handover;         /* a write-after-read of bytes the second side's thread wrote before
+                              the first read them: a buffer handed over between the two */
 } rc_pending;
 
 struct trace_racecheck {
@@ -174,7 +192,9 @@ static rc_stream *stream_of(trace_racecheck *rc, int32_t id) {
     if (!s->known) {
         s->known = true;
         const trace_stream *info = trace_stream_get(id);
+        s->legacy = id == TRACE_STREAM_LEGACY;
         if (info) {
+            s->legacy = s->legacy || info->legacy;
             s->flags = info->flags;
             s->device = info->device;
             if (info->device != 0) rc->multi_device = true;
@@ -188,8 +208,25 @@ static rc_stream *stream_of(trace_racecheck *rc, int32_t id) {
 
 static uint32_t tid_of_stream(int32_t id) { return (uint32_t)id + 1u; }
 
-/* Whether a stream takes part in the legacy default stream's implicit barrier. */
-static bool blocking(const rc_stream *s) { return (s->flags & 0x1u) == 0; }
+/* Whether a stream takes part in its device's legacy default stream's implicit barrier. */
+static bool blocking(const rc_stream *s) { return !s->legacy && (s->flags & 0x1u) == 0; }
+
+/* Joins into clock every blocking stream of legacy's device (the legacy stream waits for
+ * their earlier work). */
+static void join_blocking_of(trace_racecheck *rc, const rc_stream *legacy, trace_vc *clock) {
+    for (uint32_t i = 0; i < rc->n_streams; i++) {
+        const rc_stream *o = &rc->streams[i];
+        if (o != legacy && o->known && blocking(o) && o->device == legacy->device) trace_vc_join(clock, &o->clock);
+    }
+}
+
+/* The legacy stream of a device, or NULL when none is known (id 0 is device 0's). */
+static rc_stream *legacy_of(trace_racecheck *rc, uint32_t device) {
+    if (device == 0) return stream_of(rc, TRACE_STREAM_LEGACY);
+    for (uint32_t i = 1; i < rc->n_streams; i++)
+        if (rc->streams[i].known && rc->streams[i].legacy && rc->streams[i].device == device) return &rc->streams[i];
+    return NULL;
+}
 
 static rc_event *event_of(trace_racecheck *rc, uint64_t id) {
     if (id == 0 || id > (1u << 24)) return NULL; /* ids count up from 1 */
@@ -235,10 +272,11 @@ static int kind_rank(trace_race_kind k) {
 }
 
 static void note_race(trace_racecheck *rc, const rc_access *first, bool second_on_host, trace_race_kind kind,
-                      uint64_t lo, uint64_t hi) {
+                      uint64_t lo, uint64_t hi, bool handover) {
     for (size_t i = 0; i < rc->n_pending; i++) {
         rc_pending *p = &rc->pending[i];
         if (p->first.id != first->who.id) continue;
+        p->handover |= handover;
         if (lo < p->lo) p->lo = lo;
         if (hi > p->hi) p->hi = hi;
         if (kind_rank(kind) < kind_rank(p->kind)) {
@@ -260,6 +298,7 @@ static void note_race(trace_racecheck *rc, const rc_access *first, bool second_o
     p->lo = lo;
     p->hi = hi;
     p->buffer_device = rc->range_device;
+    p->handover = handover;
 }
 
 /* The event recorded too early for this race, or NULL: both sides are stream ops on two
@@ -286,6 +325,25 @@ static const rc_event *early_record(const trace_racecheck *rc, const rc_pending 
     return best;
 }
 
+/* The wait on an event recorded on the wrong stream for this race, or NULL: both sides are
+ * stream ops on two streams, and second's stream waited (before second) on an event that
+ * was recorded after first was enqueued but on another stream than first's: the program
+ * meant that record to mark first, and the wait orders nothing between them. The latest
+ * such wait of those second's stream remembers wins. */
+static const rc_wait *wrong_stream_wait(const trace_racecheck *rc, const rc_pending *p, const rc_who *second) {
+    const rc_who *f = &p->first;
+    if (f->on_host || p->second_on_host || f->stream < 0 || second->stream < 0) return NULL;
+    if (f->stream == second->stream || (uint32_t)second->stream >= rc->n_streams) return NULL;
+    if (p->first_tid != tid_of_stream(f->stream)) return NULL;
+    const rc_stream *b = &rc->streams[second->stream];
+    uint32_t kept = b->n_waits < WAITS_KEPT ? b->n_waits : WAITS_KEPT;
+    for (uint32_t k = 0; k < kept; k++) {
+        const rc_wait *w = &b->waits[(b->n_waits - 1 - k) % WAITS_KEPT];
+        if (w->rec_stream != f->stream && w->rec_op > f->id) return w;
+    }
+    return NULL;
+}
+
 static void flush_pending(trace_racecheck *rc, const rc_who *second) {
     for (size_t i = 0; i < rc->n_pending; i++) {
         const rc_pending *p = &rc->pending[i];
@@ -300,6 +358,7 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second) {
         race.addr = p->lo;
         race.bytes = p->hi - p->lo;
         race.multi_device = rc->multi_device;
+        race.handover = p->handover;
         race.buffer_device = rc->multi_device ? p->buffer_device : -1;
         uint64_t event_id = 0;
         const rc_event *early = early_record(rc, p, &s, &event_id);
@@ -307,6 +366,19 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second) {
             race.early_event = event_id;
             race.early_record_op = early->rec_op;
             race.early_record_site = early->rec_site;
+        } else {
+            const rc_wait *wrong = wrong_stream_wait(rc, p, &s);
+            if (wrong) {
+                const rc_stream *c = stream_of(rc, wrong->rec_stream);
+                race.wrong_event = wrong->event;
+                race.wrong_record_op = wrong->rec_op;
+                race.wrong_record_site = wrong->rec_site;
+                race.wrong_record_stream = wrong->rec_stream;
+                snprintf(race.wrong_record_stream_name, sizeof(race.wrong_record_stream_name), "%s",
+                         c ? c->name : "");
+                race.wrong_wait_op = wrong->op;
+                race.wrong_wait_site = wrong->site;
+            }
         }
         trace_race_make_fix(&race);
         if (rc->n_reports < rc->max_kept) {
@@ -335,7 +407,7 @@ static void check_read(trace_racecheck *rc, rc_cell *c, uint64_t lo, uint64_t hi
                        const trace_vc *now) {
     if (c->has_write && !ordered(now, me->tid, &c->write))
         note_race(rc, &c->write, me->who.on_host, me->tid == HOST_TID ? TRACE_RACE_HOST_READ : TRACE_RACE_RAW, lo,
-                  hi);
+                  hi, false);
     /* Keep only the reads this one does not imply, then add it (sorted by tid). */
     uint32_t w = 0;
     for (uint32_t r = 0; r < c->n_readers; r++)
@@ -355,10 +427,14 @@ static void check_read(trace_racecheck *rc, rc_cell *c, uint64_t lo, uint64_t hi
 static void check_write(trace_racecheck *rc, const rc_cell *c, uint64_t lo, uint64_t hi, const rc_access *me,
                         const trace_vc *now) {
     if (c->has_write && !ordered(now, me->tid, &c->write))
-        note_race(rc, &c->write, me->who.on_host, TRACE_RACE_WAW, lo, hi);
+        note_race(rc, &c->write, me->who.on_host, TRACE_RACE_WAW, lo, hi, false);
+    /* The bytes a reader read were written by this thread before: they went from this
+     * thread to the reader's, and this write reuses them (a hand-over, not two streams
+     * that merely share memory). */
+    bool handed = c->has_write && c->write.tid == me->tid && me->tid != HOST_TID;
     for (uint32_t r = 0; r < c->n_readers; r++)
         if (!ordered(now, me->tid, &c->readers[r]))
-            note_race(rc, &c->readers[r], me->who.on_host, TRACE_RACE_WAR, lo, hi);
+            note_race(rc, &c->readers[r], me->who.on_host, TRACE_RACE_WAR, lo, hi, handed);
 }
 
 static void access_range(trace_racecheck *rc, const trace_range *rg, const rc_access *me, const trace_vc *now) {
@@ -450,21 +526,28 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
     rc_stream *s = stream_of(rc, op->stream);
     uint32_t tid = tid_of_stream(op->stream);
     trace_vc_join(&s->clock, &rc->host);
-    if (op->stream == TRACE_STREAM_LEGACY) {
-        for (uint32_t i = 1; i < rc->n_streams; i++) {
-            rc_stream *o = &rc->streams[i];
-            if (o->known && blocking(o)) trace_vc_join(&s->clock, &o->clock);
-        }
+    /* The legacy stream is its device's (one context per device): it and the blocking
+     * streams of that device wait for each other, those of another device do not. */
+    if (s->legacy) {
+        join_blocking_of(rc, s, &s->clock);
     } else if (blocking(s)) {
-        rc_stream *legacy = stream_of(rc, TRACE_STREAM_LEGACY);
+        uint32_t device = s->device;
+        rc_stream *legacy = legacy_of(rc, device);
         s = &rc->streams[op->stream]; /* stream_of may have moved the table */
-        trace_vc_join(&s->clock, &legacy->clock);
+        if (legacy && legacy->device == device) trace_vc_join(&s->clock, &legacy->clock);
     }
     if (op->kind == TRACE_OP_EVENT_WAIT) {
         rc_event *e = event_of(rc, op->event);
         if (e && e->recorded) {
             trace_vc_join(&s->clock, &e->snapshot);
             if (op->stream < EARLY_MAX_STREAMS) e->waited |= 1ull << op->stream;
+            rc_wait *w = &s->waits[s->n_waits++ % WAITS_KEPT];
+            w->event = op->event;
+            w->op = op->id;
+            w->site = op->call_site;
+            w->rec_stream = e->rec_stream;
+            w->rec_op = e->rec_op;
+            w->rec_site = e->rec_site;
         }
     }
     rc_access me;
@@ -493,9 +576,16 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
 
 static void sync_op(trace_racecheck *rc, const trace_op *op) {
     switch (op->sync) {
-    case TRACE_SYNC_STREAM:
-        if (op->stream >= 0) trace_vc_join(&rc->host, &stream_of(rc, op->stream)->clock);
+    case TRACE_SYNC_STREAM: {
+        if (op->stream < 0) break;
+        rc_stream *st = stream_of(rc, op->stream);
+        trace_vc_join(&rc->host, &st->clock);
+        /* The legacy default stream waits for the blocking streams of its device before any
+         * work of its own, so the host that waited for it (cudaStreamSynchronize(0), or a
+         * cudaStreamQuery(0) that succeeded) waited for their earlier work too. */
+        if (st->legacy) join_blocking_of(rc, st, &rc->host);
         break;
+    }
     case TRACE_SYNC_EVENT: {
         rc_event *e = event_of(rc, op->event);
         if (e && e->recorded) trace_vc_join(&rc->host, &e->snapshot);
@@ -562,6 +652,7 @@ static void on_stream(void *ctx, const trace_stream *info) {
     trace_racecheck *rc = ctx;
     rc_stream *s = stream_of(rc, info->id);
     if (!s) return;
+    s->legacy = info->id == TRACE_STREAM_LEGACY || info->legacy;
     s->flags = info->flags;
     s->device = info->device;
     if (info->device != 0) rc->multi_device = true;

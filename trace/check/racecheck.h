@@ -8,9 +8,12 @@
  *     snapshot into S (a wait on a never-recorded event orders nothing, as in CUDA);
  *   - SYNC on a stream, an event, an op or the device joins what it waited for into the
  *     host;
- *   - the legacy default stream (id 0): an op on it waits for every blocking stream (one
- *     created without cudaStreamNonBlocking), and later ops on blocking streams wait for
- *     it;
+ *   - the legacy default stream (id 0, device 0's): an op on it waits for every blocking
+ *     stream of its device (one created without cudaStreamNonBlocking), and later ops on
+ *     those streams wait for it; a SYNC on it (cudaStreamSynchronize(0), a successful
+ *     cudaStreamQuery(0)) joins those streams into the host too;
+ *   - SYNC records only what a call waited for: the runtimes record a cudaEventQuery or
+ *     cudaStreamQuery only when it returned cudaSuccess;
  *   - HOST_FN runs in its stream's order (its accesses are the stream's); HOST_ACCESS is a
  *     host access; ranges flagged TRACE_RANGE_HOST_ORDERED are host accesses made at the
  *     enqueue point.
@@ -28,6 +31,11 @@
  * early_record_op, early_record_site) and its fix says to move the record. Only B's own
  * waits count (not a wait that reached B through another stream), and only streams with
  * ids below 64 are remembered as waiters.
+ *
+ * An event recorded on the wrong stream: otherwise, when B waited (one of its last 8 waits)
+ * on an event recorded after the first op but on a stream other than A, the report names
+ * it (trace_race.wrong_event, the stream it was recorded on, the record's and the wait's
+ * ops and call sites) and its fix says on which stream to record it.
  *
  * When the recorder is reset (trace_reset: op ids start over), the checker forgets its
  * clocks and shadow memory, since the streams, events and buffers they describe are gone,

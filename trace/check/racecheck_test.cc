@@ -13,6 +13,8 @@
 //   default: ...                         the legacy default stream (stream 0)
 //   host: write hA [batch N] | host: read hA    harness-declared host accesses
 //   sync s1 | sync default | sync event e1 | sync device | sync last (the last op recorded)
+//   query s1 | query default | query event e1   cudaStreamQuery / cudaEventQuery that returned
+//                                        cudaSuccess (the runtime records only those)
 // A buffer name may take a byte window: A[512:1024] is 1024 bytes from offset 512.
 // Every racy program must report exactly the listed race kinds; every correctly ordered
 // one must report none.
@@ -22,6 +24,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 extern "C" {
@@ -94,6 +97,15 @@ class Program {
                 trace_record_sync_op(last_op_, "cudaMemcpy", Now(), Now());
             } else {
                 trace_record_sync(TRACE_SYNC_STREAM, StreamHandle(what), "cudaStreamSynchronize", Now(), Now());
+            }
+        } else if (first == "query") {
+            std::string what, name;
+            ls >> what;
+            if (what == "event") {
+                ls >> name;
+                trace_record_sync(TRACE_SYNC_EVENT, events_.at(name), "cudaEventQuery", Now(), Now());
+            } else {
+                trace_record_sync(TRACE_SYNC_STREAM, StreamHandle(what), "cudaStreamQuery", Now(), Now());
             }
         } else if (first == "host:") {
             std::string rw, buf, word;
@@ -279,6 +291,16 @@ const std::vector<Case> kRacy = {
     {"d2d_reads_unordered_kernel_output", "s1: kernel k reads A writes B; s2: d2d C <- B", {"RAW"}},
     {"two_races_in_one_op", "s1: h2d A <- hA; s2: h2d B <- hB; s3: kernel k reads A reads B writes C",
      {"RAW", "RAW"}},
+    // The legacy stream's implicit synchronisation covers blocking streams only, and only
+    // their work enqueued before the synchronising call.
+    {"legacy_sync_does_not_wait_for_nonblocking",
+     "stream n1 nonblocking; n1: d2h hB <- B; sync default; host: read hB", {"host_read"}},
+    {"legacy_query_does_not_wait_for_nonblocking",
+     "stream n1 nonblocking; n1: d2h hB <- B; query default; host: read hB", {"host_read"}},
+    {"legacy_sync_before_the_blocking_work", "sync default; s1: d2h hB <- B; host: read hB", {"host_read"}},
+    {"query_of_another_stream", "s1: d2h hB <- B; query s2; host: read hB", {"host_read"}},
+    {"event_query_of_an_event_recorded_before_the_copy",
+     "s1: record e1; s1: d2h hB <- B; query event e1; host: read hB", {"host_read"}},
 };
 
 // Correctly ordered programs: each ordering edge the checker must honour.
@@ -309,6 +331,22 @@ const std::vector<Case> kOrdered = {
     {"disjoint_bytes_do_not_race", "s1: h2d A[0:2048] <- hA[0:2048]; s2: h2d A[2048:2048] <- hB[0:2048]", {}},
     {"host_waits_then_reuses_staging",
      "s1: h2d A <- hA; s1: record e1; sync event e1; host: write hA; s1: h2d A <- hA", {}},
+    // A query that returned cudaSuccess is a host synchronisation with what it asked about.
+    {"event_query_success_before_host_read", "s1: d2h hB <- B; s1: record e1; query event e1; host: read hB", {}},
+    {"event_query_success_before_host_reuse",
+     "s1: h2d A <- hA; s1: record e1; query event e1; host: write hA; s1: h2d A <- hA", {}},
+    {"stream_query_success_before_host_read", "s1: d2h hB <- B; query s1; host: read hB", {}},
+    // cudaStreamSynchronize(0) / cudaStreamQuery(0): the legacy stream waits for every
+    // blocking stream's earlier work, so the host that waited for it did too.
+    {"legacy_sync_waits_for_blocking_streams",
+     "s1: d2h hB <- B; s2: d2h hC <- C; sync default; host: read hB; host: read hC", {}},
+    {"legacy_sync_then_blocking_streams_reuse",
+     "s1: kernel k reads A writes B; sync default; host: write hA; s2: h2d A <- hA; s3: d2h hB <- B", {}},
+    {"legacy_query_success_waits_for_blocking_streams", "s1: d2h hB <- B; query default; host: read hB", {}},
+    // A synchronous copy on the legacy stream between blocking streams: it waits for s1's
+    // kernel, the host waits for it, and s2's later work waits for it.
+    {"legacy_blocking_copy_between_blocking_streams",
+     "s1: kernel k reads A writes B; default: d2h hB <- B; sync last; host: read hB; s2: memset B", {}},
 };
 
 TEST_F(RaceCheck, EveryPlantedRaceIsReported) {
@@ -395,13 +433,15 @@ TEST_F(RaceCheck, FixNamesNamedStreamsAndTheDefaultStream) {
                  "(cudaStreamWaitEvent) before kernel z");
 }
 
-// Two streams that reuse one buffer: the fix that keeps them overlapping (a buffer each)
-// comes first, and the event, correct but slower, is named as such.
-TEST_F(RaceCheck, BufferReuseAcrossStreamsNamesOwnBuffersFirst) {
+// Two streams that share one buffer they need not share: the fix that keeps them
+// overlapping (a buffer each) comes first, and the event, correct but slower, is named as
+// such (lab 03's shared buffers, where the event-ordered version misses the target).
+TEST_F(RaceCheck, BufferSharedAcrossStreamsNamesOwnBuffersFirst) {
     program->Run(kDecls);
     program->Run("stream bufA; stream bufB; bufA: kernel k reads A writes B; bufB: h2d A <- hA");
     const trace_race &r = Only();
     EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    EXPECT_FALSE(r.handover);
     std::string fix = r.fix;
     EXPECT_EQ(fix.rfind("give \"bufA\" and \"bufB\" buffers of their own", 0), 0u) << fix;
     EXPECT_NE(fix.find("Correct but slower: record an event on \"bufA\" after kernel k"), std::string::npos) << fix;
@@ -417,6 +457,24 @@ TEST_F(RaceCheck, BufferReuseAcrossStreamsNamesOwnBuffersFirst) {
     trace_race_format(&lined, text, sizeof(text));
     EXPECT_NE(std::string(text).find("on stream \"bufB\", lab.c:57)"), std::string::npos) << text;
     EXPECT_NE(std::string(text).find("on stream \"bufA\", lab.c:41);"), std::string::npos) << text;
+}
+
+// A buffer handed over between streams (lab 05's and lab 09's pipelines: "up" writes it,
+// "compute" reads it, "up" writes the next batch into it): the two must share it, and the
+// fix is the event, with where to record it; no buffer each, and no "slower".
+TEST_F(RaceCheck, ABufferHandedOverBetweenStreamsNamesTheEvent) {
+    program->Run("stream up; stream compute; event e1; buffer A 4096; buffer hA 4096; buffer B 4096;");
+    program->Run("up: h2d A <- hA batch 0; up: record e1; compute: wait e1; compute: kernel k reads A writes B;"
+                 "up: h2d A <- hA batch 2");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    EXPECT_TRUE(r.handover);
+    EXPECT_STREQ(r.fix,
+                 "record an event on \"compute\" after kernel k batch 0 (cudaEventRecord after the launch) and make "
+                 "\"up\" wait on it (cudaStreamWaitEvent) before H2D batch 2, so that \"up\" overwrites the bytes "
+                 "only once \"compute\" is done with them");
+    EXPECT_EQ(std::string(r.fix).find("slower"), std::string::npos) << r.fix;
+    EXPECT_EQ(std::string(r.fix).find("buffers of their own"), std::string::npos) << r.fix;
 }
 
 // Lab 02 (events): B waits on an event, but A recorded it before launching the kernel that
@@ -484,14 +542,73 @@ TEST_F(RaceCheck, AMissingWaitKeepsTheGenericFix) {
 }
 
 // Not an early record: the wait came before the record (so it waited on nothing), or the
-// event was recorded on another stream than the writer's. The generic fix stays.
+// event was recorded on another stream than the writer's (named as such, below).
 TEST_F(RaceCheck, OnlyAnEarlyRecordOnTheWritersStreamThatTheReaderWaitedOnIsNamed) {
     program->Run("stream A; stream B; stream C; event E; buffer X 4096; buffer Y 4096; buffer Z 4096;");
     program->Run("B: wait E; A: record E; A: kernel process writes X; B: kernel consume reads X writes Y");
     EXPECT_EQ(Only().early_event, 0u);
+    EXPECT_EQ(Only().wrong_event, 0u);
+    EXPECT_EQ(std::string(Only().fix).rfind("record an event on \"A\" after kernel process", 0), 0u) << Only().fix;
     trace_racecheck_clear(rc);
     program->Run("C: record E; A: kernel process writes Z; B: wait E; B: kernel consume reads Z writes Y");
     EXPECT_EQ(Only().early_event, 0u);
+}
+
+// Lab 05: the kernel's stream waits on an event meant to mark the upload, but the event was
+// recorded on another stream (the waiter's own, or a third). The report says which stream
+// it was recorded on, with the record's and the wait's ops and call sites, and the fix
+// says on which stream, after which op, to record it.
+TEST_F(RaceCheck, EventRecordedOnTheWrongStreamNamesTheStreamTheRecordAndTheWait) {
+    program->Run("stream up; stream compute; event E; buffer A 4096; buffer hA 4096; buffer B 4096;");
+    program->Run("up: h2d A <- hA batch 2");
+    const uint64_t record_site = 0x4000a000, wait_site = 0x4000b000;
+    trace_call_site_enter(reinterpret_cast<const void *>(record_site));
+    program->Run("compute: record E");
+    trace_call_site_exit();
+    const uint64_t record_op = program->LastOp();
+    trace_call_site_enter(reinterpret_cast<const void *>(wait_site));
+    program->Run("compute: wait E");
+    trace_call_site_exit();
+    const uint64_t wait_op = program->LastOp();
+    program->Run("compute: kernel process reads A writes B");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_RAW);
+    EXPECT_EQ(r.early_event, 0u);
+    EXPECT_EQ(r.wrong_event, program->EventId("E"));
+    EXPECT_EQ(r.wrong_record_op, record_op);
+    EXPECT_EQ(r.wrong_record_site, record_site);
+    EXPECT_EQ(r.wrong_wait_op, wait_op);
+    EXPECT_EQ(r.wrong_wait_site, wait_site);
+    EXPECT_STREQ(r.wrong_record_stream_name, "compute");
+    EXPECT_STREQ(r.fix,
+                 "\"compute\" waits on event 1, but it was recorded on \"compute\", not on \"up\" where H2D batch 2 "
+                 "runs, so it orders nothing: record it on \"up\" after H2D batch 2 (cudaEventRecord on \"up\" after "
+                 "the cudaMemcpyAsync), where the wait then orders them");
+    trace_race lined = r;
+    snprintf(lined.wrong_record_line, sizeof(lined.wrong_record_line), "lab.c:47");
+    snprintf(lined.wrong_wait_line, sizeof(lined.wrong_wait_line), "lab.c:48");
+    char text[2048];
+    trace_race_format(&lined, text, sizeof(text));
+    std::string want = "  \"compute\" waits on event 1 (op " + std::to_string(wait_op) +
+                       ", lab.c:48), which was recorded on \"compute\" (op " + std::to_string(record_op) +
+                       ", lab.c:47), not on \"up\" where H2D batch 2 (op " + std::to_string(r.first.id) + ") runs\n";
+    EXPECT_NE(std::string(text).find("  nothing orders them.\n" + want + "  fix: "), std::string::npos) << text;
+}
+
+TEST_F(RaceCheck, EventRecordedOnAThirdStreamIsNamed) {
+    program->Run("stream A; stream B; stream C; event E; event F; buffer X 4096; buffer Y 4096;");
+    program->Run("A: kernel process writes X; C: record F; C: record E; B: wait E; B: kernel consume reads X writes Y");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.wrong_event, program->EventId("E"));
+    EXPECT_STREQ(r.wrong_record_stream_name, "C");
+    std::string want = "\"B\" waits on event " + std::to_string(program->EventId("E")) +
+                       ", but it was recorded on \"C\", not on \"A\" where kernel process runs";
+    EXPECT_EQ(std::string(r.fix).rfind(want, 0), 0u) << r.fix;
+    // A wait on an event recorded before the writer was enqueued is not taken for a
+    // misplaced record of it: the generic fix stays.
+    trace_racecheck_clear(rc);
+    program->Run("C: record F; B: wait F; A: kernel process writes Y; B: kernel consume reads Y writes X");
+    EXPECT_EQ(Only().wrong_event, 0u);
     EXPECT_EQ(std::string(Only().fix).rfind("record an event on \"A\" after kernel process", 0), 0u) << Only().fix;
 }
 
@@ -506,6 +623,73 @@ TEST_F(RaceCheck, EventRecordedTooEarlyBeforeAReusedBuffer) {
     std::string fix = r.fix;
     EXPECT_EQ(fix.rfind("\"B\" waits on event 1, but it was recorded on \"A\" before kernel process", 0), 0u) << fix;
     EXPECT_NE(fix.find(". Faster: give \"A\" and \"B\" buffers of their own"), std::string::npos) << fix;
+}
+
+// The legacy stream is its device's: cudaStreamSynchronize(0) with GPU 0 current waits for
+// GPU 0's blocking streams, not for those of GPU 1.
+TEST_F(RaceCheck, LegacySyncWaitsForTheBlockingStreamsOfItsDeviceOnly) {
+    int gpu0 = 0, gpu1 = 0;
+    trace_stream_created_on(&gpu0, 0, 0, 0);
+    trace_stream_created_on(&gpu1, 0, 0, 1);
+    static uint32_t on0[1024], on1[1024], host0[1024], host1[1024];
+    for (auto [stream, src, dst] : {std::tuple<const void *, uint32_t *, uint32_t *>{&gpu0, on0, host0},
+                                    std::tuple<const void *, uint32_t *, uint32_t *>{&gpu1, on1, host1}}) {
+        trace_op op = {};
+        op.kind = TRACE_OP_COPY;
+        op.dir = TRACE_COPY_D2H;
+        op.engine = TRACE_ENGINE_D2H;
+        op.batch = -1;
+        trace_op_add_range(&op, src, sizeof(on0), TRACE_RANGE_READ);
+        trace_op_add_range(&op, dst, sizeof(host0), TRACE_RANGE_WRITE);
+        trace_record(&op, stream);
+    }
+    trace_record_sync(TRACE_SYNC_STREAM, nullptr, "cudaStreamSynchronize", 1, 2);
+    trace_record_host_access(host0, sizeof(host0), false, "lab_store_batch", -1, 3);
+    EXPECT_EQ(trace_racecheck_count(rc), 0u);
+    trace_record_host_access(host1, sizeof(host1), false, "lab_store_batch", -1, 4);
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_HOST_READ);
+    EXPECT_EQ(r.first.stream_device, 1u);
+}
+
+// A device other than 0 has its own legacy stream (what NULL names while it is current):
+// synchronising it waits for that device's blocking streams, not for device 0's, and work
+// on it waits for that device's blocking streams.
+TEST_F(RaceCheck, EachDevicesLegacyStreamOrdersItsOwnBlockingStreams) {
+    int gpu0 = 0, gpu1 = 0, legacy1 = 0;
+    trace_stream_created_on(&gpu0, 0, 0, 0);
+    trace_stream_created_on(&gpu1, 0, 0, 1);
+    trace_stream_created_on(&legacy1, 0, 0, 1);
+    trace_stream_set_legacy(&legacy1);
+    ASSERT_TRUE(trace_stream_get(trace_stream_id(&legacy1))->legacy);
+    static uint32_t on0[1024], on1[1024], host0[1024], host1[1024], dev1[1024];
+    auto d2h = [](const void *stream, uint32_t *src, uint32_t *dst) {
+        trace_op op = {};
+        op.kind = TRACE_OP_COPY;
+        op.dir = TRACE_COPY_D2H;
+        op.engine = TRACE_ENGINE_D2H;
+        op.batch = -1;
+        trace_op_add_range(&op, src, sizeof(on0), TRACE_RANGE_READ);
+        trace_op_add_range(&op, dst, sizeof(host0), TRACE_RANGE_WRITE);
+        trace_record(&op, stream);
+    };
+    d2h(&gpu0, on0, host0);
+    d2h(&gpu1, on1, host1);
+    trace_record_sync(TRACE_SYNC_STREAM, &legacy1, "cudaStreamSynchronize", 1, 2);
+    trace_record_host_access(host1, sizeof(host1), false, "lab_store_batch", -1, 3);
+    EXPECT_EQ(trace_racecheck_count(rc), 0u) << "GPU 1's legacy stream waited for GPU 1's blocking stream";
+    trace_record_host_access(host0, sizeof(host0), false, "lab_store_batch", -1, 4);
+    EXPECT_EQ(trace_racecheck_count(rc), 1u) << "and not for GPU 0's";
+    // Work on GPU 1's legacy stream waits for GPU 1's blocking streams.
+    trace_op k = {};
+    k.kind = TRACE_OP_KERNEL;
+    k.engine = TRACE_ENGINE_COMPUTE;
+    k.batch = -1;
+    trace_op_add_range(&k, on1, sizeof(on1), TRACE_RANGE_WRITE);
+    trace_op_add_range(&k, dev1, sizeof(dev1), TRACE_RANGE_WRITE);
+    d2h(&gpu1, dev1, host1);
+    trace_record(&k, &legacy1);
+    EXPECT_EQ(trace_racecheck_count(rc), 1u);
 }
 
 TEST_F(RaceCheck, OverlapIsExactlyTheSharedBytesAndPairsAreReportedOnce) {

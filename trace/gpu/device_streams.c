@@ -26,6 +26,7 @@ const void *trace_gpu_record_stream(const void *stream) {
     /* Registered once per recording (trace_reset forgets streams). */
     if (trace_stream_id(h) < 0) {
         trace_stream_created_on(h, 0, 0, (uint32_t)device);
+        if (!per_thread) trace_stream_set_legacy(h);
         char name[32];
         snprintf(name, sizeof(name), per_thread ? "GPU %d per-thread" : "GPU %d stream 0", device);
         trace_stream_set_name(h, name);

@@ -163,6 +163,16 @@ void trace_stream_destroyed(const void *handle) {
     unlock();
 }
 
+void trace_stream_set_legacy(const void *handle) {
+    lock();
+    int32_t id = find_stream(handle);
+    if (id > 0) {
+        R.streams[id].info.legacy = true;
+        notify_stream(&R.streams[id].info);
+    }
+    unlock();
+}
+
 void trace_stream_set_name(const void *handle, const char *name) {
     lock();
     int32_t id = find_stream(handle);

@@ -63,6 +63,10 @@ int32_t trace_stream_created(const void *handle, unsigned flags, int32_t priorit
  * a handle of its own, on its first use. */
 int32_t trace_stream_created_on(const void *handle, unsigned flags, int32_t priority, uint32_t device);
 void trace_stream_destroyed(const void *handle);
+/* Marks a stream registered with trace_stream_created_on as its device's legacy default
+ * stream (trace_stream.legacy): what NULL names while a device other than 0 is current. The
+ * race checker orders it with that device's blocking streams, as id 0 with device 0's. */
+void trace_stream_set_legacy(const void *handle);
 /* Gives a stream a display name ("buf A"); NULL or 0x1 names the legacy stream. */
 void trace_stream_set_name(const void *handle, const char *name);
 /* The id of a stream handle: NULL and cudaStreamLegacy (0x1) are 0, cudaStreamPerThread

@@ -8,8 +8,21 @@
  *                  are read before they are written).
  *   OVER_SYNCED    the events of TODOs 1 and 2, and cudaDeviceSynchronize() after every
  *                  batch instead of the least synchronisation of TODOs 3 to 5 (correct,
- *                  race-free, below target: the streams no longer overlap across batches). */
+ *                  race-free, below target: the streams no longer overlap across batches).
+ *   BLOCKING_LEGACY_SYNC  the reference's events, with blocking streams (cudaStreamCreate)
+ *                  and run() ending in cudaStreamSynchronize(0): the legacy default stream
+ *                  waits for every blocking stream's earlier work, so the host waited for
+ *                  the downloads (correct, race-free, pass).
+ *   WRONG_STREAM_RECORD  the reference with the upload's event recorded on "compute" instead
+ *                  of "up": the kernel's wait on it orders nothing with the upload (racy:
+ *                  the report names the event, the stream it was recorded on, and the
+ *                  lines of the record and of the wait). */
 #include "labs/harness/lab.h"
+
+#if defined(LAB_VARIANT_FIXED_4) || defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC) || \
+    defined(LAB_VARIANT_WRONG_STREAM_RECORD)
+#define ALL_WAITS 1 /* TODOs 1 to 4 */
+#endif
 
 #define NBUF 2
 
@@ -19,9 +32,15 @@ static uint32_t *d_in[NBUF], *d_out[NBUF];
 
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
+#if defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC)
+    LAB_CHECK(cudaStreamCreate(&up));
+    LAB_CHECK(cudaStreamCreate(&compute));
+    LAB_CHECK(cudaStreamCreate(&down));
+#else
     LAB_CHECK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
     LAB_CHECK(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
     LAB_CHECK(cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking));
+#endif
     lab_name_stream(ctx, up, "up");
     lab_name_stream(ctx, compute, "compute");
     lab_name_stream(ctx, down, "down");
@@ -39,13 +58,17 @@ static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int b = 0; b < w->batches; b++) {
         int k = b % NBUF;
-#if defined(LAB_VARIANT_FIXED_4)
+#if defined(ALL_WAITS)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(up, computed[k], 0));
 #endif
         LAB_CHECK(cudaMemcpyAsync(d_in[k], lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, up));
+#if defined(LAB_VARIANT_WRONG_STREAM_RECORD)
+        LAB_CHECK(cudaEventRecord(uploaded[k], compute)); /* wrong-stream record */
+#else
         LAB_CHECK(cudaEventRecord(uploaded[k], up));
-        LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[k], 0));
-#if defined(LAB_VARIANT_FIXED_4)
+#endif
+        LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[k], 0)); /* kernel waits for upload */
+#if defined(ALL_WAITS)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[k], 0));
 #endif
         LAB_CHECK(kernels_process(d_out[k], d_in[k], w->batch_elems, w->process, compute));
@@ -57,8 +80,10 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaDeviceSynchronize());
 #endif
     }
-#if defined(LAB_VARIANT_OVER_SYNCED)
+#if defined(LAB_VARIANT_OVER_SYNCED) || defined(LAB_VARIANT_WRONG_STREAM_RECORD)
     LAB_CHECK(cudaStreamSynchronize(down));
+#elif defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC)
+    LAB_CHECK(cudaStreamSynchronize(0)); /* the legacy stream: it waits for the blocking streams */
 #else
     LAB_CHECK(cudaStreamSynchronize(compute)); /* TODO 5 left: the downloads are on "down" */
 #endif

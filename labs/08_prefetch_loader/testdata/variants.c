@@ -25,6 +25,15 @@
  *                       it (error).
  *   LOAD_INTO_DEVICE    lab_load_batch given the device buffer to write: the loader runs on
  *                       the host and refuses device memory (error).
+ *   FREED_TWICE         the reference whose teardown frees d_in twice, ignoring the error: the
+ *                       referee refuses the second cudaFree (memory that is no longer the
+ *                       program's), and a program that was refused a command failed,
+ *                       whatever its results: not correct (incorrect).
+ *   EVENT_POLL          the reference with cudaEventQuery polled until it returns
+ *                       cudaSuccess instead of cudaEventSynchronize before each load, and
+ *                       cudaStreamQuery polled instead of the cudaStreamSynchronize at the
+ *                       end: a query that succeeded orders the host after the work it asked
+ *                       about, as the synchronising call would (correct, race-free, pass).
  *
  * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
  * without the timeline, labs/lab.bzl.) */
@@ -80,7 +89,12 @@ static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int i = 0; i < w->batches; i++) {
         int k = i % RING;
-#if !defined(LAB_VARIANT_NO_WAIT)
+#if defined(LAB_VARIANT_EVENT_POLL)
+        cudaError_t polled;
+        while ((polled = cudaEventQuery(uploaded[k])) == cudaErrorNotReady) {
+        }
+        LAB_CHECK(polled);
+#elif !defined(LAB_VARIANT_NO_WAIT)
         LAB_CHECK(cudaEventSynchronize(uploaded[k]));
 #endif
 #if defined(LAB_VARIANT_LOAD_INTO_DEVICE)
@@ -102,7 +116,14 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaStreamSynchronize(stream));
 #endif
     }
+#if defined(LAB_VARIANT_EVENT_POLL)
+    cudaError_t done;
+    while ((done = cudaStreamQuery(stream)) == cudaErrorNotReady) {
+    }
+    LAB_CHECK(done);
+#else
     LAB_CHECK(cudaStreamSynchronize(stream));
+#endif
 #if defined(LAB_VARIANT_UPLOAD_IN_HOST_FN)
     if (host_fn_error != cudaSuccess) { /* the upload queued from the host function */
         lab_report_cuda_error("cudaMemcpyAsync (in the host function queue_upload)", __FILE__, host_fn_line,
@@ -120,6 +141,9 @@ static void teardown(lab_ctx *ctx) {
         cudaEventDestroy(uploaded[k]);
     }
     cudaFree(d_in);
+#if defined(LAB_VARIANT_FREED_TWICE)
+    cudaFree(d_in); /* freed twice */
+#endif
     cudaFree(d_out);
     cudaStreamDestroy(stream);
 }

@@ -13,10 +13,20 @@
  *                     the stages wait for each other: below target, TODO 3 (the state after
  *                     TODO 2).
  *   STAGE2_UNORDERED  the reference without GPU 1's wait for the "copied" event: stage 2
- *                     reads a batch before its peer copy is ordered before it: racy. */
+ *                     reads a batch before its peer copy is ordered before it: racy.
+ *   PEER_ACCESS_ONLY  the skeleton with TODO 1 done (peer access both ways, nothing else):
+ *                     correct, a little faster than the baseline, which stays the
+ *                     skeleton's whatever peer access this setup() turned on.
+ *   STAGE2_FROM_GPU0  the reference with stage 2 launched into GPU 1's stream while GPU 0 is
+ *                     current (no cudaSetDevice(1) in the loop): the CUDA 13 runtime runs a
+ *                     launch on its stream's device, and so does the simulator (pass).
+ *   EVENT_ON_OTHER_DEVICE  the reference with the "consumed" events made while GPU 0 is
+ *                     current and recorded on GPU 1's streams: cudaEventRecord fails with
+ *                     cudaErrorInvalidResourceHandle at that line, run() returns 1 (error,
+ *                     and not correct). */
 #include "labs/harness/lab.h"
 
-#if defined(LAB_VARIANT_ONE_SLOT)
+#if defined(LAB_VARIANT_ONE_SLOT) || defined(LAB_VARIANT_PEER_ACCESS_ONLY)
 #define RING 1
 #else
 #define RING 3
@@ -42,6 +52,9 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaMalloc((void **)&ring[k].in0, w->batch_bytes));
         LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_bytes));
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].copied, cudaEventDisableTiming));
+#if defined(LAB_VARIANT_EVENT_ON_OTHER_DEVICE)
+        LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming)); /* GPU 0's */
+#endif
         lab_name_stream(ctx, ring[k].s0, k == 0 ? "GPU 0 a" : k == 1 ? "GPU 0 b" : "GPU 0 c");
     }
     LAB_CHECK(cudaSetDevice(1));
@@ -52,13 +65,35 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s1, cudaStreamNonBlocking));
         LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_bytes));
         LAB_CHECK(cudaMalloc((void **)&ring[k].out1, w->batch_bytes));
+#if !defined(LAB_VARIANT_EVENT_ON_OTHER_DEVICE)
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming));
+#endif
         lab_name_stream(ctx, ring[k].s1, k == 0 ? "GPU 1 a" : k == 1 ? "GPU 1 b" : "GPU 1 c");
     }
     LAB_CHECK(cudaSetDevice(0));
     return 0;
 }
 
+#if defined(LAB_VARIANT_PEER_ACCESS_ONLY)
+/* The skeleton's run(): one slot, the host waiting after each GPU's part. */
+static int run(lab_ctx *ctx) {
+    const lab_workload *w = lab_get_workload(ctx);
+    slot *one = &ring[0];
+    for (int i = 0; i < w->batches; i++) {
+        LAB_CHECK(cudaSetDevice(0));
+        LAB_CHECK(cudaMemcpyAsync(one->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, one->s0));
+        LAB_CHECK(kernels_process(one->mid0, one->in0, w->batch_elems, w->process, one->s0));
+        LAB_CHECK(cudaMemcpyPeerAsync(one->mid1, 1, one->mid0, 0, w->batch_bytes, one->s0));
+        LAB_CHECK(cudaStreamSynchronize(one->s0));
+        LAB_CHECK(cudaSetDevice(1));
+        LAB_CHECK(kernels_process(one->out1, one->mid1, w->batch_elems, w->process, one->s1));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), one->out1, w->batch_bytes, cudaMemcpyDeviceToHost, one->s1));
+        LAB_CHECK(cudaStreamSynchronize(one->s1));
+    }
+    LAB_CHECK(cudaSetDevice(0));
+    return 0;
+}
+#else
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int i = 0; i < w->batches; i++) {
@@ -69,12 +104,14 @@ static int run(lab_ctx *ctx) {
         if (i >= RING) LAB_CHECK(cudaStreamWaitEvent(k->s0, k->consumed, 0));
         LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_bytes, k->s0));
         LAB_CHECK(cudaEventRecord(k->copied, k->s0));
+#if !defined(LAB_VARIANT_STAGE2_FROM_GPU0)
         LAB_CHECK(cudaSetDevice(1));
+#endif
 #if !defined(LAB_VARIANT_STAGE2_UNORDERED)
         LAB_CHECK(cudaStreamWaitEvent(k->s1, k->copied, 0));
 #endif
         LAB_CHECK(kernels_process(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
-        LAB_CHECK(cudaEventRecord(k->consumed, k->s1));
+        LAB_CHECK(cudaEventRecord(k->consumed, k->s1)); /* record consumed */
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), k->out1, w->batch_bytes, cudaMemcpyDeviceToHost, k->s1));
 #if defined(LAB_VARIANT_SYNC_EACH_BATCH)
         LAB_CHECK(cudaStreamSynchronize(k->s1));
@@ -84,6 +121,7 @@ static int run(lab_ctx *ctx) {
     LAB_CHECK(cudaSetDevice(0));
     return 0;
 }
+#endif
 
 static void teardown(lab_ctx *ctx) {
     (void)ctx;
