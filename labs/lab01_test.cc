@@ -69,7 +69,10 @@ TEST(Lab01, TheReferencePassesAndPinningPaysForItselfAtOnce) {
     // The baseline has pageable buffers of its own, so the reference's pinning does not
     // speed it up, and a run saves far more than the pinning cost.
     EXPECT_EQ(Num(h, "payoff_runs"), 1);
-    EXPECT_GT(Num(j, "speedup"), 10);
+    // Against staged pageable copies of 8 MiB (about 0.9 ms up and 0.5 ms down on the h200
+    // profile's pageable curve): over 6.5x (the H100 and the H200 gave 8-10x,
+    // docs/measured.md, "Lab 01").
+    EXPECT_GT(Num(j, "speedup"), 6.5);
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(o.err, "it paid for itself within the first run"), std::string::npos) << o.err;
     EXPECT_EQ(FindFlat(o.err, "Next:"), std::string::npos) << o.err;

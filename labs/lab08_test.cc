@@ -5,7 +5,9 @@
 // buffer is the named state after TODO 1 (exit 1): the device waits through every slow
 // load and the loader for the device after every quick one. A ring of buffers that still
 // synchronises the stream every batch is TODO 1 not done (exit 1); a ring of two or three
-// buffers, each freed by an event, passes (exit 0). Those that pass and those that do not
+// buffers, each freed by an event, passes (exit 0); the same ring of three of pageable
+// (malloc'd) buffers does not (exit 1): each upload is staged through the driver while the
+// loader waits, a 1 MiB copy's worth of host time on every batch. Those that pass and those that do not
 // each sit at least 5 points of the bound from the target. A loader that refills a buffer
 // without waiting for its upload is racy, and wrong under a perturbed schedule (exit 2,
 // the race names the load and the upload); an upload queued from a host function fails
@@ -37,7 +39,7 @@ TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
     // faster than it on a quick batch; and it costs what the spec declares, measured.
     const cJSON *f = Figures(j);
     ASSERT_NE(f, nullptr) << o.out;
-    EXPECT_GT(Num(f, "loader_all"), 2 * Num(f, "device_all"));
+    EXPECT_GT(Num(f, "loader_all"), 1.15 * Num(f, "device_all")) << "the loader is the slower side";
     const double quick = Num(f, "load_quick_us"), slow = Num(f, "load_slow_us");
     const double one_stream = Num(f, "device_one_stream_per_batch");
     EXPECT_LT(quick, 0.6 * one_stream);
@@ -70,6 +72,24 @@ TEST(Lab08, ARingOfTwoAbsorbsTheSlowBatchesOfThisLoader) {
     EXPECT_EQ(Str(j, "status"), "pass");
     EXPECT_GE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") + kMargin);
     cJSON_Delete(j);
+}
+
+TEST(Lab08, APageableRingPaysForEveryUploadOnTheHost) {
+    Outcome o = RunLab("labs/08_prefetch_loader_pageable_ring_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0) << "each upload's source is staged before its call returns";
+    EXPECT_GT(Num(j, "speedup"), 1.3) << "the ring still lets the loader run ahead";
+    EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
+    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
+    cJSON_Delete(j);
+    // The report says where the time went: every upload staged from pageable memory while
+    // the host waited in the copy call.
+    EXPECT_NE(FindFlat(o.err, "48 H2D copies from pageable memory"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "the driver staged each one through a pinned buffer of its own"), std::string::npos)
+        << o.err;
 }
 
 TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
@@ -118,7 +138,7 @@ TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
     EXPECT_EQ(Str(r, "kind"), "WAR");
     EXPECT_EQ(Str(r, "first").rfind("H2D batch ", 0), 0u) << Str(r, "first");
     EXPECT_EQ(Str(r, "second").rfind("host access lab_load_batch batch ", 0), 0u) << Str(r, "second");
-    EXPECT_EQ(Num(r, "bytes"), 256u << 10) << "the whole pinned buffer";
+    EXPECT_EQ(Num(r, "bytes"), 1u << 20) << "the whole pinned buffer";
     EXPECT_NE(Str(r, "fix").find("cudaEventSynchronize on an event recorded after H2D batch"), std::string::npos)
         << Str(r, "fix");
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");

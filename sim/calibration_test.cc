@@ -8,7 +8,9 @@
 // writes it to $TEST_UNDECLARED_OUTPUTS_DIR/calibration.md when Bazel gives one), which
 // docs/calibration.md reproduces.
 //
-// Not expressible, so not checked: CUPTI's set-up cost. The probes repeated some measurements and printed the last
+// Not expressible, so not checked: CUPTI's set-up cost. Shown but not checked: the puzzle's
+// pageable copies, from a virtualised host whose pageable staging the profile no longer
+// follows (kVirtualisedStaging). The probes repeated some measurements and printed the last
 // repetition; the simulator has no warm-up effects, so one repetition is run.
 //
 // STREAMLAB_CALIBRATION_PROFILE=path runs the scenarios on another profile file (to try
@@ -41,7 +43,16 @@ struct Figure {
     // For a figure measured as a range ("0.024-0.028 ms"): its upper end. Every simulated
     // sample must then lie within the range widened by 10% at each end.
     double measured_hi;
+    // Why the figure is shown but not checked (nullptr: checked).
+    const char *not_checked = nullptr;
 };
+
+// The pageable copies of the puzzle (4 MiB each) took about 1.6 ms apiece on the
+// virtualised host of h200.md; lent H100 and H200 hosts copy that much in under 0.5 ms
+// (docs/calibration.md, "Pageable copies"), and the h200 profile's pageable curve follows
+// those. These rows stay in the table as what that host did.
+const char *const kVirtualisedStaging =
+    "not checked: the virtualised host's pageable staging, which the h200 profile's pageable curve does not follow";
 
 const Figure kH200[] = {
     {"h2d_pinned", "Copies (256 MiB)", "H2D pinned, cudaMemcpyAsync, event-timed", 55.5, "GB/s", 0},
@@ -73,8 +84,10 @@ const Figure kH200[] = {
 
     {"pz_pinned_enq", "Blocking vs non-blocking transfers", "pinned host buffers: host enqueue", 3.58, "ms", 0},
     {"pz_pinned_total", "Blocking vs non-blocking transfers", "pinned host buffers: total", 11.97, "ms", 0},
-    {"pz_pageable_enq", "Blocking vs non-blocking transfers", "pageable host buffers: host enqueue", 326.68, "ms", 0},
-    {"pz_pageable_total", "Blocking vs non-blocking transfers", "pageable host buffers: total", 326.71, "ms", 0},
+    {"pz_pageable_enq", "Blocking vs non-blocking transfers", "pageable host buffers: host enqueue", 326.68, "ms", 0,
+     kVirtualisedStaging},
+    {"pz_pageable_total", "Blocking vs non-blocking transfers", "pageable host buffers: total", 326.71, "ms", 0,
+     kVirtualisedStaging},
     {"pz_compute_enq", "Blocking vs non-blocking transfers", "compute only: host enqueue", 3.32, "ms", 0},
     {"pz_compute_total", "Blocking vs non-blocking transfers", "compute only: total", 6.05, "ms", 0},
 
@@ -518,7 +531,7 @@ void launches() {
 
 void expect_section(const char *section) {
     for (const Figure &f : kH200) {
-        if (std::strcmp(f.section, section) != 0) continue;
+        if (std::strcmp(f.section, section) != 0 || f.not_checked) continue;
         auto it = g_sim.find(f.id);
         ASSERT_NE(it, g_sim.end()) << "no simulated figure for " << f.id;
         const Simulated &v = it->second;
@@ -593,6 +606,9 @@ TEST(Calibration, PrintsTable) {
             std::snprintf(line, sizeof(line), "| %s | %s | %s | %.4g-%.4g %s | %s the range (+-10%%) |\n",
                           f.section, f.what, measured, it->second.lo, it->second.hi, f.unit,
                           inside ? "inside" : "OUTSIDE");
+        } else if (f.not_checked) {
+            std::snprintf(line, sizeof(line), "| %s | %s | %s | %.4g %s | %+.1f%% (%s) |\n", f.section, f.what,
+                          measured, it->second.lo, f.unit, 100.0 * (it->second.lo / f.measured - 1.0), f.not_checked);
         } else {
             std::snprintf(line, sizeof(line), "| %s | %s | %s | %.4g %s | %+.1f%% |\n", f.section, f.what,
                           measured, it->second.lo, f.unit, 100.0 * (it->second.lo / f.measured - 1.0));

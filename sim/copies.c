@@ -10,6 +10,7 @@
  * peer access to the other, else staged through the host, each at its profile's rate. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/copies.h"
@@ -101,6 +102,24 @@ static sim_op *peer_copy_op(const sim_profile *p, void *dst, uint32_t dst_dev, c
     c->rate = link ? p->link.peer_gbps : p->link.staged_gbps;
     c->fixed_ns = link ? p->link.peer_fixed_ns : p->link.staged_fixed_ns;
     return op;
+}
+
+/* A pageable copy on its engine: a set-up, then the bytes at a rate, together the time
+ * sim_profile_pageable_ns gives. Without curves that is the profile's line as it stands
+ * (the direction's set-up plus the staging cost, then the pageable rate); with them, the
+ * direction's pinned set-up (at most half the copy) and the rest at the rate that ends the
+ * copy on time. */
+static void pageable_timing(const sim_profile *p, bool h2d, size_t count, double *fixed_ns, double *rate) {
+    if (p->h2d_pageable_curve.n == 0) {
+        *fixed_ns = (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) + p->pageable_fixed_ns;
+        *rate = h2d ? p->h2d_pageable_gbps : p->d2h_pageable_gbps;
+        return;
+    }
+    double total = sim_profile_pageable_ns(p, h2d, (double)count);
+    double setup = h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns;
+    if (setup > total / 2) setup = total / 2;
+    *fixed_ns = setup;
+    *rate = total - setup > 0 ? (double)count / (total - setup) : 1e6;
 }
 
 static uint64_t visible_now(const sim_profile *p) {
@@ -209,9 +228,22 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
         c->src = src;
         c->bytes = count;
         bool h2d = dir == TRACE_COPY_H2D;
-        c->rate = pinned ? (h2d ? p->h2d_pinned_gbps : p->d2h_pinned_gbps)
-                         : (h2d ? p->h2d_pageable_gbps : p->d2h_pageable_gbps);
-        c->fixed_ns = (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) + (pinned ? 0 : p->pageable_fixed_ns);
+        if (pinned) {
+            c->rate = h2d ? p->h2d_pinned_gbps : p->d2h_pinned_gbps;
+            c->fixed_ns = h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns;
+        } else {
+            pageable_timing(p, h2d, count, &c->fixed_ns, &c->rate);
+            /* cudaMemcpyAsync stages the source at the call (below): the copy moves what
+             * the source held then. */
+            if (rule.host_staged_src && !rule.sync_before && !captured) {
+                c->staged = malloc(count);
+                if (!c->staged) {
+                    sim_op_free(op);
+                    return cudaErrorMemoryAllocation;
+                }
+                memcpy(c->staged, sim_mem_view(src), count);
+            }
+        }
         lane = sim_copy_lane(dir);
     } else if (dir == TRACE_COPY_D2D && src_dev >= 0 && dst_dev >= 0 && src_dev != dst_dev) {
         op = peer_copy_op(p, dst, (uint32_t)dst_dev, src, (uint32_t)src_dev, count, sim_stream_at(si)->device);
@@ -257,8 +289,17 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
     sim_sched_enqueue(op, si);
     uint64_t id = op->trace_id, seq = op->seq;
 
-    /* Staging a pageable source through the bounce buffer keeps the host until the
-     * copy's last chunk is staged; the simulator holds it until the copy completes. */
+    /* cudaMemcpyAsync from pageable memory: the driver copies the source into staging
+     * memory of its own at the call, without waiting for the stream's earlier work, and
+     * returns once it is staged; the copy's DMA from there runs in stream order. The host
+     * is busy for the pageable copy's time (what the same copy takes on an idle device:
+     * the staging and the DMA overlap chunk by chunk). */
+    if (rule.host_staged_src && !rule.sync_before) {
+        sim_host_charge(sim_profile_pageable_ns(p, true, (double)count));
+        return sim_error_sticky_or(cudaSuccess);
+    }
+    /* A synchronous pageable upload (after waiting for its stream) holds the host until
+     * the copy completes: its last chunk is staged one chunk's DMA before that. */
     if (rule.host_waits || rule.host_staged_src) {
         uint64_t t0 = sim_host_now();
         sim_sched_wait_seq(si, seq);

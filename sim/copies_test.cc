@@ -1,7 +1,8 @@
 // sim/copies_test.cc: copies and memsets. Pinned copies run on their direction's copy
 // engine at the profile's rate after its set-up time; both directions at once share the
-// bidirectional rate; pageable copies run at the pageable rates and block the host as
-// trace/record/copy_rules.h says; one shared engine when asyncEngineCount is 1; bytes move when a
+// bidirectional rate; pageable copies take the profile's pageable time for their size and
+// block the host as trace/record/copy_rules.h says (an upload from pageable memory is staged
+// at the call, not after the stream's earlier work); one shared engine when asyncEngineCount is 1; bytes move when a
 // copy completes; misuse gets the runtime's error codes.
 #include <gtest/gtest.h>
 
@@ -85,19 +86,56 @@ TEST(Copies, PageableHostToDeviceIsStagedAndHoldsTheHost) {
     ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
     cudaStream_t s;
     ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    uint64_t t0 = sim_now_ns();
     ASSERT_EQ(cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    // The host staged the source: busy for the call and the pageable copy's time.
+    const double pageable = sim_profile_pageable_ns(&Profile(), true, (double)bytes);
+    EXPECT_NEAR((double)(sim_now_ns() - t0), Profile().memcpy_call_ns + Profile().memcpy_call_ns_per_mib * 8 + pageable,
+                1.0);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
     std::vector<trace_op> c = Copies(cap, TRACE_COPY_H2D);
     ASSERT_EQ(c.size(), 1u);
-    ASSERT_TRUE(c[0].timed) << "the call returned only once the pageable source was consumed";
+    ASSERT_TRUE(c[0].timed);
     EXPECT_FALSE(c[0].pinned);
-    EXPECT_GE(sim_now_ns(), c[0].end_ns);
-    EXPECT_NEAR(Duration(c[0]),
-                Profile().h2d_fixed_ns + Profile().pageable_fixed_ns + bytes / Profile().h2d_pageable_gbps, 1.0);
+    EXPECT_NEAR(Duration(c[0]), pageable, 1.0);
     ASSERT_GE(c[0].n_ranges, 2u);
     EXPECT_EQ(c[0].ranges[0].addr, (uint64_t)(uintptr_t)h.data());
     EXPECT_TRUE(c[0].ranges[0].flags & TRACE_RANGE_HOST_ORDERED) << "the staged source is host-ordered";
     EXPECT_TRUE(c[0].ranges[1].flags & TRACE_RANGE_WRITE);
-    EXPECT_TRUE(cap.Of(TRACE_OP_SYNC).empty()) << "the host did not wait for the device write";
+    std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 1u) << "only the cudaStreamSynchronize: the call itself did not wait for the device";
+}
+
+// cudaMemcpyAsync from pageable memory stages the source at the call and returns: it does
+// not wait for the stream's earlier work (here a long kernel), and the copy, which runs in
+// stream order after that work, moves the bytes the source held at the call, whatever the
+// host writes there afterwards.
+TEST(Copies, PageableUploadIntoABusyStreamReturnsOnceStaged) {
+    Reset();
+    Capture cap;
+    const size_t bytes = 256 * 1024;
+    std::vector<unsigned char> h(bytes, 1);
+    unsigned char *d;
+    ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(simtest::Spin(s, 1000000.0), cudaSuccess);  // 1 ms of work ahead of the copy
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    uint64_t returned = sim_now_ns();
+    const double pageable = sim_profile_pageable_ns(&Profile(), true, (double)bytes);
+    EXPECT_NEAR((double)(returned - t0),
+                Profile().memcpy_call_ns + Profile().memcpy_call_ns_per_mib * 0.25 + pageable, 1.0);
+    std::fill(h.begin(), h.end(), 2);  // the host reuses its buffer at once
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    std::vector<trace_op> c = Copies(cap, TRACE_COPY_H2D);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_GT(c[0].start_ns, returned) << "the copy ran after the kernel, once the call had returned";
+    EXPECT_NEAR(Duration(c[0]), pageable, 1.0);
+    std::vector<unsigned char> back(bytes, 0);
+    ASSERT_EQ(cudaMemcpy(back.data(), d, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(back.front(), 1) << "the copy moved what the source held at the call";
+    EXPECT_EQ(back.back(), 1);
 }
 
 TEST(Copies, PageableDeviceToHostWaitsForCompletion) {
@@ -115,8 +153,7 @@ TEST(Copies, PageableDeviceToHostWaitsForCompletion) {
     EXPECT_EQ(h[bytes - 1], 7) << "the data is there when the call returns";
     std::vector<trace_op> c = Copies(cap, TRACE_COPY_D2H);
     ASSERT_EQ(c.size(), 1u);
-    EXPECT_NEAR(Duration(c[0]),
-                Profile().d2h_fixed_ns + Profile().pageable_fixed_ns + bytes / Profile().d2h_pageable_gbps, 1.0);
+    EXPECT_NEAR(Duration(c[0]), sim_profile_pageable_ns(&Profile(), false, (double)bytes), 1.0);
     std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
     ASSERT_EQ(syncs.size(), 2u);  // the cudaDeviceSynchronize, then the copy's own wait
     EXPECT_EQ(syncs[1].sync, TRACE_SYNC_OP);
@@ -409,7 +446,7 @@ TEST(Copies, ACopyStartingInARegisteredRangeAndRunningPastItIsRefused) {
 }
 
 // One that starts in pageable memory is a pageable copy, even where it runs into a
-// registered range: staged at the pageable rate with the host waiting, not pinned.
+// registered range: staged at the pageable rates with the host busy staging it, not pinned.
 TEST(Copies, ACopyStartingInPageableMemoryIsPageableEvenIntoARegisteredRange) {
     Reset();
     Capture cap;
@@ -420,6 +457,7 @@ TEST(Copies, ACopyStartingInPageableMemoryIsPageableEvenIntoARegisteredRange) {
     cudaStream_t s;
     ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
     ASSERT_EQ(cudaHostRegister(h.data() + bytes / 2, bytes / 2, cudaHostRegisterDefault), cudaSuccess);
+    uint64_t up_called = sim_now_ns();
     ASSERT_EQ(cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
     uint64_t up_returned = sim_now_ns();
     ASSERT_EQ(cudaMemcpyAsync(h.data(), d, bytes, cudaMemcpyDeviceToHost, s), cudaSuccess);
@@ -429,22 +467,21 @@ TEST(Copies, ACopyStartingInPageableMemoryIsPageableEvenIntoARegisteredRange) {
     ASSERT_EQ(down.size(), 1u);
     EXPECT_FALSE(up[0].pinned);
     EXPECT_FALSE(down[0].pinned);
-    ASSERT_TRUE(up[0].timed) << "the upload's call returned only once its source was staged";
-    EXPECT_GE(up_returned, up[0].end_ns);
-    EXPECT_NEAR(Duration(up[0]),
-                Profile().h2d_fixed_ns + Profile().pageable_fixed_ns + bytes / Profile().h2d_pageable_gbps, 1.0);
+    ASSERT_TRUE(up[0].timed);
+    EXPECT_GE((double)(up_returned - up_called), sim_profile_pageable_ns(&Profile(), true, (double)bytes))
+        << "the upload's call returned only once its source was staged";
+    EXPECT_NEAR(Duration(up[0]), sim_profile_pageable_ns(&Profile(), true, (double)bytes), 1.0);
     ASSERT_TRUE(down[0].timed);
     EXPECT_GE(down_returned, down[0].end_ns) << "the host waited for the download";
-    EXPECT_NEAR(Duration(down[0]),
-                Profile().d2h_fixed_ns + Profile().pageable_fixed_ns + bytes / Profile().d2h_pageable_gbps, 1.0);
+    EXPECT_NEAR(Duration(down[0]), sim_profile_pageable_ns(&Profile(), false, (double)bytes), 1.0);
     std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
     ASSERT_EQ(syncs.size(), 1u) << "the download's wait, as for a pageable download";
     EXPECT_EQ(syncs[0].waited_op, down[0].id);
 }
 
 // The same buffer, half registered: a copy inside the registered half is pinned (the call
-// returns before the copy completes), one inside the other half is pageable (staged at the
-// pageable rate while the host waits).
+// returns before the copy completes), one inside the other half is pageable (the host
+// stages it, for the pageable copy's time).
 TEST(Copies, ACopyInsideARegisteredRangeIsPinnedAndOneOutsideItPageable) {
     Reset();
     Capture cap;
@@ -458,6 +495,7 @@ TEST(Copies, ACopyInsideARegisteredRangeIsPinnedAndOneOutsideItPageable) {
     ASSERT_EQ(cudaMemcpyAsync(d, h.data(), half, cudaMemcpyHostToDevice, s), cudaSuccess);
     uint64_t pinned_returned = sim_now_ns();
     ASSERT_EQ(cudaMemcpyAsync(d, h.data() + half / 2, half / 2, cudaMemcpyHostToDevice, s), cudaSuccess);
+    uint64_t pageable_called = sim_now_ns();
     ASSERT_EQ(cudaMemcpyAsync(d + half, h.data() + half, half, cudaMemcpyHostToDevice, s), cudaSuccess);
     uint64_t pageable_returned = sim_now_ns();
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -468,9 +506,9 @@ TEST(Copies, ACopyInsideARegisteredRangeIsPinnedAndOneOutsideItPageable) {
     EXPECT_NEAR(Duration(c[0]), Profile().h2d_fixed_ns + half / Profile().h2d_pinned_gbps, 1.0);
     EXPECT_TRUE(c[1].pinned) << "a part of a registered range is pinned too";
     EXPECT_FALSE(c[2].pinned);
-    EXPECT_GE(pageable_returned, c[2].end_ns) << "the host waited for the pageable copy";
-    EXPECT_NEAR(Duration(c[2]),
-                Profile().h2d_fixed_ns + Profile().pageable_fixed_ns + half / Profile().h2d_pageable_gbps, 1.0);
+    EXPECT_GE((double)(pageable_returned - pageable_called), sim_profile_pageable_ns(&Profile(), true, (double)half))
+        << "the host staged the pageable copy's source";
+    EXPECT_NEAR(Duration(c[2]), sim_profile_pageable_ns(&Profile(), true, (double)half), 1.0);
     ASSERT_GE(c[2].n_ranges, 1u);
     EXPECT_TRUE(c[2].ranges[0].flags & TRACE_RANGE_HOST_ORDERED) << "the staged source is host-ordered";
 }

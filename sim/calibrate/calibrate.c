@@ -233,6 +233,29 @@ static void set_bool(cJSON *obj, const char *key, bool value) {
         cJSON_AddItemToObject(obj, key, item);
 }
 
+/* The fitted pageable curves into the copy section, in place of the base's (if it has them). */
+static void add_curves(cJSON *copy, const cal_fit *fit) {
+    static const char *const keys[] = {"h2d_pageable_curve", "d2h_pageable_curve"};
+    for (int d = 0; d < 2; d++) {
+        const cal_fitted *f = cal_fit_find(fit, keys[d]);
+        if (!f || !copy) continue;
+        const sim_pageable_curve *c = d == 0 ? &fit->profile.h2d_pageable_curve : &fit->profile.d2h_pageable_curve;
+        cJSON *entry = cJSON_CreateObject(), *points = cJSON_AddArrayToObject(entry, "points");
+        for (int i = 0; i < c->n; i++) {
+            cJSON *pt = cJSON_CreateArray();
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(c->bytes[i]));
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber(round(round4(c->ns[i]))));
+            cJSON_AddItemToArray(points, pt);
+        }
+        cJSON_AddStringToObject(entry, "source", f->how);
+        cJSON_AddBoolToObject(entry, "measured", true);
+        if (cJSON_GetObjectItemCaseSensitive(copy, keys[d]))
+            cJSON_ReplaceItemInObjectCaseSensitive(copy, keys[d], entry);
+        else
+            cJSON_AddItemToObject(copy, keys[d], entry);
+    }
+}
+
 /* The profile file's text: the base's tree with the fitted values, or NULL with err set. */
 static char *profile_text(const char *base_text, size_t base_size, const char *base_name, const cal_fit *fit,
                           const cal_device *dev, const options *o, char *err, size_t err_size) {
@@ -261,6 +284,7 @@ static char *profile_text(const char *base_text, size_t base_size, const char *b
     for (size_t s = 0; s < 4; s++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, sections[s]), *entry;
         cJSON_ArrayForEach(entry, sec) {
+            if (sim_profile_is_curve_key(entry->string)) continue; /* below */
             const cal_fitted *f = cal_fit_find(fit, entry->string);
             if (f && !strcmp(f->section, sections[s])) {
                 double v = 0;
@@ -287,6 +311,7 @@ static char *profile_text(const char *base_text, size_t base_size, const char *b
             }
         }
     }
+    add_curves(cJSON_GetObjectItemCaseSensitive(root, "copy"), fit);
     char *out = cJSON_Print(root);
     cJSON_Delete(root);
     sim_profile check;

@@ -3,7 +3,9 @@
 // different built-in profile as its base, so a value can only come out right by being
 // measured: every value the written profile marks "measured" must be within 5% of the
 // calibrated profile's (an intercept of 0 within 5% of its per-MiB partner's: under 5% of
-// one MiB's cost; any other 0 exactly), at least 30 values must be measured, and the calibrator must reproduce its
+// one MiB's cost; any other 0 exactly), every point of the pageable curves it writes within
+// 5% of what the calibrated profile gives a copy of that size (its own curve, or its line
+// when it has none), at least 30 values must be measured, and the calibrator must reproduce its
 // own figures (exit status 0). Bad input (an unknown flag, a malformed --profile or --base
 // file) is refused with a message and exit status 2.
 #include <gtest/gtest.h>
@@ -86,7 +88,12 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
     // probe) keeps its mark and its source in the output: not one this run measured.
     cJSON *base_json = cJSON_Parse(builtin(base).c_str());
     ASSERT_TRUE(base_json != nullptr);
-    int measured = 0;
+    sim_profile want_profile;
+    char perr[1024];
+    std::string want_text = builtin(name);
+    ASSERT_EQ(sim_profile_parse(want_text.data(), want_text.size(), name.c_str(), &want_profile, perr, sizeof(perr)), 0)
+        << perr;
+    int measured = 0, curves = 0;
     const char *sections[] = {"device", "copy", "compute", "host"};
     for (const char *sec : sections) {
         const cJSON *gs = cJSON_GetObjectItemCaseSensitive(got, sec), *ws = cJSON_GetObjectItemCaseSensitive(want, sec);
@@ -101,6 +108,22 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
             const cJSON *gsrc = cJSON_GetObjectItemCaseSensitive(entry, "source");
             if (cJSON_IsString(bsrc) && cJSON_IsString(gsrc) && !strcmp(bsrc->valuestring, gsrc->valuestring)) continue;
             measured++;
+            const cJSON *points = cJSON_GetObjectItemCaseSensitive(entry, "points");
+            if (points) {
+                // A pageable curve: each point against the profile's time for that size.
+                bool h2d = entry->string[0] == 'h';
+                curves++;
+                EXPECT_EQ(cJSON_GetArraySize(points), 6) << entry->string;
+                const cJSON *pt;
+                cJSON_ArrayForEach(pt, points) {
+                    double bytes = cJSON_GetArrayItem(pt, 0)->valuedouble, ns = cJSON_GetArrayItem(pt, 1)->valuedouble;
+                    double t = sim_profile_pageable_ns(&want_profile, h2d, bytes);
+                    EXPECT_LE(std::fabs(ns - t), 0.05 * t)
+                        << name << ": " << entry->string << " at " << bytes << " bytes recovered as " << ns
+                        << " ns, the profile gives " << t;
+                }
+                continue;
+            }
             double v = cJSON_GetObjectItemCaseSensitive(entry, "value")->valuedouble;
             const cJSON *we = cJSON_GetObjectItemCaseSensitive(ws, entry->string);
             ASSERT_TRUE(we != nullptr) << entry->string;
@@ -119,6 +142,7 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
         }
     }
     EXPECT_GE(measured, 30) << "too few values measured";
+    EXPECT_EQ(curves, 2) << "the calibrator writes both pageable curves";
     cJSON_Delete(base_json);
     cJSON_Delete(want);
     cJSON_Delete(got);

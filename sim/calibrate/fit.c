@@ -9,10 +9,8 @@
 #include "kernels/cost.h"
 #include "kernels/params.h"
 
-static void set(cal_fit *f, const char *section, const char *key, double *field, double value, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-static void set(cal_fit *f, const char *section, const char *key, double *field, double value, const char *fmt, ...) {
-    *field = value;
+/* Records that the fit set section.key, and how. */
+static void vmark(cal_fit *f, const char *section, const char *key, const char *fmt, va_list ap) {
     cal_fitted *e = NULL;
     for (int i = 0; i < f->n_fitted; i++)
         if (!strcmp(f->fitted[i].key, key)) e = &f->fitted[i];
@@ -20,9 +18,25 @@ static void set(cal_fit *f, const char *section, const char *key, double *field,
     if (!e) return;
     e->section = section;
     e->key = key;
+    vsnprintf(e->how, sizeof(e->how), fmt, ap);
+}
+
+static void mark(cal_fit *f, const char *section, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void mark(cal_fit *f, const char *section, const char *key, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->how, sizeof(e->how), fmt, ap);
+    vmark(f, section, key, fmt, ap);
+    va_end(ap);
+}
+
+static void set(cal_fit *f, const char *section, const char *key, double *field, double value, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void set(cal_fit *f, const char *section, const char *key, double *field, double value, const char *fmt, ...) {
+    *field = value;
+    va_list ap;
+    va_start(ap, fmt);
+    vmark(f, section, key, fmt, ap);
     va_end(ap);
 }
 
@@ -157,33 +171,78 @@ static void fit_device(const cal_device *d, cal_fit *f) {
     }
 }
 
-/* Pageable copies of several sizes in both directions, host-timed (ns), and the line the
- * simulator draws through them: c + staging + the call's per-MiB cost + the bytes at the
- * rate that makes the 256 MiB copy (tl) exact. */
-typedef struct pageable_line {
-    double large_b, per_mib;
-    double tl[2], c[2];
-    int n;
-    double b[CAL_PAGEABLE_SWEEP + 1];
-    double t[2][CAL_PAGEABLE_SWEEP + 1];
-} pageable_line;
-
-/* The largest relative miss of the line with this staging cost; *d, *k: where. */
-static double pageable_worst_miss(const pageable_line *l, double staging, int *d_out, int *k_out) {
-    double worst = 0;
-    for (int d = 0; d < 2; d++) {
-        double rest = l->tl[d] - l->c[d] - staging - l->per_mib * CAL_LARGE_MIB;
-        for (int k = 0; k < l->n; k++) {
-            double model = l->c[d] + staging + l->per_mib * l->b[k] / CAL_MIB + l->b[k] * rest / l->large_b;
-            double miss = l->t[d][k] > 0 ? fabs(model - l->t[d][k]) / l->t[d][k] : 0;
-            if (miss > worst) {
-                worst = miss;
-                if (d_out) *d_out = d;
-                if (k_out) *k_out = k;
-            }
-        }
+/* Pageable copies of 64 KiB to 256 MiB in one direction, host-timed: the profile's curve
+ * for that direction (profile_curve.h) and the rate past its largest point. A synchronous
+ * pageable cudaMemcpy on an idle device takes the host the call (memcpy_call_ns and its
+ * per-MiB part), the submission, the copy (the curve's time) and the wake-up from the
+ * wait, so each point is the measured time less those. The 256 MiB copy is measured as a
+ * rate; past it the curve goes on at the rate between its two largest points. */
+static void fit_pageable(cal_fit *f, const double *fig, bool h2d) {
+    sim_profile *p = &f->profile;
+    static const unsigned sweep_kib[CAL_PAGEABLE_SWEEP] = CAL_PAGEABLE_SWEEP_KIB;
+    static const cal_figure_id up[CAL_PAGEABLE_SWEEP] = {CAL_h2d_pageable_64k, CAL_h2d_pageable_256k,
+                                                         CAL_h2d_pageable_1m, CAL_h2d_pageable_64m};
+    static const cal_figure_id down[CAL_PAGEABLE_SWEEP] = {CAL_d2h_pageable_64k, CAL_d2h_pageable_256k,
+                                                           CAL_d2h_pageable_1m, CAL_d2h_pageable_64m};
+    const char *dir = h2d ? "H2D" : "D2H";
+    enum { N = CAL_PAGEABLE_SWEEP + 2 };
+    double b[N], us[N];
+    int n = 0;
+    for (int k = 0; k < CAL_PAGEABLE_SWEEP; k++, n++) {
+        b[n] = sweep_kib[k] * 1024.0;
+        us[n] = fig[h2d ? up[k] : down[k]];
     }
-    return worst;
+    b[n] = CAL_PAGEABLE_SMALL_MIB * CAL_MIB;
+    us[n++] = fig[h2d ? CAL_h2d_pageable_small : CAL_d2h_pageable_small];
+    b[n] = CAL_LARGE_MIB * CAL_MIB;
+    us[n] = b[n] / fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large] / 1e3;
+    n++;
+    for (int i = 1; i < n; i++) /* by size (the sweep and the 8 MiB copy interleave) */
+        for (int j = i; j > 0 && b[j] < b[j - 1]; j--) {
+            double tb = b[j], tu = us[j];
+            b[j] = b[j - 1], us[j] = us[j - 1];
+            b[j - 1] = tb, us[j - 1] = tu;
+        }
+    sim_pageable_curve *c = h2d ? &p->h2d_pageable_curve : &p->d2h_pageable_curve;
+    memset(c, 0, sizeof(*c));
+    char list[200] = "";
+    for (int i = 0; i < n; i++) {
+        double host = p->memcpy_call_ns + p->memcpy_call_ns_per_mib * b[i] / CAL_MIB + p->submit_latency_ns +
+                      p->sync_wake_ns;
+        double t = us[i] * 1e3 - host;
+        if (t < 0) {
+            note(f, "pageable %s copy of %.0f KiB: %.2f us is less than the call's host costs (%.2f us); its curve "
+                    "point is 0", dir, b[i] / 1024, us[i], host / 1e3);
+            t = 0;
+        }
+        if (i > 0 && t < c->ns[i - 1]) {
+            note(f, "pageable %s copy of %.0f KiB took less than the one of %.0f KiB (%.4g against %.4g us); a larger "
+                    "copy cannot take less, so its curve point is the smaller one's", dir, b[i] / 1024,
+                 b[i - 1] / 1024, us[i], us[i - 1]);
+            t = c->ns[i - 1];
+        }
+        c->bytes[i] = b[i];
+        c->ns[i] = t;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof(list) - used, "%s%.4g", i ? ", " : "", us[i]);
+    }
+    c->n = n;
+    double span = c->ns[n - 1] - c->ns[n - 2], rate;
+    if (span > 0) {
+        rate = (c->bytes[n - 1] - c->bytes[n - 2]) / span;
+    } else {
+        rate = c->bytes[n - 1] / (c->ns[n - 1] > 0 ? c->ns[n - 1] : 1);
+        note(f, "pageable %s copies of 64 and 256 MiB took as long as each other: the rate past the curve is the "
+                "256 MiB copy's", dir);
+    }
+    mark(f, "copy", h2d ? "h2d_pageable_curve" : "d2h_pageable_curve",
+         "measured: synchronous pageable %s cudaMemcpy of 64 KiB, 256 KiB, 1 MiB, 8 MiB, 64 MiB and 256 MiB took %s "
+         "us (host time), less the call, submission and wake-up (memcpy_call_ns, memcpy_call_ns_per_mib, "
+         "submit_latency_ns, sync_wake_ns)", dir, list);
+    set(f, "copy", h2d ? "h2d_pageable_gbps" : "d2h_pageable_gbps", h2d ? &p->h2d_pageable_gbps : &p->d2h_pageable_gbps,
+        rate, "measured: past the pageable curve's largest point, the rate between its 64 MiB and 256 MiB points "
+        "(%.4g and %.4g us host time; 256 MiB at %.2f GB/s)", us[n - 2], us[n - 1],
+        fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large]);
 }
 
 /* A pinned copy, event-timed on a held-back stream: fixed_ns + bytes / rate. */
@@ -272,62 +331,9 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     /* ---- copies ---- */
     fit_pinned(out, fig, true);
     fit_pinned(out, fig, false);
-    /* A pageable cudaMemcpy, host-timed: the call, the submission, the direction's copy
-     * set-up, the staging set-up (pageable_fixed_ns, one for both directions), the bytes
-     * at the direction's pageable rate, and the host's wake-up. Given the staging cost,
-     * each rate makes the 256 MiB copy exact; the staging cost is the one whose worst miss
-     * over the smaller copies (64 KiB to 64 MiB, both directions) is the least. */
-    {
-        static const unsigned sweep_kib[CAL_PAGEABLE_SWEEP] = CAL_PAGEABLE_SWEEP_KIB;
-        static const cal_figure_id up[CAL_PAGEABLE_SWEEP] = {CAL_h2d_pageable_64k, CAL_h2d_pageable_256k,
-                                                             CAL_h2d_pageable_1m, CAL_h2d_pageable_64m};
-        static const cal_figure_id down[CAL_PAGEABLE_SWEEP] = {CAL_d2h_pageable_64k, CAL_d2h_pageable_256k,
-                                                               CAL_d2h_pageable_1m, CAL_d2h_pageable_64m};
-        pageable_line line;
-        line.large_b = CAL_LARGE_MIB * CAL_MIB;
-        line.per_mib = p->memcpy_call_ns_per_mib;
-        line.n = CAL_PAGEABLE_SWEEP + 1;
-        for (int d = 0; d < 2; d++) {
-            bool h2d = d == 0;
-            line.tl[d] = line.large_b / fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large];
-            line.c[d] = p->memcpy_call_ns + p->submit_latency_ns + (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) +
-                        p->sync_wake_ns;
-            line.b[0] = CAL_PAGEABLE_SMALL_MIB * CAL_MIB;
-            line.t[d][0] = fig[h2d ? CAL_h2d_pageable_small : CAL_d2h_pageable_small] * 1e3;
-            for (int k = 0; k < CAL_PAGEABLE_SWEEP; k++) {
-                line.b[k + 1] = sweep_kib[k] * 1024.0;
-                line.t[d][k + 1] = fig[h2d ? up[k] : down[k]] * 1e3;
-            }
-        }
-        double lo = 0, hi = fmin(line.tl[0] - line.c[0], line.tl[1] - line.c[1]) * 0.999;
-        if (hi < 0) hi = 0;
-        for (int i = 0; i < 200; i++) {
-            double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
-            if (pageable_worst_miss(&line, m1, NULL, NULL) <= pageable_worst_miss(&line, m2, NULL, NULL))
-                hi = m2;
-            else
-                lo = m1;
-        }
-        double staging = (lo + hi) / 2;
-        int worst_d = 0, worst_k = 0;
-        double worst = pageable_worst_miss(&line, staging, &worst_d, &worst_k);
-        if (worst > 0.10)
-            note(out, "pageable copies: one staging cost and a rate per direction miss the %s copy of %.0f KiB by "
-                      "%.0f%% (the best line through 64 KiB to 256 MiB)",
-                 worst_d == 0 ? "H2D" : "D2H", line.b[worst_k] / 1024.0, 100 * worst);
-        set(out, "copy", "pageable_fixed_ns", &p->pageable_fixed_ns, staging,
-            "measured: the staging cost that, with the pageable rates, misses the copies of 64 KiB to 64 MiB by the "
-            "least (at most %.0f%%; 256 KiB: %.1f us up, %.1f us down)",
-            100 * worst, fig[CAL_h2d_pageable_256k], fig[CAL_d2h_pageable_256k]);
-        for (int d = 0; d < 2; d++) {
-            bool h2d = d == 0;
-            double rate = line.large_b / (line.tl[d] - line.c[d] - staging - line.per_mib * CAL_LARGE_MIB);
-            set(out, "copy", h2d ? "h2d_pageable_gbps" : "d2h_pageable_gbps",
-                h2d ? &p->h2d_pageable_gbps : &p->d2h_pageable_gbps, rate,
-                "measured: pageable %s cudaMemcpy of 256 MiB at %.2f GB/s host-timed (8 MiB: %.1f us), less the "
-                "call, set-up and staging costs", h2d ? "H2D" : "D2H", line.large_b / line.tl[d], line.t[d][0] / 1e3);
-        }
-    }
+    /* Pageable copies: a curve per direction (the call costs above are subtracted). */
+    fit_pageable(out, fig, true);
+    fit_pageable(out, fig, false);
     /* Both directions at once: the total rate that makes the copy-engine model give the
      * measured time. */
     {

@@ -34,6 +34,10 @@ void sim_op_free(sim_op *op) {
     if (op->deps != op->deps_inline) free(op->deps);
     if (op->kind == SIM_OP_COMPUTE && op->u.kernel.args != op->u.kernel.inline_args)
         free(op->u.kernel.args);
+    if (op->kind == SIM_OP_COPY) {
+        free(op->u.copy.staged);
+        op->u.copy.staged = NULL;
+    }
     op->next = g_free;
     g_free = op;
 }
@@ -41,6 +45,10 @@ void sim_op_free(sim_op *op) {
 sim_op *sim_op_clone(const sim_op *op) {
     sim_op *c = sim_op_new((sim_op_kind)op->kind);
     c->u = op->u;
+    if (op->kind == SIM_OP_COPY && op->u.copy.staged) {
+        c->u.copy.staged = xmalloc(op->u.copy.bytes ? op->u.copy.bytes : 1);
+        memcpy(c->u.copy.staged, op->u.copy.staged, op->u.copy.bytes);
+    }
     if (op->kind == SIM_OP_COMPUTE) {
         sim_kernel_state *k = &c->u.kernel;
         const sim_kernel_state *src = &op->u.kernel;

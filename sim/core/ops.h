@@ -48,6 +48,9 @@ typedef struct sim_copy_state {
     uint64_t bytes;
     double rate;      /* bytes per ns when it has the link to itself */
     double fixed_ns;  /* set-up time on the engine before bytes move */
+    /* A pageable upload's source as the driver staged it at the call (malloc'd, freed with
+     * the op): the copy moves these bytes, whatever the host writes to src afterwards. */
+    void *staged;
 } sim_copy_state;
 
 typedef struct sim_kernel_state {

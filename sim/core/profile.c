@@ -67,6 +67,15 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
                         origin, k_sections[s]);
         const cJSON *entry;
         cJSON_ArrayForEach(entry, sec) {
+            if (!strcmp(k_sections[s], "copy") && sim_profile_is_curve_key(entry->string)) {
+                bool h2d = entry->string[0] == 'h';
+                sim_pageable_curve *c = h2d ? &out->h2d_pageable_curve : &out->d2h_pageable_curve;
+                if (c->n)
+                    return fail(err, err_size, "profile %s: \"copy.%s\" is given twice", origin, entry->string);
+                if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, c, err, err_size))
+                    return -1;
+                continue;
+            }
             const param_info *p = find_param(k_sections[s], entry->string);
             if (!p)
                 return fail(err, err_size, "profile %s: unknown parameter \"%s.%s\"", origin,
@@ -131,7 +140,20 @@ static int check_consistency(const sim_profile *p, const char *origin, char *err
                     origin);
     if (p->regs_per_block > p->regs_per_sm)
         return fail(err, err_size, "profile %s: regs_per_block exceeds regs_per_sm", origin);
+    if ((p->h2d_pageable_curve.n > 0) != (p->d2h_pageable_curve.n > 0))
+        return fail(err, err_size,
+                    "profile %s: \"copy.%s\" is given without \"copy.%s\": a profile has both pageable curves "
+                    "or neither",
+                    origin, p->h2d_pageable_curve.n ? "h2d_pageable_curve" : "d2h_pageable_curve",
+                    p->h2d_pageable_curve.n ? "d2h_pageable_curve" : "h2d_pageable_curve");
     return 0;
+}
+
+double sim_profile_pageable_ns(const sim_profile *p, bool h2d, double bytes) {
+    const sim_pageable_curve *c = h2d ? &p->h2d_pageable_curve : &p->d2h_pageable_curve;
+    double rate = h2d ? p->h2d_pageable_gbps : p->d2h_pageable_gbps;
+    if (c->n > 0) return sim_curve_ns(c, bytes, rate);
+    return (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) + p->pageable_fixed_ns + bytes / rate;
 }
 
 int sim_profile_parse(const char *json, size_t size, const char *origin, sim_profile *out,

@@ -8,13 +8,17 @@
  * optionally "measured": true or false (a calibrated profile, //sim:calibrate, marks which
  * values its probes measured and which it copied from its base profile). Every parameter
  * must be present, with a source; unknown keys are errors (they are typos). A calibrated
- * profile also has a top-level "base", the profile its unmeasured values come from. */
+ * profile also has a top-level "base", the profile its unmeasured values come from. The
+ * "copy" section may also hold the pageable copy curves, "h2d_pageable_curve" and
+ * "d2h_pageable_curve" (both or neither: profile_curve.h); sim_profile_pageable_ns says
+ * what a pageable copy costs with them or without. */
 #ifndef STREAMLAB_SIM_CORE_PROFILE_H
 #define STREAMLAB_SIM_CORE_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sim/core/profile_curve.h"
 #include "sim/core/profile_link.h"
 
 #ifdef __cplusplus
@@ -112,12 +116,20 @@ typedef struct sim_profile {
     SIM_PROFILE_PARAMS(SIM_PROFILE_MEMBER)
 #undef SIM_PROFILE_MEMBER
     sim_profile_link link; /* the optional "link" section; device_count 1 without it */
+    /* The optional pageable copy curves of the "copy" section (n 0 without them). */
+    sim_pageable_curve h2d_pageable_curve, d2h_pageable_curve;
 } sim_profile;
 
 /* Parses a profile from JSON text; origin names it in messages. Returns 0, or -1 with a
  * message in err. */
 int sim_profile_parse(const char *json, size_t size, const char *origin, sim_profile *out,
                       char *err, size_t err_size);
+
+/* How long a pageable copy of bytes takes on its copy engine, from its start to its end
+ * (set-up and staging included), in ns: the direction's curve where the profile has one,
+ * else the line h2d_fixed_ns (or d2h_fixed_ns) + pageable_fixed_ns + bytes at the
+ * direction's pageable rate. */
+double sim_profile_pageable_ns(const sim_profile *p, bool h2d, double bytes);
 
 #ifdef __cplusplus
 }

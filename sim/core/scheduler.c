@@ -214,7 +214,9 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
     case SIM_OP_COPY:
         /* The bytes move when the copy completes (a faulted device moves nothing), in the
          * simulator's view of device memory (the program's is inaccessible). */
-        if (!S.failed) memmove(sim_mem_view(op->u.copy.dst), sim_mem_view(op->u.copy.src), op->u.copy.bytes);
+        if (!S.failed)
+            memmove(sim_mem_view(op->u.copy.dst),
+                    op->u.copy.staged ? op->u.copy.staged : sim_mem_view(op->u.copy.src), op->u.copy.bytes);
         break;
     case SIM_OP_HOST_COPY:
         if (!S.failed)

@@ -10,6 +10,11 @@
  *                       state after TODO 1).
  *   RING_OF_TWO         the reference with two buffers: the quick loads put a batch ahead,
  *                       enough for the slow load that follows on this workload (pass).
+ *   PAGEABLE_RING       the reference's ring of three, each freed by an event, but of
+ *                       pageable buffers (malloc) instead of pinned ones: each upload's
+ *                       cudaMemcpyAsync stages the batch through the driver's staging
+ *                       memory before it returns, so the loader pays for every upload on
+ *                       top of every load (below target).
  *   SYNC_EACH_BATCH     the ring and its events, but the stream still synchronised after
  *                       every batch, "to be safe": the loader and the device take turns as
  *                       in the skeleton (below target, TODO 1 not done).
@@ -37,6 +42,8 @@
  *
  * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
  * without the timeline, labs/lab.bzl.) */
+#include <stdlib.h>
+
 #include "labs/harness/lab.h"
 
 #if defined(LAB_VARIANT_ONE_BUFFER)
@@ -77,7 +84,12 @@ static int setup(lab_ctx *ctx) {
     LAB_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     lab_name_stream(ctx, stream, "device");
     for (int k = 0; k < RING; k++) {
+#if defined(LAB_VARIANT_PAGEABLE_RING)
+        staging[k] = malloc(w->batch_bytes);
+        if (!staging[k]) return 1;
+#else
         LAB_CHECK(cudaMallocHost((void **)&staging[k], w->batch_bytes));
+#endif
         LAB_CHECK(cudaEventCreateWithFlags(&uploaded[k], cudaEventDisableTiming));
     }
     LAB_CHECK(cudaMalloc((void **)&d_in, w->batch_bytes));
@@ -137,7 +149,11 @@ static int run(lab_ctx *ctx) {
 static void teardown(lab_ctx *ctx) {
     (void)ctx;
     for (int k = 0; k < RING; k++) {
+#if defined(LAB_VARIANT_PAGEABLE_RING)
+        free(staging[k]);
+#else
         cudaFreeHost(staging[k]);
+#endif
         cudaEventDestroy(uploaded[k]);
     }
     cudaFree(d_in);

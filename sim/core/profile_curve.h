@@ -1,0 +1,57 @@
+/* sim/core/profile_curve.h: the time a pageable copy takes, as a function of its size: a
+ * curve of measured points per direction, the optional "h2d_pageable_curve" and
+ * "d2h_pageable_curve" entries of a profile's "copy" section:
+ *
+ *   "h2d_pageable_curve": {"points": [[65536, 22150], [262144, 32500], ...],
+ *                          "source": "where the points come from", "measured": true}
+ *
+ * Each point is [bytes, ns]: a pageable copy of that many bytes takes that long from its
+ * start to its end, staging included (a synchronous cudaMemcpy of it on an idle device,
+ * less the call's host costs: memcpy_call_ns and its per-MiB part, submit_latency_ns and
+ * sync_wake_ns). Sizes strictly increase, times never decrease (a larger copy cannot take
+ * less), at most SIM_CURVE_MAX_POINTS points. Between two points the time is interpolated
+ * linearly; below the smallest size a copy takes the smallest size's time (what is left
+ * there is the driver's fixed cost); above the largest it takes the largest's time plus
+ * the extra bytes at the direction's pageable rate (h2d_pageable_gbps, d2h_pageable_gbps).
+ *
+ * The driver stages small and large pageable copies differently (docs/calibration.md,
+ * "Pageable copies"), so no single staging cost and rate fits both; a profile without the
+ * curves keeps that single line: the direction's set-up, pageable_fixed_ns, and the bytes
+ * at the pageable rate. A profile has both curves or neither. */
+#ifndef STREAMLAB_SIM_CORE_PROFILE_CURVE_H
+#define STREAMLAB_SIM_CORE_PROFILE_CURVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SIM_CURVE_MAX_POINTS 16
+
+typedef struct sim_pageable_curve {
+    int n; /* 0: the profile has no curve for this direction */
+    double bytes[SIM_CURVE_MAX_POINTS];
+    double ns[SIM_CURVE_MAX_POINTS];
+} sim_pageable_curve;
+
+/* True for the keys of the "copy" section this file parses. */
+bool sim_profile_is_curve_key(const char *key);
+
+/* Reads one curve entry (entry, named section.key in messages) into out. Returns 0, or -1
+ * with a message in err naming the profile, the entry and, where one is wrong, the point. */
+int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *section, const char *key,
+                            sim_pageable_curve *out, char *err, size_t err_size);
+
+/* The time of a copy of bytes on the curve c (c->n > 0), in ns; beyond_gbps carries it
+ * past the largest point. */
+double sim_curve_ns(const sim_pageable_curve *c, double bytes, double beyond_gbps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,203 @@
+// sim/core/profile_curve_test.cc: the pageable copy curves of a profile. A curve is read
+// from its [bytes, ns] points; between two points the time is interpolated, below the
+// smallest size it is the smallest size's, above the largest the extra bytes go at the
+// direction's pageable rate. A profile with both curves uses them, one without any keeps
+// its line (set-up + staging + bytes at the rate), one with a single curve is refused; a
+// curve that is empty, unsorted, negative, non-numeric, oversized or without a source is
+// refused with a message naming the entry and the point.
+#include <gtest/gtest.h>
+
+#include <cjson/cJSON.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sim/core/profile.h"
+#include "sim/core/profile_curve.h"
+
+namespace {
+
+// Parses one curve entry given as JSON text; returns the parser's status, *err its message.
+int ParseCurve(const std::string &entry_json, sim_pageable_curve *c, std::string *err) {
+    cJSON *entry = cJSON_Parse(entry_json.c_str());
+    EXPECT_NE(entry, nullptr) << entry_json;
+    char buf[512] = "";
+    int rc = sim_profile_parse_curve(entry, "test.json", "copy", "h2d_pageable_curve", c, buf, sizeof(buf));
+    cJSON_Delete(entry);
+    *err = buf;
+    return rc;
+}
+
+std::string H200Text() {
+    const char *dir = std::getenv("TEST_SRCDIR");
+    std::ifstream in(std::string(dir ? dir : ".") + "/streamlab/sim/profiles/h200.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// h200.json with its copy section's curve entries taken out (and, if given, new text put in
+// their place).
+std::string H200WithCurves(const std::string &curves) {
+    std::string s = H200Text();
+    for (const char *key : {"\"h2d_pageable_curve\"", "\"d2h_pageable_curve\""}) {
+        size_t at = s.find(key);
+        EXPECT_NE(at, std::string::npos) << "h200.json has no " << key;
+        if (at == std::string::npos) return s;
+        size_t line = s.rfind('\n', at);
+        size_t end = s.find('\n', at);
+        s.erase(line, end - line);
+    }
+    // The entry before the curves lost its trailing comma's partner: the copy section now
+    // ends with "pageable_fixed_ns": {...},  -- remove that comma, or put the new text after.
+    size_t fixed = s.find("\"pageable_fixed_ns\"");
+    size_t eol = s.find('\n', fixed);
+    if (s[eol - 1] == ',') s.erase(eol - 1, 1), eol--;
+    if (!curves.empty()) s.insert(eol, ",\n" + curves);
+    return s;
+}
+
+int ParseProfile(const std::string &json, sim_profile *p, std::string *err) {
+    char buf[1024] = "";
+    int rc = sim_profile_parse(json.data(), json.size(), "test.json", p, buf, sizeof(buf));
+    *err = buf;
+    return rc;
+}
+
+const char *kThreePoints = R"({"points": [[65536, 20000], [262144, 30000], [1048576, 100000]], "source": "test"})";
+
+TEST(PageableCurve, InterpolatesBetweenPoints) {
+    sim_pageable_curve c;
+    std::string err;
+    ASSERT_EQ(ParseCurve(kThreePoints, &c, &err), 0) << err;
+    ASSERT_EQ(c.n, 3);
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 65536, 10.0), 20000);
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 262144, 10.0), 30000);
+    // Halfway between 64 and 256 KiB, and a quarter of the way from 256 KiB to 1 MiB.
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 163840, 10.0), 25000);
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 262144 + 196608, 10.0), 47500);
+}
+
+TEST(PageableCurve, BelowTheSmallestSizeTakesItsTime) {
+    sim_pageable_curve c;
+    std::string err;
+    ASSERT_EQ(ParseCurve(kThreePoints, &c, &err), 0) << err;
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 4, 10.0), 20000);
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 65535, 10.0), 20000);
+}
+
+TEST(PageableCurve, AboveTheLargestSizeTheExtraBytesGoAtTheRate) {
+    sim_pageable_curve c;
+    std::string err;
+    ASSERT_EQ(ParseCurve(kThreePoints, &c, &err), 0) << err;
+    // 1 MiB more than the last point at 8 GB/s (bytes per ns): 131072 ns more.
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 2097152, 8.0), 100000 + 131072);
+}
+
+TEST(PageableCurve, OnePointIsACurve) {
+    sim_pageable_curve c;
+    std::string err;
+    ASSERT_EQ(ParseCurve(R"({"points": [[1000, 5000]], "source": "s", "measured": false})", &c, &err), 0) << err;
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 10, 1.0), 5000);
+    EXPECT_DOUBLE_EQ(sim_curve_ns(&c, 3000, 1.0), 7000);
+}
+
+struct BadCurve {
+    const char *json;
+    const char *message;
+};
+
+class BadCurves : public ::testing::TestWithParam<BadCurve> {};
+
+TEST_P(BadCurves, AreRefusedWithAClearMessage) {
+    sim_pageable_curve c;
+    std::string err;
+    EXPECT_EQ(ParseCurve(GetParam().json, &c, &err), -1);
+    EXPECT_NE(err.find("profile test.json: \"copy.h2d_pageable_curve\""), std::string::npos) << err;
+    EXPECT_NE(err.find(GetParam().message), std::string::npos) << err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Parsing, BadCurves,
+    ::testing::Values(
+        BadCurve{R"({"points": [], "source": "s"})", "\"points\" is empty"},
+        BadCurve{R"({"points": [[262144, 30000], [65536, 20000]], "source": "s"})",
+                 "point 2's size (65536 bytes) must be larger than point 1's (262144)"},
+        BadCurve{R"({"points": [[65536, 20000], [65536, 30000]], "source": "s"})",
+                 "point 2's size (65536 bytes) must be larger than point 1's"},
+        BadCurve{R"({"points": [[65536, 30000], [262144, 20000]], "source": "s"})",
+                 "a larger copy cannot take less"},
+        BadCurve{R"({"points": [[65536, -1]], "source": "s"})", "point 1's time -1 must be from 0 to 1e12 ns"},
+        BadCurve{R"({"points": [[-65536, 10]], "source": "s"})", "point 1's size -65536 must be a whole number"},
+        BadCurve{R"({"points": [[1.5, 10]], "source": "s"})", "point 1's size 1.5 must be a whole number"},
+        BadCurve{R"({"points": [[65536, "20 us"]], "source": "s"})", "point 1 must be a pair of numbers [bytes, ns]"},
+        BadCurve{R"({"points": [[65536, 1, 2]], "source": "s"})", "point 1 must be a pair of numbers"},
+        BadCurve{R"({"points": [65536], "source": "s"})", "point 1 must be a pair of numbers"},
+        BadCurve{R"({"points": "fast", "source": "s"})", "has no \"points\""},
+        BadCurve{R"({"points": [[65536, 1]]})", "has no \"source\""},
+        BadCurve{R"({"points": [[65536, 1]], "source": "s", "value": 3})", "unknown field \"value\""},
+        BadCurve{R"({"points": [[65536, 1]], "source": "s", "measured": 1})", "\"measured\" must be true or false"},
+        BadCurve{R"([[65536, 1]])", "must be {\"points\""},
+        BadCurve{R"({"points": [[1,1],[2,1],[3,1],[4,1],[5,1],[6,1],[7,1],[8,1],[9,1],[10,1],[11,1],[12,1],
+                                [13,1],[14,1],[15,1],[16,1],[17,1]], "source": "s"})",
+                 "has 17 points, at most 16"}));
+
+TEST(PageableCurveInAProfile, TheBuiltInH200UsesItsCurves) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200Text(), &p, &err), 0) << err;
+    ASSERT_GT(p.h2d_pageable_curve.n, 1);
+    ASSERT_GT(p.d2h_pageable_curve.n, 1);
+    const double b = p.h2d_pageable_curve.bytes[1];
+    EXPECT_DOUBLE_EQ(sim_profile_pageable_ns(&p, true, b), p.h2d_pageable_curve.ns[1]);
+    EXPECT_DOUBLE_EQ(sim_profile_pageable_ns(&p, false, b), p.d2h_pageable_curve.ns[1]);
+}
+
+TEST(PageableCurveInAProfile, WithoutCurvesAProfileKeepsItsLine) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200WithCurves(""), &p, &err), 0) << err;
+    EXPECT_EQ(p.h2d_pageable_curve.n, 0);
+    EXPECT_EQ(p.d2h_pageable_curve.n, 0);
+    const double b = 1 << 20;
+    EXPECT_DOUBLE_EQ(sim_profile_pageable_ns(&p, true, b),
+                     p.h2d_fixed_ns + p.pageable_fixed_ns + b / p.h2d_pageable_gbps);
+    EXPECT_DOUBLE_EQ(sim_profile_pageable_ns(&p, false, b),
+                     p.d2h_fixed_ns + p.pageable_fixed_ns + b / p.d2h_pageable_gbps);
+}
+
+TEST(PageableCurveInAProfile, OneCurveWithoutTheOtherIsRefused) {
+    sim_profile p;
+    std::string err;
+    std::string one = std::string("    \"d2h_pageable_curve\": ") + kThreePoints;
+    EXPECT_EQ(ParseProfile(H200WithCurves(one), &p, &err), -1);
+    EXPECT_NE(err.find("\"copy.d2h_pageable_curve\" is given without \"copy.h2d_pageable_curve\""),
+              std::string::npos)
+        << err;
+}
+
+TEST(PageableCurveInAProfile, ABadCurveNamesTheProfile) {
+    sim_profile p;
+    std::string err;
+    std::string bad = std::string("    \"h2d_pageable_curve\": ") + kThreePoints +
+                      ",\n    \"d2h_pageable_curve\": {\"points\": [[65536, 5], [1024, 6]], \"source\": \"s\"}";
+    EXPECT_EQ(ParseProfile(H200WithCurves(bad), &p, &err), -1);
+    EXPECT_NE(err.find("profile test.json: \"copy.d2h_pageable_curve\": point 2's size (1024 bytes)"),
+              std::string::npos)
+        << err;
+}
+
+TEST(PageableCurveInAProfile, ACurveOutsideTheCopySectionIsAnUnknownParameter) {
+    sim_profile p;
+    std::string err;
+    std::string s = H200Text();
+    size_t host = s.find("\"host\": {");
+    ASSERT_NE(host, std::string::npos);
+    s.insert(host + 9, std::string("\n    \"h2d_pageable_curve\": ") + kThreePoints + ",");
+    EXPECT_EQ(ParseProfile(s, &p, &err), -1);
+    EXPECT_NE(err.find("unknown parameter \"host.h2d_pageable_curve\""), std::string::npos) << err;
+}
+
+}  // namespace
