@@ -153,6 +153,7 @@ targets=(
   "//labs:08_prefetch_loader_load_into_device_gpu verdict 2"
   "//labs:08_prefetch_loader_event_poll_gpu verdict 0"
   "//labs:08_prefetch_loader_freed_twice_gpu verdict 2"
+  "//labs:08_prefetch_loader_pageable_ring_gpu verdict 1"
   "//labs:09_two_gpus_gpu verdict 1"
   "//solutions:09_two_gpus_gpu verdict 0"
   "//labs:09_two_gpus_peer_access_off_gpu verdict 1"
