@@ -122,11 +122,11 @@ TEST(Lab05, AnEventRecordedOnTheWrongStreamIsNamedWithBothLines) {
     Outcome text = RunLab("labs/05_cross_stream_races_wrong_stream_record_sim",
                           {"--seed", "7", "--runs", "1", "--schedules", "0"});
     std::string report = text.out + text.err;
-    EXPECT_NE(report.find("\"compute\" waits on event "), std::string::npos) << report;
-    EXPECT_NE(report.find(file + ":" + std::to_string(wait) + "), which was recorded on \"compute\" (op "),
+    EXPECT_NE(FindFlat(report, "\"compute\" waits on event "), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, file + ":" + std::to_string(wait) + "), which was recorded on \"compute\" (op "),
               std::string::npos)
         << report;
-    EXPECT_NE(report.find(file + ":" + std::to_string(record) + "), not on \"up\" where H2D batch "),
+    EXPECT_NE(FindFlat(report, file + ":" + std::to_string(record) + "), not on \"up\" where H2D batch "),
               std::string::npos)
         << report;
 }
