@@ -189,6 +189,34 @@ inline std::string NextStep(const cJSON *j) {
            " " + Str(st, "next");
 }
 
+// What holds the result at its step, in the student's terms (steps.why), and what costs
+// the time when every step is done (the top-level "next"); "" when none.
+inline std::string Why(const cJSON *j) { return Str(cJSON_GetObjectItemCaseSensitive(j, "steps"), "why"); }
+inline std::string Advice(const cJSON *j) { return Str(j, "next"); }
+
+// The i-th wait of the "blame" object (the costliest on the critical path first), or null.
+inline const cJSON *Blamed(const cJSON *j, int i = 0) {
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "blame"), "waits"), i);
+}
+
+// The wait the blame names as over-synchronising ("" when none).
+inline std::string OverSynced(const cJSON *j) { return Str(cJSON_GetObjectItemCaseSensitive(j, "blame"), "over_synchronised"); }
+
+// "file.c:N", where N is the first line of runfile rel that contains marker: how a report
+// names a line in a sentence (the file's name only).
+inline std::string ShortLine(const std::string &rel, const std::string &marker) {
+    int n = LineOf(rel, marker);
+    EXPECT_GT(n, 0) << marker << " not in " << rel;
+    return rel.substr(rel.rfind('/') + 1) + ":" + std::to_string(n);
+}
+
+// Whether a blamed wait is the call given, made at the line of rel that contains marker.
+inline void ExpectBlamed(const cJSON *w, const std::string &call, const std::string &rel, const std::string &marker) {
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(Str(w, "call"), call);
+    EXPECT_EQ(Str(w, "line"), rel + ":" + std::to_string(LineOf(rel, marker))) << Str(w, "call");
+}
+
 }  // namespace labtest
 
 #endif

@@ -502,6 +502,7 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(bound, "ideal_ms", r->ideal_ms);
     cJSON_AddStringToObject(bound, "detail", r->bound.detail);
     cJSON_AddNumberToObject(o, "runs", r->runs);
+    cJSON_AddNumberToObject(o, "batches", r->workload.batches);
     cJSON_AddNumberToObject(o, "schedules", r->schedules);
     if (r->schedule_failed) cJSON_AddNumberToObject(o, "schedule_failed", r->schedule_failed);
     cJSON *t = cJSON_AddObjectToObject(o, "timings");

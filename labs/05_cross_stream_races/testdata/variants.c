@@ -8,7 +8,14 @@
  *                  are read before they are written).
  *   OVER_SYNCED    the events of TODOs 1 and 2, and cudaDeviceSynchronize() after every
  *                  batch instead of the least synchronisation of TODOs 3 to 5 (correct,
- *                  race-free, below target: the streams no longer overlap across batches). */
+ *                  race-free, below target: the streams no longer overlap across batches).
+ *   SYNC_COMPUTE   the events of TODOs 1, 2 and 4 and run()'s wait on "down", and
+ *                  cudaStreamSynchronize(compute) after every kernel instead of TODO 3's
+ *                  event: the upload two batches on is ordered by the host (correct,
+ *                  race-free, below target; TODO 3 not done: the host orders it).
+ *   WRONG_STREAM   the reference with computed[k] recorded on "up" instead of "compute":
+ *                  the download (and TODO 3's upload) wait on an event that marks the
+ *                  upload, not the kernel (racy; TODO 2 not done). */
 #include "labs/harness/lab.h"
 
 #define NBUF 2
@@ -39,17 +46,24 @@ static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int b = 0; b < w->batches; b++) {
         int k = b % NBUF;
-#if defined(LAB_VARIANT_FIXED_4)
+#if defined(LAB_VARIANT_FIXED_4) || defined(LAB_VARIANT_WRONG_STREAM)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(up, computed[k], 0));
 #endif
         LAB_CHECK(cudaMemcpyAsync(d_in[k], lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, up));
         LAB_CHECK(cudaEventRecord(uploaded[k], up));
         LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[k], 0));
-#if defined(LAB_VARIANT_FIXED_4)
+#if defined(LAB_VARIANT_FIXED_4) || defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[k], 0));
 #endif
         LAB_CHECK(kernels_process(d_out[k], d_in[k], w->batch_elems, w->process, compute));
+#if defined(LAB_VARIANT_WRONG_STREAM)
+        LAB_CHECK(cudaEventRecord(computed[k], up)); /* the wrong stream: the kernel is on "compute" */
+#else
         LAB_CHECK(cudaEventRecord(computed[k], compute));
+#endif
+#if defined(LAB_VARIANT_SYNC_COMPUTE)
+        LAB_CHECK(cudaStreamSynchronize(compute)); /* orders the next uploads after the kernel, from the host */
+#endif
         LAB_CHECK(cudaStreamWaitEvent(down, computed[k], 0));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, down));
         LAB_CHECK(cudaEventRecord(downloaded[k], down));
@@ -57,7 +71,7 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaDeviceSynchronize());
 #endif
     }
-#if defined(LAB_VARIANT_OVER_SYNCED)
+#if defined(LAB_VARIANT_OVER_SYNCED) || defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM)
     LAB_CHECK(cudaStreamSynchronize(down));
 #else
     LAB_CHECK(cudaStreamSynchronize(compute)); /* TODO 5 left: the downloads are on "down" */
