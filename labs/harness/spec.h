@@ -114,6 +114,7 @@ typedef struct lab_stream_fact {
     int kernels, h2d, d2h, peer; /* its copies and kernels */
     int background;     /* ops of the lab's background (spec->is_background) */
     int requests;       /* copies and kernels that carry a request or batch */
+    int request_kernels; /* of them, kernels */
 } lab_stream_fact;
 
 /* What the harness saw of the student's code in their last timed run: the facts a lab's

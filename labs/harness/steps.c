@@ -178,7 +178,9 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         s->peer += peer;
         bool background = spec && spec->is_background && spec->is_background(op);
         s->background += background;
-        s->requests += !background && op->batch >= 0 && (op->kind == TRACE_OP_KERNEL || op->kind == TRACE_OP_COPY);
+        bool request = !background && op->batch >= 0 && (op->kind == TRACE_OP_KERNEL || op->kind == TRACE_OP_COPY);
+        s->requests += request;
+        s->request_kernels += request && op->kind == TRACE_OP_KERNEL;
     }
 }
 
