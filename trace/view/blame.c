@@ -86,9 +86,18 @@ static trace_blame_wait *entry_for(trace_blame *b, const trace_op *op, bool host
     const char *call = call_of(op, host);
     for (size_t i = 0; i < b->n; i++) {
         trace_blame_wait *e = &b->wait[i];
-        if (e->host == host && e->call_site == op->call_site && e->stream == stream && !strcmp(e->call, call) &&
-            (!host || e->sync == op->sync))
-            return e;
+        /* One line is one wait, whichever stream it concerned (a loop over a pool's streams);
+         * without a line, each stream's is a wait of its own. */
+        if (e->host != host || e->call_site != op->call_site || strcmp(e->call, call) != 0) continue;
+        if (host && e->sync != op->sync) continue;
+        if (!op->call_site && e->stream != stream) continue;
+        bool seen = false;
+        for (uint32_t k = 0; k < e->streams && k < TRACE_BLAME_STREAMS; k++) seen |= e->stream_ids[k] == stream;
+        if (!seen && stream != TRACE_STREAM_NONE) {
+            if (e->streams < TRACE_BLAME_STREAMS) e->stream_ids[e->streams] = stream;
+            e->streams++;
+        }
+        return e;
     }
     if (b->n == TRACE_BLAME_MAX) {
         b->more++;
@@ -100,6 +109,10 @@ static trace_blame_wait *entry_for(trace_blame *b, const trace_op *op, bool host
     snprintf(e->call, sizeof(e->call), "%s", call);
     e->sync = host ? op->sync : TRACE_SYNC_NONE;
     e->stream = stream;
+    if (stream != TRACE_STREAM_NONE) {
+        e->streams = 1;
+        e->stream_ids[0] = stream;
+    }
     e->record_stream = TRACE_STREAM_NONE;
     e->call_site = op->call_site;
     return e;
@@ -305,6 +318,8 @@ int trace_blame_compute(trace_timeline *tl, int32_t run, trace_blame *out) {
 }
 
 int trace_blame_call(const trace_blame_wait *w, const trace_timeline *tl, char *buf, size_t len) {
+    if (!strstr(w->call, "Stream")) return snprintf(buf, len, "%s()", w->call); /* the device, an event, a copy */
+    if (w->streams > 1) return snprintf(buf, len, "%s(one of %u streams)", w->call, w->streams);
     if (w->stream != TRACE_STREAM_NONE && (!w->host || w->sync == TRACE_SYNC_STREAM)) {
         const trace_stream *st = tl ? trace_timeline_stream(tl, w->stream) : NULL;
         char label[64];

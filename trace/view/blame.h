@@ -25,8 +25,9 @@
  * how often it ran and how long it held the host or its stream in all: the facts a lab's
  * advice is made of (labs/harness/steps.h).
  *
- * Waits are told apart by their call site (trace_op.call_site: one line of the program),
- * their call and, for stream waits and host waits on a stream, the stream. Times follow
+ * Waits are told apart by their call site (trace_op.call_site: one line of the program)
+ * and their call: one line that waits for each stream of a pool in turn is one wait, of
+ * several streams. Without a call site, each stream's wait is a wait of its own. Times follow
  * trace/view/stalls.h: TRACE_STALL_TOLERANCE_NS either way is "the same moment", and a
  * wait shorter than that held nothing. */
 #ifndef STREAMLAB_TRACE_BLAME_H
@@ -43,13 +44,18 @@ extern "C" {
 #endif
 
 #define TRACE_BLAME_MAX 16
+#define TRACE_BLAME_STREAMS 16
 
 typedef struct trace_blame_wait {
     bool host;               /* a host wait (TRACE_OP_SYNC); else a stream's (EVENT_WAIT) */
     char call[TRACE_NAME_MAX]; /* "cudaStreamSynchronize", "cudaStreamWaitEvent", ... */
     trace_sync_target sync;  /* host waits: what it waited for */
     int32_t stream;          /* the stream waited for (host waits on a stream) or the stream
-                                that waited (stream waits); TRACE_STREAM_NONE otherwise */
+                                that waited (stream waits), the first when several;
+                                TRACE_STREAM_NONE otherwise */
+    uint32_t streams;        /* how many streams the call concerned (one line in a loop over
+                                a pool's streams: several) */
+    int32_t stream_ids[TRACE_BLAME_STREAMS]; /* the first of them */
     int32_t record_stream;   /* stream waits and event syncs: the stream of the event's
                                 record (the last one seen); TRACE_STREAM_NONE when unknown */
     uint64_t call_site;      /* the program's call (trace_op.call_site), 0 when unknown */
@@ -77,6 +83,7 @@ int trace_blame_compute(trace_timeline *tl, int32_t run, trace_blame *out);
 /* How a report names a wait's call, with its stream where it has one:
  *   cudaStreamSynchronize("compute")   cudaDeviceSynchronize()   cudaEventSynchronize()
  *   cudaStreamWaitEvent("down")        cudaMemcpy()
+ *   cudaStreamSynchronize(one of 4 streams)
  * tl gives the stream names and may be NULL. Returns what snprintf returns. */
 int trace_blame_call(const trace_blame_wait *w, const trace_timeline *tl, char *buf, size_t len);
 

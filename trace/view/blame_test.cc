@@ -193,6 +193,29 @@ TEST(Blame, ADeviceWaitRecordedPerStreamCountsOnceAndLinesAreApart) {
     EXPECT_EQ(dev->cost_ns, 99 * kUs);
     EXPECT_EQ(other->times, 1u);
     EXPECT_EQ(other->cost_ns, 99 * kUs);
+    char call[64];
+    trace_blame_call(dev, t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaDeviceSynchronize()");
+}
+
+TEST(Blame, OneLineThatWaitsForEachStreamOfAPoolIsOneWait) {
+    Timeline t;
+    t.Stream(1, "pool 0");
+    t.Stream(2, "pool 1");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 0, 100 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 1, 1 * kUs, 100 * kUs, 0x50, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 2, 101 * kUs, 101 * kUs, 201 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 2, 102 * kUs, 201 * kUs, 0x50, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 1, 202 * kUs, 202 * kUs, 302 * kUs);
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    ASSERT_EQ(b.n, 1u);
+    EXPECT_EQ(b.wait[0].times, 2u);
+    EXPECT_EQ(b.wait[0].on_path, 2u);
+    EXPECT_EQ(b.wait[0].streams, 2u);
+    char call[64];
+    trace_blame_call(&b.wait[0], t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaStreamSynchronize(one of 2 streams)");
 }
 
 }  // namespace
