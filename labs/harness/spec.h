@@ -155,6 +155,10 @@ typedef struct lab_findings {
     int kernel_streams;   /* streams the run's kernels ran on (a graph's branches count) */
     int graphs_made;      /* cudaGraphInstantiate calls inside the run */
     int graph_launches;   /* cudaGraphLaunch calls inside the run */
+    uint64_t graph_made_site; /* the first of those cudaGraphInstantiate calls, and its line */
+    char graph_made_line[128];
+    int copy_calls;       /* cudaMemcpy* calls the program made inside the run (a graph's
+                             replayed copies are not calls) */
 } lab_findings;
 
 /* A stage of the workload that the student times on the GPU and reports with

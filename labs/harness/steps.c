@@ -152,8 +152,10 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run)) continue;
         if (op->kind == TRACE_OP_API) {
-            f->graphs_made += !strncmp(op->name, "cudaGraphInstantiate", 20);
+            if (!strncmp(op->name, "cudaGraphInstantiate", 20) && f->graphs_made++ == 0)
+                f->graph_made_site = op->call_site;
             f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
+            f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
             continue;
         }
         if (!trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;

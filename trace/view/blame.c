@@ -169,10 +169,12 @@ static size_t waited_work(const walk *w, const trace_op *s) {
     return best;
 }
 
-/* The latest host wait that ended by t (give or take), or SIZE_MAX. */
-static size_t host_wait_before(const walk *w, uint64_t t) {
+/* The latest host wait the host made before it queued op (in host order) that ended by
+ * then (give or take), or SIZE_MAX. */
+static size_t host_wait_before(const walk *w, const trace_op *op) {
     size_t best = SIZE_MAX;
-    for (size_t j = 0; j < w->n_syncs && w->syncs[j].end_ns <= t + TOL; j++) best = j;
+    for (size_t j = 0; j < w->n_syncs && w->syncs[j].end_ns <= op->enqueue_ns + TOL; j++)
+        if (w->syncs[j].id < op->id) best = j;
     return best;
 }
 
@@ -246,7 +248,7 @@ static void critical_path(const walk *w, trace_blame *b) {
             continue;
         }
         if (by_host) {
-            size_t j = host_wait_before(w, queued);
+            size_t j = host_wait_before(w, c);
             if (j == SIZE_MAX) break;
             while (j > 0 && same_wait(&w->syncs[j - 1], &w->syncs[j])) j--; /* the first of its copies */
             const trace_op *s = &w->syncs[j];
