@@ -169,12 +169,12 @@ static size_t waited_work(const walk *w, const trace_op *s) {
     return best;
 }
 
-/* The latest host wait the host made before it queued op (in host order) that ended by
- * then (give or take), or SIZE_MAX. */
-static size_t host_wait_before(const walk *w, const trace_op *op) {
+/* The latest host wait the host made before op id (in host order) that ended by t (give
+ * or take), or SIZE_MAX. */
+static size_t host_wait_before(const walk *w, uint64_t id, uint64_t t) {
     size_t best = SIZE_MAX;
-    for (size_t j = 0; j < w->n_syncs && w->syncs[j].end_ns <= op->enqueue_ns + TOL; j++)
-        if (w->syncs[j].id < op->id) best = j;
+    for (size_t j = 0; j < w->n_syncs && w->syncs[j].end_ns <= t + TOL; j++)
+        if (w->syncs[j].id < id) best = j;
     return best;
 }
 
@@ -248,16 +248,29 @@ static void critical_path(const walk *w, trace_blame *b) {
             continue;
         }
         if (by_host) {
-            size_t j = host_wait_before(w, c);
-            if (j == SIZE_MAX) break;
-            while (j > 0 && same_wait(&w->syncs[j - 1], &w->syncs[j])) j--; /* the first of its copies */
-            const trace_op *s = &w->syncs[j];
-            if (arrival_between(w, s->end_ns, queued)) break; /* the host waited for a request */
-            if (s->end_ns >= s->start_ns + TOL && !charged_sync[j]) {
-                charged_sync[j] = true;
-                charge(entry_for(b, s, true), s->end_ns - s->start_ns);
+            /* Back along the host from when it queued c: past waits that returned at once
+             * (the host was busy, not waiting), to the wait that held it, or to a request's
+             * arrival (the host was waiting for the world), or to the run's start. */
+            uint64_t t = queued, before = c->id;
+            size_t next = SIZE_MAX;
+            for (;;) {
+                size_t j = host_wait_before(w, before, t);
+                if (j == SIZE_MAX) break;
+                while (j > 0 && same_wait(&w->syncs[j - 1], &w->syncs[j])) j--; /* the first of its copies */
+                const trace_op *s = &w->syncs[j];
+                if (arrival_between(w, s->end_ns, t)) break; /* the host waited for a request */
+                if (s->end_ns >= s->start_ns + TOL) {
+                    if (!charged_sync[j]) {
+                        charged_sync[j] = true;
+                        charge(entry_for(b, s, true), s->end_ns - s->start_ns);
+                    }
+                    next = waited_work(w, s);
+                    break;
+                }
+                t = s->start_ns;
+                before = s->id;
             }
-            cur = waited_work(w, s);
+            cur = next;
             continue;
         }
         cur = engine_before(w, cur);
