@@ -88,17 +88,24 @@ TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {
     EXPECT_EQ(Num(j, "races"), 0);
     EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") / 2);
     EXPECT_EQ(NextStep(j), "1/3 TODO 2 (an event across the devices instead of the host's waits)");
-    cJSON_Delete(j);
     int waits = -1, batches = -1;
-    size_t at = o.err.find("Why: the host waited for a GPU ");
-    ASSERT_NE(at, std::string::npos) << o.err;
-    ASSERT_EQ(std::sscanf(o.err.c_str() + at, "Why: the host waited for a GPU %d times before run() had queued all its "
-                                              "work (%d batches)",
+    std::string why = Why(j);
+    ASSERT_EQ(std::sscanf(why.c_str(), "the host waited for a GPU %d times before run() had queued all its work (%d "
+                                       "batches)",
                           &waits, &batches),
               2)
-        << o.err.substr(at);
+        << why;
     // One wait a batch but the last (made after everything was queued).
     EXPECT_EQ(waits, batches - 1);
+    // The wait is named with its line and what it cost.
+    const std::string file = "labs/09_two_gpus/testdata/variants.c";
+    std::string line = ShortLine(file, "LAB_CHECK(cudaStreamSynchronize(k->s1));");
+    EXPECT_NE(why.find("; cudaStreamSynchronize(one of 3 streams) at " + line + " held the host"), std::string::npos)
+        << why;
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 3 streams)", file, "LAB_CHECK(cudaStreamSynchronize(k->s1));");
+    EXPECT_EQ(Num(Blamed(j), "on_path"), batches - 1);
+    EXPECT_EQ(OverSynced(j).rfind("cudaStreamSynchronize(one of 3 streams) at " + line, 0), 0u) << OverSynced(j);
+    cJSON_Delete(j);
     EXPECT_EQ(o.err.find("peer access is not enabled"), std::string::npos) << o.err;
 }
 
@@ -110,6 +117,25 @@ TEST(Lab09, OneSetOfBuffersIsTheStateAfterTodo2) {
     EXPECT_EQ(Num(j, "races"), 0);
     EXPECT_LT(Num(j, "bound_fraction"), 0.65);
     EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a ring of buffers so the stages and the link overlap)");
+    EXPECT_EQ(Why(j).rfind("your peer copies all write one buffer on GPU 1", 0), 0u) << Why(j);
+    cJSON_Delete(j);
+}
+
+// A ring of three slots whose work all goes to the first slot's streams: TODO 3 is where
+// it stands, and it is told that its ring is there and its streams are not, not to add a
+// ring.
+TEST(Lab09, ARingOnSharedStreamsIsToldItsStreams) {
+    Outcome o = RunLab("labs/09_two_gpus_ring_shared_streams_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a ring of buffers so the stages and the link overlap)");
+    EXPECT_EQ(Why(j).rfind("your ring has 3 slots of buffers, but GPU 0's work goes to 1 stream (\"GPU 0 a\") and "
+                           "GPU 1's to 1 (\"GPU 1 a\")",
+                           0),
+              0u)
+        << Why(j);
+    EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
 }
 

@@ -111,6 +111,7 @@ typedef struct lab_stream_fact {
     int32_t id;
     char label[48];     /* "\"compute\"", "s2", "stream 0" (trace_stream_label) */
     int priority;       /* lower is greater (cudaDeviceGetStreamPriorityRange) */
+    uint32_t device;    /* the device it was made on */
     int kernels, h2d, d2h, peer; /* its copies and kernels */
     int background;     /* ops of the lab's background (spec->is_background) */
     int requests;       /* copies and kernels that carry a request or batch */
