@@ -176,8 +176,10 @@ TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(Str(r, "fix").rfind("give \"buf ", 0), 0u) << Str(r, "fix");
     EXPECT_NE(Str(r, "fix").find("Correct but slower"), std::string::npos) << Str(r, "fix");
+    EXPECT_NE(Str(cJSON_GetObjectItemCaseSensitive(j, "steps"), "what_to_do").find("This is the expected state after TODO 1."),
+              std::string::npos);
     cJSON_Delete(j);
-    EXPECT_NE(shared.err.find("This is the expected state after TODO 1."), std::string::npos) << shared.err;
+    EXPECT_NE(shared.err.find("expected state after"), std::string::npos) << shared.err;
 
     Outcome two = RunLab("labs/03_double_buffer_two_streams_sim", Args());
     EXPECT_EQ(two.exit_code, 0) << two.err;
@@ -204,6 +206,26 @@ TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
     EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
     EXPECT_EQ(NextStep(j), "1/3 TODO 2 (a buffer pair per stream)");
     cJSON_Delete(j);
+}
+
+// Waiting for each batch's stream before queueing the next is correct and every TODO is
+// done, and the streams take turns: the wait is named with its line and cost, in the
+// report's "waits" line, the blame and the next step.
+TEST(Lab03, AHostWaitEachBatchIsNamedWithItsLineAndCost) {
+    const std::string file = "labs/03_double_buffer/testdata/variants.c";
+    Outcome o = RunLab("labs/03_double_buffer_sync_each_batch_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    std::string said = "cudaStreamSynchronize(one of 3 streams) at " + ShortLine(file, "/* to be safe */");
+    EXPECT_EQ(Advice(j).rfind(said + " held the host", 0), 0u) << Advice(j);
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 3 streams)", file, "/* to be safe */");
+    EXPECT_EQ(Num(Blamed(j), "on_path"), Num(j, "batches") - 1);
+    EXPECT_EQ(OverSynced(j).rfind(said, 0), 0u) << OverSynced(j);
+    cJSON_Delete(j);
+    EXPECT_NE(o.err.find("  waits      " + said), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("Next: " + said.substr(0, 40)), std::string::npos) << o.err;
 }
 
 // A kernel that reads its input before the copy on another stream has written it gives
