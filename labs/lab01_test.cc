@@ -88,7 +88,7 @@ TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
     EXPECT_NE(Str(cJSON_GetObjectItemCaseSensitive(j, "steps"), "what_to_do").find("This is the expected state after TODO 1."),
               std::string::npos);
     cJSON_Delete(j);
-    EXPECT_NE(o.err.find("expected state after"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("This is the expected"), std::string::npos) << o.err;
 }
 
 TEST(Lab01, StreamsWithoutPinningGainNothing) {
