@@ -131,6 +131,22 @@ TEST(Lab05, AHostWaitInTheLoopIsNamedWithItsLineAndCost) {
     }
 }
 
+// --hint follows the same facts: a race the host orders is the step it stands at, and
+// the hint says which wait orders it.
+TEST(Lab05, HintsFollowTheFactsNotTheSpeed) {
+    std::string state = std::string(std::getenv("TEST_TMPDIR")) + "/hint_state";
+    setenv("XDG_STATE_HOME", state.c_str(), 1);
+    Outcome o = RunLab("labs/05_cross_stream_races_sync_compute_sim",
+                       {"--seed", "7", "--runs", "1", "--schedules", "0", "--hint"});
+    unsetenv("XDG_STATE_HOME");
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_NE(o.out.find("You are at TODO 3 (do not overwrite an input still being read)."), std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("Why: the upload into d_in[k] and the kernel two batches back"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("cudaStreamSynchronize(\"compute\") at"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("every step of this lab is done"), std::string::npos) << o.out;
+}
+
 // An event recorded on the wrong stream ("up", after the upload) is told as what it is,
 // not as one recorded before the kernel; run() waiting for the wrong stream is told with
 // its line.
