@@ -158,4 +158,28 @@ TEST(Lab04, BehindSingleWaveKernelsPriorityChangesNothing) {
     cJSON_Delete(k);
 }
 
+// Every variant's advice comes from what it does: where it stands, the wait the blame
+// puts first (the final wait, a stream's wait, or the costly wait), with its line.
+TEST(Lab04, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/04_priorities/lab.c", v = kVariants;
+    const std::string todo1 = "0/1 TODO 1 (a stream of the greatest priority for the requests)";
+    const std::string final_wait = "LAB_CHECK(cudaStreamSynchronize(request_stream));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/04_priorities_sim", todo1, "cudaStreamSynchronize(\"requests\")", lab, final_wait, false},
+             {"labs/04_priorities_background_high_sim", todo1, "cudaStreamSynchronize(\"requests\")", v, final_wait,
+              false},
+             {"labs/04_priorities_both_greatest_sim", todo1, "cudaStreamSynchronize(\"requests\")", v, final_wait,
+              false},
+             {"labs/04_priorities_one_stream_sim", todo1, "cudaStreamSynchronize(\"background\")", v, final_wait,
+              false},
+             {"labs/04_priorities_kernel_on_background_sim", todo1, "cudaStreamWaitEvent(\"requests\")", v,
+              "cudaStreamWaitEvent(request_stream, computed, 0)", false},
+             {"labs/04_priorities_no_background_sim", "1/1 ", "cudaStreamSynchronize(\"requests\")", v, final_wait,
+              false},
+             {"labs/04_priorities_device_sync_each_sim", "1/1 ", "cudaDeviceSynchronize()", v,
+              "/* waits for the background too */", true},
+         })
+        ExpectAdvice(c, Args());
+}
+
 }  // namespace

@@ -172,4 +172,22 @@ TEST(Lab05, WhatAnEventMarksAndWhatRunWaitsForAreTheProgramsOwn) {
     cJSON_Delete(f);
 }
 
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the skeleton's final wait; the download's wait on the kernel).
+TEST(Lab05, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/05_cross_stream_races/lab.c", v = kVariants;
+    const std::string down_waits = "cudaStreamWaitEvent(down, computed[k], 0)";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/05_cross_stream_races_sim", "0/5 TODO 1 (the kernel waits for its upload)",
+              "cudaStreamSynchronize(\"compute\")", lab, "LAB_CHECK(cudaStreamSynchronize(compute));", false},
+             {"labs/05_cross_stream_races_fixed_2_sim", "2/5 TODO 3 (do not overwrite an input still being read)",
+              "cudaStreamWaitEvent(\"down\")", v, down_waits, false},
+             {"labs/05_cross_stream_races_fixed_4_sim", "4/5 TODO 5 (wait for the downloads before returning)",
+              "cudaStreamWaitEvent(\"down\")", v, down_waits, false},
+             {"labs/05_cross_stream_races_wrong_stream_sim", "1/5 TODO 2 (record the event after the kernel)",
+              "cudaStreamWaitEvent(\"compute\")", v, "cudaStreamWaitEvent(compute, uploaded[k], 0)", false},
+         })
+        ExpectAdvice(c, Args({"--schedules", "0"}));
+}
+
 }  // namespace

@@ -177,4 +177,29 @@ TEST(Lab06, WaitingAfterEachRequestServesOneAtATime) {
     cJSON_Delete(j);
 }
 
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the final wait over the pool, the one stream waited for, the
+// synchronous copy, or the costly wait).
+TEST(Lab06, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/06_stream_pool/lab.c", v = kVariants;
+    const std::string todo2 = "1/2 TODO 2 (a set of buffers for each stream of the pool)";
+    const std::string pool = "for (int s = 0; s < POOL; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/06_stream_pool_sim", "0/2 TODO 1 (a pool of streams, each request on the next one)",
+              "cudaStreamSynchronize(\"server\")", lab, "LAB_CHECK(cudaStreamSynchronize(stream));", false},
+             {"labs/06_stream_pool_shared_buffers_sim", todo2, "cudaStreamSynchronize(one of 4 streams)", v, pool, false},
+             {"labs/06_stream_pool_ring_no_events_sim", todo2, "cudaStreamSynchronize(one of 8 streams)", v, pool, false},
+             {"labs/06_stream_pool_event_after_kernel_sim", todo2, "cudaStreamSynchronize(one of 8 streams)", v, pool,
+              false},
+             {"labs/06_stream_pool_ring_events_sim", "2/2 ", "cudaStreamSynchronize(one of 8 streams)", v, pool, false},
+             {"labs/06_stream_pool_small_pool_sim", "2/2 ", "cudaStreamSynchronize(one of 2 streams)", v, pool, false},
+             {"labs/06_stream_pool_last_stream_only_sim", todo2, "cudaStreamSynchronize(\"pool 3\")", v,
+              "/* the last stream only */", false},
+             {"labs/06_stream_pool_legacy_memcpy_sim", todo2, "cudaMemcpy()", v, "cudaMemcpy(d_in[b]", false},
+             {"labs/06_stream_pool_device_sync_sim", "2/2 ", "cudaDeviceSynchronize()", v, "cudaDeviceSynchronize());",
+              true},
+         })
+        ExpectAdvice(c, Args());
+}
+
 }  // namespace

@@ -161,4 +161,21 @@ TEST(Lab07, AForkEventRecordedBeforeTheCaptureIsIsolation) {
                        "cudaErrorStreamCaptureIsolation", "a capturing stream waited on an event recorded outside");
 }
 
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the final wait, or the costly one).
+TEST(Lab07, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string v = kVariants, last = "/* every step queued */";
+    const std::string todo1 = "0/2 TODO 1 (capture the step's kernels once, replay them every step)";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/07_cuda_graphs_graph_per_step_sim", todo1, "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_one_stream_graph_sim", todo1, "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_rebuilt_graph_sim", "1/2 TODO 2 (make the graph in setup(), not in run())",
+              "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_copies_in_graph_sim", "2/2 ", "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_setup_graph_synced_sim", "2/2 ", "cudaStreamSynchronize(\"A\")", v,
+              "/* to be sure the step is done */", true},
+         })
+        ExpectAdvice(c, Args());
+}
+
 }  // namespace

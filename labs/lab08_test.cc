@@ -184,4 +184,27 @@ TEST(Lab08, TheLoaderRefusesDeviceMemory) {
     EXPECT_NE(o.err.find("your run() returned 1"), std::string::npos) << o.err;
 }
 
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the loader's wait for its one buffer is costly, and what it
+// stands at is the ring; a ring of two waits little).
+TEST(Lab08, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/08_prefetch_loader/lab.c", v = kVariants;
+    const std::string todo1 = "0/2 TODO 1 (wait for the upload, not for the whole batch)";
+    const std::string event_wait = "LAB_CHECK(cudaEventSynchronize(uploaded[k]));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/08_prefetch_loader_sim", todo1, "cudaStreamSynchronize(\"device\")", lab,
+              "        LAB_CHECK(cudaStreamSynchronize(stream));", true},
+             {"labs/08_prefetch_loader_one_buffer_sim", "1/2 TODO 2 (a ring of pinned buffers)",
+              "cudaEventSynchronize()", v, event_wait, true},
+             {"labs/08_prefetch_loader_ring_of_two_sim", "2/2 ", "cudaEventSynchronize()", v, event_wait, false},
+             {"labs/08_prefetch_loader_sync_each_batch_sim", todo1, "cudaStreamSynchronize(\"device\")", v,
+              "/* to be safe */", true},
+             {"labs/08_prefetch_loader_ring_wait_at_once_sim", "2/2 ", "cudaEventSynchronize()", v,
+              "/* at once: the loader never gets ahead */", true},
+             {"labs/08_prefetch_loader_no_wait_sim", todo1, "cudaStreamSynchronize(\"device\")", v,
+              "/* every batch queued */", false},
+         })
+        ExpectAdvice(c, Args());
+}
+
 }  // namespace

@@ -197,4 +197,26 @@ TEST(Lab09, AProfileOfOneDeviceIsRefused) {
     EXPECT_NE(o.err.find("this lab needs 2 devices and the h100 profile simulates 1"), std::string::npos) << o.err;
 }
 
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the skeleton's and the variant's host waits between the
+// GPUs are costly; GPU 1's wait for the peer copy, or the final wait, otherwise).
+TEST(Lab09, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/09_two_gpus/lab.c", v = "labs/09_two_gpus/testdata/variants.c";
+    const std::string copied = "cudaStreamWaitEvent(k->s1, k->copied, 0)";
+    const std::string todo3 = "2/3 TODO 3 (a ring of buffers so the stages and the link overlap)";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/09_two_gpus_sim", "0/3 TODO 1 (peer access, both ways)", "cudaStreamSynchronize(\"GPU 0\")", lab,
+              "LAB_CHECK(cudaStreamSynchronize(s0));", true},
+             {"labs/09_two_gpus_peer_access_off_sim", "0/3 TODO 1 (peer access, both ways)",
+              "cudaStreamWaitEvent(one of 3 streams)", v, copied, false},
+             {"labs/09_two_gpus_sync_each_batch_sim", "1/3 TODO 2 (an event across the devices instead of the host's "
+              "waits)", "cudaStreamSynchronize(one of 3 streams)", v, "LAB_CHECK(cudaStreamSynchronize(k->s1));", true},
+             {"labs/09_two_gpus_one_slot_sim", todo3, "cudaStreamWaitEvent(\"GPU 1 a\")", v, copied, false},
+             {"labs/09_two_gpus_ring_shared_streams_sim", todo3, "cudaStreamWaitEvent(\"GPU 1 a\")", v, copied, false},
+             {"labs/09_two_gpus_stage2_unordered_sim", todo3, "cudaStreamSynchronize(one of 3 streams)", v,
+              "for (int k = 0; k < RING; k++) LAB_CHECK(cudaStreamSynchronize(ring[k].s1));", false},
+         })
+        ExpectAdvice(c, Args());
+}
+
 }  // namespace

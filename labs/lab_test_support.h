@@ -199,8 +199,9 @@ inline const cJSON *Blamed(const cJSON *j, int i = 0) {
     return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "blame"), "waits"), i);
 }
 
-// The wait the blame names as over-synchronising ("" when none).
-inline std::string OverSynced(const cJSON *j) { return Str(cJSON_GetObjectItemCaseSensitive(j, "blame"), "over_synchronised"); }
+// The costliest host wait inside the loop, in one sentence, when it held the critical path
+// for a twentieth of the run or more ("" when none did).
+inline std::string OverSynced(const cJSON *j) { return Str(cJSON_GetObjectItemCaseSensitive(j, "blame"), "costly_wait"); }
 
 // "file.c:N", where N is the first line of runfile rel that contains marker: how a report
 // names a line in a sentence (the file's name only).
@@ -215,6 +216,29 @@ inline void ExpectBlamed(const cJSON *w, const std::string &call, const std::str
     ASSERT_NE(w, nullptr);
     EXPECT_EQ(Str(w, "call"), call);
     EXPECT_EQ(Str(w, "line"), rel + ":" + std::to_string(LineOf(rel, marker))) << Str(w, "call");
+}
+
+// One variant's advice: where it stands, the wait the blame puts first (its call and the
+// line of file that contains marker), and whether that wait is a costly one (a host wait
+// inside the loop that held the critical path).
+struct AdviceCase {
+    std::string lab, next, call, file, marker;
+    bool costly;
+};
+
+inline void ExpectAdvice(const AdviceCase &c, const std::vector<std::string> &args) {
+    Outcome o = RunLab(c.lab, args);
+    cJSON *j = Json(o);
+    ASSERT_NE(j, nullptr) << c.lab;
+    EXPECT_EQ(NextStep(j), c.next) << c.lab;
+    ExpectBlamed(Blamed(j), c.call, c.file, c.marker);
+    if (c.costly) {
+        std::string line = c.file.substr(c.file.rfind('/') + 1) + ":" + std::to_string(LineOf(c.file, c.marker));
+        EXPECT_EQ(OverSynced(j).rfind(c.call + " at " + line + " held the host", 0), 0u) << c.lab << ": " << OverSynced(j);
+    } else {
+        EXPECT_EQ(OverSynced(j), "") << c.lab;
+    }
+    cJSON_Delete(j);
 }
 
 }  // namespace labtest

@@ -361,7 +361,7 @@ static cJSON *blame_json(const lab_findings *f) {
     if (costly) {
         char text[400];
         lab_fact_wait_text(f, costly, text, sizeof(text));
-        cJSON_AddStringToObject(b, "over_synchronised", text);
+        cJSON_AddStringToObject(b, "costly_wait", text);
     }
     return b;
 }

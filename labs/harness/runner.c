@@ -496,6 +496,7 @@ static void compute_metrics(harness *h) {
     h->findings.peer_access = h->peer_access;
     for (int i = 0; i < h->findings.n_waits; i++)
         (void)line_of_site(h->findings.waits[i].call_site, h->findings.waits[i].line, sizeof(h->findings.waits[i].line));
+    lab_findings_merge_lines(&h->findings);
     for (int i = 0; i < h->findings.n_orders; i++)
         (void)line_of_site(h->findings.orders[i].record_site, h->findings.orders[i].record_line,
                            sizeof(h->findings.orders[i].record_line));

@@ -86,6 +86,7 @@ typedef struct lab_wait_fact {
     trace_sync_target sync;      /* host waits: what it waited for */
     int32_t stream;              /* the stream waited for, or the stream that waited; -1 none */
     int32_t record_stream;       /* the stream of the event's record; -1 unknown */
+    int streams;                 /* how many streams it concerned (a line in a loop over a pool) */
     int times;          /* times it ran in the run */
     int on_path;        /* of them, on the run's critical path */
     double held_ms;     /* how long it held the host (or its stream), in all */

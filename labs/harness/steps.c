@@ -203,6 +203,7 @@ static void find_waits(lab_findings *f, trace_timeline *tl, int32_t run) {
         w->sync = bw->sync;
         w->stream = bw->stream;
         w->record_stream = bw->record_stream;
+        w->streams = (int)bw->streams;
         w->times = (int)bw->times;
         w->on_path = (int)bw->on_path;
         w->held_ms = (double)bw->held_ns / 1e6;
@@ -272,6 +273,40 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
     size_t nb = trace_streams_busy_at(tl, run, returned_ns, busy, sizeof(busy) / sizeof(busy[0]));
     for (size_t i = 0; i < nb && i < sizeof(busy) / sizeof(busy[0]); i++)
         if (busy[i] != TRACE_STREAM_LEGACY) f->busy_at_return++;
+}
+
+static int compare_cost(const void *a, const void *b) {
+    const lab_wait_fact *x = a, *y = b;
+    if (x->cost_ms != y->cost_ms) return x->cost_ms > y->cost_ms ? -1 : 1;
+    if (x->held_ms != y->held_ms) return x->held_ms > y->held_ms ? -1 : 1;
+    return (x->host < y->host) - (x->host > y->host);
+}
+
+void lab_findings_merge_lines(lab_findings *f) {
+    for (int i = 0; i < f->n_waits; i++) {
+        lab_wait_fact *a = &f->waits[i];
+        if (!a->line[0]) continue;
+        size_t base = strcspn(a->call, "(");
+        for (int j = i + 1; j < f->n_waits;) {
+            lab_wait_fact *b = &f->waits[j];
+            if (b->host != a->host || strcmp(b->line, a->line) != 0 || strncmp(b->call, a->call, base) != 0 ||
+                b->call[base] != '(') {
+                j++;
+                continue;
+            }
+            a->times += b->times;
+            a->on_path += b->on_path;
+            a->held_ms += b->held_ms;
+            a->cost_ms += b->cost_ms;
+            a->in_loop |= b->in_loop;
+            if (b->stream != a->stream && b->stream >= 0) a->streams += b->streams > 0 ? b->streams : 1;
+            memmove(b, b + 1, (size_t)(f->n_waits - j - 1) * sizeof(*b));
+            f->n_waits--;
+        }
+        if (a->streams > 1 && strstr(a->call, "Stream"))
+            snprintf(a->call + base, sizeof(a->call) - base, "(one of %d streams)", a->streams);
+    }
+    qsort(f->waits, (size_t)f->n_waits, sizeof(f->waits[0]), compare_cost);
 }
 
 int lab_steps_first_open(const lab_spec *spec, const lab_findings *f) {

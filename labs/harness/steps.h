@@ -31,6 +31,12 @@ extern "C" {
  * run() returned from at returned_ns. */
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns);
 
+/* Once the waits' lines are known (the runner looks them up): merges the waits of one
+ * line (a loop the compiler unrolled has a call site per copy), names a wait of several
+ * streams "cudaStreamSynchronize(one of N streams)", and sorts them again, the costliest
+ * on the critical path first. */
+void lab_findings_merge_lines(lab_findings *f);
+
 /* The index of the first step of spec not done, or -1 when every step is done (or the spec
  * has none). */
 int lab_steps_first_open(const lab_spec *spec, const lab_findings *f);

@@ -127,11 +127,13 @@ static size_t record_of(const walk *w, uint64_t event, uint64_t id) {
     return best;
 }
 
-/* Whether a host wait at index j of syncs is a copy of the one before it: a wait for the
- * device on several devices is recorded once per stream, at the same moment. */
+/* Whether two host waits are copies of one: a wait for the device on several devices is
+ * recorded once per stream, at the same moment, by the same call (never a
+ * cudaStreamSynchronize, which waits for one stream: a loop over streams whose waits
+ * return at once makes waits of the same line at the same moment that are not copies). */
 static bool same_wait(const trace_op *a, const trace_op *b) {
     return a->call_site == b->call_site && a->start_ns == b->start_ns && a->end_ns == b->end_ns &&
-           !strcmp(a->name, b->name);
+           !strcmp(a->name, b->name) && strcmp(a->name, "cudaStreamSynchronize") != 0;
 }
 
 /* The stream work a host wait waited for: the op among its targets, queued before it, that
@@ -146,7 +148,7 @@ static size_t waited_work(const walk *w, const trace_op *s) {
         case TRACE_SYNC_STREAM: {
             /* Every stream a wait of the same moment and line waited for (a device wait on
              * several devices is a stream wait per stream). */
-            target = false;
+            target = op->stream == s->stream;
             for (size_t j = 0; j < w->n_syncs && !target; j++)
                 target = same_wait(&w->syncs[j], s) && w->syncs[j].stream == op->stream;
             break;

@@ -207,9 +207,16 @@ TEST(Blame, OneLineThatWaitsForEachStreamOfAPoolIsOneWait) {
     t.Work(TRACE_OP_KERNEL, 2, 101 * kUs, 101 * kUs, 201 * kUs);
     t.Sync(TRACE_SYNC_STREAM, 2, 102 * kUs, 201 * kUs, 0x50, "cudaStreamSynchronize");
     t.Work(TRACE_OP_KERNEL, 1, 202 * kUs, 202 * kUs, 302 * kUs);
+    // The final loop over the pool: the second stream is done, its wait returns at once.
+    t.Sync(TRACE_SYNC_STREAM, 1, 303 * kUs, 302 * kUs + 1 * kUs, 0x51, "cudaStreamSynchronize");
+    t.Sync(TRACE_SYNC_STREAM, 2, 303 * kUs, 302 * kUs + 1 * kUs, 0x51, "cudaStreamSynchronize");
     trace_blame b;
     ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
-    ASSERT_EQ(b.n, 1u);
+    ASSERT_EQ(b.n, 2u);
+    const trace_blame_wait *last = Find(b, 0x51);
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(last->times, 2u);  // not copies of one wait: a wait each stream
+    EXPECT_EQ(last->streams, 2u);
     EXPECT_EQ(b.wait[0].times, 2u);
     EXPECT_EQ(b.wait[0].on_path, 2u);
     EXPECT_EQ(b.wait[0].streams, 2u);

@@ -133,7 +133,7 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaStreamSynchronize(stream_a)); /* to be sure the step is done */
 #endif
     }
-    LAB_CHECK(cudaStreamSynchronize(stream_a));
+    LAB_CHECK(cudaStreamSynchronize(stream_a)); /* every step queued */
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
     LAB_CHECK(cudaGraphExecDestroy(step_graph));
     step_graph = NULL;

@@ -109,7 +109,7 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaStreamSynchronize(stream)); /* to be safe */
 #endif
     }
-    LAB_CHECK(cudaStreamSynchronize(stream));
+    LAB_CHECK(cudaStreamSynchronize(stream)); /* every batch queued */
 #if defined(LAB_VARIANT_UPLOAD_IN_HOST_FN)
     if (host_fn_error != cudaSuccess) { /* the upload queued from the host function */
         lab_report_cuda_error("cudaMemcpyAsync (in the host function queue_upload)", __FILE__, host_fn_line,
