@@ -137,4 +137,26 @@ TEST(Lab01, OneDeviceBufferPairForEveryStreamRaces) {
     cJSON_Delete(j);
 }
 
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (a copy from pageable memory holds the host: the skeleton's and
+// a pageable pipeline's costliest wait; run()'s final waits otherwise).
+TEST(Lab01, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/01_pinned_memory/lab.c", v = "labs/01_pinned_memory/testdata/variants.c";
+    const std::string todo1 = "0/2 TODO 1 (pin the harness's buffers, once)";
+    const std::string each = "b < w->batches; b++) LAB_CHECK(cudaStreamSynchronize(streams[b]));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/01_pinned_memory_sim", todo1, "cudaMemcpyAsync()", lab,
+              "cudaMemcpyAsync(lab_output(ctx, b), d_out, w->batch_bytes", true},
+             {"labs/01_pinned_memory_pageable_streams_sim", todo1, "cudaMemcpyAsync()", v,
+              "cudaMemcpyAsync(lab_output(ctx, b), d_out[b]", true},
+             {"labs/01_pinned_memory_pin_each_time_sim", todo1, "cudaStreamSynchronize(one of 8 streams)", v, each,
+              false},
+             {"labs/01_pinned_memory_no_unregister_sim", todo1, "cudaStreamSynchronize(one of 8 streams)", v, each,
+              false},
+             {"labs/01_pinned_memory_shared_buffers_sim", "1/2 TODO 2 (both directions at once)",
+              "cudaStreamSynchronize(one of 8 streams)", v, each, false},
+         })
+        ExpectAdvice(c, Args());
+}
+
 }  // namespace

@@ -185,6 +185,11 @@ TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
     EXPECT_EQ(two.exit_code, 0) << two.err;
     j = Json(two);
     EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a third stream)");
+    // No wait holds it: run()'s final wait on each stream comes after the last work.
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 2 streams)", "labs/03_double_buffer/testdata/variants.c",
+                 "s < NUM_STREAMS; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));");
+    EXPECT_EQ(Num(Blamed(j), "on_path"), 0);
+    EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
     EXPECT_NE(two.err.find("Further: TODO 3 (a third stream)"), std::string::npos) << two.err;
 
@@ -205,6 +210,11 @@ TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
     EXPECT_GT(Num(j, "speedup"), 1.1);
     EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
     EXPECT_EQ(NextStep(j), "1/3 TODO 2 (a buffer pair per stream)");
+    // What holds it back is the streams' waits for each other's buffers, not the host.
+    ExpectBlamed(Blamed(j), "cudaStreamWaitEvent(one of 2 streams)", "labs/03_double_buffer/testdata/variants.c",
+                 "if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], in_free, 0));");
+    EXPECT_GE(Num(Blamed(j), "on_path"), Num(j, "batches") / 2);
+    EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
 }
 
