@@ -19,6 +19,10 @@
  *                   on from the event's record (the latest record of that event before the
  *                   wait, in host order).
  *
+ * A wait is charged all the time it held the host or its stream; the work a host wait
+ * waited for may itself have waited on the path (an upload the kernel waited for), so
+ * the charges of two waits may overlap in time and need not add up to the run.
+ *
  * The wait that ends a run (run() waiting for its streams before it returns) comes after
  * the last stream work, so it is never on the path: what is charged is time a wait kept
  * the device from getting on. Every wait of the run is listed, on the path or not, with
