@@ -177,4 +177,25 @@ TEST(Lab00, TwoStreamsForFourTasksReachHalfTheBound) {
     cJSON_Delete(j);
 }
 
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (run()'s final wait on stream 0, or on each task's stream).
+TEST(Lab00, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/00_default_stream/lab.c", v = "labs/00_default_stream/testdata/variants.c";
+    const std::string on0 = "LAB_CHECK(cudaStreamSynchronize(0));";
+    const std::string each = "s < n_streams; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/00_default_stream_sim", "0/3 TODO 1 (a stream per task)", "cudaStreamSynchronize(stream 0)", lab,
+              on0, false},
+             {"labs/00_default_stream_blocking_streams_sim", "1/3 TODO 2 (streams that stream 0 cannot hold back)",
+              "cudaStreamSynchronize(stream 0)", v, on0, false},
+             {"labs/00_default_stream_no_wait_sim", "2/3 TODO 3 (wait for every stream)",
+              "cudaStreamSynchronize(stream 0)", v, on0, false},
+             {"labs/00_default_stream_memset_on_task_streams_sim", "3/3 ", "cudaStreamSynchronize(one of 4 streams)",
+              v, each, false},
+             {"labs/00_default_stream_two_streams_sim", "0/3 TODO 1 (a stream per task)",
+              "cudaStreamSynchronize(one of 2 streams)", v, each, false},
+         })
+        ExpectAdvice(c, Args());
+}
+
 }  // namespace

@@ -88,8 +88,10 @@ TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
     EXPECT_GT(Num(j, "bound_fraction"), 0.45);
     EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - 0.1);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (both directions at once)");
+    EXPECT_NE(Str(cJSON_GetObjectItemCaseSensitive(j, "steps"), "what_to_do").find("This is the expected state after TODO 1."),
+              std::string::npos);
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 1."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "This is the expected"), std::string::npos) << o.err;
 }
 
 TEST(Lab01, StreamsWithoutPinningGainNothing) {
@@ -136,6 +138,28 @@ TEST(Lab01, OneDeviceBufferPairForEveryStreamRaces) {
     cJSON *j = Json(o);
     EXPECT_GT(Num(j, "races"), 0);
     cJSON_Delete(j);
+}
+
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (a copy from pageable memory holds the host: the skeleton's and
+// a pageable pipeline's costliest wait; run()'s final waits otherwise).
+TEST(Lab01, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/01_pinned_memory/lab.c", v = "labs/01_pinned_memory/testdata/variants.c";
+    const std::string todo1 = "0/2 TODO 1 (pin the harness's buffers, once)";
+    const std::string each = "b < w->batches; b++) LAB_CHECK(cudaStreamSynchronize(streams[b]));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/01_pinned_memory_sim", todo1, "cudaMemcpyAsync()", lab,
+              "cudaMemcpyAsync(lab_output(ctx, b), d_out, w->batch_bytes", true},
+             {"labs/01_pinned_memory_pageable_streams_sim", todo1, "cudaMemcpyAsync()", v,
+              "cudaMemcpyAsync(lab_output(ctx, b), d_out[b]", true},
+             {"labs/01_pinned_memory_pin_each_time_sim", todo1, "cudaStreamSynchronize(one of 8 streams)", v, each,
+              false},
+             {"labs/01_pinned_memory_no_unregister_sim", todo1, "cudaStreamSynchronize(one of 8 streams)", v, each,
+              false},
+             {"labs/01_pinned_memory_shared_buffers_sim", "1/2 TODO 2 (both directions at once)",
+              "cudaStreamSynchronize(one of 8 streams)", v, each, false},
+         })
+        ExpectAdvice(c, Args());
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ TEST(Lab03, ARaceNamesTheLinesOfTheStudentsCalls) {
             std::string call = what.rfind("kernel", 0) == 0 ? "kernels_process(" : "cudaMemcpyAsync(";
             // A call written over two lines may be placed at either.
             std::string text = LineText(at.substr(0, colon), n) + LineText(at.substr(0, colon), n - 1);
-            EXPECT_NE(text.find(call), std::string::npos) << text;
+            EXPECT_NE(FindFlat(text, call), std::string::npos) << text;
             sides++;
         }
     }
@@ -176,13 +176,20 @@ TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(Str(r, "fix").rfind("give \"buf ", 0), 0u) << Str(r, "fix");
     EXPECT_NE(Str(r, "fix").find("Correct but slower"), std::string::npos) << Str(r, "fix");
+    EXPECT_NE(Str(cJSON_GetObjectItemCaseSensitive(j, "steps"), "what_to_do").find("This is the expected state after TODO 1."),
+              std::string::npos);
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(shared.err, "This is the expected state after TODO 1."), std::string::npos) << shared.err;
+    EXPECT_NE(FindFlat(shared.err, "expected state after"), std::string::npos) << shared.err;
 
     Outcome two = RunLab("labs/03_double_buffer_two_streams_sim", Args());
     EXPECT_EQ(two.exit_code, 0) << two.err;
     j = Json(two);
     EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a third stream)");
+    // No wait holds it: run()'s final wait on each stream comes after the last work.
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 2 streams)", "labs/03_double_buffer/testdata/variants.c",
+                 "s < NUM_STREAMS; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));");
+    EXPECT_EQ(Num(Blamed(j), "on_path"), 0);
+    EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(two.err, "Further: TODO 3 (a third stream)"), std::string::npos) << two.err;
 
@@ -203,7 +210,32 @@ TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
     EXPECT_GT(Num(j, "speedup"), 1.1);
     EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
     EXPECT_EQ(NextStep(j), "1/3 TODO 2 (a buffer pair per stream)");
+    // What holds it back is the streams' waits for each other's buffers, not the host.
+    ExpectBlamed(Blamed(j), "cudaStreamWaitEvent(one of 2 streams)", "labs/03_double_buffer/testdata/variants.c",
+                 "if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], in_free, 0));");
+    EXPECT_GE(Num(Blamed(j), "on_path"), Num(j, "batches") / 2);
+    EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
+}
+
+// Waiting for each batch's stream before queueing the next is correct and every TODO is
+// done, and the streams take turns: the wait is named with its line and cost, in the
+// report's "waits" line, the blame and the next step.
+TEST(Lab03, AHostWaitEachBatchIsNamedWithItsLineAndCost) {
+    const std::string file = "labs/03_double_buffer/testdata/variants.c";
+    Outcome o = RunLab("labs/03_double_buffer_sync_each_batch_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    std::string said = "cudaStreamSynchronize(one of 3 streams) at " + ShortLine(file, "/* to be safe */");
+    EXPECT_EQ(Advice(j).rfind(said + " held the host", 0), 0u) << Advice(j);
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 3 streams)", file, "/* to be safe */");
+    EXPECT_EQ(Num(Blamed(j), "on_path"), Num(j, "batches") - 1);
+    EXPECT_EQ(OverSynced(j).rfind(said, 0), 0u) << OverSynced(j);
+    cJSON_Delete(j);
+    EXPECT_NE(FindFlat(o.err, "  waits      " + said), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "Next: " + said.substr(0, 40)), std::string::npos) << o.err;
 }
 
 // A kernel that reads its input before the copy on another stream has written it gives
@@ -215,7 +247,7 @@ TEST(Lab03, AValueReadBeforeItWasWrittenIsDiagnosed) {
     EXPECT_EQ(Str(j, "status"), "incorrect");
     std::string why = Str(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), "why");
     EXPECT_EQ(why.rfind("it was computed from data read before it was written: kernel process batch", 0), 0u) << why;
-    EXPECT_NE(why.find("may read what H2D batch"), std::string::npos) << why;
+    EXPECT_NE(FindFlat(why, "may read what H2D batch"), std::string::npos) << why;
     cJSON_Delete(j);
 }
 
@@ -252,9 +284,9 @@ TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
     Events e = ReadEvents(o.events, "s3cret");
     EXPECT_TRUE(e.errors.empty());
     EXPECT_EQ(e.bye_status, 2);
-    EXPECT_NE(e.bye_reason.find("crash: SIGSEGV in run (yours)"), std::string::npos) << e.bye_reason;
+    EXPECT_NE(FindFlat(e.bye_reason, "crash: SIGSEGV in run (yours)"), std::string::npos) << e.bye_reason;
     // A crashed run is correct nowhere: no result says so.
-    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
+    EXPECT_EQ(FindFlat(o.events, "\"correct\":true"), std::string::npos) << o.events;
 }
 
 // The line of the variants file that carries marker (1-based), 0 when none does.
@@ -281,7 +313,7 @@ TEST(Lab03, AHostReadOfDeviceMemoryIsReportedWithItsLine) {
     Events e = ReadEvents(o.events, "s3cret");
     EXPECT_TRUE(e.errors.empty());
     EXPECT_EQ(e.bye_status, 2);
-    EXPECT_NE(e.bye_reason.find("crash: SIGSEGV in run (yours)"), std::string::npos) << e.bye_reason;
+    EXPECT_NE(FindFlat(e.bye_reason, "crash: SIGSEGV in run (yours)"), std::string::npos) << e.bye_reason;
 }
 
 // Any crash in the student's code names its line; a crash elsewhere is still reported when
@@ -313,14 +345,14 @@ TEST(Lab03, ACrashNamesItsLineOrSaysHowToFindIt) {
     size_t at = o.err.find("addr2line -e /");
     ASSERT_NE(at, std::string::npos) << o.err;
     std::string command = o.err.substr(at, o.err.find(')', at) - at);
-    EXPECT_NE(command.find("03_double_buffer_crash_sim_student 0x"), std::string::npos) << command;
+    EXPECT_NE(FindFlat(command, "03_double_buffer_crash_sim_student 0x"), std::string::npos) << command;
     std::string looked_up;
     if (FILE *p = popen((command + " 2>/dev/null").c_str(), "r")) {
         char buf[512];
         while (fgets(buf, sizeof(buf), p)) looked_up += buf;
         pclose(p);
     }
-    EXPECT_NE(looked_up.find("variants.c:" + std::to_string(line)), std::string::npos) << command << " said " << looked_up;
+    EXPECT_NE(FindFlat(looked_up, "variants.c:" + std::to_string(line)), std::string::npos) << command << " said " << looked_up;
 }
 
 // The phases the harness announced on the event stream as they began ("in run (yours)",
@@ -355,7 +387,7 @@ TEST(Lab03, AHangIsEndedByTheTimeoutHoweverSlowTheBaseline) {
     EXPECT_EQ(e.bye_status, 2);
     EXPECT_EQ(e.bye_reason, "timeout: timeout in run (yours)");
     EXPECT_TRUE(o.out.empty()) << o.out;
-    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
+    EXPECT_EQ(FindFlat(o.events, "\"correct\":true"), std::string::npos) << o.events;
     std::vector<std::string> where = Announced(o.events);
     ASSERT_FALSE(where.empty());
     EXPECT_EQ(where.back(), "in run (yours)");
@@ -404,7 +436,7 @@ TEST(Lab03, TheHarnessPastItsBudgetIsTheHostsProblem) {
     Events e = ReadEvents(o.events);
     EXPECT_EQ(e.bye_status, 3);
     EXPECT_EQ(e.bye_reason.rfind("slow_host: 2s in ", 0), 0u) << e.bye_reason;
-    EXPECT_EQ(e.bye_reason.find("(yours)"), std::string::npos) << e.bye_reason;
+    EXPECT_EQ(FindFlat(e.bye_reason, "(yours)"), std::string::npos) << e.bye_reason;
     std::vector<std::string> where = Announced(o.events);
     ASSERT_FALSE(where.empty());
     EXPECT_EQ(where.back().find("(yours)"), std::string::npos) << where.back();
@@ -439,8 +471,8 @@ TEST(Lab03, AFailedSetupNamesTheCall) {
     EXPECT_FALSE(Bool(j, "correct"));
     EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), nullptr);
     cJSON_Delete(j);
-    EXPECT_NE(o.events.find("\"correct\":false"), std::string::npos) << o.events;
-    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
+    EXPECT_NE(FindFlat(o.events, "\"correct\":false"), std::string::npos) << o.events;
+    EXPECT_EQ(FindFlat(o.events, "\"correct\":true"), std::string::npos) << o.events;
 }
 
 TEST(Lab03, AWrongAnswerSaysWhatTheWrongValueLooksLike) {

@@ -2,8 +2,10 @@
 // run it. The skeleton is fast and wrong, with five planted races of four kinds, each
 // reported with both operations, their streams and the skeleton's lines (exit 2); fixing
 // them one by one is counted ("2 of 5 races fixed"); the reference has none and passes
-// (exit 0); synchronising the whole device after every batch is right and too slow
-// (exit 1).
+// (exit 0); synchronising the whole device after every batch, or the compute stream after
+// every kernel, is right and too slow (exit 1), and the report names that wait, its line
+// and its cost; the advice speaks of what the program does (which stream an event was
+// recorded on, what run() waits for).
 #include "labs/lab_test_support.h"
 
 #include <set>
@@ -56,6 +58,15 @@ TEST(Lab05, TheReferenceHasNoRaceAndPasses) {
     EXPECT_EQ(Num(Planted(j), "fixed"), 5);
     EXPECT_GE(Num(j, "bound_fraction"), 0.95);
     EXPECT_EQ(NextStep(j), "5/5 ");
+    // Its critical path is held by the events' waits only, and its final wait is not on it.
+    EXPECT_EQ(OverSynced(j), "");
+    EXPECT_EQ(Str(Blamed(j), "held"), "stream");
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "blame"), "waits")) {
+        if (Str(w, "held") == "host") {
+            EXPECT_EQ(Num(w, "on_path"), 0) << Str(w, "call");
+        }
+    }
     cJSON_Delete(j);
 }
 
@@ -78,14 +89,105 @@ TEST(Lab05, FixedRacesAreCountedOneByOne) {
     EXPECT_NE(FindFlat(two.err, "  planted    2 of 5 races fixed"), std::string::npos) << two.err;
 }
 
-TEST(Lab05, SynchronisingTheDeviceAfterEveryBatchIsRightAndTooSlow) {
-    Outcome o = RunLab("labs/05_cross_stream_races_over_synced_sim", Args());
+const char kVariants[] = "labs/05_cross_stream_races/testdata/variants.c";
+
+// A race the host orders is not a step done: the least synchronisation is the lesson.
+// Synchronising the device after every batch, or the compute stream after every kernel,
+// is right and too slow; the report names the wait, its line and what it cost, and the
+// next step is the first race an event does not order yet.
+TEST(Lab05, AHostWaitInTheLoopIsNamedWithItsLineAndCost) {
+    struct Case {
+        const char *lab, *call, *marker;
+        double max_fraction;
+    } cases[] = {
+        {"labs/05_cross_stream_races_over_synced_sim", "cudaDeviceSynchronize()", "LAB_CHECK(cudaDeviceSynchronize());",
+         0.5},
+        {"labs/05_cross_stream_races_sync_compute_sim", "cudaStreamSynchronize(\"compute\")",
+         "cudaStreamSynchronize(compute)); /* orders", 0.7},
+    };
+    for (const Case &c : cases) {
+        Outcome o = RunLab(c.lab, Args());
+        EXPECT_EQ(o.exit_code, 1) << c.lab << o.err;
+        cJSON *j = Json(o);
+        EXPECT_EQ(Str(j, "status"), "below_target") << c.lab;
+        EXPECT_EQ(Num(j, "races"), 0) << c.lab;
+        EXPECT_LT(Num(j, "bound_fraction"), c.max_fraction) << c.lab;
+        EXPECT_EQ(Num(Planted(j), "fixed"), 5) << c.lab;
+        // Every race is gone, and TODO 3's is ordered by the host: TODO 3 is where it stands.
+        EXPECT_EQ(NextStep(j), "2/5 TODO 3 (do not overwrite an input still being read)") << c.lab;
+        std::string line = ShortLine(kVariants, c.marker);
+        EXPECT_NE(Why(j).find(std::string(c.call) + " at " + line + " held the host"), std::string::npos)
+            << c.lab << ": " << Why(j);
+        ExpectBlamed(Blamed(j), c.call, kVariants, c.marker);
+        const cJSON *w = Blamed(j);
+        EXPECT_EQ(Str(w, "held"), "host");
+        EXPECT_TRUE(Bool(w, "in_loop"));
+        EXPECT_GE(Num(w, "on_path"), Num(j, "batches") - 1) << c.lab;  // once a batch, bar the last
+        EXPECT_GT(Num(w, "cost_ms"), 0.5 * Num(cJSON_GetObjectItemCaseSensitive(j, "blame"), "run_ms")) << c.lab;
+        EXPECT_EQ(OverSynced(j).rfind(std::string(c.call) + " at " + line, 0), 0u) << OverSynced(j);
+        cJSON_Delete(j);
+        EXPECT_NE(o.err.find("  waits      " + std::string(c.call) + " at " + line), std::string::npos) << o.err;
+        EXPECT_NE(o.err.find("Next: TODO 3"), std::string::npos) << o.err;
+    }
+}
+
+// --hint follows the same facts: a race the host orders is the step it stands at, and
+// the hint says which wait orders it.
+TEST(Lab05, HintsFollowTheFactsNotTheSpeed) {
+    std::string state = std::string(std::getenv("TEST_TMPDIR")) + "/hint_state";
+    setenv("XDG_STATE_HOME", state.c_str(), 1);
+    Outcome o = RunLab("labs/05_cross_stream_races_sync_compute_sim",
+                       {"--seed", "7", "--runs", "1", "--schedules", "0", "--hint"});
+    unsetenv("XDG_STATE_HOME");
     EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_NE(o.out.find("You are at TODO 3 (do not overwrite an input still being read)."), std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("Why: the upload into d_in[k] and the kernel two batches back"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("cudaStreamSynchronize(\"compute\") at"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("every step of this lab is done"), std::string::npos) << o.out;
+}
+
+// An event recorded on the wrong stream ("up", after the upload) is told as what it is,
+// not as one recorded before the kernel; run() waiting for the wrong stream is told with
+// its line.
+TEST(Lab05, WhatAnEventMarksAndWhatRunWaitsForAreTheProgramsOwn) {
+    Outcome o = RunLab("labs/05_cross_stream_races_wrong_stream_sim", Args({"--schedules", "0"}));
+    EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
-    EXPECT_EQ(Str(j, "status"), "below_target");
-    EXPECT_EQ(Num(j, "races"), 0);
-    EXPECT_LT(Num(j, "bound_fraction"), 0.5);
+    EXPECT_EQ(NextStep(j), "1/5 TODO 2 (record the event after the kernel)");
+    std::string why = Why(j);
+    EXPECT_NE(why.find("recorded on \"up\", after the upload (" + ShortLine(kVariants, "computed[k], up)") + ")"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("the kernel runs on \"compute\""), std::string::npos) << why;
+    EXPECT_EQ(why.find("before the kernel"), std::string::npos) << why;
+    EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
+
+    Outcome four = RunLab("labs/05_cross_stream_races_fixed_4_sim", Args({"--schedules", "0"}));
+    cJSON *f = Json(four);
+    EXPECT_EQ(Why(f), "run() ends with cudaStreamSynchronize(\"compute\") at " +
+                          ShortLine(kVariants, "cudaStreamSynchronize(compute)); /* TODO 5 left") +
+                          ", and the downloads are on \"down\"");
+    cJSON_Delete(f);
+}
+
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the skeleton's final wait; the download's wait on the kernel).
+TEST(Lab05, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/05_cross_stream_races/lab.c", v = kVariants;
+    const std::string down_waits = "cudaStreamWaitEvent(down, computed[k], 0)";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/05_cross_stream_races_sim", "0/5 TODO 1 (the kernel waits for its upload)",
+              "cudaStreamSynchronize(\"compute\")", lab, "LAB_CHECK(cudaStreamSynchronize(compute));", false},
+             {"labs/05_cross_stream_races_fixed_2_sim", "2/5 TODO 3 (do not overwrite an input still being read)",
+              "cudaStreamWaitEvent(\"down\")", v, down_waits, false},
+             {"labs/05_cross_stream_races_fixed_4_sim", "4/5 TODO 5 (wait for the downloads before returning)",
+              "cudaStreamWaitEvent(\"down\")", v, down_waits, false},
+             {"labs/05_cross_stream_races_wrong_stream_sim", "1/5 TODO 2 (record the event after the kernel)",
+              "cudaStreamWaitEvent(\"compute\")", v, "cudaStreamWaitEvent(compute, uploaded[k], 0)", false},
+         })
+        ExpectAdvice(c, Args({"--schedules", "0"}));
 }
 
 // The kernel's stream waits on the upload's event, but the event was recorded on "compute"

@@ -4,8 +4,9 @@
 // (TODO 1 alone) is fast and wrong, with TODO 2 next (exit 2); eight streams reusing four
 // buffer sets without events race (exit 2), and with an event per set pass (exit 0); the
 // reference passes with p99 near a request alone and a throughput near the arrival rate
-// (exit 0); a pool too small, or one that synchronises the device after each request,
-// cannot keep up (exit 1).
+// (exit 0); a pool too small, or one that waits for the device or the request's stream
+// after each request, cannot keep up (exit 1), and is told why: the wait with its line and
+// cost, or the pool's size; buffer sets got wrong are told what the program does.
 #include "labs/lab_test_support.h"
 
 #include <string>
@@ -47,6 +48,9 @@ TEST(Lab06, TheSkeletonServesOneAtATimeAndFallsBehind) {
     EXPECT_NEAR(Num(l, "throughput_per_ms"), Num(l, "baseline_throughput_per_ms"), 0.05);
     EXPECT_LT(Num(j, "bound_fraction"), 0.1);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (a pool of streams, each request on the next one)");
+    // Each request's upload, kernels and download, all on the skeleton's one stream.
+    EXPECT_EQ(Why(j), "all " + std::to_string(static_cast<int>(Num(j, "batches")) * 4) +
+                          " of your requests' copies and kernels go to one stream, \"server\"");
     cJSON_Delete(j);
     // No background in this lab: the report neither shows one nor claims it was done.
     EXPECT_EQ(FindFlat(o.err, "background"), std::string::npos) << o.err;
@@ -81,10 +85,11 @@ TEST(Lab06, APoolSharingOneBufferSetIsTheStateAfterTodo1) {
     std::string fix = Str(cJSON_GetArrayItem(reports, 0), "fix");
     // The fix that keeps the pool overlapping comes first; the event is named as slower.
     EXPECT_EQ(fix.rfind("give \"pool ", 0), 0u) << fix;
-    EXPECT_NE(fix.find("buffers of their own"), std::string::npos) << fix;
-    EXPECT_NE(fix.find("Correct but slower"), std::string::npos) << fix;
+    EXPECT_NE(FindFlat(fix, "buffers of their own"), std::string::npos) << fix;
+    EXPECT_NE(FindFlat(fix, "Correct but slower"), std::string::npos) << fix;
+    EXPECT_EQ(Why(j).rfind("the 4 streams of your pool share", 0), 0u) << Why(j);
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 1."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "expected state after TODO 1"), std::string::npos) << o.err;
 }
 
 TEST(Lab06, ReusingBufferSetsAcrossStreamsNeedsEvents) {
@@ -104,8 +109,44 @@ TEST(Lab06, ReusingBufferSetsAcrossStreamsNeedsEvents) {
     cJSON_Delete(j);
 }
 
-// A server that cannot keep up: its p99 grows with the queue, whatever else is right.
-void ExpectFallsBehind(const std::string &variant, double max_fraction) {
+const char kVariants[] = "labs/06_stream_pool/testdata/variants.c";
+
+// Each way of getting TODO 2 wrong is told what its program does: an event recorded
+// after the kernel instead of after the download, run() waiting for one stream of the
+// pool, the copies made with cudaMemcpy on the legacy default stream; none is told that
+// its requests overlap or to add buffer sets it has.
+TEST(Lab06, WrongBufferSetsAreToldWhatTheProgramDoes) {
+    struct Case {
+        const char *variant;
+        int exit_code;
+        std::string why;
+    } cases[] = {
+        {"ring_no_events", 2, "the 8 streams of your pool share"},
+        {"event_after_kernel", 2,
+         "the event a buffer set's next user waits on is recorded after the kernel (" +
+             ShortLine(kVariants, "set_free[b], st)); /* too early") + "), not after the download"},
+        {"last_stream_only", 2,
+         "run() ends waiting for 1 of the 4 streams your requests went to (cudaStreamSynchronize(\"pool 3\") at " +
+             ShortLine(kVariants, "streams[POOL - 1])); /* the last") + ")"},
+        {"legacy_memcpy", 2,
+         "64 of your requests' copies (cudaMemcpy() at " + ShortLine(kVariants, "cudaMemcpy(d_in[b]") +
+             ") go to stream 0, the legacy default stream"},
+    };
+    for (const Case &c : cases) {
+        Outcome o = RunLab("labs/06_stream_pool_" + std::string(c.variant) + "_sim", Args());
+        EXPECT_EQ(o.exit_code, c.exit_code) << c.variant << o.err;
+        cJSON *j = Json(o);
+        EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a set of buffers for each stream of the pool)") << c.variant;
+        EXPECT_EQ(Why(j).rfind(c.why, 0), 0u) << c.variant << ": " << Why(j);
+        cJSON_Delete(j);
+        EXPECT_EQ(FindFlat(o.err, "overlap now"), std::string::npos) << o.err;
+    }
+}
+
+// A server that cannot keep up: its p99 grows with the queue, whatever else is right;
+// its buffer sets are right, and the advice names what costs the time: the wait, its
+// line and its cost, or the pool's size.
+void ExpectFallsBehind(const std::string &variant, double max_fraction, const std::string &advice) {
     Outcome o = RunLab("labs/06_stream_pool_" + variant + "_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << variant << o.err;
     cJSON *j = Json(o);
@@ -114,12 +155,51 @@ void ExpectFallsBehind(const std::string &variant, double max_fraction) {
     EXPECT_EQ(Num(j, "races"), 0) << variant;
     EXPECT_LT(Num(j, "bound_fraction"), max_fraction) << variant;
     EXPECT_LT(Num(Latency(j), "throughput_per_ms"), ArrivalsPerMs(j)) << variant;
-    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a set of buffers for each stream of the pool)") << variant;
+    EXPECT_EQ(NextStep(j), "2/2 ") << variant;
+    EXPECT_EQ(Advice(j).rfind(advice, 0), 0u) << variant << ": " << Advice(j);
     cJSON_Delete(j);
 }
 
-TEST(Lab06, TooSmallAPoolFallsBehind) { ExpectFallsBehind("small_pool", 0.33); }
+TEST(Lab06, TooSmallAPoolFallsBehind) {
+    ExpectFallsBehind("small_pool", 0.33, "your requests go to 2 streams, and the queue still grows");
+}
 
-TEST(Lab06, SynchronisingTheDeviceAfterEachRequestServesOneAtATime) { ExpectFallsBehind("device_sync", 0.1); }
+TEST(Lab06, WaitingAfterEachRequestServesOneAtATime) {
+    ExpectFallsBehind("device_sync", 0.1,
+                      "cudaDeviceSynchronize() at " + ShortLine(kVariants, "cudaDeviceSynchronize());") + " held the host");
+    ExpectFallsBehind("host_wait_each", 0.1,
+                      "cudaStreamSynchronize(one of 4 streams) at " + ShortLine(kVariants, "/* to know the request") +
+                          " held the host");
+    Outcome o = RunLab("labs/06_stream_pool_host_wait_each_sim", Args());
+    cJSON *j = Json(o);
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 4 streams)", kVariants, "/* to know the request");
+    EXPECT_EQ(Num(Blamed(j), "times"), Num(j, "batches"));
+    cJSON_Delete(j);
+}
+
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the final wait over the pool, the one stream waited for, the
+// synchronous copy, or the costly wait).
+TEST(Lab06, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/06_stream_pool/lab.c", v = kVariants;
+    const std::string todo2 = "1/2 TODO 2 (a set of buffers for each stream of the pool)";
+    const std::string pool = "for (int s = 0; s < POOL; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/06_stream_pool_sim", "0/2 TODO 1 (a pool of streams, each request on the next one)",
+              "cudaStreamSynchronize(\"server\")", lab, "LAB_CHECK(cudaStreamSynchronize(stream));", false},
+             {"labs/06_stream_pool_shared_buffers_sim", todo2, "cudaStreamSynchronize(one of 4 streams)", v, pool, false},
+             {"labs/06_stream_pool_ring_no_events_sim", todo2, "cudaStreamSynchronize(one of 8 streams)", v, pool, false},
+             {"labs/06_stream_pool_event_after_kernel_sim", todo2, "cudaStreamSynchronize(one of 8 streams)", v, pool,
+              false},
+             {"labs/06_stream_pool_ring_events_sim", "2/2 ", "cudaStreamSynchronize(one of 8 streams)", v, pool, false},
+             {"labs/06_stream_pool_small_pool_sim", "2/2 ", "cudaStreamSynchronize(one of 2 streams)", v, pool, false},
+             {"labs/06_stream_pool_last_stream_only_sim", todo2, "cudaStreamSynchronize(\"pool 3\")", v,
+              "/* the last stream only */", false},
+             {"labs/06_stream_pool_legacy_memcpy_sim", todo2, "cudaMemcpy()", v, "cudaMemcpy(d_in[b]", false},
+             {"labs/06_stream_pool_device_sync_sim", "2/2 ", "cudaDeviceSynchronize()", v, "cudaDeviceSynchronize());",
+              true},
+         })
+        ExpectAdvice(c, Args());
+}
 
 }  // namespace

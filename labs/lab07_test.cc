@@ -3,8 +3,9 @@
 // bound (exit 1). A graph made anew every step, or one captured on stream A alone, is
 // still below target with TODO 1 as the next step; a graph made once per run() is the
 // named state after TODO 1 (exit 1); the reference, one graph made in setup() and
-// replayed every step, passes (exit 0). A graph that captured step 0's copies writes only
-// step 0 (exit 2, the other steps never written), and the capture errors (a sync inside
+// replayed every step, passes (exit 0); made in setup() with a host wait each step it is
+// told the wait, its line and cost (exit 1). A graph that captured step 0's copies writes
+// only step 0 (exit 2, the other steps never written), and the capture errors (a sync inside
 // the capture, a fork never joined back, a fork event recorded before the capture) fail
 // setup() with the call, its line and what the rule is (exit 2).
 #include "labs/lab_test_support.h"
@@ -14,6 +15,8 @@
 namespace {
 
 using namespace labtest;
+
+const char kVariants[] = "labs/07_cuda_graphs/testdata/variants.c";
 
 TEST(Lab07, TheSkeletonIsCorrectAndBoundByItsLaunches) {
     Outcome o = RunLab("labs/07_cuda_graphs_sim", Args());
@@ -28,6 +31,8 @@ TEST(Lab07, TheSkeletonIsCorrectAndBoundByItsLaunches) {
     // Launch-bound: the graph bound is several times the direct launches.
     EXPECT_GT(Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "speedup"), 2.5);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
+    EXPECT_EQ(Why(j).rfind("your run launches its ", 0), 0u) << Why(j);
+    EXPECT_NE(Why(j).find("kernels one by one, and no graph"), std::string::npos) << Why(j);
     cJSON_Delete(j);
 }
 
@@ -51,8 +56,10 @@ TEST(Lab07, AGraphMadeEveryRunIsTheStateAfterTodo1) {
     EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
     EXPECT_GT(Num(j, "bound_fraction"), 0.7);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (make the graph in setup(), not in run())");
+    EXPECT_EQ(Why(j), "cudaGraphInstantiate at " + ShortLine(kVariants, "cudaGraphInstantiate(&step_graph") +
+                          " runs 1 time in every run(): each timed run builds the graph again");
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 1."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "expected state after"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
@@ -63,8 +70,11 @@ TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
     EXPECT_LT(Num(j, "speedup"), 1.0);
     EXPECT_LT(Num(j, "bound_fraction"), 0.65);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
+    std::string n = std::to_string(static_cast<int>(Num(j, "batches")));
+    EXPECT_EQ(Why(j), "your run makes a graph for every launch: cudaGraphInstantiate " + n + " times (" +
+                          ShortLine(kVariants, "cudaGraphInstantiate(&step_graph") + ") for " + n +
+                          " cudaGraphLaunch, so each step pays the capture and the instantiation");
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "each step anew pays the capture and instantiation"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, AGraphKeepsOnlyTheConcurrencyItWasCapturedWith) {
@@ -74,8 +84,9 @@ TEST(Lab07, AGraphKeepsOnlyTheConcurrencyItWasCapturedWith) {
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_LT(Num(j, "bound_fraction"), 0.75);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
+    EXPECT_EQ(Why(j).rfind("your graph runs all of its kernels on one stream", 0), 0u) << Why(j);
+    EXPECT_NE(Why(j).find("a graph keeps only the concurrency it was captured with"), std::string::npos) << Why(j);
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "a graph keeps only the concurrency it was captured with"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
@@ -89,9 +100,31 @@ TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
     EXPECT_EQ(Num(m, "batch"), 1);
     EXPECT_EQ(Num(m, "got"), 0xdeadbeefu);
     EXPECT_EQ(Num(m, "wrong_batches"), 23);
-    EXPECT_EQ(NextStep(j), "1/2 TODO 2 (make the graph in setup(), not in run())");
+    // The graph is made in setup() and replayed: both TODOs are done, and what is wrong is
+    // the copies it froze.
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    EXPECT_EQ(Advice(j).rfind("your graph is made once and replayed, and your run makes no copy of its own", 0), 0u)
+        << Advice(j);
+    EXPECT_NE(Advice(j).find("froze the pointers it captured"), std::string::npos) << Advice(j);
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "a graph freezes the pointers it captured"), std::string::npos) << o.err;
+}
+
+// A graph made once in setup() and replayed, and the host waiting for stream A twice a
+// step: both TODOs are done (not "you capture inside run()"), and the wait that costs the
+// time is named with its line and cost.
+TEST(Lab07, AGraphMadeInSetupWithAHostWaitEachStepIsToldTheWait) {
+    Outcome o = RunLab("labs/07_cuda_graphs_setup_graph_synced_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    std::string line = ShortLine(kVariants, "/* to be sure the step is done */");
+    EXPECT_EQ(Advice(j).rfind("cudaStreamSynchronize(\"A\") at " + line + " held the host", 0), 0u) << Advice(j);
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(\"A\")", kVariants, "/* to be sure the step is done */");
+    EXPECT_GE(Num(Blamed(j), "on_path"), Num(j, "batches") - 1);
+    EXPECT_EQ(OverSynced(j).rfind("cudaStreamSynchronize(\"A\") at " + line, 0), 0u) << OverSynced(j);
+    cJSON_Delete(j);
+    EXPECT_EQ(FindFlat(o.err, "inside run()"), std::string::npos) << o.err;
 }
 
 // A capture error fails setup(): the student's call and line, the runtime's error, and
@@ -126,6 +159,23 @@ TEST(Lab07, AForkNeverJoinedBackFailsEndCapture) {
 TEST(Lab07, AForkEventRecordedBeforeTheCaptureIsIsolation) {
     ExpectCaptureError("fork_outside_capture", "cudaStreamWaitEvent(stream_a, join_ev, 0)",
                        "cudaErrorStreamCaptureIsolation", "a capturing stream waited on an event recorded outside");
+}
+
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the final wait, or the costly one).
+TEST(Lab07, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string v = kVariants, last = "/* every step queued */";
+    const std::string todo1 = "0/2 TODO 1 (capture the step's kernels once, replay them every step)";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/07_cuda_graphs_graph_per_step_sim", todo1, "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_one_stream_graph_sim", todo1, "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_rebuilt_graph_sim", "1/2 TODO 2 (make the graph in setup(), not in run())",
+              "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_copies_in_graph_sim", "2/2 ", "cudaStreamSynchronize(\"A\")", v, last, false},
+             {"labs/07_cuda_graphs_setup_graph_synced_sim", "2/2 ", "cudaStreamSynchronize(\"A\")", v,
+              "/* to be sure the step is done */", true},
+         })
+        ExpectAdvice(c, Args());
 }
 
 }  // namespace

@@ -5,9 +5,8 @@
 // buffer is the named state after TODO 1 (exit 1): the device waits through every slow
 // load and the loader for the device after every quick one. A ring of buffers that still
 // synchronises the stream every batch is TODO 1 not done (exit 1); a ring of two or three
-// buffers, each freed by an event, passes (exit 0); the same ring of three of pageable
-// (malloc'd) buffers does not (exit 1): each upload is staged through the driver while the
-// loader waits, a 1 MiB copy's worth of host time on every batch. Those that pass and those that do not
+// buffers, each freed by an event, passes (exit 0); a ring of three whose loader waits for
+// the upload it has just queued is told that wait, its line and cost (exit 1). Those that pass and those that do not
 // each sit at least 5 points of the bound from the target. A loader that refills a buffer
 // without waiting for its upload is racy, and wrong under a perturbed schedule (exit 2,
 // the race names the load and the upload); an upload queued from a host function fails
@@ -19,6 +18,8 @@
 namespace {
 
 using namespace labtest;
+
+const char kVariants[] = "labs/08_prefetch_loader/testdata/variants.c";
 
 const cJSON *Figures(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "loader_us"); }
 
@@ -107,8 +108,9 @@ TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
     EXPECT_GT(Num(j, "speedup"), 1.3) << "the loader overlaps the kernel and the download";
     EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kOneBufferMargin);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
+    EXPECT_EQ(Why(j).rfind("your uploads read one pinned buffer", 0), 0u) << Why(j);
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 1."), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "expected state after"), std::string::npos) << o.err;
 }
 
 TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
@@ -119,7 +121,32 @@ TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
     EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
     EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");
+    // The wait is named with its line, and the blame puts it first, on the critical path
+    // once a batch, bar the last.
+    std::string line = ShortLine(kVariants, "/* to be safe */");
+    EXPECT_EQ(Why(j).rfind("cudaStreamSynchronize(\"device\") at " + line + " waits for the whole batch", 0), 0u)
+        << Why(j);
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(\"device\")", kVariants, "/* to be safe */");
+    EXPECT_GE(Num(Blamed(j), "on_path"), Num(j, "batches") - 1);
+    EXPECT_EQ(OverSynced(j).rfind("cudaStreamSynchronize(\"device\") at " + line, 0), 0u) << OverSynced(j);
     cJSON_Delete(j);
+}
+
+// A ring of three whose loader waits for the upload it has just queued: both TODOs are
+// done (its ring is not "one buffer"), and the wait, its line and cost are what it is told.
+TEST(Lab08, ARingOfThreeThatWaitsAtOnceIsToldTheWait) {
+    Outcome o = RunLab("labs/08_prefetch_loader_ring_wait_at_once_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    std::string line = ShortLine(kVariants, "/* at once: the loader never gets ahead */");
+    EXPECT_EQ(Advice(j).rfind("cudaEventSynchronize() at " + line + " held the host", 0), 0u) << Advice(j);
+    EXPECT_NE(Advice(j).find("Your ring has 3 buffers"), std::string::npos) << Advice(j);
+    EXPECT_EQ(Advice(j).find("one buffer"), std::string::npos) << Advice(j);
+    ExpectBlamed(Blamed(j), "cudaEventSynchronize()", kVariants, "/* at once: the loader never gets ahead */");
+    cJSON_Delete(j);
+    EXPECT_EQ(FindFlat(o.err, "with one pinned buffer"), std::string::npos) << o.err;
 }
 
 TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
@@ -148,6 +175,7 @@ TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
     EXPECT_NE(Str(r, "fix").find("cudaEventSynchronize on an event recorded after H2D batch"), std::string::npos)
         << Str(r, "fix");
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (wait for the upload, not for the whole batch)");
+    EXPECT_EQ(Why(j).rfind("nothing in your loop makes the loader wait", 0), 0u) << Why(j);
     cJSON_Delete(j);
 }
 
@@ -192,7 +220,7 @@ TEST(Lab08, PollingAnEventUntilItSucceedsOrdersTheHost) {
     EXPECT_EQ(Num(j, "races"), 0);
     EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "race_reports")), 0);
     cJSON_Delete(j);
-    EXPECT_EQ(o.err.find("race 1:"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "race 1:"), std::string::npos) << o.err;
 }
 
 // A command the referee refused (here a second cudaFree of the same buffer, its error
@@ -208,10 +236,33 @@ TEST(Lab08, ARefusedCommandIsNotCorrect) {
         << Str(j, "refused");
     EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), nullptr);
     cJSON_Delete(j);
-    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
+    EXPECT_EQ(FindFlat(o.events, "\"correct\":true"), std::string::npos) << o.events;
     Outcome text = RunLab("labs/08_prefetch_loader_freed_twice_sim", {"--seed", "7", "--runs", "1", "--schedules", "0"});
-    EXPECT_NE(text.out.find("  correct    NO: the referee refused a command of yours"), std::string::npos) << text.out;
-    EXPECT_NE(text.out.find("FAIL: the referee refused a command of yours"), std::string::npos) << text.out;
+    EXPECT_NE(FindFlat(text.out, "  correct    NO: the referee refused a command of yours"), std::string::npos) << text.out;
+    EXPECT_NE(FindFlat(text.out, "FAIL: the referee refused a command of yours"), std::string::npos) << text.out;
+}
+
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the loader's wait for its one buffer is costly, and what it
+// stands at is the ring; a ring of two waits little).
+TEST(Lab08, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/08_prefetch_loader/lab.c", v = kVariants;
+    const std::string todo1 = "0/2 TODO 1 (wait for the upload, not for the whole batch)";
+    const std::string event_wait = "LAB_CHECK(cudaEventSynchronize(uploaded[k]));";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/08_prefetch_loader_sim", todo1, "cudaStreamSynchronize(\"device\")", lab,
+              "        LAB_CHECK(cudaStreamSynchronize(stream));", true},
+             {"labs/08_prefetch_loader_one_buffer_sim", "1/2 TODO 2 (a ring of pinned buffers)",
+              "cudaEventSynchronize()", v, event_wait, true},
+             {"labs/08_prefetch_loader_ring_of_two_sim", "2/2 ", "cudaEventSynchronize()", v, event_wait, false},
+             {"labs/08_prefetch_loader_sync_each_batch_sim", todo1, "cudaStreamSynchronize(\"device\")", v,
+              "/* to be safe */", true},
+             {"labs/08_prefetch_loader_ring_wait_at_once_sim", "2/2 ", "cudaEventSynchronize()", v,
+              "/* at once: the loader never gets ahead */", true},
+             {"labs/08_prefetch_loader_no_wait_sim", todo1, "cudaStreamSynchronize(\"device\")", v,
+              "/* every batch queued */", false},
+         })
+        ExpectAdvice(c, Args());
 }
 
 }  // namespace

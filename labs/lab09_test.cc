@@ -88,17 +88,24 @@ TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {
     EXPECT_EQ(Num(j, "races"), 0);
     EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") / 2);
     EXPECT_EQ(NextStep(j), "1/3 TODO 2 (an event across the devices instead of the host's waits)");
-    cJSON_Delete(j);
     int waits = -1, batches = -1;
-    size_t at = o.err.find("Why: the host waited for a GPU ");
-    ASSERT_NE(at, std::string::npos) << o.err;
-    ASSERT_EQ(std::sscanf(o.err.c_str() + at, "Why: the host waited for a GPU %d times before run() had queued all its "
-                                              "work (%d batches)",
+    std::string why = Why(j);
+    ASSERT_EQ(std::sscanf(why.c_str(), "the host waited for a GPU %d times before run() had queued all its work (%d "
+                                       "batches)",
                           &waits, &batches),
               2)
-        << o.err.substr(at);
+        << why;
     // One wait a batch but the last (made after everything was queued).
     EXPECT_EQ(waits, batches - 1);
+    // The wait is named with its line and what it cost.
+    const std::string file = "labs/09_two_gpus/testdata/variants.c";
+    std::string line = ShortLine(file, "LAB_CHECK(cudaStreamSynchronize(k->s1));");
+    EXPECT_NE(why.find("; cudaStreamSynchronize(one of 3 streams) at " + line + " held the host"), std::string::npos)
+        << why;
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 3 streams)", file, "LAB_CHECK(cudaStreamSynchronize(k->s1));");
+    EXPECT_EQ(Num(Blamed(j), "on_path"), batches - 1);
+    EXPECT_EQ(OverSynced(j).rfind("cudaStreamSynchronize(one of 3 streams) at " + line, 0), 0u) << OverSynced(j);
+    cJSON_Delete(j);
     EXPECT_EQ(FindFlat(o.err, "peer access is not enabled"), std::string::npos) << o.err;
 }
 
@@ -110,6 +117,25 @@ TEST(Lab09, OneSetOfBuffersIsTheStateAfterTodo2) {
     EXPECT_EQ(Num(j, "races"), 0);
     EXPECT_LT(Num(j, "bound_fraction"), 0.65);
     EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a ring of buffers so the stages and the link overlap)");
+    EXPECT_EQ(Why(j).rfind("your peer copies all write one buffer on GPU 1", 0), 0u) << Why(j);
+    cJSON_Delete(j);
+}
+
+// A ring of three slots whose work all goes to the first slot's streams: TODO 3 is where
+// it stands, and it is told that its ring is there and its streams are not, not to add a
+// ring.
+TEST(Lab09, ARingOnSharedStreamsIsToldItsStreams) {
+    Outcome o = RunLab("labs/09_two_gpus_ring_shared_streams_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a ring of buffers so the stages and the link overlap)");
+    EXPECT_EQ(Why(j).rfind("your ring has 3 slots of buffers, but GPU 0's work goes to 1 stream (\"GPU 0 a\") and "
+                           "GPU 1's to 1 (\"GPU 1 a\")",
+                           0),
+              0u)
+        << Why(j);
+    EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
 }
 
@@ -214,8 +240,8 @@ TEST(Lab09, ARunThatFailedIsNotCorrectAnywhere) {
     ASSERT_GT(record, 0);
     Outcome o = RunLab("labs/09_two_gpus_event_on_other_device_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
-    EXPECT_NE(o.err.find(file + ":" + std::to_string(record)), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("cudaErrorInvalidResourceHandle"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, file + ":" + std::to_string(record)), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "cudaErrorInvalidResourceHandle"), std::string::npos) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "error");
     EXPECT_FALSE(Bool(j, "correct"));
@@ -223,10 +249,32 @@ TEST(Lab09, ARunThatFailedIsNotCorrectAnywhere) {
     EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "first_mismatch"), nullptr);
     EXPECT_NE(Str(j, "error").find("your run() returned 1"), std::string::npos) << Str(j, "error");
     cJSON_Delete(j);
-    EXPECT_NE(o.events.find("\"correct\":false"), std::string::npos) << o.events;
-    EXPECT_EQ(o.events.find("\"correct\":true"), std::string::npos) << o.events;
+    EXPECT_NE(FindFlat(o.events, "\"correct\":false"), std::string::npos) << o.events;
+    EXPECT_EQ(FindFlat(o.events, "\"correct\":true"), std::string::npos) << o.events;
     Events e = ReadEvents(o.events);
     EXPECT_EQ(e.bye_status, 2);
+}
+
+// Every variant's advice comes from what it does: where it stands, and the wait the blame
+// puts first with its line (the skeleton's and the variant's host waits between the
+// GPUs are costly; GPU 1's wait for the peer copy, or the final wait, otherwise).
+TEST(Lab09, EveryVariantIsAdvisedByWhatItDoes) {
+    const std::string lab = "labs/09_two_gpus/lab.c", v = "labs/09_two_gpus/testdata/variants.c";
+    const std::string copied = "cudaStreamWaitEvent(k->s1, k->copied, 0)";
+    const std::string todo3 = "2/3 TODO 3 (a ring of buffers so the stages and the link overlap)";
+    for (const AdviceCase &c : std::vector<AdviceCase>{
+             {"labs/09_two_gpus_sim", "0/3 TODO 1 (peer access, both ways)", "cudaStreamSynchronize(\"GPU 0\")", lab,
+              "LAB_CHECK(cudaStreamSynchronize(s0));", true},
+             {"labs/09_two_gpus_peer_access_off_sim", "0/3 TODO 1 (peer access, both ways)",
+              "cudaStreamWaitEvent(one of 3 streams)", v, copied, false},
+             {"labs/09_two_gpus_sync_each_batch_sim", "1/3 TODO 2 (an event across the devices instead of the host's "
+              "waits)", "cudaStreamSynchronize(one of 3 streams)", v, "LAB_CHECK(cudaStreamSynchronize(k->s1));", true},
+             {"labs/09_two_gpus_one_slot_sim", todo3, "cudaStreamWaitEvent(\"GPU 1 a\")", v, copied, false},
+             {"labs/09_two_gpus_ring_shared_streams_sim", todo3, "cudaStreamWaitEvent(\"GPU 1 a\")", v, copied, false},
+             {"labs/09_two_gpus_stage2_unordered_sim", todo3, "cudaStreamSynchronize(one of 3 streams)", v,
+              "for (int k = 0; k < RING; k++) LAB_CHECK(cudaStreamSynchronize(ring[k].s1));", false},
+         })
+        ExpectAdvice(c, Args());
 }
 
 }  // namespace

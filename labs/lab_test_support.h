@@ -208,6 +208,63 @@ inline std::string NextStep(const cJSON *j) {
            " " + Str(st, "next");
 }
 
+// What holds the result at its step, in the student's terms (steps.why), and what costs
+// the time when every step is done (the top-level "next"); "" when none.
+inline std::string Why(const cJSON *j) { return Str(cJSON_GetObjectItemCaseSensitive(j, "steps"), "why"); }
+inline std::string Advice(const cJSON *j) { return Str(j, "next"); }
+
+// The i-th wait of the "blame" object (the costliest on the critical path first), or null.
+inline const cJSON *Blamed(const cJSON *j, int i = 0) {
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "blame"), "waits"), i);
+}
+
+// The costliest host wait inside the loop, in one sentence, when it held the critical path
+// for a twentieth of the run or more ("" when none did).
+inline std::string OverSynced(const cJSON *j) { return Str(cJSON_GetObjectItemCaseSensitive(j, "blame"), "costly_wait"); }
+
+// "file.c:N", where N is the first line of runfile rel that contains marker: how a report
+// names a line in a sentence (the file's name only).
+inline std::string ShortLine(const std::string &rel, const std::string &marker) {
+    int n = LineOf(rel, marker);
+    EXPECT_GT(n, 0) << marker << " not in " << rel;
+    return rel.substr(rel.rfind('/') + 1) + ":" + std::to_string(n);
+}
+
+// Whether a blamed wait is the call given, made at the line of rel that contains marker.
+inline void ExpectBlamed(const cJSON *w, const std::string &call, const std::string &rel, const std::string &marker) {
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(Str(w, "call"), call);
+    EXPECT_EQ(Str(w, "line"), rel + ":" + std::to_string(LineOf(rel, marker))) << Str(w, "call");
+}
+
+// One variant's advice: where it stands, the wait the blame puts first (its call and the
+// line of file that contains marker, or the line `below` lines under it), and whether that
+// wait is a costly one (a host wait inside the loop that held the critical path).
+struct AdviceCase {
+    std::string lab, next, call, file, marker;
+    bool costly;
+    int below = 0;
+};
+
+inline void ExpectAdvice(const AdviceCase &c, const std::vector<std::string> &args) {
+    Outcome o = RunLab(c.lab, args);
+    cJSON *j = Json(o);
+    ASSERT_NE(j, nullptr) << c.lab;
+    EXPECT_EQ(NextStep(j), c.next) << c.lab;
+    int n = LineOf(c.file, c.marker);
+    EXPECT_GT(n, 0) << c.marker << " not in " << c.file;
+    const cJSON *w = Blamed(j);
+    EXPECT_EQ(Str(w, "call"), c.call) << c.lab;
+    EXPECT_EQ(Str(w, "line"), c.file + ":" + std::to_string(n + c.below)) << c.lab;
+    if (c.costly) {
+        std::string line = c.file.substr(c.file.rfind('/') + 1) + ":" + std::to_string(n + c.below);
+        EXPECT_EQ(OverSynced(j).rfind(c.call + " at " + line + " held the host", 0), 0u) << c.lab << ": " << OverSynced(j);
+    } else {
+        EXPECT_EQ(OverSynced(j), "") << c.lab;
+    }
+    cJSON_Delete(j);
+}
+
 }  // namespace labtest
 
 #endif

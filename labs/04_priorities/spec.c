@@ -155,17 +155,81 @@ out:
 
 /* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
 
+/* The facts of TODO 1: which streams the requests' copies and kernels went to, their
+ * priorities against the device's range and the background's stream. */
+static const lab_stream_fact *background_stream(const lab_findings *f) {
+    for (int i = 0; i < f->n_streams; i++)
+        if (f->streams[i].background > 0) return &f->streams[i];
+    return NULL;
+}
+
+/* The first stream of requests that is not where TODO 1 puts them, or NULL. */
+static const lab_stream_fact *misplaced(const lab_findings *f) {
+    const lab_stream_fact *bg = background_stream(f);
+    for (int i = 0; i < f->n_streams; i++) {
+        const lab_stream_fact *s = &f->streams[i];
+        if (s->requests == 0) continue;
+        if (s->background > 0 || s->priority != f->priority_greatest || (bg && s->priority >= bg->priority)) return s;
+    }
+    return NULL;
+}
+
 static bool urgent_first(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->reached;
+    if (f->n_streams == 0 || f->priority_least == f->priority_greatest) return f->reached; /* no facts */
+    return misplaced(f) == NULL;
+}
+
+static int why_urgent(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_stream_fact *s = misplaced(f), *bg = background_stream(f);
+    if (!s) return 0;
+    if (s->background > 0)
+        return snprintf(buf, len,
+                        "%d of your requests' copies and kernels (%d of them kernels) go to %s, the stream the "
+                        "background runs on: they queue behind it, whatever any other stream's priority",
+                        s->requests, s->request_kernels, s->label);
+    if (bg && s->priority == f->priority_greatest && bg->priority == s->priority)
+        return snprintf(buf, len,
+                        "your requests go to %s, of the greatest priority (%d), but the background's %s has "
+                        "priority %d too: between equal priorities the background's pending blocks go first",
+                        s->label, s->priority, bg->label, bg->priority);
+    return snprintf(buf, len,
+                    "your requests go to %s, of priority %d; the greatest this device offers is %d "
+                    "(cudaDeviceGetStreamPriorityRange: a lower number is greater), and the background's %s has %d",
+                    s->label, s->priority, f->priority_greatest, bg ? bg->label : "stream", bg ? bg->priority : 0);
+}
+
+/* Every request on a stream of the greatest priority, and the target missed. */
+static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_wait_fact *x = lab_fact_costly_wait(f);
+    const lab_stream_fact *bg = background_stream(f);
+    if (x && (x->sync == TRACE_SYNC_DEVICE || (bg && x->stream == bg->id))) {
+        char said[400];
+        lab_fact_wait_text(f, x, said, sizeof(said));
+        return snprintf(buf, len,
+                        "%s. It waits for the background too, so a request queued after it waits for the whole "
+                        "background. Wait only for the requests' stream, once, before run() returns.",
+                        said);
+    }
+#if defined(LAB04_SINGLE_WAVE)
+    if (!x)
+        return snprintf(buf, len,
+                        "every request is on a stream of the greatest priority, and still waits: each background "
+                        "kernel here is a single wave, so no block of it is ever pending and priority has nothing "
+                        "to choose (the lesson's second part).");
+#endif
+    return 0;
 }
 
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (a stream of the greatest priority for the requests)",
-        .next = "every request waits for the background: its kernel's blocks queue behind all of the background's "
-                "pending blocks, which the GPU dispatches first (the \"requests\" line: p99 in milliseconds). Queue "
-                "the requests on a stream of the greatest priority the device offers.",
+        .next = "a request's kernel that is not on a stream of greater priority than the background's queues "
+                "behind all of the background's pending blocks, which the GPU dispatches first (the \"requests\" "
+                "line: p99 in milliseconds). Queue every request's copies and kernel on a stream of the greatest "
+                "priority the device offers, and leave the background's stream below it.",
         .hints =
             {
                 "Look at the compute lane: when do the request kernels start, next to when their requests arrived? "
@@ -180,6 +244,7 @@ static const lab_step steps[] = {
                 "Leave the background's stream as it is.",
             },
         .done = urgent_first,
+        .why = why_urgent,
     },
 };
 
@@ -211,4 +276,5 @@ const lab_spec LAB_SPEC = {
     .background_tolerance = 0.25,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+    .beyond = beyond,
 };

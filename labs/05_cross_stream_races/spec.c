@@ -149,8 +149,8 @@ out:
 static const lab_planted_race planted[] = {
     {"the kernel reads its input before the upload has finished (read-after-write)", LAB_RACE_RAW, TRACE_OP_COPY,
      TRACE_OP_KERNEL, TRACE_COPY_H2D, TRACE_COPY_NONE},
-    {"the download reads a result before the kernel has written it (read-after-write: the event is recorded "
-     "before the kernel)",
+    {"the download reads a result before the kernel has written it (read-after-write: the event it waits on does "
+     "not mark the kernel)",
      LAB_RACE_RAW, TRACE_OP_KERNEL, TRACE_OP_COPY, TRACE_COPY_NONE, TRACE_COPY_D2H},
     {"an upload overwrites an input buffer the kernel two batches back may still read (write-after-read)",
      LAB_RACE_WAR, TRACE_OP_KERNEL, TRACE_OP_COPY, TRACE_COPY_NONE, TRACE_COPY_H2D},
@@ -161,34 +161,126 @@ static const lab_planted_race planted[] = {
      LAB_RACE_HOST_READ, TRACE_OP_COPY, TRACE_OP_HOST_ACCESS, TRACE_COPY_D2H, TRACE_COPY_NONE},
 };
 
+/* A step is done when its race is gone and an event orders its two operations on the
+ * device: the least synchronisation. A race made to go away by a host wait is not a step
+ * done; the step's why names that wait, its line and its cost. */
 #define FIXED(i) (!(f->planted_left >> (i) & 1u))
+
+static bool ordered(const lab_findings *f, trace_op_kind marks, trace_copy_dir md, trace_op_kind then,
+                    trace_copy_dir td) {
+    return lab_fact_order(f, marks, md, then, td) != NULL;
+}
 static bool fixed0(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return FIXED(0);
+    return FIXED(0) && ordered(f, TRACE_OP_COPY, TRACE_COPY_H2D, TRACE_OP_KERNEL, TRACE_COPY_NONE);
 }
 static bool fixed1(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return FIXED(1);
+    return FIXED(1) && ordered(f, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H);
 }
 static bool fixed2(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return FIXED(2);
+    return FIXED(2) && ordered(f, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_H2D);
 }
 static bool fixed3(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return FIXED(3);
+    return FIXED(3) && ordered(f, TRACE_OP_COPY, TRACE_COPY_D2H, TRACE_OP_KERNEL, TRACE_COPY_NONE);
 }
 static bool fixed4(const lab_findings *f, const lab_workload *w) {
     (void)w;
     return FIXED(4) && f->correct;
 }
 
+/* The stream the run's kernels (or uploads, downloads) went to, by its label; "" none. */
+static const char *stream_of(const lab_findings *f, int what) {
+    for (int i = 0; i < f->n_streams; i++) {
+        const lab_stream_fact *s = &f->streams[i];
+        if ((what == 0 && s->h2d) || (what == 1 && s->kernels) || (what == 2 && s->d2h)) return s->label;
+    }
+    return "";
+}
+
+static const char *label_of(const lab_findings *f, int32_t id) {
+    const lab_stream_fact *s = lab_fact_stream(f, id);
+    return s ? s->label : "a stream with no work in the run";
+}
+
+/* When race i is gone but no event orders it: the host wait that does. */
+static int why_host_ordered(const lab_findings *f, int i, const char *what, char *buf, size_t len) {
+    if (!FIXED(i)) return 0;
+    const lab_wait_fact *w = lab_fact_costly_wait(f);
+    char said[400] = "a host wait";
+    if (w) lab_fact_wait_text(f, w, said, sizeof(said));
+    return snprintf(buf, len,
+                    "%s no longer race, but what orders them is the host: %s. An event orders them on the "
+                    "device and keeps the streams overlapping",
+                    what, said);
+}
+
+static int why0(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    return why_host_ordered(f, 0, "the upload and the kernel that reads it", buf, len);
+}
+
+static int why1(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    int n = why_host_ordered(f, 1, "the kernel and the download of its result", buf, len);
+    if (n) return n;
+    const lab_order_fact *o = lab_fact_order(f, TRACE_OP_KIND_COUNT, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H);
+    const char *kernel = stream_of(f, 1);
+    if (!o) return snprintf(buf, len, "no event orders the download after the kernel on %s", kernel);
+    char at[160] = "";
+    if (o->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(o->record_line));
+    if (o->record_stream < 0)
+        return snprintf(buf, len, "the download on %s waits on an event that was not recorded in run()%s",
+                        label_of(f, o->wait_stream), at);
+    if (o->marks == TRACE_OP_KERNEL) return 0;
+    const char *rec = label_of(f, o->record_stream);
+    if (!strcmp(rec, kernel))
+        return snprintf(buf, len,
+                        "the download on %s waits on an event recorded on %s before the kernel is launched%s: "
+                        "it marks %s, not the kernel",
+                        label_of(f, o->wait_stream), rec, at,
+                        o->marks == TRACE_OP_KIND_COUNT ? "nothing" : lab_fact_op_words(o->marks, o->marks_dir));
+    return snprintf(buf, len,
+                    "the download on %s waits on an event recorded on %s, after %s%s, but the kernel runs on %s: "
+                    "the event marks nothing of the kernel's",
+                    label_of(f, o->wait_stream), rec, lab_fact_op_words(o->marks, o->marks_dir), at, kernel);
+}
+
+static int why2(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    return why_host_ordered(f, 2, "the upload into d_in[k] and the kernel two batches back that reads it", buf, len);
+}
+
+static int why3(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    return why_host_ordered(f, 3, "the kernel writing d_out[k] and the download two batches back that reads it",
+                            buf, len);
+}
+
+static int why4(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    if (FIXED(4)) return 0;
+    const char *down = stream_of(f, 2);
+    for (int i = f->n_waits; i-- > 0;) {
+        const lab_wait_fact *x = &f->waits[i];
+        if (x->host && !x->in_loop)
+            return snprintf(buf, len, "run() ends with %s%s%s, and the downloads are on %s", x->call,
+                            x->line[0] ? " at " : "", x->line[0] ? lab_fact_short_line(x->line) : "", down);
+    }
+    return snprintf(buf, len, "run() returns without waiting for %s, where the downloads are", down);
+}
+
+/* Every step done and the target missed: a host wait inside the loop, on top of the
+ * events, is what costs the time (the harness names it: lab_fact_costly_wait). */
+
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (the kernel waits for its upload)",
-        .next = "the kernel on \"compute\" may read d_in before the upload on \"up\" has written it (the races of "
-                "kind read-after-write between an H2D and a kernel). Make the compute stream wait for each upload, "
-                "without making the host wait.",
+        .next = "the kernel on \"compute\" must not read d_in before the upload on \"up\" has written it (the "
+                "races of kind read-after-write between an H2D and a kernel). Make the compute stream wait for each "
+                "upload with an event, without making the host wait.",
         .hints =
             {
                 "Find the race whose first operation is an H2D on \"up\" and whose second is the kernel on "
@@ -200,12 +292,12 @@ static const lab_step steps[] = {
                 "cudaStreamWaitEvent(compute, uploaded[k], 0) before the kernel.",
             },
         .done = fixed0,
+        .why = why0,
     },
     {
         .todo = "TODO 2 (record the event after the kernel)",
-        .next = "the download waits on computed[k], but computed[k] is recorded before the kernel is launched, so "
-                "it marks nothing (the race report says which event and where it was recorded). Record it after "
-                "the kernel.",
+        .next = "the download waits on an event that does not mark the kernel (the Why line and the race report "
+                "say which event and where it was recorded). Record it on the kernel's stream, after the kernel.",
         .hints =
             {
                 "The download does wait on an event. What had the compute stream been given when that event was "
@@ -217,11 +309,13 @@ static const lab_step steps[] = {
                 "cudaStreamWaitEvent(down, computed[k], 0).",
             },
         .done = fixed1,
+        .why = why1,
     },
     {
         .todo = "TODO 3 (do not overwrite an input still being read)",
-        .next = "batch b's upload into d_in[b % 2] may start while the kernel of batch b - 2 still reads that "
-                "buffer (write-after-read). Make the upload stream wait until that kernel is done.",
+        .next = "batch b's upload into d_in[b % 2] must not start while the kernel of batch b - 2 still reads that "
+                "buffer (write-after-read). Make the upload stream wait for that kernel with an event, on the "
+                "device, not the host.",
         .hints =
             {
                 "Two batches share d_in[k]. What must have finished before the second upload into it may start?",
@@ -232,11 +326,13 @@ static const lab_step steps[] = {
                 "recorded after the kernel of batch b - 2.",
             },
         .done = fixed2,
+        .why = why2,
     },
     {
         .todo = "TODO 4 (do not overwrite a result still being downloaded)",
-        .next = "batch b's kernel writes d_out[b % 2] while the download of batch b - 2 may still read it "
-                "(write-after-read). Make the compute stream wait until that download is done.",
+        .next = "batch b's kernel must not write d_out[b % 2] while the download of batch b - 2 may still read it "
+                "(write-after-read). Make the compute stream wait for that download with an event, on the device, "
+                "not the host.",
         .hints =
             {
                 "The same question for d_out: who reads it last, and who writes it next?",
@@ -246,6 +342,7 @@ static const lab_step steps[] = {
                 "before the kernel of batch b (for b >= 2): cudaStreamWaitEvent(compute, downloaded[k], 0).",
             },
         .done = fixed3,
+        .why = why3,
     },
     {
         .todo = "TODO 5 (wait for the downloads before returning)",
@@ -260,6 +357,7 @@ static const lab_step steps[] = {
                 "End run() with cudaStreamSynchronize(down) instead of (or after) cudaStreamSynchronize(compute).",
             },
         .done = fixed4,
+        .why = why4,
     },
 };
 

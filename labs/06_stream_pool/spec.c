@@ -153,9 +153,124 @@ static bool uses_a_pool(const lab_findings *f, const lab_workload *w) {
     (void)w;
     return f->streams_used >= 2;
 }
+/* The facts of TODO 2: buffers the pool's streams share, and what orders their reuse. */
+static int request_streams(const lab_findings *f) {
+    int n = 0;
+    for (int i = 0; i < f->n_streams; i++) n += f->streams[i].requests > 0;
+    return n;
+}
+
+/* An event that orders a buffer set's next user after its last: recorded after the
+ * download (what reads d_out last), waited on before the next upload or kernel. */
+static bool reuse_ordered(const lab_findings *f) {
+    return lab_fact_order(f, TRACE_OP_COPY, TRACE_COPY_D2H, TRACE_OP_KIND_COUNT, TRACE_COPY_NONE) != NULL;
+}
+
+/* run()'s final host waits: how many of the streams that carried requests they cover
+ * (all of them for a wait on the device), and the first wait's fact. */
+static int streams_waited_for(const lab_findings *f, const lab_wait_fact **first) {
+    *first = NULL;
+    int covered = 0;
+    for (int i = 0; i < f->n_waits; i++) {
+        const lab_wait_fact *x = &f->waits[i];
+        if (!x->host || x->in_loop) continue;
+        if (!*first) *first = x;
+        if (x->sync == TRACE_SYNC_DEVICE) return request_streams(f);
+        const lab_stream_fact *s = lab_fact_stream(f, x->stream);
+        if (s && s->requests > 0) covered += x->times; /* one line over the pool: once a stream */
+    }
+    return covered;
+}
+
 static bool keeps_up(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->reached;
+    if (!f->correct || !f->race_free) return false;
+    return f->shared_buffers == 0 || reuse_ordered(f);
+}
+
+static int why_pool(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    for (int i = 0; i < f->n_streams; i++)
+        if (f->streams[i].requests > 0)
+            return snprintf(buf, len, "all %d of your requests' copies and kernels go to one stream, %s",
+                            f->streams[i].requests, f->streams[i].label);
+    return 0;
+}
+
+static int why_sets(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_stream_fact *legacy = lab_fact_stream(f, 0);
+    if (legacy && legacy->requests > 0) {
+        const lab_wait_fact *copy = NULL;
+        for (int i = 0; i < f->n_waits && !copy; i++)
+            if (f->waits[i].host && !strncmp(f->waits[i].call, "cudaMemcpy", 10)) copy = &f->waits[i];
+        char at[160] = "";
+        if (copy && copy->line[0]) snprintf(at, sizeof(at), " (%s at %s)", copy->call, lab_fact_short_line(copy->line));
+        return snprintf(buf, len,
+                        "%d of your requests' copies%s go to stream 0, the legacy default stream: it does not wait "
+                        "for your non-blocking pool streams, so a download there may read d_out before the kernel "
+                        "has written it, and each such copy holds the host until it is done. Use cudaMemcpyAsync on "
+                        "the request's stream",
+                        legacy->requests, at);
+    }
+    const lab_order_fact *kernel = lab_fact_order(f, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_KIND_COUNT,
+                                                  TRACE_COPY_NONE);
+    if (!f->race_free && f->shared_buffers > 0 && kernel && !reuse_ordered(f)) {
+        char at[160] = "";
+        if (kernel->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(kernel->record_line));
+        return snprintf(buf, len,
+                        "the event a buffer set's next user waits on is recorded after the kernel%s, not after "
+                        "the download: the download may still read d_out when the next request's kernel writes it",
+                        at);
+    }
+    if (!f->race_free && f->shared_buffers > 0)
+        return snprintf(buf, len,
+                        "the %d streams of your pool share %d device buffers, and nothing orders one request's use "
+                        "of a buffer after another's on another stream (with one set for the whole pool, this is "
+                        "the expected state after TODO 1)",
+                        request_streams(f), f->shared_buffers);
+    const lab_wait_fact *last;
+    int covered = streams_waited_for(f, &last);
+    if ((!f->correct || !f->race_free) && covered < request_streams(f)) {
+        if (!last) return snprintf(buf, len, "run() returns without waiting for the streams of your pool");
+        char at[160] = "";
+        if (last->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(last->line));
+        return snprintf(buf, len,
+                        "run() ends waiting for %d of the %d streams your requests went to (%s%s): the others may "
+                        "still be downloading when the harness reads the results",
+                        covered, request_streams(f), last->call, at);
+    }
+    return 0;
+}
+
+/* Both steps done and the target missed: a wait that serialises the requests, or a pool
+ * too small for the requests in flight. */
+static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_wait_fact *x = lab_fact_costly_wait(f);
+    if (x && !strncmp(x->call, "cudaMemcpy(", 11)) {
+        char said[400];
+        lab_fact_wait_text(f, x, said, sizeof(said));
+        return snprintf(buf, len,
+                        "%s: cudaMemcpy returns only when its copy is done, and goes on the legacy default stream, "
+                        "so the host serves one request at a time. Use cudaMemcpyAsync on the request's stream.",
+                        said);
+    }
+    if (x) {
+        char said[400];
+        lab_fact_wait_text(f, x, said, sizeof(said));
+        return snprintf(buf, len,
+                        "%s: the host waits for each request before it takes the next, so your pool serves one at "
+                        "a time. Wait once, for every stream of the pool, before run() returns.",
+                        said);
+    }
+    if (request_streams(f) > 0)
+        return snprintf(buf, len,
+                        "your requests go to %d streams, and the queue still grows: more requests are in flight at "
+                        "once than the pool serves (the bound line says how long one takes; one arrives every "
+                        "%.0f us). Make the pool larger.",
+                        request_streams(f), LAB_SPEC.request_every_us);
+    return 0;
 }
 
 static const lab_step steps[] = {
@@ -179,16 +294,14 @@ static const lab_step steps[] = {
                 "stream of the pool.",
             },
         .done = uses_a_pool,
+        .why = why_pool,
     },
     {
         .todo = "TODO 2 (a set of buffers for each stream of the pool)",
-        .next = "your requests overlap now. If the race lines above show a request's upload overwriting the input "
-                "another stream's kernel is still reading, the streams of your pool share one set of device buffers. "
-                "This is the expected state after TODO 1. Give each stream of the pool its own d_in and d_out, and "
-                "queue request i on stream i % POOL with buffer set i % POOL (fewer buffer sets than streams need an "
-                "event per set, recorded after the set's last use and waited on with cudaStreamWaitEvent before its "
-                "next). Race-free and still slow: the pool is too small for the requests in flight (the bound line "
-                "says how many), or the host waits for the device after each request.",
+        .next = "give each stream of the pool its own d_in and d_out, and queue request i on stream i % POOL with "
+                "buffer set i % POOL (fewer buffer sets than streams need an event per set, recorded after the "
+                "set's last use, the download, and waited on with cudaStreamWaitEvent before its next); and wait "
+                "for every stream of the pool before run() returns.",
         .hints =
             {
                 "Which bytes does request i's upload write, and which stream is still reading those bytes? Who "
@@ -202,6 +315,7 @@ static const lab_step steps[] = {
                 "and every call of request i uses streams[s], d_in[s], d_out[s]; in teardown(): free them all.",
             },
         .done = keeps_up,
+        .why = why_sets,
     },
 };
 
@@ -229,4 +343,5 @@ const lab_spec LAB_SPEC = {
     .request_every_us = 50,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+    .beyond = beyond,
 };

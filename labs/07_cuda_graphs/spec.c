@@ -178,25 +178,67 @@ out:
 /* Direct launches stay near a third of the bound (the host's launches); a graph made anew
  * every step about half of it, one that runs the two chains one after the other 60%; one
  * graph of both streams replayed for every step over 80%, even when it is made in run(). */
+/* The facts of the two TODOs: how many graphs a run launches and makes, and on how many
+ * streams its kernels run. No graph call seen (a backend that records none): the speed. */
 static bool replays_a_graph(const lab_findings *f, const lab_workload *w) {
-    (void)w;
-    return f->bound_fraction >= 0.65;
+    if (f->graph_launches == 0 && f->graphs_made == 0 && f->n_streams == 0) return f->bound_fraction >= 0.65;
+    return f->graph_launches >= w->batches && f->graphs_made < f->graph_launches && f->kernel_streams >= 2;
+}
+static int why_replay(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    if (f->graph_launches == 0) {
+        int kernels = 0;
+        for (int i = 0; i < f->n_streams; i++) kernels += f->streams[i].kernels;
+        return snprintf(buf, len, "your run launches its %d kernels one by one, and no graph", kernels);
+    }
+    if (f->graphs_made >= f->graph_launches) {
+        char at[160] = "";
+        if (f->graph_made_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(f->graph_made_line));
+        return snprintf(buf, len,
+                        "your run makes a graph for every launch: cudaGraphInstantiate %d times%s for %d "
+                        "cudaGraphLaunch, so each step pays the capture and the instantiation",
+                        f->graphs_made, at, f->graph_launches);
+    }
+    if (f->graph_launches < w->batches)
+        return snprintf(buf, len, "your run launches a graph %d times for %d steps", f->graph_launches, w->batches);
+    if (f->kernel_streams < 2)
+        return snprintf(buf, len,
+                        "your graph runs all of its kernels on one stream: the two chains were captured on the "
+                        "same stream, so they run one after the other (a graph keeps only the concurrency it was "
+                        "captured with)");
+    return 0;
 }
 static bool graph_made_once(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->reached;
+    if (f->graph_launches == 0 && f->graphs_made == 0 && f->n_streams == 0) return f->reached;
+    return f->graphs_made == 0;
+}
+static int why_made_once(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    if (f->graphs_made == 0) return 0;
+    char at[160] = "";
+    if (f->graph_made_line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(f->graph_made_line));
+    return snprintf(buf, len, "cudaGraphInstantiate%s runs %d time%s in every run(): each timed run builds the graph "
+                              "again",
+                    at, f->graphs_made, f->graphs_made == 1 ? "" : "s");
+}
+
+/* Both steps done, and the lab still fails or is slow. */
+static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    if (!f->correct && f->graph_launches > 0 && f->copy_calls == 0)
+        return snprintf(buf, len,
+                        "your graph is made once and replayed, and your run makes no copy of its own: the copies "
+                        "are in the graph, which froze the pointers it captured, so every replay copies the same "
+                        "step. Keep the copies out of the graph (cudaMemcpyAsync on A around each launch).");
+    return 0;
 }
 
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (capture the step's kernels once, replay them every step)",
-        .next = "every kernel is launched on its own, and each launch costs the host more than the kernel runs on "
-                "the device: the host lane is solid, the stream lanes are full of gaps, and two streams do not help. "
-                "Record the step's kernels into a CUDA graph once (stream capture on A, with B forked and joined by "
-                "your events) and launch that graph for every step. If you already capture: each step anew pays "
-                "the capture and instantiation every step (capture before the loop), and a graph captured on A "
-                "alone runs the two chains one after the other (a graph keeps only the concurrency it was "
-                "captured with: let B join the capture through the fork event).",
+        .next = "a kernel launched on its own costs the host more than the kernel runs on the device. Record the "
+                "step's kernels into a CUDA graph once (stream capture on A, with B forked and joined by your "
+                "events, so that the two chains stay concurrent) and launch that graph for every step.",
         .hints =
             {
                 "Look at the host lane and at the stream lanes: who is waiting for whom? How long does one launch "
@@ -210,14 +252,13 @@ static const lab_step steps[] = {
                 "In the loop: the upload, one cudaGraphLaunch on A, the download.",
             },
         .done = replays_a_graph,
+        .why = why_replay,
     },
     {
         .todo = "TODO 2 (make the graph in setup(), not in run())",
-        .next = "your graph is replayed, but you capture and instantiate it inside run(), so every timed run pays "
-                "for building it again (the gap before the first upload on the timeline). This is the "
-                "expected state after TODO 1. Capture and instantiate once, in setup(), and only launch it in "
-                "run(). If your results are wrong after that: a graph freezes the pointers it captured, so a copy "
-                "captured with step 0's buffers copies step 0 in every replay; keep the copies out of the graph.",
+        .next = "a graph built inside run() is built again by every timed run (the gap before the first upload "
+                "on the timeline; the expected state after TODO 1). Capture and instantiate once, in setup(), and "
+                "only launch it in run(). A graph freezes the pointers it captured: keep the copies out of it.",
         .hints =
             {
                 "How many times does the harness call run(), and how many times does your code build the same "
@@ -231,6 +272,7 @@ static const lab_step steps[] = {
                 "cudaGraphExecDestroy. run() keeps the loop: upload, cudaGraphLaunch, download.",
             },
         .done = graph_made_once,
+        .why = why_made_once,
     },
 };
 
@@ -256,6 +298,7 @@ const lab_spec LAB_SPEC = {
     .target_bound_fraction = 0.90,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+    .beyond = beyond,
     /* The lesson is the cost of launches: one kernel over a whole chain's elements (the same
      * elements, a fraction of the launches) does not do this lab's work. */
     .work = {.also = LAB_WORK_BIT(LAB_WORK_PROCESS_LAUNCHES)},

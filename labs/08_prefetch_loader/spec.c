@@ -229,9 +229,61 @@ static bool waits_for_uploads_only(const lab_findings *f, const lab_workload *w)
     (void)w;
     return f->stream_syncs == 0 && f->race_free && f->correct;
 }
+/* A host wait for the whole stream or the device inside the loop, or NULL. */
+static const lab_wait_fact *whole_batch_wait(const lab_findings *f) {
+    for (int i = 0; i < f->n_waits; i++) {
+        const lab_wait_fact *x = &f->waits[i];
+        if (x->host && x->in_loop && (x->sync == TRACE_SYNC_STREAM || x->sync == TRACE_SYNC_DEVICE)) return x;
+    }
+    return NULL;
+}
+static int why_uploads_only(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_wait_fact *x = whole_batch_wait(f);
+    if (!x) {
+        bool event_wait = false;
+        for (int i = 0; i < f->n_waits; i++) event_wait |= f->waits[i].host && f->waits[i].in_loop;
+        if (f->race_free && f->correct) return 0;
+        if (event_wait) return 0;
+        return snprintf(buf, len,
+                        "nothing in your loop makes the loader wait before it writes a pinned buffer again: an "
+                        "upload that still reads it may get the next batch's data (the races above)");
+    }
+    char at[160] = "";
+    if (x->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(x->line));
+    return snprintf(buf, len, "%s%s waits for the whole batch %d time%s before the next load (%.1f ms in all)", x->call,
+                    at, x->times, x->times == 1 ? "" : "s", x->held_ms);
+}
+
+/* The ring: how many pinned buffers the uploads read. No upload seen: the speed. */
 static bool runs_ahead(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->reached;
+    if (f->h2d_sources == 0) return f->reached;
+    return f->h2d_sources >= 2;
+}
+static int why_ring(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    if (f->h2d_sources != 1) return 0;
+    return snprintf(buf, len, "your uploads read one pinned buffer: the loader writes every batch into it, so it can "
+                              "be only one batch ahead of the device");
+}
+
+/* Both steps done and the target missed: a wait that keeps the loader from getting ahead. */
+static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_wait_fact *x = lab_fact_costly_wait(f);
+    if (!x) return 0;
+    char said[400];
+    lab_fact_wait_text(f, x, said, sizeof(said));
+    if (x->sync == TRACE_SYNC_EVENT)
+        return snprintf(buf, len,
+                        "%s. Your ring has %d buffers, and still the loader waits for an upload it has only just "
+                        "queued, so it never gets ahead of the device. Wait on buffer k's event just before loading "
+                        "into buffer k again, a lap of the ring later.",
+                        said, f->h2d_sources);
+    return snprintf(buf, len, "%s: while the loader waits, nothing is loaded ahead. Wait only for the buffer you are "
+                              "about to load into.",
+                    said);
 }
 
 static const lab_step steps[] = {
@@ -259,11 +311,11 @@ static const lab_step steps[] = {
                 "stays).",
             },
         .done = waits_for_uploads_only,
+        .why = why_uploads_only,
     },
     {
         .todo = "TODO 2 (a ring of pinned buffers)",
-        .next = "the loader now overlaps the kernel and the download, but with one buffer it can be only one "
-                "batch ahead: after a quick load it waits for the device to take the buffer (the waits in the host "
+        .next = "with one pinned buffer the loader can be only one batch ahead: after a quick load it waits for the device to take the buffer (the waits in the host "
                 "lane), and during a slow load the device, with nothing loaded, sits idle (the gaps in the device "
                 "lane). This is the expected state after TODO 1. Give the loader a ring of pinned buffers, each "
                 "with its own event, and load batch i into buffer i % RING: the batches it loads ahead during the "
@@ -282,6 +334,7 @@ static const lab_step steps[] = {
                 "and each event made in setup(), and freed in teardown()); batch i uses buffer and event i % RING.",
             },
         .done = runs_ahead,
+        .why = why_ring,
     },
 };
 
@@ -306,5 +359,6 @@ const lab_spec LAB_SPEC = {
     .target_bound_fraction = 0.82,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+    .beyond = beyond,
     .batch_load_us = batch_load_us,
 };

@@ -302,22 +302,58 @@ static bool no_host_waits(const lab_findings *f, const lab_workload *w) {
     return f->host_syncs == 0;
 }
 static int why_host_waits(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
-    return snprintf(buf, len,
-                    "the host waited for a GPU %d time%s before run() had queued all its work (%d batches): while "
-                    "it waits, neither GPU gets new work",
-                    f->host_syncs, f->host_syncs == 1 ? "" : "s", w->batches);
+    int n = snprintf(buf, len,
+                     "the host waited for a GPU %d time%s before run() had queued all its work (%d batches): while "
+                     "it waits, neither GPU gets new work",
+                     f->host_syncs, f->host_syncs == 1 ? "" : "s", w->batches);
+    for (int i = 0; i < f->n_waits && n > 0 && (size_t)n < len; i++) {
+        const lab_wait_fact *x = &f->waits[i];
+        if (!x->host || !x->in_loop) continue;
+        char said[400];
+        lab_fact_wait_text(f, x, said, sizeof(said));
+        n += snprintf(buf + n, len - (size_t)n, "; %s", said);
+        break;
+    }
+    return n;
 }
 
+/* The ring's facts: the slots the peer copies write, and the streams each device's work
+ * went to. */
+static int streams_on(const lab_findings *f, uint32_t device, const char **first) {
+    int n = 0;
+    *first = "";
+    for (int i = 0; i < f->n_streams; i++)
+        if (f->streams[i].device == device && (f->streams[i].kernels || f->streams[i].h2d || f->streams[i].d2h ||
+                                               f->streams[i].peer)) {
+            if (!n) *first = f->streams[i].label;
+            n++;
+        }
+    return n;
+}
 static bool pipelined(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->reached;
+    if (f->peer_copies == 0) return f->reached;
+    const char *s;
+    return f->race_free && f->correct && f->peer_buffers >= 2 && streams_on(f, 0, &s) >= 2 && streams_on(f, 1, &s) >= 2;
 }
 static int why_ring(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     (void)w;
-    if (f->race_free) return 0;
-    return snprintf(buf, len,
-                    "your pipeline has races (above): a stage or a copy reads a slot's buffer before the work that "
-                    "writes it is ordered before it, or overwrites it before its reader is done");
+    if (!f->race_free)
+        return snprintf(buf, len,
+                        "your pipeline has races (above): a stage or a copy reads a slot's buffer before the work "
+                        "that writes it is ordered before it, or overwrites it before its reader is done");
+    if (f->peer_buffers == 1)
+        return snprintf(buf, len, "your peer copies all write one buffer on GPU 1: one slot, so each stage waits for "
+                                  "the one after it to free it");
+    const char *s0, *s1;
+    int n0 = streams_on(f, 0, &s0), n1 = streams_on(f, 1, &s1);
+    if (f->peer_buffers >= 2 && (n0 < 2 || n1 < 2))
+        return snprintf(buf, len,
+                        "your ring has %d slots of buffers, but GPU 0's work goes to %d stream%s (%s) and GPU 1's to "
+                        "%d (%s): in one stream a batch's upload waits behind the previous batch's peer copy, and "
+                        "its stage 2 behind the previous download. Give each slot its own streams too",
+                        f->peer_buffers, n0, n0 == 1 ? "" : "s", s0, n1, s1);
+    return 0;
 }
 
 static const lab_step steps[] = {
@@ -365,9 +401,9 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 3 (a ring of buffers so the stages and the link overlap)",
-        .next = "the GPUs no longer wait for the host, but one set of buffers makes each stage wait for the one "
-                "after it: the next upload waits for the peer copy, the next peer copy for stage 2. Give each "
-                "batch in flight its own buffers, streams and events: a ring of them, batch i in slot i % N.",
+        .next = "with one set of buffers (or one stream a device) each stage waits for the one after it: the next "
+                "upload waits for the peer copy, the next peer copy for stage 2. Give each batch in flight its own "
+                "buffers, streams and events: a ring of them, batch i in slot i % N.",
         .hints =
             {
                 "Look at the lanes: while stage 1 runs on GPU 0, what are GPU 0's copy engine, the link and "

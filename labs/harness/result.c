@@ -1,5 +1,6 @@
 /* labs/harness/result.c: the verdict, the student's report and the --json object. */
 #include "labs/harness/result.h"
+#include "labs/harness/steps.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -166,6 +167,22 @@ static void print_verdict(const lab_result *r, const char *value, const char *ta
     }
 }
 
+/* The waits that held the critical path of the run the timeline shows, the costliest
+ * first (labs/harness/steps.h, trace/view/blame.h), wrapped at 80 columns. */
+#define WAITS_SHOWN 3
+static void print_waits(const lab_result *r, FILE *out) {
+    const lab_findings *f = &r->findings;
+    int shown = 0;
+    for (int i = 0; i < f->n_waits && shown < WAITS_SHOWN; i++) {
+        const lab_wait_fact *w = &f->waits[i];
+        if (!w->on_path || w->cost_ms < LAB_WAIT_SHOWN * f->run_ms) continue;
+        char text[400];
+        lab_fact_wait_text(f, w, text, sizeof(text));
+        lab_steps_print_wrapped(out, shown ? "             " : "  waits      ", text, 15);
+        shown++;
+    }
+}
+
 /* The report into out, a stream of w's: its prose is wrapped, the timeline is not. */
 static void print_text(const lab_result *r, lab_report_level level, FILE *out, lab_wrap *w) {
     const lab_spec *s = r->spec;
@@ -307,6 +324,7 @@ static void print_text(const lab_result *r, lab_report_level level, FILE *out, l
     fputc('\n', out);
     if (lab_host_memory_worth_showing(&r->host, s)) lab_host_memory_print(&r->host, out);
     if (r->correct) lab_measurement_print(&r->measurement, out);
+    print_waits(r, out);
     if (!r->backend.simulated && r->timeline_apart)
         fprintf(out,
                 "  timing     the bound and the timed runs: %s, so tracing does not slow what is graded; the "
@@ -343,6 +361,33 @@ void lab_result_print_text(const lab_result *r, lab_report_level level, FILE *ou
     FILE *wrapped = lab_wrap_begin(&w, out, LAB_WRAP_COLUMNS);
     print_text(r, level, wrapped, &w);
     lab_wrap_end(&w);
+}
+
+/* Every wait of the run the timeline shows, the costliest on its critical path first. */
+static cJSON *blame_json(const lab_findings *f) {
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddNumberToObject(b, "run_ms", f->run_ms);
+    cJSON *waits = cJSON_AddArrayToObject(b, "waits");
+    for (int i = 0; i < f->n_waits; i++) {
+        const lab_wait_fact *w = &f->waits[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "call", w->call);
+        cJSON_AddStringToObject(o, "held", w->host ? "host" : "stream");
+        if (w->line[0]) cJSON_AddStringToObject(o, "line", w->line);
+        cJSON_AddNumberToObject(o, "times", w->times);
+        cJSON_AddNumberToObject(o, "on_path", w->on_path);
+        cJSON_AddNumberToObject(o, "cost_ms", w->cost_ms);
+        cJSON_AddNumberToObject(o, "held_ms", w->held_ms);
+        cJSON_AddBoolToObject(o, "in_loop", w->in_loop);
+        cJSON_AddItemToArray(waits, o);
+    }
+    const lab_wait_fact *costly = lab_fact_costly_wait(f);
+    if (costly) {
+        char text[400];
+        lab_fact_wait_text(f, costly, text, sizeof(text));
+        cJSON_AddStringToObject(b, "costly_wait", text);
+    }
+    return b;
 }
 
 static cJSON *ms_array(const double *v, int n) {
@@ -490,6 +535,7 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(bound, "ideal_ms", r->ideal_ms);
     cJSON_AddStringToObject(bound, "detail", r->bound.detail);
     cJSON_AddNumberToObject(o, "runs", r->runs);
+    cJSON_AddNumberToObject(o, "batches", r->workload.batches);
     cJSON_AddNumberToObject(o, "schedules", r->schedules);
     if (r->schedule_failed) cJSON_AddNumberToObject(o, "schedule_failed", r->schedule_failed);
     cJSON *t = cJSON_AddObjectToObject(o, "timings");
@@ -553,7 +599,10 @@ cJSON *lab_result_json(const lab_result *r) {
             cJSON_AddStringToObject(st, "next", r->spec->steps[r->step].todo);
             cJSON_AddStringToObject(st, "what_to_do", r->spec->steps[r->step].next);
         }
+        if (r->advice_why[0]) cJSON_AddStringToObject(st, "why", r->advice_why);
     }
+    if (r->advice_beyond[0]) cJSON_AddStringToObject(o, "next", r->advice_beyond);
+    if (r->findings.n_waits > 0) cJSON_AddItemToObject(o, "blame", blame_json(&r->findings));
     /* The run (the "run" of its ops on the event stream) the metrics and timeline describe. */
     if (r->timeline_run > 0) cJSON_AddNumberToObject(o, "timeline_run", r->timeline_run);
     /* Which run each figure comes from: the timed runs give the times and the metric; the

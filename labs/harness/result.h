@@ -34,6 +34,9 @@ typedef enum lab_status {
 
 #define LAB_MAX_RACES_SHOWN 3
 #define LAB_MAX_STALLS_SHOWN 3
+/* The report's "waits" lines show a wait on the critical path that held it for at least
+ * this fraction of the run. */
+#define LAB_WAIT_SHOWN 0.02
 
 typedef struct lab_result {
     const lab_spec *spec;
@@ -119,6 +122,10 @@ typedef struct lab_result {
     bool background_ok;     /* yours did all of the background, not much slower than the baseline */
     char background_why[256];
     int step;               /* the first of spec->steps not done, -1 when none */
+    /* The advice (steps.h): what holds you at that step, in your terms, and, when every
+     * step is done and the target is missed, what costs the time ("" when nothing). */
+    char advice_why[640];
+    char advice_beyond[1024];
     char *timeline;         /* text timeline of your last run (malloc'd), or NULL */
     int32_t timeline_run;   /* the recorder run it and the metrics describe: your last timed run,
                                or with timeline_apart your traced run */

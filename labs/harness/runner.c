@@ -518,8 +518,22 @@ static void compute_metrics(harness *h) {
     h->findings.measured = r->measurement.ok;
     h->findings.planted_left = r->planted_left;
     h->findings.peer_access = h->peer_access;
+    for (int i = 0; i < h->findings.n_waits; i++)
+        (void)line_of_site(h->findings.waits[i].call_site, h->findings.waits[i].line, sizeof(h->findings.waits[i].line));
+    lab_findings_merge_lines(&h->findings);
+    for (int i = 0; i < h->findings.n_orders; i++)
+        (void)line_of_site(h->findings.orders[i].record_site, h->findings.orders[i].record_line,
+                           sizeof(h->findings.orders[i].record_line));
+    (void)line_of_site(h->findings.graph_made_site, h->findings.graph_made_line, sizeof(h->findings.graph_made_line));
+    int least = 0, greatest = 0;
+    if (cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess) {
+        h->findings.priority_least = least;
+        h->findings.priority_greatest = greatest;
+    }
     r->findings = h->findings;
     r->step = r->spec->n_steps > 0 ? lab_steps_first_open(r->spec, &h->findings) : -1;
+    (void)lab_steps_why(r->spec, &h->findings, r->advice_why, sizeof(r->advice_why));
+    (void)lab_steps_beyond(r->spec, &h->findings, r->advice_beyond, sizeof(r->advice_beyond));
     if (!h->opt.quiet && h->last_yours_run > 0) {
         trace_text_options to = {
             .width = h->opt.width ? h->opt.width : terminal_width(),

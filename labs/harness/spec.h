@@ -73,6 +73,52 @@ typedef struct lab_bound {
 /* Adds a figure to a bound (ignored past LAB_BOUND_FIGURES). */
 void lab_bound_add(lab_bound *b, const char *key, double value);
 
+/* The facts of the student's last timed run that its advice is made of, read from the
+ * run's trace (labs/harness/steps.c; docs/labs.md, "The student's path"). */
+
+/* A wait of the run (trace/view/blame.h): a host wait, or a stream's wait on an event. */
+#define LAB_FACT_WAITS 8
+typedef struct lab_wait_fact {
+    bool host;          /* a host wait; else a stream's wait on an event */
+    char call[80];      /* "cudaStreamSynchronize(\"compute\")", "cudaStreamWaitEvent(\"down\")" */
+    char line[128];     /* the program's line ("labs/05_cross_stream_races/lab.c:52"), "" unknown */
+    uint64_t call_site;
+    trace_sync_target sync;      /* host waits: what it waited for */
+    int32_t stream;              /* the stream waited for, or the stream that waited; -1 none */
+    int32_t record_stream;       /* the stream of the event's record; -1 unknown */
+    int streams;                 /* how many streams it concerned (a line in a loop over a pool) */
+    int times;          /* times it ran in the run */
+    int on_path;        /* of them, on the run's critical path */
+    double held_ms;     /* how long it held the host (or its stream), in all */
+    double cost_ms;     /* how long it held the critical path */
+    bool in_loop;       /* it ran before the run's last work was queued (not the final wait) */
+} lab_wait_fact;
+
+/* An order an event gives: recorded on one stream after `marks`, waited on by another
+ * stream before `then` (the ops' kinds; TRACE_OP_KIND_COUNT when there is none). */
+#define LAB_FACT_ORDERS 12
+typedef struct lab_order_fact {
+    int32_t record_stream, wait_stream; /* record_stream -1: recorded outside the run */
+    trace_op_kind marks, then;
+    trace_copy_dir marks_dir, then_dir;
+    int times;
+    uint64_t record_site;
+    char record_line[128]; /* the record's line, "" unknown */
+} lab_order_fact;
+
+/* A stream that carried the student's work in the run, and what it carried. */
+#define LAB_FACT_STREAMS 16
+typedef struct lab_stream_fact {
+    int32_t id;
+    char label[48];     /* "\"compute\"", "s2", "stream 0" (trace_stream_label) */
+    int priority;       /* lower is greater (cudaDeviceGetStreamPriorityRange) */
+    uint32_t device;    /* the device it was made on */
+    int kernels, h2d, d2h, peer; /* its copies and kernels */
+    int background;     /* ops of the lab's background (spec->is_background) */
+    int requests;       /* copies and kernels that carry a request or batch */
+    int request_kernels; /* of them, kernels */
+} lab_stream_fact;
+
 /* What the harness saw of the student's code in their last timed run: the facts a lab's
  * steps are judged by (steps.h). */
 typedef struct lab_findings {
@@ -96,6 +142,25 @@ typedef struct lab_findings {
     double peer_gbps;     /* their bytes over their time on the link, in GB/s (0: none) */
     int peer_access;      /* two-device labs: bit d set when GPU d may access the other GPU's memory
                              (cudaDeviceEnablePeerAccess) after your runs; -1 when not known */
+    /* From the run's trace: */
+    double run_ms;        /* the run's length on its timeline (first start to last end) */
+    int n_waits;          /* every wait of the run, the costliest on the critical path first */
+    lab_wait_fact waits[LAB_FACT_WAITS];
+    int n_orders;         /* every order an event gave in the run */
+    lab_order_fact orders[LAB_FACT_ORDERS];
+    int n_streams;        /* the streams that carried work, by id */
+    lab_stream_fact streams[LAB_FACT_STREAMS];
+    int priority_least, priority_greatest; /* the device's range (both 0 when unknown) */
+    int h2d_buffers;      /* distinct device buffers (by address) the run's uploads wrote */
+    int h2d_sources;      /* distinct host buffers (by address) they read */
+    int peer_buffers;     /* distinct buffers the run's peer copies wrote */
+    int kernel_streams;   /* streams the run's kernels ran on (a graph's branches count) */
+    int graphs_made;      /* cudaGraphInstantiate calls inside the run */
+    int graph_launches;   /* cudaGraphLaunch calls inside the run */
+    uint64_t graph_made_site; /* the first of those cudaGraphInstantiate calls, and its line */
+    char graph_made_line[128];
+    int copy_calls;       /* cudaMemcpy* calls the program made inside the run (a graph's
+                             replayed copies are not calls) */
 } lab_findings;
 
 /* A stage of the workload that the student times on the GPU and reports with
@@ -180,6 +245,11 @@ typedef struct lab_step {
     bool beyond_target;
 } lab_step;
 
+/* (optional) When every step is done and the target is still missed: what the findings
+ * say costs the time, in the student's terms, written into buf (0: nothing to say; the
+ * harness then names the costliest wait, if one costs time). */
+typedef int (*lab_beyond_fn)(const lab_findings *f, const lab_workload *w, char *buf, size_t len);
+
 typedef struct lab_spec {
     const char *id;     /* "03_double_buffer" */
     const char *title;  /* "Double buffering: overlap copies and compute" */
@@ -248,6 +318,7 @@ typedef struct lab_spec {
     /* The skeleton's TODOs, in order (may be NULL). */
     const lab_step *steps;
     int n_steps;
+    lab_beyond_fn beyond; /* (may be NULL) see lab_beyond_fn */
 
     /* The device work a run must do for its speed to count: LAB_WORK_DEFAULT, each kind at
      * least as much as the baseline's runs do, and `work.also` (lab 07: the launches, since
@@ -264,6 +335,29 @@ extern const lab_spec LAB_SPEC;
 double lab_spec_elapsed_ns(cudaEvent_t a, cudaEvent_t b);
 /* The median of n values (sorts v). */
 double lab_spec_median(double *v, int n);
+
+/* ---- facts specs read (labs/harness/facts.c) ------------------------------------------- */
+
+/* A wait that over-synchronises: the costliest host wait inside the loop that held the
+ * run's critical path for at least LAB_FACT_COSTLY of the run; NULL when none did. */
+#define LAB_FACT_COSTLY 0.05
+const lab_wait_fact *lab_fact_costly_wait(const lab_findings *f);
+/* One sentence, no full stop: "cudaStreamSynchronize(\"compute\") at lab.c:52 held the host
+ * 23 times, 2.1 ms of the run's 6.4 ms" (the file's name only; "held \"down\"" for a
+ * stream's wait). Returns what snprintf returns. */
+int lab_fact_wait_text(const lab_findings *f, const lab_wait_fact *w, char *buf, size_t len);
+/* The stream fact of id, or NULL. */
+const lab_stream_fact *lab_fact_stream(const lab_findings *f, int32_t id);
+/* The first order whose record marks an op of kind marks (and direction marks_dir, for a
+ * copy) and whose wait comes before one of kind then (then_dir); TRACE_OP_KIND_COUNT for
+ * either matches any. NULL when the run has none. */
+const lab_order_fact *lab_fact_order(const lab_findings *f, trace_op_kind marks, trace_copy_dir marks_dir,
+                                     trace_op_kind then, trace_copy_dir then_dir);
+/* What an op kind is called in advice: "the kernel", "the upload" (H2D), "the download"
+ * (D2H), "the peer copy", "nothing" (TRACE_OP_KIND_COUNT). */
+const char *lab_fact_op_words(trace_op_kind kind, trace_copy_dir dir);
+/* The base name of a line ("lab.c:52" of "labs/05_cross_stream_races/lab.c:52"). */
+const char *lab_fact_short_line(const char *line);
 
 #ifdef __cplusplus
 }

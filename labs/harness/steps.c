@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/state.h"
+#include "trace/view/blame.h"
 #include "trace/view/stalls.h"
 
 #define MAX_STREAMS 1024
@@ -61,6 +62,156 @@ static int count_shared_buffers(trace_timeline *tl, int32_t run) {
     return shared;
 }
 
+/* Distinct start addresses of the ranges of run's copies (of direction dir, or peer copies
+ * when peer) with the given flag (TRACE_RANGE_WRITE: destinations; 0: sources). */
+static int count_copy_buffers(trace_timeline *tl, int32_t run, trace_copy_dir dir, bool peer, uint32_t write) {
+    size_t n = trace_timeline_count(tl), used = 0;
+    uint64_t *seen = malloc((n + 1) * sizeof(uint64_t));
+    if (!seen) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_COPY) continue;
+        if (peer ? op->engine != TRACE_ENGINE_LINK : (op->dir != dir || op->engine == TRACE_ENGINE_LINK)) continue;
+        for (uint32_t k = 0; k < op->n_ranges && k < TRACE_MAX_RANGES; k++) {
+            if ((op->ranges[k].flags & TRACE_RANGE_WRITE) != write) continue;
+            bool known = false;
+            for (size_t j = 0; j < used && !known; j++) known = seen[j] == op->ranges[k].addr;
+            if (!known) seen[used++] = op->ranges[k].addr;
+        }
+    }
+    free(seen);
+    return (int)used;
+}
+
+static int compare_id(const void *a, const void *b) {
+    const trace_op *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static bool marks_work(const trace_op *op) {
+    return op->kind != TRACE_OP_EVENT_RECORD && op->kind != TRACE_OP_EVENT_WAIT;
+}
+
+/* Every order an event gave in run: for each stream's wait, the record it waits for (the
+ * latest of that event before it), the work that record marks and the work after the wait. */
+static void find_orders(lab_findings *f, trace_timeline *tl, int32_t run) {
+    size_t n = trace_timeline_count(tl), m = 0;
+    trace_op *w = malloc((n + 1) * sizeof(trace_op));
+    if (!w) return;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (trace_timeline_in_run(op, run) && trace_op_kind_is_stream_work(op->kind) && op->stream >= 0) w[m++] = *op;
+    }
+    qsort(w, m, sizeof(trace_op), compare_id);
+    for (size_t i = 0; i < m; i++) {
+        if (w[i].kind != TRACE_OP_EVENT_WAIT) continue;
+        lab_order_fact o = {.record_stream = -1, .wait_stream = w[i].stream, .marks = TRACE_OP_KIND_COUNT,
+                            .then = TRACE_OP_KIND_COUNT};
+        size_t rec = SIZE_MAX;
+        for (size_t j = 0; j < i; j++)
+            if (w[j].kind == TRACE_OP_EVENT_RECORD && w[j].event == w[i].event) rec = j;
+        if (rec != SIZE_MAX) {
+            o.record_stream = w[rec].stream;
+            o.record_site = w[rec].call_site;
+            for (size_t j = rec; j-- > 0;)
+                if (w[j].stream == w[rec].stream && marks_work(&w[j])) {
+                    o.marks = w[j].kind;
+                    o.marks_dir = w[j].dir;
+                    break;
+                }
+        }
+        for (size_t j = i + 1; j < m; j++)
+            if (w[j].stream == w[i].stream && marks_work(&w[j])) {
+                o.then = w[j].kind;
+                o.then_dir = w[j].dir;
+                break;
+            }
+        bool known = false;
+        for (int k = 0; k < f->n_orders && !known; k++) {
+            lab_order_fact *e = &f->orders[k];
+            if (e->record_stream == o.record_stream && e->wait_stream == o.wait_stream && e->marks == o.marks &&
+                e->marks_dir == o.marks_dir && e->then == o.then && e->then_dir == o.then_dir &&
+                e->record_site == o.record_site) {
+                e->times++;
+                known = true;
+            }
+        }
+        if (!known && f->n_orders < LAB_FACT_ORDERS) {
+            o.times = 1;
+            f->orders[f->n_orders++] = o;
+        }
+    }
+    free(w);
+}
+
+/* The streams that carried the run's work, what each carried, and the graph calls. */
+static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *tl, int32_t run) {
+    size_t n = trace_timeline_count(tl);
+    bool kernel_on[MAX_STREAMS] = {false};
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run)) continue;
+        if (op->kind == TRACE_OP_API) {
+            if (!strncmp(op->name, "cudaGraphInstantiate", 20) && f->graphs_made++ == 0)
+                f->graph_made_site = op->call_site;
+            f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
+            f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
+            continue;
+        }
+        if (!trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;
+        if (op->kind == TRACE_OP_KERNEL && op->stream < MAX_STREAMS && !kernel_on[op->stream]) {
+            kernel_on[op->stream] = true;
+            f->kernel_streams++;
+        }
+        lab_stream_fact *s = (lab_stream_fact *)lab_fact_stream(f, op->stream);
+        if (!s) {
+            if (f->n_streams >= LAB_FACT_STREAMS) continue;
+            s = &f->streams[f->n_streams++];
+            memset(s, 0, sizeof(*s));
+            s->id = op->stream;
+            s->priority = op->priority;
+            const trace_stream *st = trace_timeline_stream(tl, op->stream);
+            trace_stream_label(op->stream, st ? st->name : NULL, s->label, sizeof(s->label));
+            s->device = st ? st->device : 0;
+        }
+        bool peer = op->kind == TRACE_OP_COPY && op->engine == TRACE_ENGINE_LINK;
+        s->kernels += op->kind == TRACE_OP_KERNEL;
+        s->h2d += op->kind == TRACE_OP_COPY && op->dir == TRACE_COPY_H2D && !peer;
+        s->d2h += op->kind == TRACE_OP_COPY && op->dir == TRACE_COPY_D2H && !peer;
+        s->peer += peer;
+        bool background = spec && spec->is_background && spec->is_background(op);
+        s->background += background;
+        bool request = !background && op->batch >= 0 && (op->kind == TRACE_OP_KERNEL || op->kind == TRACE_OP_COPY);
+        s->requests += request;
+        s->request_kernels += request && op->kind == TRACE_OP_KERNEL;
+    }
+}
+
+/* Every wait of the run and what it cost (trace/view/blame.h); their lines are the
+ * runner's to fill in (it knows the program's binary). */
+static void find_waits(lab_findings *f, trace_timeline *tl, int32_t run) {
+    trace_blame b;
+    if (trace_blame_compute(tl, run, &b) != 0) return;
+    f->run_ms = (double)(b.t1_ns - b.t0_ns) / 1e6;
+    for (size_t i = 0; i < b.n && f->n_waits < LAB_FACT_WAITS; i++) {
+        const trace_blame_wait *bw = &b.wait[i];
+        lab_wait_fact *w = &f->waits[f->n_waits++];
+        memset(w, 0, sizeof(*w));
+        w->host = bw->host;
+        trace_blame_call(bw, tl, w->call, sizeof(w->call));
+        w->call_site = bw->call_site;
+        w->sync = bw->sync;
+        w->stream = bw->stream;
+        w->record_stream = bw->record_stream;
+        w->streams = (int)bw->streams;
+        w->times = (int)bw->times;
+        w->on_path = (int)bw->on_path;
+        w->held_ms = (double)bw->held_ns / 1e6;
+        w->cost_ms = (double)bw->cost_ns / 1e6;
+        w->in_loop = bw->before_last_work;
+    }
+}
+
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns) {
     memset(f, 0, sizeof(*f));
     f->peer_access = -1; /* the runner asks the runtime (two-device labs) */
@@ -83,6 +234,12 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         }
     }
     f->shared_buffers = count_shared_buffers(tl, run);
+    f->h2d_buffers = count_copy_buffers(tl, run, TRACE_COPY_H2D, false, TRACE_RANGE_WRITE);
+    f->h2d_sources = count_copy_buffers(tl, run, TRACE_COPY_H2D, false, 0);
+    f->peer_buffers = count_copy_buffers(tl, run, TRACE_COPY_NONE, true, TRACE_RANGE_WRITE);
+    find_orders(f, tl, run);
+    find_streams(f, r->spec, tl, run);
+    find_waits(f, tl, run);
     /* Host waits before the run's last piece of stream work was queued: a host round trip
      * between stages, where an event would have ordered the streams. */
     uint64_t last_enqueue = 0;
@@ -118,6 +275,40 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         if (busy[i] != TRACE_STREAM_LEGACY) f->busy_at_return++;
 }
 
+static int compare_cost(const void *a, const void *b) {
+    const lab_wait_fact *x = a, *y = b;
+    if (x->cost_ms != y->cost_ms) return x->cost_ms > y->cost_ms ? -1 : 1;
+    if (x->held_ms != y->held_ms) return x->held_ms > y->held_ms ? -1 : 1;
+    return (x->host < y->host) - (x->host > y->host);
+}
+
+void lab_findings_merge_lines(lab_findings *f) {
+    for (int i = 0; i < f->n_waits; i++) {
+        lab_wait_fact *a = &f->waits[i];
+        if (!a->line[0]) continue;
+        size_t base = strcspn(a->call, "(");
+        for (int j = i + 1; j < f->n_waits;) {
+            lab_wait_fact *b = &f->waits[j];
+            if (b->host != a->host || strcmp(b->line, a->line) != 0 || strncmp(b->call, a->call, base) != 0 ||
+                b->call[base] != '(') {
+                j++;
+                continue;
+            }
+            a->times += b->times;
+            a->on_path += b->on_path;
+            a->held_ms += b->held_ms;
+            a->cost_ms += b->cost_ms;
+            a->in_loop |= b->in_loop;
+            if (b->stream != a->stream && b->stream >= 0) a->streams += b->streams > 0 ? b->streams : 1;
+            memmove(b, b + 1, (size_t)(f->n_waits - j - 1) * sizeof(*b));
+            f->n_waits--;
+        }
+        if (a->streams > 1 && strstr(a->call, "Stream"))
+            snprintf(a->call + base, sizeof(a->call) - base, "(one of %d streams)", a->streams);
+    }
+    qsort(f->waits, (size_t)f->n_waits, sizeof(f->waits[0]), compare_cost);
+}
+
 int lab_steps_first_open(const lab_spec *spec, const lab_findings *f) {
     for (int i = 0; i < spec->n_steps; i++)
         if (!spec->steps[i].done(f, &spec->workload)) return i;
@@ -137,18 +328,79 @@ static const char *beyond_the_steps(const lab_findings *f) {
     return NULL;
 }
 
+int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t len) {
+    buf[0] = '\0';
+    int i = lab_steps_first_open(spec, f);
+    if (i < 0 || !spec->steps[i].why) return 0;
+    int n = spec->steps[i].why(f, &spec->workload, buf, len);
+    if (n <= 0) buf[0] = '\0';
+    return n > 0 ? n : 0;
+}
+
+int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (f->reached || lab_steps_first_open(spec, f) >= 0) return 0;
+    const char *generic = beyond_the_steps(f);
+    if (generic && f->busy_at_return > 0 && !f->correct) return snprintf(buf, len, "%s", generic);
+    int n = spec->beyond ? spec->beyond(f, &spec->workload, buf, len) : 0;
+    if (n > 0) return n;
+    const lab_wait_fact *w = lab_fact_costly_wait(f);
+    if (w) {
+        char said[320];
+        lab_fact_wait_text(f, w, said, sizeof(said));
+        return snprintf(buf, len,
+                        "%s, before your run had queued all its work: while the host waits, nothing new reaches the "
+                        "GPU. Wait only where the host needs a result, and order the streams with events "
+                        "(cudaStreamWaitEvent) instead.",
+                        said);
+    }
+    if (generic) return snprintf(buf, len, "%s", generic);
+    buf[0] = '\0';
+    return 0;
+}
+
+void lab_steps_print_wrapped(FILE *out, const char *prefix, const char *text, int indent) {
+    const int width = 80;
+    int col = fprintf(out, "%s", prefix);
+    const char *p = text;
+    bool first = true;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *e = p;
+        while (*e && *e != ' ') e++;
+        int wl = (int)(e - p);
+        if (!wl) break;
+        if (!first && col + 1 + wl > width) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (!first) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, (size_t)wl, out);
+        col += wl;
+        first = false;
+        p = e;
+    }
+    fputc('\n', out);
+}
+
 void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool passed, FILE *out) {
+    char text[1024];
     int i = lab_steps_first_open(spec, f);
     if (i < 0) {
-        const char *why = passed ? NULL : beyond_the_steps(f);
-        if (why) fprintf(out, "Next: %s\n", why);
+        if (!passed && lab_steps_beyond(spec, f, text, sizeof(text)) > 0) lab_steps_print_wrapped(out, "Next: ", text, 6);
         return;
     }
     const lab_step *st = &spec->steps[i];
     if (passed && !st->beyond_target) return;
-    char why[320];
-    if (st->why && st->why(f, &spec->workload, why, sizeof(why)) > 0) fprintf(out, "Why: %s.\n", why);
-    fprintf(out, "%s %s: %s\n", passed ? "Further:" : "Next:", st->todo, st->next);
+    char why[640];
+    if (lab_steps_why(spec, f, why, sizeof(why)) > 0) {
+        snprintf(text, sizeof(text), "%s.", why);
+        lab_steps_print_wrapped(out, "Why: ", text, 5);
+    }
+    snprintf(text, sizeof(text), "%s: %s", st->todo, st->next);
+    lab_steps_print_wrapped(out, passed ? "Further: " : "Next: ", text, 6);
     fprintf(out, "      Stuck? --hint gives a hint, a little more each time.\n");
 }
 
@@ -159,9 +411,9 @@ static const char *const tier_name[LAB_HINT_TIERS] = {"a question", "the idea", 
 void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const char *path, FILE *out) {
     int i = lab_steps_first_open(spec, f);
     if (i < 0) {
-        const char *why = f->reached ? NULL : beyond_the_steps(f);
-        if (why)
-            fprintf(out, "Every step of this lab is done, and still: %s\n", why);
+        char why[1024];
+        if (lab_steps_beyond(spec, f, why, sizeof(why)) > 0)
+            lab_steps_print_wrapped(out, "Every step of this lab is done, and still: ", why, 2);
         else
             fprintf(out, "No hint needed: every step of this lab is done%s.\n",
                     f->reached ? "" : "; run without --hint for the report");
@@ -181,8 +433,14 @@ void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const cha
         tier = last_tier->valueint + 1;
     if (tier >= LAB_HINT_TIERS) tier = LAB_HINT_TIERS - 1;
     if (tier < 0) tier = 0;
-    fprintf(out, "You are at %s.\n%s\n\nHint %d of %d (%s):\n  %s\n", st->todo, st->next, tier + 1, LAB_HINT_TIERS,
-            tier_name[tier], st->hints[tier]);
+    fprintf(out, "You are at %s.\n", st->todo);
+    char why[640], text[1024];
+    if (lab_steps_why(spec, f, why, sizeof(why)) > 0) {
+        snprintf(text, sizeof(text), "%s.", why);
+        lab_steps_print_wrapped(out, "Why: ", text, 5);
+    }
+    fprintf(out, "%s\n\nHint %d of %d (%s):\n  %s\n", st->next, tier + 1, LAB_HINT_TIERS, tier_name[tier],
+            st->hints[tier]);
     if (tier + 1 < LAB_HINT_TIERS)
         fprintf(out, "\nAsk again (--hint) for %s. The lesson has every hint: %s\n", tier_name[tier + 1], spec->lesson);
     else

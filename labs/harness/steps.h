@@ -31,9 +31,27 @@ extern "C" {
  * run() returned from at returned_ns. */
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns);
 
+/* Once the waits' lines are known (the runner looks them up): merges the waits of one
+ * line (a loop the compiler unrolled has a call site per copy), names a wait of several
+ * streams "cudaStreamSynchronize(one of N streams)", and sorts them again, the costliest
+ * on the critical path first. */
+void lab_findings_merge_lines(lab_findings *f);
+
 /* The index of the first step of spec not done, or -1 when every step is done (or the spec
  * has none). */
 int lab_steps_first_open(const lab_spec *spec, const lab_findings *f);
+
+/* What the findings say holds the student at the first open step (the step's why, in
+ * their terms), into buf; 0 when there is nothing to say or no step is open. */
+int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
+
+/* When every step is done and the target is missed: what costs the time (the spec's
+ * beyond, else the costliest wait inside the loop, else what stream 0 did), into buf; 0
+ * when there is nothing to say, a step is open or the target is reached. */
+int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
+
+/* Prints prefix and text, wrapped at 80 columns, later lines indented by indent. */
+void lab_steps_print_wrapped(FILE *out, const char *prefix, const char *text, int indent);
 
 /* The report's "next" paragraph: the step the student stands at and what to do. Writes
  * nothing when every step is done. */

@@ -84,7 +84,7 @@ static int run(lab_ctx *ctx) {
         if (!EVENTS) LAB_CHECK(cudaStreamSynchronize(stream_a));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
     }
-    LAB_CHECK(cudaStreamSynchronize(stream_a));
+    LAB_CHECK(cudaStreamSynchronize(stream_a)); /* every batch queued */
     double combine_ms = 0;
     for (int b = 0; GPU_TIMED && b < w->batches; b++) {
         float ms;

@@ -17,6 +17,9 @@
  *   LAB_VARIANT_SYNC_MEMCPY  copies each result back with cudaMemcpy (no stream: the legacy
  *                            default stream) from streams made with cudaStreamCreate:
  *                            correct, and every copy back a barrier for every stream
+ *   LAB_VARIANT_SYNC_EACH_BATCH  waits for each batch's stream before queueing the next
+ *                            (cudaStreamSynchronize "to be safe"): correct, and the streams
+ *                            take turns (below target; every TODO done, the wait named)
  *   LAB_VARIANT_KERNEL_ON_STREAM0  launches the kernel with stream 0, the streams made with
  *                            cudaStreamCreate: correct, and every kernel a barrier
  *   LAB_VARIANT_READ_EARLY   copies batch i in on the next stream but runs its kernel on its
@@ -126,6 +129,9 @@ static int run(lab_ctx *ctx) {
 #endif
 #if defined(LAB_VARIANT_EVENTS)
         LAB_CHECK(cudaEventRecord(out_free, streams[s]));
+#endif
+#if defined(LAB_VARIANT_SYNC_EACH_BATCH)
+        LAB_CHECK(cudaStreamSynchronize(streams[s])); /* to be safe */
 #endif
     }
 #if defined(LAB_VARIANT_RACY)

@@ -7,11 +7,21 @@
  *   ONE_STREAM        the requests queued on the background's stream (below target: each
  *                     waits for the whole background, in stream order).
  *   NO_BACKGROUND     the requests on the greatest priority, the background never queued
- *                     (fast, and below target: the background was not done). */
+ *                     (fast, and below target: the background was not done).
+ *   KERNEL_ON_BACKGROUND  the requests' copies on a stream of the greatest priority, their
+ *                     kernel launched on the background's stream by mistake, ordered with
+ *                     the copies by events (race-free, below target).
+ *   BOTH_GREATEST     the requests on the greatest priority, and the background given the
+ *                     greatest too (below target: equal priorities, the background first).
+ *   DEVICE_SYNC_EACH  the requests on the greatest priority, and cudaDeviceSynchronize()
+ *                     after each one, which waits for the background too (below target). */
 #include "labs/harness/lab.h"
 
 static cudaStream_t background_stream, request_stream;
 static uint32_t *d_in, *d_out; /* one request's input and result on the device */
+#if defined(LAB_VARIANT_KERNEL_ON_BACKGROUND)
+static cudaEvent_t uploaded, computed;
+#endif
 
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
@@ -20,6 +30,10 @@ static int setup(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_BACKGROUND_HIGH)
     LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, greatest));
     LAB_CHECK(cudaStreamCreateWithPriority(&request_stream, cudaStreamNonBlocking, least));
+#elif defined(LAB_VARIANT_BOTH_GREATEST)
+    (void)least;
+    LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, greatest));
+    LAB_CHECK(cudaStreamCreateWithPriority(&request_stream, cudaStreamNonBlocking, greatest));
 #elif defined(LAB_VARIANT_ONE_STREAM)
     (void)greatest;
     LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, least));
@@ -30,6 +44,10 @@ static int setup(lab_ctx *ctx) {
 #endif
     lab_name_stream(ctx, background_stream, "background");
     if (request_stream != background_stream) lab_name_stream(ctx, request_stream, "requests");
+#if defined(LAB_VARIANT_KERNEL_ON_BACKGROUND)
+    LAB_CHECK(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
+    LAB_CHECK(cudaEventCreateWithFlags(&computed, cudaEventDisableTiming));
+#endif
     LAB_CHECK(cudaMalloc((void **)&d_in, w->batch_bytes));
     LAB_CHECK(cudaMalloc((void **)&d_out, w->batch_bytes));
     return 0;
@@ -43,8 +61,19 @@ static int run(lab_ctx *ctx) {
     for (int i = 0; i < w->batches; i++) {
         lab_wait_request(ctx, i);
         LAB_CHECK(cudaMemcpyAsync(d_in, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, request_stream));
+#if defined(LAB_VARIANT_KERNEL_ON_BACKGROUND)
+        LAB_CHECK(cudaEventRecord(uploaded, request_stream));
+        LAB_CHECK(cudaStreamWaitEvent(background_stream, uploaded, 0));
+        LAB_CHECK(kernels_process(d_out, d_in, w->batch_elems, w->process, background_stream));
+        LAB_CHECK(cudaEventRecord(computed, background_stream));
+        LAB_CHECK(cudaStreamWaitEvent(request_stream, computed, 0));
+#else
         LAB_CHECK(kernels_process(d_out, d_in, w->batch_elems, w->process, request_stream));
+#endif
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, request_stream));
+#if defined(LAB_VARIANT_DEVICE_SYNC_EACH)
+        LAB_CHECK(cudaDeviceSynchronize()); /* waits for the background too */
+#endif
     }
     LAB_CHECK(cudaStreamSynchronize(request_stream));
     LAB_CHECK(cudaStreamSynchronize(background_stream));

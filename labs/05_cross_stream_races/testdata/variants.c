@@ -16,12 +16,22 @@
  *   WRONG_STREAM_RECORD  the reference with the upload's event recorded on "compute" instead
  *                  of "up": the kernel's wait on it orders nothing with the upload (racy:
  *                  the report names the event, the stream it was recorded on, and the
- *                  lines of the record and of the wait). */
+ *                  lines of the record and of the wait).
+ *   SYNC_COMPUTE   the events of TODOs 1, 2 and 4 and run()'s wait on "down", and
+ *                  cudaStreamSynchronize(compute) after every kernel instead of TODO 3's
+ *                  event: the upload two batches on is ordered by the host (correct,
+ *                  race-free, below target; TODO 3 not done: the host orders it).
+ *   WRONG_STREAM   the reference with computed[k] recorded on "up" instead of "compute":
+ *                  the download (and TODO 3's upload) wait on an event that marks the
+ *                  upload, not the kernel (racy; TODO 2 not done). */
 #include "labs/harness/lab.h"
 
 #if defined(LAB_VARIANT_FIXED_4) || defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC) || \
-    defined(LAB_VARIANT_WRONG_STREAM_RECORD)
+    defined(LAB_VARIANT_WRONG_STREAM_RECORD) || defined(LAB_VARIANT_WRONG_STREAM)
 #define ALL_WAITS 1 /* TODOs 1 to 4 */
+#endif
+#if defined(ALL_WAITS) || defined(LAB_VARIANT_SYNC_COMPUTE)
+#define DOWNLOAD_WAIT 1 /* TODO 4: the kernel waits for the download of its buffer */
 #endif
 
 #define NBUF 2
@@ -68,11 +78,18 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaEventRecord(uploaded[k], up));
 #endif
         LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[k], 0)); /* kernel waits for upload */
-#if defined(ALL_WAITS)
+#if defined(DOWNLOAD_WAIT)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[k], 0));
 #endif
         LAB_CHECK(kernels_process(d_out[k], d_in[k], w->batch_elems, w->process, compute));
+#if defined(LAB_VARIANT_WRONG_STREAM)
+        LAB_CHECK(cudaEventRecord(computed[k], up)); /* the wrong stream: the kernel is on "compute" */
+#else
         LAB_CHECK(cudaEventRecord(computed[k], compute));
+#endif
+#if defined(LAB_VARIANT_SYNC_COMPUTE)
+        LAB_CHECK(cudaStreamSynchronize(compute)); /* orders the next uploads after the kernel, from the host */
+#endif
         LAB_CHECK(cudaStreamWaitEvent(down, computed[k], 0));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, down));
         LAB_CHECK(cudaEventRecord(downloaded[k], down));
@@ -80,7 +97,8 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaDeviceSynchronize());
 #endif
     }
-#if defined(LAB_VARIANT_OVER_SYNCED) || defined(LAB_VARIANT_WRONG_STREAM_RECORD)
+#if defined(LAB_VARIANT_OVER_SYNCED) || defined(LAB_VARIANT_WRONG_STREAM_RECORD) || \
+    defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM)
     LAB_CHECK(cudaStreamSynchronize(down));
 #elif defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC)
     LAB_CHECK(cudaStreamSynchronize(0)); /* the legacy stream: it waits for the blocking streams */

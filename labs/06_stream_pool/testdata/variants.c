@@ -19,6 +19,17 @@
  *   DEVICE_SYNC      the reference's pool, with cudaDeviceSynchronize after each request
  *                    "to know it is done": the host waits for each request before taking
  *                    the next, so the pool serves one at a time (below target).
+ *   EVENT_AFTER_KERNEL  RING_EVENTS with each set's event recorded after the kernel instead
+ *                    of after the download: the next user's kernel may overwrite d_out
+ *                    while the download still reads it (racy).
+ *   LAST_STREAM_ONLY the reference's pool, and run() waits only for the pool's last stream
+ *                    (racy: the harness may read results the other streams are still
+ *                    downloading).
+ *   LEGACY_MEMCPY    the reference's pool with the copies made by cudaMemcpy (on the legacy
+ *                    default stream, returning when done): the host serves one request at
+ *                    a time (below target).
+ *   HOST_WAIT_EACH   the reference's pool, and cudaStreamSynchronize on the request's
+ *                    stream after each request (below target).
  *
  * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
  * without the timeline, labs/lab.bzl.) */
@@ -26,6 +37,9 @@
 
 #include "labs/harness/lab.h"
 
+#if defined(LAB_VARIANT_EVENT_AFTER_KERNEL)
+#define LAB_VARIANT_RING_EVENTS 1 /* the ring with events, but one recorded too early */
+#endif
 #if defined(LAB_VARIANT_RING_NO_EVENTS) || defined(LAB_VARIANT_RING_EVENTS)
 #define POOL 8
 #define SETS 4
@@ -73,18 +87,36 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_RING_EVENTS)
         if (i >= SETS) LAB_CHECK(cudaStreamWaitEvent(st, set_free[b], 0)); /* the set's last user is done */
 #endif
+#if defined(LAB_VARIANT_LEGACY_MEMCPY)
+        LAB_CHECK(cudaMemcpy(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice));
+#else
         LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, st));
+#endif
         LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, st));
         for (int k = 1; k < w->steps; k++) LAB_CHECK(kernels_process(d_out[b], d_out[b], w->batch_elems, w->process, st));
+#if defined(LAB_VARIANT_EVENT_AFTER_KERNEL)
+        LAB_CHECK(cudaEventRecord(set_free[b], st)); /* too early: the download still reads d_out */
+#endif
+#if defined(LAB_VARIANT_LEGACY_MEMCPY)
+        LAB_CHECK(cudaMemcpy(lab_output(ctx, i), d_out[b], w->batch_bytes, cudaMemcpyDeviceToHost));
+#else
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out[b], w->batch_bytes, cudaMemcpyDeviceToHost, st));
-#if defined(LAB_VARIANT_RING_EVENTS)
+#endif
+#if defined(LAB_VARIANT_RING_EVENTS) && !defined(LAB_VARIANT_EVENT_AFTER_KERNEL)
         LAB_CHECK(cudaEventRecord(set_free[b], st));
 #endif
 #if defined(LAB_VARIANT_DEVICE_SYNC)
         LAB_CHECK(cudaDeviceSynchronize());
 #endif
+#if defined(LAB_VARIANT_HOST_WAIT_EACH)
+        LAB_CHECK(cudaStreamSynchronize(st)); /* to know the request is done */
+#endif
     }
+#if defined(LAB_VARIANT_LAST_STREAM_ONLY)
+    LAB_CHECK(cudaStreamSynchronize(streams[POOL - 1])); /* the last stream only */
+#else
     for (int s = 0; s < POOL; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));
+#endif
     return 0;
 }
 

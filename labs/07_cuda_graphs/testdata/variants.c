@@ -14,6 +14,11 @@
  *   COPIES_IN_GRAPH       the copies captured into the graph in setup(), with step 0's
  *                         host buffers: every replay uploads step 0 and writes step 0's
  *                         result; the other steps' outputs are never written (incorrect).
+ *   SETUP_GRAPH_SYNCED    the graph made once in setup(), as the reference, and
+ *                         cudaStreamSynchronize(A) after every upload and every step "to be
+ *                         sure it is done": the host waits twice a step, and the device
+ *                         waits for the host's next call each time (below target; both
+ *                         TODOs done).
  *   SYNC_IN_CAPTURE       cudaStreamSynchronize on a capturing stream, "to be sure B is
  *                         done": the capture refuses it (cudaErrorStreamCaptureUnsupported)
  *                         and setup() fails (error).
@@ -110,6 +115,9 @@ static int run(lab_ctx *ctx) {
 #if !defined(LAB_VARIANT_COPIES_IN_GRAPH)
         LAB_CHECK(cudaMemcpyAsync(d_buf, lab_input(ctx, s), w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
 #endif
+#if defined(LAB_VARIANT_SETUP_GRAPH_SYNCED)
+        LAB_CHECK(cudaStreamSynchronize(stream_a)); /* to be sure the upload is done */
+#endif
 #if defined(LAB_VARIANT_GRAPH_PER_STEP)
         if (make_graph(ctx) != 0) return 1;
 #endif
@@ -121,8 +129,11 @@ static int run(lab_ctx *ctx) {
 #if !defined(LAB_VARIANT_COPIES_IN_GRAPH)
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, s), d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
 #endif
+#if defined(LAB_VARIANT_SETUP_GRAPH_SYNCED)
+        LAB_CHECK(cudaStreamSynchronize(stream_a)); /* to be sure the step is done */
+#endif
     }
-    LAB_CHECK(cudaStreamSynchronize(stream_a));
+    LAB_CHECK(cudaStreamSynchronize(stream_a)); /* every step queued */
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
     LAB_CHECK(cudaGraphExecDestroy(step_graph));
     step_graph = NULL;

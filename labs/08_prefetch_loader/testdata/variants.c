@@ -15,6 +15,10 @@
  *                       cudaMemcpyAsync stages the batch through the driver's staging
  *                       memory before it returns, so the loader pays for every upload on
  *                       top of every load (below target).
+ *   RING_WAIT_AT_ONCE   a ring of three buffers and their events, but the loader waits on
+ *                       the upload's event just after queueing it, "to be sure the buffer
+ *                       is free": it is never ahead of the device (below target; both
+ *                       TODOs done, the wait named).
  *   SYNC_EACH_BATCH     the ring and its events, but the stream still synchronised after
  *                       every batch, "to be safe": the loader and the device take turns as
  *                       in the skeleton (below target, TODO 1 not done).
@@ -122,10 +126,13 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaMemcpyAsync(d_in, staging[k], w->batch_bytes, cudaMemcpyHostToDevice, stream));
 #endif
         LAB_CHECK(cudaEventRecord(uploaded[k], stream));
+#if defined(LAB_VARIANT_RING_WAIT_AT_ONCE)
+        LAB_CHECK(cudaEventSynchronize(uploaded[k])); /* at once: the loader never gets ahead */
+#endif
         LAB_CHECK(kernels_process(d_out, d_in, w->batch_elems, w->process, stream));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, stream));
 #if defined(LAB_VARIANT_SYNC_EACH_BATCH)
-        LAB_CHECK(cudaStreamSynchronize(stream));
+        LAB_CHECK(cudaStreamSynchronize(stream)); /* to be safe */
 #endif
     }
 #if defined(LAB_VARIANT_EVENT_POLL)
@@ -134,7 +141,7 @@ static int run(lab_ctx *ctx) {
     }
     LAB_CHECK(done);
 #else
-    LAB_CHECK(cudaStreamSynchronize(stream));
+    LAB_CHECK(cudaStreamSynchronize(stream)); /* every batch queued */
 #endif
 #if defined(LAB_VARIANT_UPLOAD_IN_HOST_FN)
     if (host_fn_error != cudaSuccess) { /* the upload queued from the host function */

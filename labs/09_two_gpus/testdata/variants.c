@@ -23,7 +23,11 @@
  *   EVENT_ON_OTHER_DEVICE  the reference with the "consumed" events made while GPU 0 is
  *                     current and recorded on GPU 1's streams: cudaEventRecord fails with
  *                     cudaErrorInvalidResourceHandle at that line, run() returns 1 (error,
- *                     and not correct). */
+ *                     and not correct).
+ *   RING_SHARED_STREAMS  the reference's ring of three slots (buffers and events), all of
+ *                     them queued on the first slot's two streams: each device's work
+ *                     runs in one queue, so a batch's upload waits behind the previous
+ *                     batch's peer copy (below target; the ring is there, TODO 3 done). */
 #include "labs/harness/lab.h"
 
 #if defined(LAB_VARIANT_ONE_SLOT) || defined(LAB_VARIANT_PEER_ACCESS_ONLY)
@@ -98,6 +102,12 @@ static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int i = 0; i < w->batches; i++) {
         slot *k = &ring[i % RING];
+#if defined(LAB_VARIANT_RING_SHARED_STREAMS)
+        slot shared = *k; /* the slot's buffers and events, the first slot's streams */
+        shared.s0 = ring[0].s0;
+        shared.s1 = ring[0].s1;
+        k = &shared;
+#endif
         LAB_CHECK(cudaSetDevice(0));
         LAB_CHECK(cudaMemcpyAsync(k->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, k->s0));
         LAB_CHECK(kernels_process(k->mid0, k->in0, w->batch_elems, w->process, k->s0));

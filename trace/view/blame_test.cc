@@ -1,0 +1,228 @@
+// trace/view/blame_test.cc: on timelines built by hand, a host wait inside the loop is
+// charged the time it held the host and the walk goes on through the work it waited for;
+// a stream's wait on an event is charged the time it held its stream, with the record's
+// stream; the final wait, after the last work, is listed but never charged; a wait the
+// host made before a request arrived is not charged; copies of one device-wide wait count
+// once; waits are told apart by their line.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+extern "C" {
+#include "trace/view/blame.h"
+}
+
+namespace {
+
+constexpr uint64_t kUs = 1000;
+
+class Timeline {
+  public:
+    Timeline() : tl_(trace_timeline_create()) {}
+    ~Timeline() { trace_timeline_destroy(tl_); }
+    Timeline(const Timeline &) = delete;
+    Timeline &operator=(const Timeline &) = delete;
+    trace_timeline *tl() { return tl_; }
+
+    void Stream(int32_t id, const char *name) {
+        trace_stream s = {};
+        s.id = id;
+        s.flags = 1;
+        snprintf(s.name, sizeof(s.name), "%s", name);
+        trace_timeline_add_stream(tl_, &s);
+    }
+    // Stream work, the next op in host order.
+    trace_op Work(trace_op_kind kind, int32_t stream, uint64_t enqueue, uint64_t start, uint64_t end,
+                  trace_copy_dir dir = TRACE_COPY_NONE, uint64_t event = 0, uint64_t site = 0) {
+        trace_op op = {};
+        op.id = next_id_++;
+        op.kind = kind;
+        op.dir = dir;
+        op.engine = kind == TRACE_OP_COPY ? (dir == TRACE_COPY_D2H ? TRACE_ENGINE_D2H : TRACE_ENGINE_H2D)
+                    : kind == TRACE_OP_KERNEL ? TRACE_ENGINE_COMPUTE
+                                              : TRACE_ENGINE_NONE;
+        op.stream = stream;
+        op.batch = -1;
+        op.run = 1;
+        op.enqueue_ns = enqueue;
+        op.start_ns = start;
+        op.end_ns = end;
+        op.event = event;
+        op.call_site = site;
+        op.timed = true;
+        trace_timeline_add_op(tl_, &op);
+        return op;
+    }
+    // A host wait.
+    trace_op Sync(trace_sync_target target, int32_t stream, uint64_t start, uint64_t end, uint64_t site,
+                  const char *name) {
+        trace_op op = {};
+        op.id = next_id_++;
+        op.kind = TRACE_OP_SYNC;
+        op.sync = target;
+        op.engine = TRACE_ENGINE_HOST;
+        op.stream = target == TRACE_SYNC_STREAM ? stream : TRACE_STREAM_NONE;
+        op.batch = -1;
+        op.run = 1;
+        op.enqueue_ns = op.start_ns = start;
+        op.end_ns = end;
+        op.call_site = site;
+        snprintf(op.name, sizeof(op.name), "%s", name);
+        op.timed = true;
+        trace_timeline_add_op(tl_, &op);
+        return op;
+    }
+    void Arrival(uint64_t at) {
+        trace_op op = {};
+        op.id = next_id_++;
+        op.kind = TRACE_OP_HOST_ACCESS;
+        op.engine = TRACE_ENGINE_HOST;
+        op.stream = TRACE_STREAM_NONE;
+        op.run = 1;
+        op.enqueue_ns = op.start_ns = op.end_ns = at;
+        snprintf(op.name, sizeof(op.name), "request arrives");
+        op.timed = true;
+        trace_timeline_add_op(tl_, &op);
+    }
+
+  private:
+    trace_timeline *tl_;
+    uint64_t next_id_ = 1;
+};
+
+const trace_blame_wait *Find(const trace_blame &b, uint64_t site) {
+    for (size_t i = 0; i < b.n; i++)
+        if (b.wait[i].call_site == site) return &b.wait[i];
+    return nullptr;
+}
+
+TEST(Blame, AHostWaitInTheLoopIsChargedWhatItHeldTheHost) {
+    Timeline t;
+    t.Stream(1, "compute");
+    // Two batches: each a kernel, then the host waits for the stream before the next.
+    t.Work(TRACE_OP_KERNEL, 1, 0, 1 * kUs, 101 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 1, 2 * kUs, 101 * kUs, 0x52, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 1, 105 * kUs, 105 * kUs, 205 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 1, 106 * kUs, 205 * kUs, 0x52, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 1, 209 * kUs, 209 * kUs, 309 * kUs);
+    // The final wait, after the last work.
+    t.Sync(TRACE_SYNC_STREAM, 1, 210 * kUs, 309 * kUs, 0x60, "cudaStreamSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *loop = Find(b, 0x52), *last = Find(b, 0x60);
+    ASSERT_NE(loop, nullptr);
+    ASSERT_NE(last, nullptr);
+    EXPECT_TRUE(loop->host);
+    EXPECT_EQ(loop->times, 2u);
+    EXPECT_EQ(loop->on_path, 2u);
+    EXPECT_EQ(loop->cost_ns, 99 * kUs + 99 * kUs);
+    EXPECT_TRUE(loop->before_last_work);
+    EXPECT_EQ(last->times, 1u);
+    EXPECT_EQ(last->on_path, 0u);
+    EXPECT_EQ(last->cost_ns, 0u);
+    EXPECT_FALSE(last->before_last_work);
+    EXPECT_EQ(b.wait[0].call_site, 0x52u);  // the costliest first
+    EXPECT_EQ(b.path_ns, 308 * kUs);
+    char call[64];
+    trace_blame_call(loop, t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaStreamSynchronize(\"compute\")");
+}
+
+TEST(Blame, AStreamsWaitOnAnEventIsChargedWhatItHeldTheStream) {
+    Timeline t;
+    t.Stream(1, "compute");
+    t.Stream(2, "down");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 0, 100 * kUs);
+    t.Work(TRACE_OP_EVENT_RECORD, 1, 1 * kUs, 100 * kUs, 100 * kUs, TRACE_COPY_NONE, 7, 0x10);
+    t.Work(TRACE_OP_EVENT_WAIT, 2, 2 * kUs, 2 * kUs, 100 * kUs, TRACE_COPY_NONE, 7, 0x20);
+    t.Work(TRACE_OP_COPY, 2, 3 * kUs, 100 * kUs, 200 * kUs, TRACE_COPY_D2H);
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *w = Find(b, 0x20);
+    ASSERT_NE(w, nullptr);
+    EXPECT_FALSE(w->host);
+    EXPECT_EQ(w->stream, 2);
+    EXPECT_EQ(w->record_stream, 1);
+    EXPECT_EQ(w->on_path, 1u);
+    EXPECT_EQ(w->cost_ns, 98 * kUs);
+    EXPECT_EQ(b.path_ns, 200 * kUs);  // back through the record to the kernel
+    char call[64];
+    trace_blame_call(w, t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaStreamWaitEvent(\"down\")");
+}
+
+TEST(Blame, AWaitBeforeARequestArrivedIsNotCharged) {
+    Timeline t;
+    t.Stream(1, "requests");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 0, 100 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 1 * kUs, 100 * kUs, 0x30, "cudaDeviceSynchronize");
+    t.Arrival(150 * kUs);
+    t.Work(TRACE_OP_KERNEL, 1, 151 * kUs, 151 * kUs, 251 * kUs);
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *w = Find(b, 0x30);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->times, 1u);
+    EXPECT_EQ(w->held_ns, 99 * kUs);
+    EXPECT_EQ(w->cost_ns, 0u);
+    char call[64];
+    trace_blame_call(w, t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaDeviceSynchronize()");
+}
+
+TEST(Blame, ADeviceWaitRecordedPerStreamCountsOnceAndLinesAreApart) {
+    Timeline t;
+    t.Stream(1, "a");
+    t.Stream(2, "b");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 0, 100 * kUs);
+    t.Work(TRACE_OP_KERNEL, 2, 0, 0, 80 * kUs);
+    // One cudaDeviceSynchronize on two devices: a stream wait for each stream.
+    t.Sync(TRACE_SYNC_STREAM, 1, 1 * kUs, 100 * kUs, 0x40, "cudaDeviceSynchronize");
+    t.Sync(TRACE_SYNC_STREAM, 2, 1 * kUs, 100 * kUs, 0x40, "cudaDeviceSynchronize");
+    t.Work(TRACE_OP_KERNEL, 1, 102 * kUs, 102 * kUs, 202 * kUs);
+    // The same call from another line.
+    t.Sync(TRACE_SYNC_STREAM, 1, 103 * kUs, 202 * kUs, 0x41, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 2, 204 * kUs, 204 * kUs, 304 * kUs);
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *dev = Find(b, 0x40), *other = Find(b, 0x41);
+    ASSERT_NE(dev, nullptr);
+    ASSERT_NE(other, nullptr);
+    EXPECT_EQ(dev->times, 1u);  // the copy on stream 2 is the same wait
+    EXPECT_EQ(dev->cost_ns, 99 * kUs);
+    EXPECT_EQ(other->times, 1u);
+    EXPECT_EQ(other->cost_ns, 99 * kUs);
+    char call[64];
+    trace_blame_call(dev, t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaDeviceSynchronize()");
+}
+
+TEST(Blame, OneLineThatWaitsForEachStreamOfAPoolIsOneWait) {
+    Timeline t;
+    t.Stream(1, "pool 0");
+    t.Stream(2, "pool 1");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 0, 100 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 1, 1 * kUs, 100 * kUs, 0x50, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 2, 101 * kUs, 101 * kUs, 201 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 2, 102 * kUs, 201 * kUs, 0x50, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 1, 202 * kUs, 202 * kUs, 302 * kUs);
+    // The final loop over the pool: the second stream is done, its wait returns at once.
+    t.Sync(TRACE_SYNC_STREAM, 1, 303 * kUs, 302 * kUs + 1 * kUs, 0x51, "cudaStreamSynchronize");
+    t.Sync(TRACE_SYNC_STREAM, 2, 303 * kUs, 302 * kUs + 1 * kUs, 0x51, "cudaStreamSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    ASSERT_EQ(b.n, 2u);
+    const trace_blame_wait *last = Find(b, 0x51);
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(last->times, 2u);  // not copies of one wait: a wait each stream
+    EXPECT_EQ(last->streams, 2u);
+    EXPECT_EQ(b.wait[0].times, 2u);
+    EXPECT_EQ(b.wait[0].on_path, 2u);
+    EXPECT_EQ(b.wait[0].streams, 2u);
+    char call[64];
+    trace_blame_call(&b.wait[0], t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaStreamSynchronize(one of 2 streams)");
+}
+
+}  // namespace
