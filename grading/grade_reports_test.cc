@@ -478,6 +478,7 @@ TEST(Gradescope, MarkdownPutsTheReportInACodeBlockTheOutputCannotClose) {
     char err[256];
     ASSERT_EQ(grade_gradescope_parse_format("md", &g, err, sizeof(err)), 0);
     Student st("alice", "fine");
+    free(st.s.labs[0].output);
     st.s.labs[0].output = grade_strdup("student says ````\n# not a heading\n");
     grade_report_context ctx = kCtx;
     ctx.gradescope = &g;

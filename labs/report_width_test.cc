@@ -56,7 +56,7 @@ TEST(ReportWidth, Lab05sSkeletonReportFits80Columns) {
     ExpectProseFits("labs/05_cross_stream_races_sim");
 }
 
-TEST(ReportWidth, Lab05sReferenceReportFits80Columns) {
+TEST(ReportWidth, TheReferenceOfLab05ReportsWithin80Columns) {
     ExpectProseFits("solutions/05_cross_stream_races_sim");
 }
 
