@@ -1,6 +1,5 @@
 /* labs/harness/result.c: the verdict, the student's report and the --json object. */
 #include "labs/harness/result.h"
-#include "labs/harness/steps.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -168,7 +167,8 @@ static void print_verdict(const lab_result *r, const char *value, const char *ta
 }
 
 /* The waits that held the critical path of the run the timeline shows, the costliest
- * first (labs/harness/steps.h, trace/view/blame.h), wrapped at 80 columns. */
+ * first (labs/harness/facts.c, trace/view/blame.h), into the report's stream, which wraps
+ * them (wrap.h). */
 #define WAITS_SHOWN 3
 static void print_waits(const lab_result *r, FILE *out) {
     const lab_findings *f = &r->findings;
@@ -178,7 +178,7 @@ static void print_waits(const lab_result *r, FILE *out) {
         if (!w->on_path || w->cost_ms < LAB_WAIT_SHOWN * f->run_ms) continue;
         char text[400];
         lab_fact_wait_text(f, w, text, sizeof(text));
-        lab_steps_print_wrapped(out, shown ? "             " : "  waits      ", text, 15);
+        fprintf(out, "%s%s\n", shown ? "             " : "  waits      ", text);
         shown++;
     }
 }

@@ -359,37 +359,11 @@ int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, siz
     return 0;
 }
 
-void lab_steps_print_wrapped(FILE *out, const char *prefix, const char *text, int indent) {
-    const int width = 80;
-    int col = fprintf(out, "%s", prefix);
-    const char *p = text;
-    bool first = true;
-    while (*p) {
-        while (*p == ' ') p++;
-        const char *e = p;
-        while (*e && *e != ' ') e++;
-        int wl = (int)(e - p);
-        if (!wl) break;
-        if (!first && col + 1 + wl > width) {
-            fprintf(out, "\n%*s", indent, "");
-            col = indent;
-        } else if (!first) {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(p, 1, (size_t)wl, out);
-        col += wl;
-        first = false;
-        p = e;
-    }
-    fputc('\n', out);
-}
-
 void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool passed, FILE *out) {
     char text[1024];
     int i = lab_steps_first_open(spec, f);
     if (i < 0) {
-        if (!passed && lab_steps_beyond(spec, f, text, sizeof(text)) > 0) lab_steps_print_wrapped(out, "Next: ", text, 6);
+        if (!passed && lab_steps_beyond(spec, f, text, sizeof(text)) > 0) fprintf(out, "Next: %s\n", text);
         return;
     }
     const lab_step *st = &spec->steps[i];
@@ -397,10 +371,10 @@ void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool pass
     char why[640];
     if (lab_steps_why(spec, f, why, sizeof(why)) > 0) {
         snprintf(text, sizeof(text), "%s.", why);
-        lab_steps_print_wrapped(out, "Why: ", text, 5);
+        fprintf(out, "Why: %s\n", text);
     }
     snprintf(text, sizeof(text), "%s: %s", st->todo, st->next);
-    lab_steps_print_wrapped(out, passed ? "Further: " : "Next: ", text, 6);
+    fprintf(out, "%s%s\n", passed ? "Further: " : "Next: ", text);
     fprintf(out, "      Stuck? --hint gives a hint, a little more each time.\n");
 }
 
@@ -413,7 +387,7 @@ void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const cha
     if (i < 0) {
         char why[1024];
         if (lab_steps_beyond(spec, f, why, sizeof(why)) > 0)
-            lab_steps_print_wrapped(out, "Every step of this lab is done, and still: ", why, 2);
+            fprintf(out, "Every step of this lab is done, and still: %s\n", why);
         else
             fprintf(out, "No hint needed: every step of this lab is done%s.\n",
                     f->reached ? "" : "; run without --hint for the report");
@@ -437,7 +411,7 @@ void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const cha
     char why[640], text[1024];
     if (lab_steps_why(spec, f, why, sizeof(why)) > 0) {
         snprintf(text, sizeof(text), "%s.", why);
-        lab_steps_print_wrapped(out, "Why: ", text, 5);
+        fprintf(out, "Why: %s\n", text);
     }
     fprintf(out, "%s\n\nHint %d of %d (%s):\n  %s\n", st->next, tier + 1, LAB_HINT_TIERS, tier_name[tier],
             st->hints[tier]);

@@ -50,11 +50,9 @@ int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t
  * when there is nothing to say, a step is open or the target is reached. */
 int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
 
-/* Prints prefix and text, wrapped at 80 columns, later lines indented by indent. */
-void lab_steps_print_wrapped(FILE *out, const char *prefix, const char *text, int indent);
-
-/* The report's "next" paragraph: the step the student stands at and what to do. Writes
- * nothing when every step is done. */
+/* The report's "next" paragraph: the step the student stands at and what to do, a line
+ * each, into a stream that wraps them (wrap.h's lab_wrap_begin). Writes nothing when
+ * every step is done. */
 void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool passed, FILE *out);
 
 /* Where hints are remembered (see above); false when there is no home to keep them in. */
