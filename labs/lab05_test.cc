@@ -214,6 +214,8 @@ TEST(Lab05, AnEventRecordedOnTheWrongStreamIsNamedWithBothLines) {
     EXPECT_EQ(Str(named, "second_stream"), "compute");
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(named, "wrong_stream_record");
     EXPECT_EQ(Str(w, "recorded_on"), "compute");
+    // The event as the program named it (lab_name_event): the student's own variable.
+    EXPECT_EQ(Str(w, "event_name").rfind("uploaded[", 0), 0u) << Str(w, "event_name");
     EXPECT_EQ(Str(w, "record_line"), file + ":" + std::to_string(record));
     EXPECT_EQ(Str(w, "wait_line"), file + ":" + std::to_string(wait));
     EXPECT_NE(Str(named, "fix").find("but it was recorded on \"compute\", not on \"up\""), std::string::npos)
@@ -224,7 +226,8 @@ TEST(Lab05, AnEventRecordedOnTheWrongStreamIsNamedWithBothLines) {
     Outcome text = RunLab("labs/05_cross_stream_races_wrong_stream_record_sim",
                           {"--seed", "7", "--runs", "1", "--schedules", "0"});
     std::string report = text.out + text.err;
-    EXPECT_NE(FindFlat(report, "\"compute\" waits on event "), std::string::npos) << report;
+    EXPECT_NE(FindFlat(report, "\"compute\" waits on event \"uploaded["), std::string::npos) << report;
+    EXPECT_EQ(FindFlat(report, "waits on event 1"), std::string::npos) << report;
     EXPECT_NE(FindFlat(report, file + ":" + std::to_string(wait) + "), which was recorded on \"compute\" (op "),
               std::string::npos)
         << report;

@@ -33,6 +33,7 @@ static cudaError_t run(bool record_first) {
     PUZZLE_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
     puzzle_name_stream(producer, "producer");
     puzzle_name_stream(consumer, "consumer");
+    puzzle_name_event(ready, "ready");
     PUZZLE_CHECK(cudaDeviceSynchronize());
 
     if (!record_first) {

@@ -28,6 +28,8 @@ void puzzle_host_work(uint64_t ns) { lab_backend_wait_until(lab_backend_now_ns()
 
 void puzzle_name_stream(cudaStream_t stream, const char *name) { lab_backend_name_stream(stream, name); }
 
+void puzzle_name_event(cudaEvent_t event, const char *name) { lab_backend_name_event(event, name); }
+
 double puzzle_value(const puzzle_run *run, const char *name, double def) {
     for (int i = run->n_values - 1; i >= 0; i--)
         if (strcmp(run->values[i].name, name) == 0) return run->values[i].value;

@@ -99,6 +99,8 @@ void puzzle_report(const char *name, double value);
 void puzzle_host_work(uint64_t ns);
 /* Names a stream on the timeline. */
 void puzzle_name_stream(cudaStream_t stream, const char *name);
+/* Names an event for the race reports and the timeline (`event "ready"`, not `event 1`). */
+void puzzle_name_event(cudaEvent_t event, const char *name);
 
 /* ---- for judges ----------------------------------------------------------------------- */
 

@@ -32,6 +32,8 @@ static int setup(lab_ctx *ctx) {
     }
     LAB_CHECK(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
     LAB_CHECK(cudaEventCreateWithFlags(&produced, cudaEventDisableTiming));
+    lab_name_event(ctx, uploaded, "uploaded");
+    lab_name_event(ctx, produced, "produced");
     return 0;
 }
 

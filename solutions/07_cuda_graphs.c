@@ -27,6 +27,8 @@ static int setup(lab_ctx *ctx) {
     lab_name_stream(ctx, stream_b, "B");
     LAB_CHECK(cudaEventCreateWithFlags(&fork_ev, cudaEventDisableTiming));
     LAB_CHECK(cudaEventCreateWithFlags(&join_ev, cudaEventDisableTiming));
+    lab_name_event(ctx, fork_ev, "fork_ev");
+    lab_name_event(ctx, join_ev, "join_ev");
     LAB_CHECK(cudaMalloc((void **)&d_buf, w->batch_bytes));
 
     cudaGraph_t graph;

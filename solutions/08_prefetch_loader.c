@@ -27,6 +27,9 @@ static int setup(lab_ctx *ctx) {
     for (int k = 0; k < RING; k++) {
         LAB_CHECK(cudaMallocHost((void **)&staging[k], w->batch_bytes));
         LAB_CHECK(cudaEventCreateWithFlags(&uploaded[k], cudaEventDisableTiming));
+        char name[32];
+        snprintf(name, sizeof(name), "uploaded[%d]", k);
+        lab_name_event(ctx, uploaded[k], name);
     }
     LAB_CHECK(cudaMalloc((void **)&d_in, w->batch_bytes));
     LAB_CHECK(cudaMalloc((void **)&d_out, w->batch_bytes));

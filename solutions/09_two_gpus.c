@@ -34,6 +34,9 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_bytes));
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].copied, cudaEventDisableTiming));
         lab_name_stream(ctx, ring[k].s0, names0[k]);
+        char name[32];
+        snprintf(name, sizeof(name), "ring[%d].copied", k);
+        lab_name_event(ctx, ring[k].copied, name);
     }
     LAB_CHECK(cudaSetDevice(1));
     LAB_CHECK(cudaDeviceEnablePeerAccess(0, 0));
@@ -43,6 +46,9 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaMalloc((void **)&ring[k].out1, w->batch_bytes));
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming));
         lab_name_stream(ctx, ring[k].s1, names1[k]);
+        char name[32];
+        snprintf(name, sizeof(name), "ring[%d].consumed", k);
+        lab_name_event(ctx, ring[k].consumed, name);
     }
     LAB_CHECK(cudaSetDevice(0));
     return 0;

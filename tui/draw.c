@@ -809,9 +809,13 @@ size_t tui_details_lines(tui_model *m, char (*lines)[256], size_t max, int width
     const char *kind = o.kind == TRACE_OP_COPY ? trace_copy_dir_name(o.dir) : trace_op_kind_name(o.kind);
     char batch[32] = "";
     if (o.batch >= 0) snprintf(batch, sizeof(batch), BULLET "batch %" PRId32, o.batch);
+    char what[TRACE_NAME_MAX + 16];
+    snprintf(what, sizeof(what), "%s", o.name);
+    if ((o.kind == TRACE_OP_EVENT_RECORD || o.kind == TRACE_OP_EVENT_WAIT) && o.event)
+        trace_event_label(o.event, o.name, what, sizeof(what)); /* event "ready", event 3 */
     if (n < max)
         snprintf(lines[n++], 256, "%s%s%s%s" BULLET "op %" PRIu64 "%s", kind, o.kind == TRACE_OP_COPY ? " copy" : "",
-                 o.name[0] ? " " : "", o.name, o.id, batch);
+                 what[0] ? " " : "", what, o.id, batch);
     if (o.stream >= 0) {
         const trace_stream *st = trace_timeline_stream(run->tl, o.stream);
         char id[16];

@@ -35,6 +35,9 @@ static int setup(lab_ctx *ctx) {
     lab_name_stream(ctx, down, "down");
     for (int k = 0; k < NBUF; k++) {
         LAB_CHECK(cudaEventCreateWithFlags(&computed[k], cudaEventDisableTiming));
+        char name[32]; /* the race reports then say event "computed[0]", not event 1 */
+        snprintf(name, sizeof(name), "computed[%d]", k);
+        lab_name_event(ctx, computed[k], name);
         LAB_CHECK(cudaMalloc((void **)&d_in[k], w->batch_bytes));
         LAB_CHECK(cudaMalloc((void **)&d_out[k], w->batch_bytes));
     }

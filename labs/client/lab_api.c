@@ -163,6 +163,16 @@ void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name) {
     (void)ask_int(&c);
 }
 
+void lab_name_event(lab_ctx *ctx, cudaEvent_t event, const char *name) {
+    (void)ctx;
+    lab_client_call c;
+    lab_client_begin(&c, LAB_OP_NAME_EVENT, __builtin_return_address(0));
+    uint64_t e = (uint64_t)(uintptr_t)event;
+    lab_client_put(&c, &e, sizeof(e));
+    put_string(&c, name);
+    (void)ask_int(&c);
+}
+
 void lab_report_cuda_error(const char *call, const char *file, int line, cudaError_t err) {
     lab_client_call c;
     lab_client_begin(&c, LAB_OP_REPORT_CUDA_ERROR, __builtin_return_address(0));

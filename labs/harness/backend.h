@@ -58,6 +58,7 @@ void lab_backend_phase(const char *name, bool begin);
 bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes);
 /* Names a stream on the timeline (and in Nsight Systems on a GPU). */
 void lab_backend_name_stream(cudaStream_t stream, const char *name);
+void lab_backend_name_event(cudaEvent_t event, const char *name);
 /* Whether recording device times slows the program down: on a GPU, CUPTI's records cost
  * the host a few percent more per operation (docs/gpu-tracing.md, "Overhead"); on the
  * simulator nothing. When it does, the runner times the graded runs with device timing

@@ -123,6 +123,7 @@ void lab_backend_phase(const char *name, bool begin) {
 }
 
 void lab_backend_name_stream(cudaStream_t stream, const char *name) { trace_gpu_name_stream(stream, name); }
+void lab_backend_name_event(cudaEvent_t event, const char *name) { trace_gpu_name_event(event, name); }
 
 bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes) {
     return trace_gpu_device_allocation_of((const void *)addr, base, bytes);

@@ -107,6 +107,7 @@ void lab_backend_phase(const char *name, bool begin) {
 }
 
 void lab_backend_name_stream(cudaStream_t stream, const char *name) { trace_stream_set_name(stream, name); }
+void lab_backend_name_event(cudaEvent_t event, const char *name) { trace_event_set_name(event, name); }
 
 bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes) {
     return sim_device_allocation_of((const void *)addr, base, bytes);

@@ -39,6 +39,11 @@ void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name) {
     lab_backend_name_stream(stream, name);
 }
 
+void lab_name_event(lab_ctx *ctx, cudaEvent_t event, const char *name) {
+    (void)ctx;
+    lab_backend_name_event(event, name);
+}
+
 void lab_report_ms(lab_ctx *ctx, const char *stage, double ms) {
     const lab_spec *spec = &LAB_SPEC;
     for (int i = 0; i < spec->n_stages && i < LAB_MAX_STAGES; i++) {

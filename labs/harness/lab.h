@@ -94,6 +94,9 @@ int lab_load_batch(lab_ctx *ctx, int batch, void *dst);
 
 /* Gives a stream a name for the timeline, the race reports and Nsight Systems. */
 void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name);
+/* Gives an event a name for the race reports, the timeline and Nsight Systems: a report
+ * then says `event "ready"` where it said `event 3`. Name it after your variable. */
+void lab_name_event(lab_ctx *ctx, cudaEvent_t event, const char *name);
 
 /* A place for the implementation's own state between setup, run and teardown. */
 void lab_set_state(lab_ctx *ctx, void *state);

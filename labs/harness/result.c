@@ -421,6 +421,7 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
     if (race->early_event) {
         cJSON *e = cJSON_AddObjectToObject(o, "early_record");
         cJSON_AddNumberToObject(e, "event", (double)race->early_event);
+        if (race->early_event_name[0]) cJSON_AddStringToObject(e, "event_name", race->early_event_name);
         if (race->early_record_line[0]) cJSON_AddStringToObject(e, "line", race->early_record_line);
     }
     if (race->wrong_event) {
@@ -428,6 +429,7 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
          * first side's: which stream, and the lines of the record and of the wait. */
         cJSON *e = cJSON_AddObjectToObject(o, "wrong_stream_record");
         cJSON_AddNumberToObject(e, "event", (double)race->wrong_event);
+        if (race->wrong_event_name[0]) cJSON_AddStringToObject(e, "event_name", race->wrong_event_name);
         cJSON_AddStringToObject(e, "recorded_on", race->wrong_record_stream_name);
         if (race->wrong_record_line[0]) cJSON_AddStringToObject(e, "record_line", race->wrong_record_line);
         if (race->wrong_wait_line[0]) cJSON_AddStringToObject(e, "wait_line", race->wrong_wait_line);

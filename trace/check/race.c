@@ -100,18 +100,21 @@ void trace_race_make_fix(trace_race *race) {
     /* Two streams that share memory they need not share. */
     bool shared = streams && !race->handover && (race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW);
     int n = 0;
+    char ev[48];
     if (race->early_event && !f->on_host && !s->on_host) {
+        trace_event_label(race->early_event, race->early_event_name, ev, sizeof(ev));
         n = snprintf(fix, sizeof(fix),
-                     "%s waits on event %" PRIu64 ", but it was recorded on %s before %s, so it orders nothing: "
+                     "%s waits on %s, but it was recorded on %s before %s, so it orders nothing: "
                      "record it after %s (cudaEventRecord after %s), where the wait then orders them",
-                     sb, race->early_event, sa, a, a, enqueue_call(f));
+                     sb, ev, sa, a, a, enqueue_call(f));
     } else if (race->wrong_event && streams) {
         trace_stream_label(race->wrong_record_stream, race->wrong_record_stream_name, sc, sizeof(sc));
+        trace_event_label(race->wrong_event, race->wrong_event_name, ev, sizeof(ev));
         n = snprintf(fix, sizeof(fix),
-                     "%s waits on event %" PRIu64 ", but it was recorded on %s, not on %s where %s runs, so it "
+                     "%s waits on %s, but it was recorded on %s, not on %s where %s runs, so it "
                      "orders nothing: record it on %s after %s (cudaEventRecord on %s after %s), where the wait "
                      "then orders them",
-                     sb, race->wrong_event, sc, sa, a, sa, a, sa, enqueue_call(f));
+                     sb, ev, sc, sa, a, sa, a, sa, enqueue_call(f));
     } else if (!f->on_host && s->on_host) {
         const char *verb = race->kind == TRACE_RACE_HOST_READ || race->kind == TRACE_RACE_RAW ? "reads" : "writes";
         snprintf(fix, sizeof(fix),
@@ -193,9 +196,11 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
     if (race->early_event) {
         char sa[64];
         stream_label_of(&race->first, race->multi_device, sa, sizeof(sa));
+        char ev[48];
+        trace_event_label(race->early_event, race->early_event_name, ev, sizeof(ev));
         snprintf(early, sizeof(early),
-                 "  event %" PRIu64 " was recorded on %s (op %" PRIu64 "%s%s) before %s (op %" PRIu64 ")\n",
-                 race->early_event, sa, race->early_record_op, race->early_record_line[0] ? ", " : "",
+                 "  %s was recorded on %s (op %" PRIu64 "%s%s) before %s (op %" PRIu64 ")\n",
+                 ev, sa, race->early_record_op, race->early_record_line[0] ? ", " : "",
                  race->early_record_line, a, race->first.id);
     }
     /* The event recorded on the wrong stream, when there is one: the wait and the record,
@@ -205,10 +210,12 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
         stream_label_of(&race->second, race->multi_device, sb, sizeof(sb));
         stream_label_of(&race->first, race->multi_device, sa, sizeof(sa));
         trace_stream_label(race->wrong_record_stream, race->wrong_record_stream_name, sc, sizeof(sc));
+        char ev[48];
+        trace_event_label(race->wrong_event, race->wrong_event_name, ev, sizeof(ev));
         snprintf(early, sizeof(early),
-                 "  %s waits on event %" PRIu64 " (op %" PRIu64 "%s%s), which was recorded on %s (op %" PRIu64
+                 "  %s waits on %s (op %" PRIu64 "%s%s), which was recorded on %s (op %" PRIu64
                  "%s%s), not on %s where %s (op %" PRIu64 ") runs\n",
-                 sb, race->wrong_event, race->wrong_wait_op, race->wrong_wait_line[0] ? ", " : "",
+                 sb, ev, race->wrong_wait_op, race->wrong_wait_line[0] ? ", " : "",
                  race->wrong_wait_line, sc, race->wrong_record_op, race->wrong_record_line[0] ? ", " : "",
                  race->wrong_record_line, sa, a, race->first.id);
     }

@@ -66,6 +66,7 @@ typedef struct trace_race {
      * recorded on first's stream before first, so the wait orders nothing between them
      * (racecheck.h says when the checker finds it). 0 / "" when there is none. */
     uint64_t early_event;         /* the event's id (trace_op.event) */
+    char early_event_name[32];    /* the program's name for it (trace_event_set_name), "" none */
     uint64_t early_record_op;     /* the id of its EVENT_RECORD op */
     uint64_t early_record_site;   /* that op's call site (trace_op.call_site), 0 when unknown */
     char early_record_line[96];   /* the record's source line, filled in by whoever can look it
@@ -75,6 +76,7 @@ typedef struct trace_race {
      * wait orders nothing between them (racecheck.h says when the checker finds it). Set
      * only when early_event is not. 0 / "" when there is none. */
     uint64_t wrong_event;             /* the event's id */
+    char wrong_event_name[32];        /* the program's name for it, "" none */
     uint64_t wrong_record_op;         /* the id of its EVENT_RECORD op */
     uint64_t wrong_record_site;       /* that op's call site, 0 when unknown */
     int32_t wrong_record_stream;      /* the stream it was recorded on */

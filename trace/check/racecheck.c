@@ -91,6 +91,7 @@ typedef struct rc_event {
     uint64_t rec_site;   /* its call site */
     uint64_t rec_clock;  /* the recording stream's own clock entry at the record (the record op's tick) */
     uint64_t waited;     /* bit s: stream s waited on it since that record (s < EARLY_MAX_STREAMS) */
+    char name[32];       /* the program's name for it (its records and waits carry it), "" none */
 } rc_event;
 
 /* Recently enqueued stream ops, direct-mapped by id, for SYNC on one op. */
@@ -366,6 +367,7 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second) {
             race.early_event = event_id;
             race.early_record_op = early->rec_op;
             race.early_record_site = early->rec_site;
+            snprintf(race.early_event_name, sizeof(race.early_event_name), "%.31s", early->name);
         } else {
             const rc_wait *wrong = wrong_stream_wait(rc, p, &s);
             if (wrong) {
@@ -378,6 +380,8 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second) {
                          c ? c->name : "");
                 race.wrong_wait_op = wrong->op;
                 race.wrong_wait_site = wrong->site;
+                const rc_event *e = wrong->event < rc->n_events ? &rc->events[wrong->event] : NULL;
+                snprintf(race.wrong_event_name, sizeof(race.wrong_event_name), "%.31s", e ? e->name : "");
             }
         }
         trace_race_make_fix(&race);
@@ -538,6 +542,7 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
     }
     if (op->kind == TRACE_OP_EVENT_WAIT) {
         rc_event *e = event_of(rc, op->event);
+        if (e && op->name[0]) snprintf(e->name, sizeof(e->name), "%.31s", op->name);
         if (e && e->recorded) {
             trace_vc_join(&s->clock, &e->snapshot);
             if (op->stream < EARLY_MAX_STREAMS) e->waited |= 1ull << op->stream;
@@ -565,6 +570,7 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
             e->rec_site = op->call_site;
             e->rec_clock = me.clock;
             e->waited = 0;
+            if (op->name[0]) snprintf(e->name, sizeof(e->name), "%.31s", op->name);
         }
     }
     s->last_op = op->id;

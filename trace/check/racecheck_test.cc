@@ -56,6 +56,7 @@ class Program {
 
     uint64_t AddressOf(const std::string &buffer) { return buffers_.at(buffer).addr; }
     uint64_t EventId(const std::string &event) { return trace_event_id(events_.at(event)); }
+    void NameEvent(const std::string &event, const char *name) { trace_event_set_name(events_.at(event), name); }
     uint64_t LastOp() const { return last_op_; }
 
   private:
@@ -610,6 +611,35 @@ TEST_F(RaceCheck, EventRecordedOnAThirdStreamIsNamed) {
     program->Run("C: record F; B: wait F; A: kernel process writes Y; B: kernel consume reads Y writes X");
     EXPECT_EQ(Only().wrong_event, 0u);
     EXPECT_EQ(std::string(Only().fix).rfind("record an event on \"A\" after kernel process", 0), 0u) << Only().fix;
+}
+
+// An event the program named (lab_name_event) is named so in the fix and the report, for
+// an event recorded too early and for one recorded on the wrong stream; an unnamed one
+// keeps its number.
+TEST_F(RaceCheck, EventsAreNamedAsTheProgramNamedThem) {
+    program->Run("stream A; stream B; stream C; event E; event F; buffer X 4096; buffer Y 4096;");
+    program->NameEvent("E", "ready[1]");
+    program->Run("A: record E; A: kernel process writes X; B: wait E; B: kernel consume reads X writes Y");
+    const trace_race &early = Only();
+    EXPECT_EQ(early.early_event, program->EventId("E"));
+    EXPECT_STREQ(early.early_event_name, "ready[1]");
+    EXPECT_EQ(std::string(early.fix).rfind("\"B\" waits on event \"ready[1]\", but it was recorded on \"A\" before", 0),
+              0u)
+        << early.fix;
+    char text[2048];
+    trace_race_format(&early, text, sizeof(text));
+    EXPECT_NE(std::string(text).find("  event \"ready[1]\" was recorded on \"A\" (op "), std::string::npos) << text;
+
+    trace_racecheck_clear(rc);
+    program->NameEvent("F", "done");
+    program->Run("A: kernel process writes Y; C: record F; B: wait F; B: kernel consume reads Y writes X");
+    const trace_race &wrong = Only();
+    EXPECT_EQ(wrong.wrong_event, program->EventId("F"));
+    EXPECT_STREQ(wrong.wrong_event_name, "done");
+    EXPECT_EQ(std::string(wrong.fix).rfind("\"B\" waits on event \"done\", but it was recorded on \"C\"", 0), 0u)
+        << wrong.fix;
+    trace_race_format(&wrong, text, sizeof(text));
+    EXPECT_NE(std::string(text).find("  \"B\" waits on event \"done\" (op "), std::string::npos) << text;
 }
 
 // Two streams reusing a buffer, with an early record: the record comes first, then the

@@ -1,4 +1,4 @@
-/* trace/gpu/nvtx.c: NVTX stream names and phase ranges (see nvtx.h). */
+/* trace/gpu/nvtx.c: NVTX stream and event names and phase ranges (see nvtx.h). */
 #include "trace/gpu/nvtx.h"
 
 #include <pthread.h>
@@ -23,6 +23,12 @@ void trace_gpu_name_stream(const void *stream, const char *name) {
     if (!name) return;
     trace_stream_set_name(stream, name);
     trace_gpu_nvtx_name_stream(stream, name);
+}
+
+void trace_gpu_name_event(const void *event, const char *name) {
+    if (!name) return;
+    trace_event_set_name(event, name);
+    nvtxNameCudaEventA((cudaEvent_t)event, name);
 }
 
 void trace_gpu_phase_begin(const char *name) {

@@ -1,6 +1,7 @@
 /* trace/record/op.c: names for op kinds, copy directions and engines, and range building. */
 #include "trace/record/op.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,4 +98,11 @@ void trace_stream_label(int32_t id, const char *name, char *buf, size_t len) {
         snprintf(buf, len, "%s", plain);
     else
         snprintf(buf, len, "%.31s", name && name[0] ? name : "its stream");
+}
+
+void trace_event_label(uint64_t id, const char *name, char *buf, size_t len) {
+    if (name && name[0])
+        snprintf(buf, len, "event \"%.31s\"", name);
+    else
+        snprintf(buf, len, "event %" PRIu64, id);
 }

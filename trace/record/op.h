@@ -105,7 +105,9 @@ typedef struct trace_op {
     int32_t priority;         /* the stream's priority (lower number = higher priority) */
     int32_t batch;            /* the harness batch this op carries, -1 when none */
     int32_t run;              /* the harness run it belongs to (see recorder.h), -1 outside */
-    char name[TRACE_NAME_MAX]; /* kernel / API / phase name; empty for plain copies */
+    char name[TRACE_NAME_MAX]; /* kernel / API / phase name; an event record's or wait's
+                                  event's name (trace_event_set_name), "" when unnamed;
+                                  empty for plain copies */
     uint64_t enqueue_ns;      /* host time the call was made */
     uint64_t start_ns;        /* when it started on its engine; 0 until timed */
     uint64_t end_ns;          /* when it finished; 0 until timed */
@@ -162,6 +164,10 @@ bool trace_op_kind_is_stream_work(trace_op_kind kind);
  * "stream 0". name may be NULL or empty, or the default "sN". The timeline's lanes show
  * both the id and the name. */
 void trace_stream_label(int32_t id, const char *name, char *buf, size_t len);
+
+/* How reports name an event: as the program named it (`event "ready"`, with
+ * lab_name_event or NVTX), else by its id (`event 3`). name may be NULL or empty. */
+void trace_event_label(uint64_t id, const char *name, char *buf, size_t len);
 
 /* The op ran on `device`'s engine (a copy to or from that device's memory, say), whatever
  * its stream's device. Sets device_set. */

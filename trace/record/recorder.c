@@ -24,6 +24,7 @@ typedef struct event_slot {
     uint64_t id;
     unsigned flags;
     bool live;
+    char name[TRACE_NAME_MAX]; /* the program's name for it (lab_name_event, NVTX); "" none */
 } event_slot;
 
 /* Ops waiting for trace_op_timed: open addressing on the op id (never 0). */
@@ -222,6 +223,7 @@ uint64_t trace_event_created(const void *handle, unsigned flags) {
     e->id = R.next_event_id++;
     e->flags = flags;
     e->live = true;
+    e->name[0] = '\0';
     uint64_t id = e->id;
     unlock();
     return id;
@@ -231,6 +233,22 @@ void trace_event_destroyed(const void *handle) {
     lock();
     event_slot *e = find_event(handle);
     if (e) e->live = false;
+    unlock();
+}
+
+void trace_event_set_name(const void *handle, const char *name) {
+    lock();
+    event_slot *e = find_event(handle);
+    if (e && name) snprintf(e->name, sizeof(e->name), "%s", name);
+    unlock();
+}
+
+/* The name of a live event handle, copied into op->name (event records and waits carry
+ * their event's name to every sink). */
+static void event_name_to_op(const void *handle, trace_op *op) {
+    lock();
+    event_slot *e = find_event(handle);
+    if (e) snprintf(op->name, sizeof(op->name), "%s", e->name);
     unlock();
 }
 
@@ -444,6 +462,7 @@ uint64_t trace_record_event_record(const void *event, const void *stream, uint64
     op.kind = TRACE_OP_EVENT_RECORD;
     op.batch = -1;
     op.event = trace_event_id(event);
+    event_name_to_op(event, &op);
     op.enqueue_ns = host_ns;
     return trace_record(&op, stream);
 }
@@ -454,6 +473,7 @@ uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_
     op.kind = TRACE_OP_EVENT_WAIT;
     op.batch = -1;
     op.event = trace_event_id(event);
+    event_name_to_op(event, &op);
     op.enqueue_ns = host_ns;
     return trace_record(&op, stream);
 }

@@ -80,6 +80,10 @@ int32_t trace_stream_count(void);
 /* Registers a created event; returns its id (1, 2, ...). */
 uint64_t trace_event_created(const void *handle, unsigned flags);
 void trace_event_destroyed(const void *handle);
+/* Gives an event a name ("ready"): the event records and waits recorded from then on carry
+ * it in trace_op.name, and reports say `event "ready"` where they said `event 3`
+ * (trace_event_label). */
+void trace_event_set_name(const void *handle, const char *name);
 /* The id of an event handle, or 0 when unknown. */
 uint64_t trace_event_id(const void *handle);
 

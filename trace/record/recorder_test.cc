@@ -134,6 +134,31 @@ TEST_F(RecorderTest, HostRecordsArriveTimedAndOffStream) {
     EXPECT_EQ(trace_pending_count(), 0u);
 }
 
+// An event the program named carries its name on every record and wait made after, for
+// the race reports, the timeline and the Perfetto export; an unnamed one has none, and a
+// name given to an unknown handle changes nothing.
+TEST_F(RecorderTest, EventRecordsAndWaitsCarryTheEventsName) {
+    int named = 0, plain = 0, unknown = 0;
+    trace_event_created(&named, 0);
+    trace_event_created(&plain, 0);
+    trace_event_set_name(&named, "uploaded[2]");
+    trace_event_set_name(&unknown, "nobody");
+    trace_record_event_record(&named, nullptr, 10);
+    trace_record_stream_wait(nullptr, &named, 11);
+    trace_record_event_record(&plain, nullptr, 12);
+    ASSERT_EQ(seen.ops.size(), 3u);
+    EXPECT_STREQ(seen.ops[0].name, "uploaded[2]");
+    EXPECT_EQ(seen.ops[0].kind, TRACE_OP_EVENT_RECORD);
+    EXPECT_STREQ(seen.ops[1].name, "uploaded[2]");
+    EXPECT_EQ(seen.ops[1].kind, TRACE_OP_EVENT_WAIT);
+    EXPECT_STREQ(seen.ops[2].name, "");
+    char label[64];
+    trace_event_label(seen.ops[0].event, seen.ops[0].name, label, sizeof(label));
+    EXPECT_STREQ(label, "event \"uploaded[2]\"");
+    trace_event_label(seen.ops[2].event, seen.ops[2].name, label, sizeof(label));
+    EXPECT_STREQ(label, "event 2");
+}
+
 // An op carries the call site of the outermost entry point it was recorded in: a launcher
 // that calls the runtime keeps the program's site, not its own; outside any, none.
 TEST_F(RecorderTest, OpsCarryTheOutermostCallSite) {

@@ -75,9 +75,11 @@ static int walk_load(trace_timeline *tl, int32_t run, walk *w) {
     return 0;
 }
 
-/* The call a wait op was made by: a host wait's name, or a stream's wait's. */
+/* The call a wait op was made by: a host wait's name, or a stream's wait's (an event
+ * wait's name is its event's, not a call's). */
 static const char *call_of(const trace_op *op, bool host) {
-    return host || op->name[0] ? op->name : "cudaStreamWaitEvent";
+    if (host) return op->name;
+    return op->kind == TRACE_OP_EVENT_WAIT || !op->name[0] ? "cudaStreamWaitEvent" : op->name;
 }
 
 /* The wait entry for op, found or added; NULL when the list is full (counted in more). */

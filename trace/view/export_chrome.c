@@ -50,7 +50,15 @@ static void name_thread(cJSON *events, int pid, int tid, const char *name, int s
 /* The bar's title: "H2D batch 3", "process batch 3", "cudaStreamSynchronize". */
 static void title_of(const trace_op *op, char *buf, size_t size) {
     const char *base = op->name;
+    char event[56];
     if (op->kind == TRACE_OP_COPY) base = trace_copy_dir_name(op->dir)[0] ? trace_copy_dir_name(op->dir) : "copy";
+    if ((op->kind == TRACE_OP_EVENT_RECORD || op->kind == TRACE_OP_EVENT_WAIT) && op->name[0]) {
+        /* "event_record event \"ready\"": the kind, then the event as the program named it. */
+        char label[42];
+        trace_event_label(op->event, op->name, label, sizeof(label));
+        snprintf(event, sizeof(event), "%.12s %s", trace_op_kind_name(op->kind), label);
+        base = event;
+    }
     if (!base[0]) base = trace_op_kind_name(op->kind);
     if (op->batch >= 0)
         snprintf(buf, size, "%s batch %" PRId32, base, op->batch);
@@ -94,6 +102,8 @@ static cJSON *op_args(trace_timeline *tl, const trace_op *op, bool multi) {
     if (op->kind == TRACE_OP_EVENT_RECORD || op->kind == TRACE_OP_EVENT_WAIT ||
         (op->kind == TRACE_OP_SYNC && op->sync == TRACE_SYNC_EVENT))
         add_int(args, "event", (int64_t)op->event);
+    if ((op->kind == TRACE_OP_EVENT_RECORD || op->kind == TRACE_OP_EVENT_WAIT) && op->name[0])
+        cJSON_AddStringToObject(args, "event_name", op->name);
     return args;
 }
 

@@ -58,6 +58,11 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaEventCreateWithFlags(&uploaded[k], cudaEventDisableTiming));
         LAB_CHECK(cudaEventCreateWithFlags(&computed[k], cudaEventDisableTiming));
         LAB_CHECK(cudaEventCreateWithFlags(&downloaded[k], cudaEventDisableTiming));
+        char name[32];
+        snprintf(name, sizeof(name), "uploaded[%d]", k);
+        lab_name_event(ctx, uploaded[k], name);
+        snprintf(name, sizeof(name), "computed[%d]", k);
+        lab_name_event(ctx, computed[k], name);
         LAB_CHECK(cudaMalloc((void **)&d_in[k], w->batch_bytes));
         LAB_CHECK(cudaMalloc((void **)&d_out[k], w->batch_bytes));
     }
