@@ -154,7 +154,8 @@ typedef struct lab_findings {
     int h2d_buffers;      /* distinct device buffers (by address) the run's uploads wrote */
     int h2d_sources;      /* distinct host buffers (by address) they read */
     int peer_buffers;     /* distinct buffers the run's peer copies wrote */
-    int kernel_streams;   /* streams the run's kernels ran on (a graph's branches count) */
+    int kernel_streams;   /* streams the run's kernels ran on (a graph's branches count; a graph
+                             launched as one op, on a GPU: its branches, trace_graph_op_branches) */
     int graphs_made;      /* cudaGraphInstantiate calls inside the run */
     int graph_launches;   /* cudaGraphLaunch calls inside the run */
     uint64_t graph_made_site; /* the first of those cudaGraphInstantiate calls, and its line */

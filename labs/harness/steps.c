@@ -148,6 +148,7 @@ static void find_orders(lab_findings *f, trace_timeline *tl, int32_t run) {
 static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *tl, int32_t run) {
     size_t n = trace_timeline_count(tl);
     bool kernel_on[MAX_STREAMS] = {false};
+    int graph_branches = 0;
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run)) continue;
@@ -163,6 +164,9 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
             kernel_on[op->stream] = true;
             f->kernel_streams++;
         }
+        /* A graph launched as one op (a GPU's trace): its kernels ran on as many chains as
+         * the graph has branches, whatever stream launched it. */
+        if (trace_graph_op_branches(op) > graph_branches) graph_branches = trace_graph_op_branches(op);
         lab_stream_fact *s = (lab_stream_fact *)lab_fact_stream(f, op->stream);
         if (!s) {
             if (f->n_streams >= LAB_FACT_STREAMS) continue;
@@ -185,6 +189,7 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         s->requests += request;
         s->request_kernels += request && op->kind == TRACE_OP_KERNEL;
     }
+    if (graph_branches > f->kernel_streams) f->kernel_streams = graph_branches;
 }
 
 /* Every wait of the run and what it cost (trace/view/blame.h); their lines are the

@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -526,19 +527,87 @@ cudaError_t __wrap_cudaDeviceReset(void) {
 
 /* ---- graphs ------------------------------------------------------------------------------ */
 
-/* An executable graph is remembered with its node count, for its launches' names. */
+/* Graphs larger than this are named by their node count alone. */
+#define GRAPH_BRANCHES_MAX_NODES 4096
+
+static size_t node_index(const cudaGraphNode_t *nodes, size_t n, cudaGraphNode_t node) {
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i] == node) return i;
+    return n;
+}
+
+/* How many of graph's kernel nodes no other kernel node precedes (graphs.h: its branches),
+ * 0 when it cannot be told. A pass in topological order (Kahn's) carries "a kernel is
+ * before me" along the edges. */
+static size_t graph_branches(cudaGraph_t graph, size_t n, cudaError_t pending) {
+    if (n == 0 || n > GRAPH_BRANCHES_MAX_NODES) return 0;
+    size_t n_edges = 0, branches = 0, done = 0;
+    cudaGraphNode_t *nodes = calloc(n, sizeof(*nodes));
+    unsigned char *kernel = calloc(n, 1), *after_kernel = calloc(n, 1);
+    size_t *indegree = calloc(n, sizeof(size_t)), *queue = calloc(n, sizeof(size_t));
+    cudaGraphNode_t *from = NULL, *to = NULL;
+    size_t got = n;
+    cudaError_t err = cudaSuccess;
+    if (!nodes || !kernel || !after_kernel || !indegree || !queue) goto out;
+    if ((err = cudaGraphGetNodes(graph, nodes, &got)) != cudaSuccess || got != n) goto out;
+    if ((err = cudaGraphGetEdges(graph, NULL, NULL, NULL, &n_edges)) != cudaSuccess) goto out;
+    if (n_edges) {
+        from = calloc(n_edges, sizeof(*from));
+        to = calloc(n_edges, sizeof(*to));
+        if (!from || !to || (err = cudaGraphGetEdges(graph, from, to, NULL, &n_edges)) != cudaSuccess) goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        enum cudaGraphNodeType type;
+        if ((err = cudaGraphNodeGetType(nodes[i], &type)) != cudaSuccess) goto out;
+        kernel[i] = type == cudaGraphNodeTypeKernel;
+    }
+    for (size_t e = 0; e < n_edges; e++) {
+        size_t t = node_index(nodes, n, to[e]);
+        if (t < n) indegree[t]++;
+    }
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!indegree[i]) queue[tail++] = i;
+    while (head < tail) {
+        size_t v = queue[head++];
+        done++;
+        if (kernel[v] && !after_kernel[v]) branches++;
+        for (size_t e = 0; e < n_edges; e++) {
+            if (from[e] != nodes[v]) continue;
+            size_t t = node_index(nodes, n, to[e]);
+            if (t >= n) continue;
+            if (kernel[v] || after_kernel[v]) after_kernel[t] = 1;
+            if (--indegree[t] == 0) queue[tail++] = t;
+        }
+    }
+    if (done != n) branches = 0; /* not a DAG as read: say nothing */
+out:
+    trace_gpu_forget_error(err, pending);
+    free(nodes);
+    free(kernel);
+    free(after_kernel);
+    free(indegree);
+    free(queue);
+    free(from);
+    free(to);
+    return branches;
+}
+
+/* An executable graph is remembered with its node and branch counts, for its launches'
+ * names. */
 static void graph_instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
     size_t nodes = 0;
     cudaError_t pending = cudaPeekAtLastError();
     cudaError_t qerr = cudaGraphGetNodes(graph, NULL, &nodes);
+    size_t branches = qerr == cudaSuccess ? graph_branches(graph, nodes, pending) : 0;
     trace_gpu_forget_error(qerr, pending);
-    if (qerr == cudaSuccess) trace_gpu_graph_exec_add(exec, nodes);
+    if (qerr == cudaSuccess) trace_gpu_graph_exec_add(exec, nodes, branches);
 }
 
 WRAP_KEEPING(cudaGraphInstantiate, graph_instantiated(*pGraphExec, graph))
 WRAP_KEEPING(cudaGraphExecDestroy, trace_gpu_graph_exec_forget(graphExec))
 
-/* A graph launch is one KERNEL op on its stream, named "graph (N nodes)", with no memory
+/* A graph launch is one KERNEL op on its stream, named "graph (N nodes, K branches)", with no memory
  * ranges (the race checker does not see what the graph's nodes touch). With CUDA-event
  * timing, events around the launch time it; under CUPTI, whose records are per node, the
  * op gets the launch call's host span instead (docs/gpu-tracing.md). */

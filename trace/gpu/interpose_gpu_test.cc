@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
+#include "kernels/kernels.h"
 #include "trace/gpu/allocations.h"
 #include "trace/gpu/collector.h"
 #include "trace/gpu/nvtx.h"
@@ -254,6 +255,81 @@ TEST_F(Interpose, EventsWaitsQueriesAndSyncs) {
     EXPECT_EQ(trace_event_id(e), 0u);
     CUDA_OK(cudaStreamDestroy(s1));
     CUDA_OK(cudaStreamDestroy(s2));
+}
+
+// An event named by the program (lab_name_event on a GPU) carries its name on its records
+// and waits, as the race reports read it.
+TEST_F(Interpose, ANamedEventsRecordsAndWaitsCarryItsName) {
+    cudaStream_t s1, s2;
+    CUDA_OK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CUDA_OK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t e;
+    CUDA_OK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    trace_gpu_name_event(e, "computed[1]");
+    size_t m = mark();
+    CUDA_OK(cudaEventRecord(e, s1));
+    CUDA_OK(cudaStreamWaitEvent(s2, e, 0));
+    CUDA_OK(cudaDeviceSynchronize());
+    int named = 0;
+    for (const auto &op : since(m))
+        if (op.kind == TRACE_OP_EVENT_RECORD || op.kind == TRACE_OP_EVENT_WAIT) {
+            EXPECT_STREQ(op.name, "computed[1]");
+            named++;
+        }
+    EXPECT_EQ(named, 2);
+    CUDA_OK(cudaEventDestroy(e));
+    CUDA_OK(cudaStreamDestroy(s1));
+    CUDA_OK(cudaStreamDestroy(s2));
+}
+
+// A graph's launch is one op whose name says how many branches of kernels the graph has:
+// two chains captured on two streams forked from one are 2, the same kernels captured on
+// one stream 1 (what lab 07's facts read on a GPU, where the nodes are not seen).
+TEST_F(Interpose, AGraphLaunchIsNamedWithItsBranches) {
+    cudaStream_t a, b;
+    CUDA_OK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+    CUDA_OK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+    cudaEvent_t fork, join;
+    CUDA_OK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CUDA_OK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    uint32_t *marks = static_cast<uint32_t *>(dev(64 * sizeof(uint32_t)));
+    auto chain = [&](cudaStream_t s, uint32_t mark) {
+        for (int k = 0; k < 3; k++) ASSERT_EQ(kernels_spin(marks, 1, 32, 1000, mark, s), cudaSuccess);
+    };
+    for (bool forked : {true, false}) {
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        CUDA_OK(cudaStreamBeginCapture(a, cudaStreamCaptureModeThreadLocal));
+        if (forked) {
+            CUDA_OK(cudaEventRecord(fork, a));
+            CUDA_OK(cudaStreamWaitEvent(b, fork, 0));
+            chain(a, 1);
+            chain(b, 2);
+            CUDA_OK(cudaEventRecord(join, b));
+            CUDA_OK(cudaStreamWaitEvent(a, join, 0));
+        } else {
+            chain(a, 1);
+            chain(a, 2);
+        }
+        CUDA_OK(cudaStreamEndCapture(a, &graph));
+        CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+        size_t m = mark();
+        CUDA_OK(cudaGraphLaunch(exec, a));
+        CUDA_OK(cudaStreamSynchronize(a));
+        std::vector<trace_op> launches;
+        for (const auto &op : since(m))
+            if (op.kind == TRACE_OP_KERNEL) launches.push_back(op);
+        ASSERT_EQ(launches.size(), 1u);
+        EXPECT_STREQ(launches[0].name, forked ? "graph (6 nodes, 2 branches)" : "graph (6 nodes, 1 branch)");
+        EXPECT_EQ(trace_graph_op_branches(&launches[0]), forked ? 2 : 1);
+        EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+        CUDA_OK(cudaGraphExecDestroy(exec));
+        CUDA_OK(cudaGraphDestroy(graph));
+    }
+    CUDA_OK(cudaEventDestroy(fork));
+    CUDA_OK(cudaEventDestroy(join));
+    CUDA_OK(cudaStreamDestroy(a));
+    CUDA_OK(cudaStreamDestroy(b));
 }
 
 TEST_F(Interpose, FailedCallsRecordNoOpAndKeepTheirError) {

@@ -100,6 +100,22 @@ void trace_stream_label(int32_t id, const char *name, char *buf, size_t len) {
         snprintf(buf, len, "%.31s", name && name[0] ? name : "its stream");
 }
 
+void trace_graph_op_name(char *buf, size_t len, long nodes, long branches) {
+    if (branches <= 0)
+        snprintf(buf, len, "graph (%ld node%s)", nodes, nodes == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "graph (%ld node%s, %ld branch%s)", nodes, nodes == 1 ? "" : "s", branches,
+                 branches == 1 ? "" : "es");
+}
+
+int trace_graph_op_branches(const trace_op *op) {
+    if (op->kind != TRACE_OP_KERNEL || strncmp(op->name, "graph (", 7) != 0) return 0;
+    const char *comma = strchr(op->name, ',');
+    int k = 0;
+    if (!comma || sscanf(comma + 1, " %d branch", &k) != 1 || k < 0) return 0;
+    return k;
+}
+
 void trace_event_label(uint64_t id, const char *name, char *buf, size_t len) {
     if (name && name[0])
         snprintf(buf, len, "event \"%.31s\"", name);

@@ -169,6 +169,14 @@ void trace_stream_label(int32_t id, const char *name, char *buf, size_t len);
  * lab_name_event or NVTX), else by its id (`event 3`). name may be NULL or empty. */
 void trace_event_label(uint64_t id, const char *name, char *buf, size_t len);
 
+/* A whole CUDA graph's launch as one KERNEL op (a GPU's trace, whose graph nodes are not
+ * seen) is named "graph (N nodes, K branches)": K kernels of the graph that no other of
+ * its kernels precedes, the chains that may run side by side. trace_graph_op_name writes
+ * that name (K 0: not known, "graph (N nodes)"); trace_graph_op_branches reads K back from
+ * an op, 0 for any other op. */
+void trace_graph_op_name(char *buf, size_t len, long nodes, long branches);
+int trace_graph_op_branches(const trace_op *op);
+
 /* The op ran on `device`'s engine (a copy to or from that device's memory, say), whatever
  * its stream's device. Sets device_set. */
 void trace_op_set_device(trace_op *op, uint32_t device);

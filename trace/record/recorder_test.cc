@@ -2,6 +2,8 @@
 // event handles to ids, holds ops until their times arrive, and fans out to sinks.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -157,6 +159,28 @@ TEST_F(RecorderTest, EventRecordsAndWaitsCarryTheEventsName) {
     EXPECT_STREQ(label, "event \"uploaded[2]\"");
     trace_event_label(seen.ops[2].event, seen.ops[2].name, label, sizeof(label));
     EXPECT_STREQ(label, "event 2");
+}
+
+// A graph launched as one op is named with its branches, and the name reads back: what
+// the lab's facts know of a graph's concurrency on a GPU. Other ops have none.
+TEST(GraphOp, NameCarriesItsBranches) {
+    trace_op op;
+    std::memset(&op, 0, sizeof(op));
+    op.kind = TRACE_OP_KERNEL;
+    trace_graph_op_name(op.name, sizeof(op.name), 70, 2);
+    EXPECT_STREQ(op.name, "graph (70 nodes, 2 branches)");
+    EXPECT_EQ(trace_graph_op_branches(&op), 2);
+    trace_graph_op_name(op.name, sizeof(op.name), 1, 1);
+    EXPECT_STREQ(op.name, "graph (1 node, 1 branch)");
+    EXPECT_EQ(trace_graph_op_branches(&op), 1);
+    trace_graph_op_name(op.name, sizeof(op.name), 64, 0);
+    EXPECT_STREQ(op.name, "graph (64 nodes)");
+    EXPECT_EQ(trace_graph_op_branches(&op), 0);
+    std::snprintf(op.name, sizeof(op.name), "process");
+    EXPECT_EQ(trace_graph_op_branches(&op), 0);
+    trace_graph_op_name(op.name, sizeof(op.name), 6, 2);
+    op.kind = TRACE_OP_API;
+    EXPECT_EQ(trace_graph_op_branches(&op), 0);
 }
 
 // An op carries the call site of the outermost entry point it was recorded in: a launcher
