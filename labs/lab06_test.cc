@@ -74,6 +74,22 @@ TEST(Lab06, TheReferenceKeepsUpWithTheArrivals) {
     EXPECT_NE(FindFlat(o.err, "PASS: correct, race-free, and the requests' p99"), std::string::npos) << o.err;
 }
 
+// Where tracing costs (a GPU), the timed runs of a lab of requests with no background work
+// time only the copies to the host: a request is done when its result has arrived.
+// STREAMLAB_TIMED_RUNS=untraced takes that path on the simulator: the same latencies, as
+// the requests' results are their last operations.
+TEST(Lab06, RequestsAreTimedByTheirResultsWhereTracingCosts) {
+    Outcome plain = RunLab("solutions/06_stream_pool_sim", Args());
+    Outcome split = RunLab("solutions/06_stream_pool_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    EXPECT_EQ(split.exit_code, 0) << split.err;
+    cJSON *p = Json(plain), *j = Json(split);
+    EXPECT_EQ(Str(p, "timed_runs_timing"), "traced");
+    EXPECT_EQ(Str(j, "timed_runs_timing"), "cuda_events_copies_to_host");
+    EXPECT_DOUBLE_EQ(Num(Latency(j), "p99_ms"), Num(Latency(p), "p99_ms"));
+    cJSON_Delete(p);
+    cJSON_Delete(j);
+}
+
 TEST(Lab06, APoolSharingOneBufferSetIsTheStateAfterTodo1) {
     Outcome o = RunLab("labs/06_stream_pool_shared_buffers_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;

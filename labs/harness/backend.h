@@ -67,8 +67,11 @@ bool lab_backend_timing_costs(void);
 /* How much of the device's work is timed from now on. */
 typedef enum lab_device_times {
     LAB_TIMES_NONE, /* operations recorded (the race checker and the report see them), none timed */
-    LAB_TIMES_ENDS, /* each operation's end, from a CUDA event recorded after it: the least
-                       timing that gives a request's latency (labs of requests) */
+    LAB_TIMES_ENDS, /* each operation's end, from a CUDA event recorded after it: a
+                       request's latency and the background work's span (lab 04) */
+    LAB_TIMES_RESULTS, /* the end of each copy to the host only: the least timing that gives
+                          a request's latency (a lab of requests with no background work,
+                          lab 06), for the least host time a call in its timed runs */
     LAB_TIMES_FULL  /* as init chose: CUPTI, or what STREAMLAB_GPU_TIMING asks for; info->timing
                        says how */
 } lab_device_times;

@@ -58,10 +58,12 @@ bool lab_backend_timing_costs(void) { return trace_gpu_status() != TRACE_GPU_OFF
 
 void lab_backend_device_times(lab_device_times times, lab_backend_info *info) {
     trace_gpu_end(); /* delivers what is known, and stops CUPTI's records or the events */
-    if (times == LAB_TIMES_ENDS) {
-        /* One event after each operation: its end exactly, for about a microsecond of host
-         * time a call, and none of CUPTI's buffer handling in the middle of a run. */
-        (void)trace_gpu_begin_mode(TRACE_GPU_WANT_EVENTS);
+    if (times == LAB_TIMES_ENDS || times == LAB_TIMES_RESULTS) {
+        /* One event after each operation (or after each copy to the host only): its end
+         * exactly, for about a microsecond of host time a call, and none of CUPTI's buffer
+         * handling in the middle of a run. */
+        if (trace_gpu_begin_mode(TRACE_GPU_WANT_EVENTS) == TRACE_GPU_EVENTS && times == LAB_TIMES_RESULTS)
+            trace_gpu_time_only_copies_to_host(true);
     } else if (times == LAB_TIMES_FULL) {
         trace_gpu_mode mode = trace_gpu_begin();
         snprintf(info->timing, sizeof(info->timing), "%s%s", trace_gpu_status_message(),

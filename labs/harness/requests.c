@@ -116,7 +116,7 @@ double lab_requests_pooled_p99(const lab_run_latency *runs, int n) {
 }
 
 void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_timeline *tl, int32_t run,
-                          lab_run_latency *out) {
+                          bool results_only, lab_run_latency *out) {
     memset(out, 0, sizeof(*out));
     int n = b->workload.batches;
     uint64_t *end = calloc((size_t)n, sizeof(uint64_t));
@@ -145,6 +145,7 @@ void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_time
             if (op->end_ns > bg1) bg1 = op->end_ns;
             continue;
         }
+        if (results_only && !(op->kind == TRACE_OP_COPY && op->dir == TRACE_COPY_D2H)) continue;
         if (op->batch >= 0 && op->batch < n && op->end_ns > end[op->batch]) end[op->batch] = op->end_ns;
     }
     if (out->background_ops > 0) out->background_ms = (double)(bg1 - bg0) / 1e6;

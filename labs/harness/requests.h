@@ -63,9 +63,11 @@ double lab_requests_percentile(const double *sorted, int n, double q);
 /* The p99 of every kept latency of n runs together (0 when none). */
 double lab_requests_pooled_p99(const lab_run_latency *runs, int n);
 
-/* Measures recorder run `run` (after its device times are known). */
+/* Measures recorder run `run` (after its device times are known). results_only: a
+ * request ends when its last copy to the host does (the run timed only those,
+ * LAB_TIMES_RESULTS), not with its last timed operation. */
 void lab_requests_measure(const lab_buffers *b, const lab_spec *spec, trace_timeline *tl, int32_t run,
-                          lab_run_latency *out);
+                          bool results_only, lab_run_latency *out);
 
 #ifdef __cplusplus
 }

@@ -614,10 +614,12 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddBoolToObject(o, "timed_runs_traced", !r->timeline_apart);
     /* How the timed runs were timed: "traced" (as the timeline), "none" (no device times:
      * the run's length is host-timed), "cuda_events" (each operation's end: a lab of
-     * requests on a GPU). */
+     * requests with background work on a GPU), "cuda_events_copies_to_host" (each copy
+     * to the host's end: a lab of requests on a GPU). */
     cJSON_AddStringToObject(o, "timed_runs_timing",
-                            !r->timeline_apart                   ? "traced"
-                            : r->spec->metric == LAB_METRIC_LATENCY ? "cuda_events"
-                                                                    : "none");
+                            !r->timeline_apart                      ? "traced"
+                            : r->spec->metric != LAB_METRIC_LATENCY ? "none"
+                            : r->spec->is_background                ? "cuda_events"
+                                                                    : "cuda_events_copies_to_host");
     return o;
 }

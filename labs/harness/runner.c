@@ -69,6 +69,7 @@ typedef struct harness {
     trace_timeline *timeline;
     lab_events *events;
     lab_work *work;    /* what each run did on the device (work.h) */
+    bool results_only; /* the timed runs time only copies to the host (LAB_TIMES_RESULTS) */
     int32_t *timed[2]; /* the recorder runs of the timed runs, the baseline's and yours */
     int n_timed[2];
     FILE *out;         /* the human report: stdout, or stderr with --json */
@@ -244,7 +245,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     lab_backend_flush(); /* this run's device times, after its timing */
     lab_backend_phase(label, false);
     trace_record_phase(label, t0, t1);
-    if (buf->pending && o.missing_request < 0) lab_requests_measure(buf, h->res->spec, h->timeline, run, &o.latency);
+    if (buf->pending && o.missing_request < 0) lab_requests_measure(buf, h->res->spec, h->timeline, run, h->results_only, &o.latency);
     o.ms = (double)(t1 - t0) / 1e6;
     o.returned_ns = t1;
     return o;
@@ -564,6 +565,7 @@ static bool timeline_apart(void) {
  * They are checked like every run. False when one failed. */
 static bool traced_runs(harness *h) {
     lab_backend_device_times(LAB_TIMES_FULL, &h->res->backend);
+    h->results_only = false;
     run_outcome o = do_run(h, WHO_BASELINE, "traced run (baseline)");
     if (run_failed(h, WHO_BASELINE, "the traced run", &o)) return false;
     o = do_run(h, WHO_YOURS, "traced run (yours)");
@@ -822,8 +824,13 @@ int main(int argc, char **argv) {
     R.timeline_apart = h->apart;
     if (h->apart) {
         /* The requests' latencies are read off their operations' ends (lab 04, lab 06): CUDA
-         * events give those; every other metric is a run's host-timed length. */
-        lab_backend_device_times(spec->metric == LAB_METRIC_LATENCY ? LAB_TIMES_ENDS : LAB_TIMES_NONE, &R.backend);
+         * events give those, after the copies to the host alone where no background work's
+         * span is measured too; every other metric is a run's host-timed length. */
+        lab_device_times times = spec->metric != LAB_METRIC_LATENCY ? LAB_TIMES_NONE
+                                 : spec->is_background              ? LAB_TIMES_ENDS
+                                                                    : LAB_TIMES_RESULTS;
+        lab_backend_device_times(times, &R.backend);
+        h->results_only = times == LAB_TIMES_RESULTS;
         h->total_runs += 2;
     }
     lab_events_hello(h->events, &R);

@@ -25,6 +25,7 @@ static struct {
     bool manual_flush; /* autoflush off */
     uint64_t last_flush_ns;
     uint64_t ops_tracked;
+    bool only_to_host; /* trace_gpu_time_only_copies_to_host */
     uint64_t flushes, flush_ns;
     char strategy[48];
     char message[1024];
@@ -192,6 +193,7 @@ void trace_gpu_end(void) {
     if (C.mode != TRACE_GPU_OFF)
         set_message("GPU timing is off (trace_gpu_end was called)");
     C.mode = TRACE_GPU_OFF;
+    C.only_to_host = false;
     snprintf(C.strategy, sizeof(C.strategy), "off");
 }
 
@@ -232,7 +234,20 @@ void trace_gpu_stream_destroyed(const void *stream) {
     trace_gpu_cupti_stream_destroyed(stream);
 }
 
+void trace_gpu_time_only_copies_to_host(bool on) { C.only_to_host = on; }
+
+static uint64_t op_begin(const void *stream, trace_gpu_op_class op_class);
+
 uint64_t trace_gpu_op_begin(const void *stream, trace_gpu_op_class op_class) {
+    return C.only_to_host ? 0 : op_begin(stream, op_class);
+}
+
+uint64_t trace_gpu_copy_op_begin(const void *stream, int dir) {
+    if (C.only_to_host && dir != TRACE_COPY_D2H) return 0;
+    return op_begin(stream, TRACE_GPU_OP_COPY);
+}
+
+static uint64_t op_begin(const void *stream, trace_gpu_op_class op_class) {
     uint64_t token = 0;
     switch (C.mode) {
     case TRACE_GPU_CUPTI:

@@ -130,6 +130,15 @@ void trace_gpu_stream_destroyed(const void *stream);
  * in between. A token of 0 means the op is not timed (timing off); the other calls accept
  * it. */
 uint64_t trace_gpu_op_begin(const void *stream, trace_gpu_op_class op_class);
+/* trace_gpu_op_begin for a copy in direction dir (a trace_copy_dir): the same, but for
+ * the copies that trace_gpu_time_only_copies_to_host keeps timing. */
+uint64_t trace_gpu_copy_op_begin(const void *stream, int dir);
+/* While on, only copies to the host are timed (trace_gpu_copy_op_begin with
+ * TRACE_COPY_D2H); every other op is recorded untimed. A lab of requests needs no more:
+ * a request is done when its result has arrived in host memory, and every other timed op
+ * would cost the host a CUDA event record in its timed runs. Off by default and at
+ * trace_gpu_end. */
+void trace_gpu_time_only_copies_to_host(bool on);
 void trace_gpu_op_end(uint64_t token, const void *stream);
 void trace_gpu_op_bind(uint64_t token, uint64_t op_id, uint64_t enqueue_ns);
 void trace_gpu_op_cancel(uint64_t token);

@@ -232,7 +232,7 @@ static cudaError_t traced_copy(const char *api, copy_fn real, void *dst, const v
     /* A host-to-host copy is done by the host inside the call: its span is the call's. */
     bool on_device = count > 0 && cls.dir != TRACE_COPY_H2H;
     uint64_t t0 = now();
-    uint64_t token = on_device ? trace_gpu_op_begin(stream, TRACE_GPU_OP_COPY) : 0;
+    uint64_t token = on_device ? trace_gpu_copy_op_begin(stream, cls.dir) : 0;
     cudaError_t err = real(dst, src, count, kind, stream);
     trace_gpu_op_end(token, stream);
     uint64_t t1 = now();
@@ -632,7 +632,7 @@ static cudaError_t traced_graph_launch(cudaError_t (*real)(cudaGraphExec_t, cuda
     op.batch = -1;
     op.enqueue_ns = t0;
     trace_gpu_graph_name(exec, op.name, sizeof(op.name));
-    if (!token) {
+    if (!events) { /* CUPTI times the nodes: the launch's host span */
         op.start_ns = t0;
         op.end_ns = t1;
         op.timed = true;
