@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "grading/grade_fs.h"
-#include "grading/grade_kit.h"
-#include "grading/grade_text.h"
+#include "grading/base/grade_fs.h"
+#include "grading/base/grade_text.h"
+#include "grading/build/grade_kit.h"
 
 #define TARGET_SECONDS 600.0
 

@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "grading/grade_devices.h"
+#include "grading/build/grade_devices.h"
 #include "grading/grade_test_support.h"
 
 namespace {

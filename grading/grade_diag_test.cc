@@ -13,7 +13,7 @@
 #include <string>
 
 extern "C" {
-#include "grading/grade_diag.h"
+#include "grading/build/grade_diag.h"
 }
 
 namespace {

@@ -30,14 +30,14 @@
 #include <string>
 #include <vector>
 
-#include "grading/grade_adjust.h"
-#include "grading/grade_beneath.h"
-#include "grading/grade_gradebook.h"
-#include "grading/grade_layout.h"
-#include "grading/grade_roster.h"
-#include "grading/grade_student_dir.h"
+#include "grading/base/grade_text.h"
 #include "grading/grade_test_support.h"
-#include "grading/grade_text.h"
+#include "grading/out/grade_beneath.h"
+#include "grading/out/grade_student_dir.h"
+#include "grading/reports/grade_adjust.h"
+#include "grading/reports/grade_gradebook.h"
+#include "grading/submissions/grade_layout.h"
+#include "grading/submissions/grade_roster.h"
 
 namespace fs = std::filesystem;
 using namespace gradetest;

@@ -9,11 +9,11 @@
 #include <cstring>
 #include <string>
 
-#include "grading/grade_adjust.h"
-#include "grading/grade_late.h"
-#include "grading/grade_layout.h"
-#include "grading/grade_roster.h"
 #include "grading/grade_test_support.h"
+#include "grading/reports/grade_adjust.h"
+#include "grading/score/grade_late.h"
+#include "grading/submissions/grade_layout.h"
+#include "grading/submissions/grade_roster.h"
 
 using namespace gradetest;
 

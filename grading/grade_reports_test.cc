@@ -13,13 +13,13 @@
 #include <cjson/cJSON.h>
 
 extern "C" {
-#include "grading/grade_gradebook.h"
-#include "grading/grade_progress.h"
-#include "grading/grade_report_gradescope.h"
-#include "grading/grade_report_junit.h"
-#include "grading/grade_report_text.h"
-#include "grading/grade_result.h"
-#include "grading/grade_text.h"
+#include "grading/base/grade_text.h"
+#include "grading/reports/grade_gradebook.h"
+#include "grading/reports/grade_progress.h"
+#include "grading/reports/grade_report_gradescope.h"
+#include "grading/reports/grade_report_junit.h"
+#include "grading/reports/grade_report_text.h"
+#include "grading/score/grade_result.h"
 }
 
 namespace {

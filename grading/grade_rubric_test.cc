@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 extern "C" {
-#include "grading/grade_rubric.h"
+#include "grading/score/grade_rubric.h"
 }
 
 namespace {

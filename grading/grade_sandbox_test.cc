@@ -25,8 +25,8 @@
 #include <vector>
 
 extern "C" {
-#include "grading/grade_sandbox.h"
-#include "grading/grade_scratch.h"
+#include "grading/sandbox/grade_sandbox.h"
+#include "grading/sandbox/grade_scratch.h"
 #include "labs/referee/confine.h"
 }
 

@@ -9,8 +9,8 @@
 #include <cjson/cJSON.h>
 
 extern "C" {
-#include "grading/grade_score.h"
-#include "grading/grade_text.h"
+#include "grading/base/grade_text.h"
+#include "grading/score/grade_score.h"
 }
 
 namespace {

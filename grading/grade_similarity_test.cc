@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "grading/grade_similarity.h"
 #include "grading/grade_test_support.h"
+#include "grading/similarity/grade_similarity.h"
 
 namespace fs = std::filesystem;
 using namespace gradetest;

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "grading/grade_install.h"
-#include "grading/grade_options.h"
-#include "grading/grade_slurm.h"
+#include "grading/cmd/grade_options.h"
 #include "grading/grade_test_support.h"
+#include "grading/slurm/grade_install.h"
+#include "grading/slurm/grade_slurm.h"
 
 namespace {
 

@@ -17,8 +17,8 @@
 #include <archive_entry.h>
 
 extern "C" {
-#include "grading/grade_archive.h"
-#include "grading/grade_submission.h"
+#include "grading/submissions/grade_archive.h"
+#include "grading/submissions/grade_submission.h"
 }
 
 namespace fs = std::filesystem;

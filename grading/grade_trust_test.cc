@@ -1,7 +1,7 @@
 // grading/grade_trust_test.cc: a result the harness could have sent is believed; one that
 // comes twice, names another seed or another target than the lab's, or claims a speed past
 // the lab's bound is not.
-#include "grading/grade_trust.h"
+#include "grading/run/grade_trust.h"
 
 #include <gtest/gtest.h>
 

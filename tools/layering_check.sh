@@ -12,6 +12,8 @@ probes=(
   "//trace/check:layering_probe"   # the race checker on GPU capture
   "//trace/view:layering_probe"    # a view on the event stream
   "//sim/core:layering_probe"      # the simulator's core on its CUDA API
+  "//grading/submissions:layering_probe"  # a platform's layout reader on the sandbox
+  "//grading/reports:layering_probe"      # a report writer on the run of a lab
 )
 bad=0
 for probe in "${probes[@]}"; do

@@ -28,7 +28,7 @@
  * At every phase change the guard puts its SIGALRM handler back, unblocks SIGALRM and
  * re-arms the timer, so code of yours that took them over cannot stop the harness's own
  * phases from being timed; within a phase of yours it can, and the grader's watchdog
- * (grading/grade_runner.c) is what ends it then. Each phase is announced on the event
+ * (grading/run/grade_runner.c) is what ends it then. Each phase is announced on the event
  * stream as it begins (events.h, lab_events_where), so that the watchdog knows whose time
  * is passing. */
 #ifndef STREAMLAB_LAB_GUARD_H

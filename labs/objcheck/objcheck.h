@@ -16,7 +16,7 @@
  * Each refusal names the symbol and the student's line (lines.h):
  *   labs/03_double_buffer/lab.c:12: not accepted: defines lab_verify, a name of the harness
  * Both ways a lab file is built run it: labs/lab.bzl (bazel run //labs:NN, the TUI, the
- * tests) and the grader (grading/grade_build.c). */
+ * tests) and the grader (grading/build/grade_build.c). */
 #ifndef STREAMLAB_LAB_OBJCHECK_H
 #define STREAMLAB_LAB_OBJCHECK_H
 

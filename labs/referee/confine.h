@@ -1,7 +1,7 @@
 /* labs/referee/confine.h: seccomp filters, one program each, installed last before exec.
  *
  * Two users. The grader's sandbox gives every program it runs a filter made of the rules
- * below (grading/grade_sandbox.c). The referee gives the student's process a stricter one
+ * below (grading/sandbox/grade_sandbox.c). The referee gives the student's process a stricter one
  * of its own before it starts the student's program (lab_confine_student), wherever a lab
  * runs: `bazel run`, the TUI, the grader. Filters stack, so under the grader the student's
  * process has both.

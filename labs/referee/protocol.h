@@ -25,7 +25,7 @@ extern "C" {
 
 /* The sizes of the two shared memory files a lab binary makes (the lab's inputs, the
  * student's pinned memory and staging, the rings; the lab's outputs). Each is mapped whole
- * in both processes: a sandbox that limits address space adds them (grading/grade_runner.c).
+ * in both processes: a sandbox that limits address space adds them (grading/run/grade_runner.c).
  * Memory is used only where it is touched. */
 #define LAB_SHARED_BYTES ((size_t)8 << 30)
 #define LAB_OUTPUTS_BYTES ((size_t)4 << 30)

@@ -25,7 +25,7 @@ using namespace labtest;
 
 const char kDir[] = "grading/testdata/refereed";
 
-// The grader's own words for verdicts (grading/grade_score.c, grading/grade_runner.c): a
+// The grader's own words for verdicts (grading/score/grade_score.c, grading/run/grade_runner.c): a
 // reason made of them says what the grader writes for the verdict the test checks.
 const std::vector<std::string> kGraderWords = {
     "every output bit matched",

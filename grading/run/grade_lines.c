@@ -1,0 +1,57 @@
+/* grading/run/grade_lines.c: the source lines of a sandboxed run's races (see grade_lines.h). */
+#include "grading/run/grade_lines.h"
+
+#include <string.h>
+
+#include "cli/addr2line.h"
+
+#define MAX_SITES 16
+
+void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result) {
+    static const char *const keys[2][2] = {{"first_site", "first_line"}, {"second_site", "second_line"}};
+    cJSON *reports = cJSON_GetObjectItemCaseSensitive(result, "race_reports");
+    const char *sites[MAX_SITES];
+    cJSON *owner[MAX_SITES];
+    const char *line_key[MAX_SITES];
+    size_t n = 0;
+    cJSON *race;
+    cJSON_ArrayForEach(race, reports) {
+        for (int side = 0; side < 2 && n < MAX_SITES; side++) {
+            const cJSON *site = cJSON_GetObjectItemCaseSensitive(race, keys[side][0]);
+            if (!cJSON_IsString(site) || strncmp(site->valuestring, "0x", 2) != 0) continue;
+            if (strspn(site->valuestring + 2, "0123456789abcdef") != strlen(site->valuestring + 2)) continue;
+            if (cJSON_GetObjectItemCaseSensitive(race, keys[side][1])) continue;
+            sites[n] = site->valuestring;
+            owner[n] = race;
+            line_key[n] = keys[side][1];
+            n++;
+        }
+    }
+    if (n == 0) return;
+    char tool[4096];
+    cli_addr2line_find(tool, sizeof(tool));
+    char *argv[MAX_SITES + 4];
+    size_t argc = 0;
+    argv[argc++] = "addr2line";
+    argv[argc++] = "-e";
+    argv[argc++] = (char *)binary;
+    for (size_t i = 0; i < n; i++) argv[argc++] = (char *)sites[i];
+    argv[argc] = NULL;
+    char answer[8192];
+    if (cli_addr2line_run(tool, argv, answer, sizeof(answer)) == 0) return;
+    size_t dir = build_dir ? strlen(build_dir) : 0;
+    while (dir > 1 && build_dir[dir - 1] == '/') dir--;
+    const char *at = answer;
+    for (size_t i = 0; i < n && *at; i++) {
+        const char *nl = strchr(at, '\n');
+        size_t len = nl ? (size_t)(nl - at) : strlen(at);
+        char line[1024];
+        if (cli_addr2line_take(at, len, line, sizeof(line))) {
+            const char *shown = line;
+            if (dir && strncmp(line, build_dir, dir) == 0 && line[dir] == '/') shown = line + dir + 1;
+            cJSON_AddStringToObject(owner[i], line_key[i], shown);
+        }
+        if (!nl) break;
+        at = nl + 1;
+    }
+}

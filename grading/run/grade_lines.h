@@ -1,0 +1,27 @@
+/* grading/run/grade_lines.h: the student's source lines of the races a sandboxed run shows.
+ *
+ * A lab under the grader may not start a process, so the harness cannot run addr2line
+ * itself; it gives each race side's call site as an address in the lab binary instead
+ * ("first_site", "second_site": labs/harness/result.c). The grader, outside the sandbox,
+ * looks them up in the binary it built and adds "first_line" / "second_line", as an
+ * unsandboxed `bazel run` of the lab prints them. */
+#ifndef STREAMLAB_GRADE_LINES_H
+#define STREAMLAB_GRADE_LINES_H
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Adds the lines of result's race_reports sites from binary (addr2line, stopped after a
+ * few seconds), as paths relative to build_dir where the binary was built from it
+ * ("labs/03_double_buffer/lab.c:31"). Sites addr2line has no line for, or a missing
+ * addr2line, add nothing. */
+void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
