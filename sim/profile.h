@@ -27,6 +27,11 @@ extern const size_t sim_profile_blob_count;
  * chosen yet; NULL when that fails (sim_last_message() says why). */
 const sim_profile *sim_profile_current(void);
 
+/* Loads a profile by built-in name or path and makes it the one in use: 0, or -1 with
+ * sim_last_message() saying why (the profile in use is then unchanged). Whether the device
+ * may change profile now is the caller's to ask (sim_select_profile, sim/reset.c). */
+int sim_profile_choose(const char *name_or_path);
+
 /* Forgets the choice: the next sim_profile_current() loads the default again. */
 void sim_profile_forget(void);
 
