@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 #include "sim/core/clock.h"
 #include "sim/core/events.h"
 #include "sim/core/memory.h"
@@ -15,9 +15,9 @@
 #include "sim/devices.h"
 #include "sim/errors.h"
 #include "sim/graph.h"
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 #include "sim/runtime.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "streamlab_sim.h"
 
 bool sim_runtime_in_use(void) {

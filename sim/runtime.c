@@ -9,7 +9,7 @@
 
 #include "sim/core/scheduler.h"
 #include "sim/core/streams.h"
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 #include "trace/check/racecheck.h"
 
 static struct {

@@ -8,12 +8,12 @@
 #include "sim/devices.h"
 #include "sim/errors.h"
 #include "sim/call.h"
-#include "sim/capture.h"
-#include "sim/profile.h"
+#include "sim/stream_capture.h"
+#include "sim/profile_choice.h"
 #include "sim/reset.h"
 #include "sim/runtime.h"
 #include "sim/core/scheduler.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 
 /* ---- devices ------------------------------------------------------------------------ */
 

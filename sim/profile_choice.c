@@ -1,9 +1,9 @@
-/* sim/profile.c: choosing the device profile (see profile.h): by built-in name or path,
- * parsed by sim/core/profile.c; and the sim_profile_name / sim_profile_names /
+/* sim/profile_choice.c: choosing the device profile (see profile_choice.h): by built-in
+ * name or path, parsed by sim/core/profile.c; and the sim_profile_name / sim_profile_names /
  * sim_last_message entry points of streamlab_sim.h (sim_select_profile, which asks whether
  * the device is in use first, is sim/reset.c's). */
 #define _POSIX_C_SOURCE 200809L
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
-/* sim/profile.h: which device profile the simulated runtime uses: one of the JSON files of
- * sim/profiles/ embedded in the library (by name), or a profile file (by path), parsed by
- * sim/core/profile.h; STREAMLAB_PROFILE or h200 when the program chooses none. */
-#ifndef STREAMLAB_SIM_PROFILE_H
-#define STREAMLAB_SIM_PROFILE_H
+/* sim/profile_choice.h: which device profile the simulated runtime uses: one of the JSON
+ * files of sim/profiles/ embedded in the library (by name), or a profile file (by path),
+ * parsed by sim/core/profile.h; STREAMLAB_PROFILE or h200 when the program chooses none. */
+#ifndef STREAMLAB_SIM_PROFILE_CHOICE_H
+#define STREAMLAB_SIM_PROFILE_CHOICE_H
 
 #include <stdbool.h>
 #include <stddef.h>
