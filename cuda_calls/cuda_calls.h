@@ -38,8 +38,8 @@
  *               calls instead (the toolkit renames the call to it): ptds (name_ptds, for
  *               calls with an implicit stream), ptsz (name_ptsz, for calls with a stream
  *               argument) or none (not renamed). The simulator implements each ptds/ptsz
- *               entry point (sim/per_thread.c), and the interposer wraps it when it wraps
- *               the call.
+ *               entry point (sim/per_thread_calls.c), and the interposer wraps it when it
+ *               wraps the call.
  *   gpu         wrapped: the GPU build's interposer wraps the call (and its per-thread entry
  *               point) with -Wl,--wrap (trace/gpu/interpose.c); unwrapped: it does not.
  *   params      the parameters in the toolkit's order, with the toolkit's types and names,

@@ -12,7 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "sim/core/clock.h"
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "sim/memory.h"
+#include "sim/core/memory.h"
 #include "sim/test_support.h"
 
 namespace {

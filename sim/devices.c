@@ -6,7 +6,7 @@
 #include "sim/call.h"
 #include "sim/core/memory.h"
 #include "sim/core/profile_link.h"
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 #include "trace/record/op.h"
 #include "trace/record/recorder.h"
 

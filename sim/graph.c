@@ -1,7 +1,7 @@
 /* sim/graph.c: graphs and executable graphs (see graph.h): building and freeing them,
  * their handles, and cudaGraphInstantiate, cudaGraphExecDestroy, cudaGraphDestroy and
  * cudaGraphGetNodes. Launching is graph_launch.c's; capture, which builds graphs, is
- * capture.c's. */
+ * stream_capture.c's. */
 #include "sim/graph.h"
 
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sim/call.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "trace/record/recorder.h"
 
 #define GRAPH_TAG 0x5e6a000000000000ull

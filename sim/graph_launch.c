@@ -17,11 +17,11 @@
 #include <string.h>
 
 #include "sim/call.h"
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
 #include "sim/graph.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "trace/record/recorder.h"
 
 /* No event of the table: a record op that only marks a point of its stream. */

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "sim/call.h"
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 #include "sim/core/ops.h"
 #include "sim/core/scheduler.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "trace/record/recorder.h"
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {

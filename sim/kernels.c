@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "sim/call.h"
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 #include "sim/devices.h"
-#include "sim/memory.h"
+#include "sim/core/memory.h"
 #include "sim/core/scheduler.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "trace/record/recorder.h"
 
 /* The largest parameter block a launch may pass (CUDA 12.1 and later). */

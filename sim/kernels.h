@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "sim/core/ops.h"
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 #include "streamlab_sim.h"
 
 #ifdef __cplusplus

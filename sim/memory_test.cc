@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/memory.h"
+#include "sim/core/memory.h"
 #include "sim/test_support.h"
 
 namespace {

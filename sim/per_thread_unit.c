@@ -1,5 +1,5 @@
 /* sim/per_thread_unit.c: see per_thread_unit.h. Built with CUDA_API_PER_THREAD_DEFAULT_STREAM,
- * so every call below reaches its _ptds/_ptsz entry point (sim/per_thread.c), as the
+ * so every call below reaches its _ptds/_ptsz entry point (sim/per_thread_calls.c), as the
  * toolkit's header makes it in such a unit. */
 #include "sim/per_thread_unit.h"
 

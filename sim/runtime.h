@@ -1,10 +1,14 @@
-/* sim/runtime.h: the simulated runtime's life cycle: bringing the device model up for the
- * chosen profile on first use, whether anything lives on the device (a profile may only
- * change while nothing does), and tearing everything down (cudaDeviceReset, sim_reset). */
+/* sim/runtime.h: bringing the simulated device up: the device model (the stream table, the
+ * scheduler, the connections) is set up for the chosen profile on first use (every runtime
+ * call begins with it, sim/call.h), again after cudaDeviceReset, and afresh on first use
+ * after the profile changed or sim_reset. What lives on the device and tearing it all down
+ * are sim/reset.h's. */
 #ifndef STREAMLAB_SIM_RUNTIME_H
 #define STREAMLAB_SIM_RUNTIME_H
 
 #include <stdbool.h>
+
+#include "sim/core/profile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -12,9 +16,15 @@ extern "C" {
 
 /* Sets the device model up for the current profile if it is not yet. */
 void sim_runtime_ensure_ready(void);
-/* True while allocations, created streams or events, or queued work exist. */
-bool sim_runtime_in_use(void);
-/* The profile was (re)chosen: the device model is rebuilt on next use. */
+/* Whether the device model is set up (from first use until the profile changes or
+ * sim_reset). */
+bool sim_runtime_ready(void);
+/* Whether the stream table was ever made (on first use; a reset keeps it and restarts it). */
+bool sim_runtime_streams_made(void);
+/* Sets the device model up again at once for profile p (cudaDeviceReset, after the
+ * teardown). */
+void sim_runtime_restart(const sim_profile *p);
+/* The profile was (re)chosen, or sim_reset: the device model is set up afresh on next use. */
 void sim_runtime_profile_changed(void);
 
 #ifdef __cplusplus

@@ -1,70 +1,19 @@
-/* sim/runtime_api.c: the device-wide calls of the runtime API (device count, properties,
- * attributes, priority range, cudaDeviceSynchronize, cudaDeviceReset), the runtime's life
- * cycle (see runtime.h), and sim_reset. A profile may describe two devices, alike
- * (sim/devices.c: the current device, peer access). */
-#include "sim/runtime.h"
-
+/* sim/runtime_api.c: the device-wide calls of the runtime API (properties, attributes,
+ * priority range, cudaDeviceSynchronize, cudaDeviceReset). Bringing the device up is
+ * sim/runtime.c's, tearing it down sim/reset.c's. A profile may describe two devices,
+ * alike (sim/devices.c: the current device, peer access). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim/devices.h"
 #include "sim/errors.h"
-#include "sim/events.h"
 #include "sim/call.h"
-#include "sim/capture.h"
-#include "sim/graph.h"
-#include "sim/memory.h"
-#include "sim/core/ops.h"
-#include "sim/core/perturb.h"
-#include "sim/profile.h"
+#include "sim/stream_capture.h"
+#include "sim/profile_choice.h"
+#include "sim/reset.h"
+#include "sim/runtime.h"
 #include "sim/core/scheduler.h"
-#include "sim/streams.h"
-#include "streamlab_sim.h"
-#include "trace/check/racecheck.h"
-#include "trace/record/recorder.h"
-
-static struct {
-    bool ready;
-    bool streams_made;
-} R;
-
-/* The device's hardware work queues: CUDA_DEVICE_MAX_CONNECTIONS when it holds a whole
- * number (clamped to 1..32, the documented range), else the profile's max_connections. Read
- * whenever the device is set up: at first use, after cudaDeviceReset and after sim_reset,
- * as the real driver reads it when it creates a context. */
-static void set_connections(void) {
-    const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    if (!v || !*v) return;
-    char *end = NULL;
-    long n = strtol(v, &end, 10);
-    if (*end != '\0') return;
-    sim_sched_set_connections(n < 1 ? 1u : (n > 32 ? 32u : (uint32_t)n));
-}
-
-void sim_runtime_ensure_ready(void) {
-    if (R.ready) return;
-    const sim_profile *p = sim_profile_current();
-    if (!p) return;
-    if (!R.streams_made) {
-        sim_streams_init(cudaStreamPerThread);
-        R.streams_made = true;
-    }
-    sim_sched_init(p);
-    set_connections();
-    R.ready = true;
-    /* Any program linked against the simulated runtime gets the race checker with
-     * STREAMLAB_RACECHECK=1 (races on stderr, exit status 66). */
-    trace_racecheck_install_from_env();
-}
-
-bool sim_runtime_in_use(void) {
-    if (!R.ready) return sim_mem_count() > 0;
-    return sim_mem_count() > 0 || sim_streams_live() > 0 || sim_events_live() > 0 ||
-           sim_graphs_live() > 0 || sim_sched_outstanding() > 0;
-}
-
-void sim_runtime_profile_changed(void) { R.ready = false; }
+#include "sim/stream_handles.h"
 
 /* ---- devices ------------------------------------------------------------------------ */
 
@@ -223,21 +172,6 @@ cudaError_t cudaDeviceSynchronize(void) {
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }
 
-/* Discards queued work and frees every allocation, stream and event (the recorder hears
- * of the streams and events that die); forgets the errors. */
-static void teardown(void) {
-    sim_capture_reset();
-    sim_graphs_reset(true);
-    if (R.streams_made) {
-        sim_sched_reset();
-        sim_streams_restart(true);
-        sim_events_reset(true);
-    }
-    sim_mem_release_all();
-    sim_error_clear();
-    sim_devices_reset(true);
-}
-
 cudaError_t cudaDeviceReset(void) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaDeviceReset", SIM_CALL_NO_STICKY);
@@ -246,24 +180,7 @@ cudaError_t cudaDeviceReset(void) {
     /* Work already queued finishes first (it is deterministic, and no copy is left
      * writing into memory about to be freed). */
     sim_sched_wait_device();
-    teardown();
-    sim_sched_init(sim_prof());
-    set_connections();
-    R.ready = true;
+    sim_runtime_teardown();
+    sim_runtime_restart(sim_prof());
     return sim_call_end(&call, cudaSuccess);
-}
-
-void sim_reset(void) {
-    if (sim_in_host_fn()) {
-        sim_set_message("sim_reset: not allowed inside a host function; ignored");
-        fprintf(stderr, "streamlab simulated GPU: %s\n", sim_last_message());
-        return;
-    }
-    teardown();
-    sim_op_pool_release();
-    sim_host_clock_reset();
-    sim_perturb_reset();
-    sim_profile_forget();
-    sim_devices_reset(false);
-    R.ready = false;
 }

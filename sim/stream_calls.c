@@ -1,14 +1,14 @@
 /* sim/stream_calls.c: the stream calls of the runtime API: cudaStreamCreate*,
  * cudaStreamDestroy, cudaStreamSynchronize, cudaStreamQuery, cudaStreamGetPriority and
- * cudaStreamGetFlags, on the handles of streams.h. (cudaStreamWaitEvent lives with the
- * events, cudaLaunchHostFunc in host_fn.c.) */
+ * cudaStreamGetFlags, on the handles of stream_handles.h. (cudaStreamWaitEvent lives with
+ * the events, cudaLaunchHostFunc in host_fn.c.) */
 #include <stddef.h>
 
 #include "sim/call.h"
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "trace/record/recorder.h"
 
 static cudaError_t create(const char *name, cudaStream_t *pStream, unsigned flags, int priority) {

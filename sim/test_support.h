@@ -20,7 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "sim/core/compute.h"
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 #include "streamlab_sim.h"
 #include "trace/record/recorder.h"
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernels/cpu/cpu.h"
+#include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 
 #define MAX_TASKS 64

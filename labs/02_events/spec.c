@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kernels/cpu/cpu.h"
+#include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 
 /* ---- one batch's graph, as the baseline and the bound queue it ------------------------ */

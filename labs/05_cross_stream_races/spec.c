@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kernels/cpu/cpu.h"
+#include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 
 #define NBUF 2

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "kernels/cpu/cpu.h"
+#include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 
 /* ---- one request, as the baseline and the bound queue it ---------------------------------- */

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "kernels/cpu/cpu.h"
+#include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 
 /* ---- one step, as the baseline and the bound queue it ------------------------------------ */

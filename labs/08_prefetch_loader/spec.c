@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "kernels/cpu/cpu.h"
+#include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 
 /* The loader: batches come in pairs, one of each pair quick to load and the other slow

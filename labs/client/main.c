@@ -9,7 +9,7 @@
 
 #include "labs/client/client.h"
 #include "labs/client/context.h"
-#include "labs/client/guard.h"
+#include "labs/client/client_guard.h"
 #include "labs/referee/privileges.h"
 #include "labs/harness/lab.h"
 

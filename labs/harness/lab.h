@@ -26,31 +26,14 @@
 #include <cuda_runtime.h>
 
 #include "kernels/kernels.h"
+#include "labs/harness/lab_types.h" /* lab_ctx, lab_impl, lab_workload */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct lab_ctx lab_ctx;
-
-typedef struct lab_impl {
-    int (*setup)(lab_ctx *ctx);
-    int (*run)(lab_ctx *ctx);
-    void (*teardown)(lab_ctx *ctx);
-} lab_impl;
-
 /* The student's implementation (defined in labs/NN_topic/lab.c, or a solution). */
 extern const lab_impl LAB_STUDENT;
-
-/* The workload of this lab run, fixed for the whole process. */
-typedef struct lab_workload {
-    int batches;                    /* how many batches (or tasks) run() must process */
-    size_t batch_elems;             /* uint32 elements per batch */
-    size_t batch_bytes;             /* batch_elems * sizeof(uint32_t) */
-    kernels_process_params process; /* the parameters to give kernels_process */
-    int steps;                      /* how many times each batch goes through kernels_process
-                                       (one after the other, in place or not); 0 means 1 */
-} lab_workload;
 
 const lab_workload *lab_get_workload(const lab_ctx *ctx);
 

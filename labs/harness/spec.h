@@ -25,8 +25,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#include "labs/harness/lab.h"
+#include <cuda_runtime.h>
+
+#include "labs/harness/lab_types.h"
 #include "trace/record/op.h"
 
 #ifdef __cplusplus

@@ -36,7 +36,7 @@
 #include "sim/calibrate/backend.h"
 #include "sim/calibrate/fit.h"
 #include "sim/calibrate/probes.h"
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 
 #define TOLERANCE 0.10
 

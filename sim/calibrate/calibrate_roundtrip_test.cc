@@ -21,7 +21,7 @@
 #include <sstream>
 #include <string>
 
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 /* sim/core/events.h: the event table. An event remembers its latest record: which stream
  * and which op number of it, and, once that op has completed, the virtual time it
- * completed (its timestamp). Entries are never reused; handles (sim/events.c) name an
+ * completed (its timestamp). Entries are never reused; handles (sim/event_calls.c) name an
  * entry and the table's reset generation. */
 #ifndef STREAMLAB_SIM_CORE_EVENTS_H
 #define STREAMLAB_SIM_CORE_EVENTS_H

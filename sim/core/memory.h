@@ -46,7 +46,7 @@ void sim_mem_program_view_close(void);
 /* Allocations live now. */
 size_t sim_mem_count(void);
 
-/* ---- the table, for the runtime's allocation calls (sim/memory.c) ---- */
+/* ---- the table, for the runtime's allocation calls (sim/memory_calls.c) ---- */
 
 typedef struct sim_alloc {
     uintptr_t base;

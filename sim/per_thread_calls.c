@@ -1,10 +1,11 @@
-/* sim/per_thread.c: the entry points that code compiled for per-thread default streams
+/* sim/per_thread_calls.c: the entry points that code compiled for per-thread default streams
  * calls (CUDA_API_PER_THREAD_DEFAULT_STREAM: the _ptds and _ptsz names that
  * cuda_runtime_api.h and streamlab_sim.h rename the calls to). Each is the plain call with
  * a NULL stream read as cudaStreamPerThread; that is all the mode changes ("Stream
  * synchronization behavior" in the CUDA Runtime API). What the per-thread stream does, a
  * blocking stream that synchronises with the legacy stream and with no other, is the
- * stream table's and the scheduler's (streams.h, scheduler.h) whichever name reached it.
+ * stream table's and the scheduler's (sim/core/streams.h, scheduler.h) whichever name
+ * reached it.
  * The simulator drives the device from one host thread, so there is one per-thread stream. */
 #include <cuda_runtime.h>
 

@@ -1,10 +1,10 @@
-/* sim/streams.h: stream handles as the program holds them: NULL and cudaStreamLegacy name
+/* sim/stream_handles.h: stream handles as the program holds them: NULL and cudaStreamLegacy name
  * the legacy default stream, cudaStreamPerThread the per-thread one, and created streams
  * get handles that are not addresses (a tag, the table's reset generation and the index),
  * so that a stale or made-up handle is caught by the lookup instead of crashing. The
  * table itself is sim/core/streams.h's. */
-#ifndef STREAMLAB_SIM_STREAMS_H
-#define STREAMLAB_SIM_STREAMS_H
+#ifndef STREAMLAB_SIM_STREAM_HANDLES_H
+#define STREAMLAB_SIM_STREAM_HANDLES_H
 
 #include <stdbool.h>
 #include <stdint.h>

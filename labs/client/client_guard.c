@@ -1,6 +1,6 @@
-/* labs/client/guard.c: the student process's last words (see guard.h). */
+/* labs/client/client_guard.c: the student process's last words (see client_guard.h). */
 #define _GNU_SOURCE
-#include "labs/client/guard.h"
+#include "labs/client/client_guard.h"
 
 #include <execinfo.h>
 #include <signal.h>

@@ -1,11 +1,11 @@
-/* sim/capture.c: capture sequences (see capture.h) and cudaStreamBeginCapture,
+/* sim/stream_capture.c: capture sequences (see stream_capture.h) and cudaStreamBeginCapture,
  * cudaStreamEndCapture and cudaStreamIsCapturing. What the runtime documents, and the
  * simulator models: the CUDA Runtime API reference (cudaStreamBeginCapture,
  * cudaStreamEndCapture, cudaStreamIsCapturing, cudaThreadExchangeStreamCaptureMode, the
  * cudaErrorStreamCapture* codes) and the Programming Guide's CUDA graphs section ("Cross-
  * stream dependencies and events", "Prohibited and unhandled operations", "Invalidation").
  * docs/simulator.md lists the cases and what is not modelled. */
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "sim/call.h"
 #include "sim/core/events.h"
 #include "sim/graph.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "trace/record/recorder.h"
 
 /* A set of node indices, small and unordered. */

@@ -1,16 +1,15 @@
-/* sim/memory.c: cudaMalloc, cudaFree, cudaMallocHost, cudaHostAlloc, cudaFreeHost,
+/* sim/memory_calls.c: cudaMalloc, cudaFree, cudaMallocHost, cudaHostAlloc, cudaFreeHost,
  * cudaHostRegister and cudaHostUnregister over the allocation table of sim/core/memory.h,
  * and the sim_device_view / sim_device_allocation_of entry points of streamlab_sim.h. */
 #define _POSIX_C_SOURCE 200809L
-#include "sim/memory.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/core/memory.h"
 #include "sim/devices.h"
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
 #include "streamlab_sim.h"

@@ -1,8 +1,9 @@
-/* sim/profile.c: choosing the device profile (see profile.h): by built-in name or path,
- * parsed by sim/core/profile.c; and the sim_select_profile / sim_profile_name /
- * sim_profile_names / sim_last_message entry points of streamlab_sim.h. */
+/* sim/profile_choice.c: choosing the device profile (see profile_choice.h): by built-in
+ * name or path, parsed by sim/core/profile.c; and the sim_profile_name / sim_profile_names /
+ * sim_last_message entry points of streamlab_sim.h (sim_select_profile, which asks whether
+ * the device is in use first, is sim/reset.c's). */
 #define _POSIX_C_SOURCE 200809L
-#include "sim/profile.h"
+#include "sim/profile_choice.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/runtime.h"
 #include "streamlab_sim.h"
 
 static sim_profile g_profile;
@@ -119,15 +119,7 @@ static int load(const char *name_or_path, sim_profile *out, char *err, size_t er
     return rc;
 }
 
-int sim_select_profile(const char *name_or_path) {
-    if (sim_runtime_in_use()) {
-        sim_set_message(
-            "sim_select_profile(\"%s\"): the simulated device is in use (allocations, streams, "
-            "events or work exist); choose the profile before the first CUDA call or after "
-            "sim_reset()",
-            name_or_path ? name_or_path : "(null)");
-        return -1;
-    }
+int sim_profile_choose(const char *name_or_path) {
     sim_profile p;
     char err[sizeof(g_message)];
     if (load(name_or_path, &p, err, sizeof(err))) {
@@ -137,7 +129,6 @@ int sim_select_profile(const char *name_or_path) {
     g_profile = p;
     g_loaded = true;
     g_failed = false;
-    sim_runtime_profile_changed();
     return 0;
 }
 

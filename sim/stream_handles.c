@@ -1,6 +1,6 @@
-/* sim/streams.c: stream handles (see streams.h). The runtime's stream calls that use them
- * are in stream_calls.c. */
-#include "sim/streams.h"
+/* sim/stream_handles.c: stream handles (see stream_handles.h). The runtime's stream calls
+ * that use them are in stream_calls.c. */
+#include "sim/stream_handles.h"
 
 #include <stdio.h>
 

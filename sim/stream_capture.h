@@ -1,4 +1,4 @@
-/* sim/capture.h: stream capture. A capture sequence begins on one stream
+/* sim/stream_capture.h: stream capture. A capture sequence begins on one stream
  * (cudaStreamBeginCapture) and takes in every stream that waits on an event recorded in
  * it; while it lasts, work enqueued on its streams becomes nodes of a graph (graph.h)
  * instead of running, and is neither recorded to the trace nor charged a launch. Each
@@ -7,8 +7,8 @@
  * here with the runtime's error and invalidate the capture (cudaStreamEndCapture then
  * fails with cudaErrorStreamCaptureInvalidated). The runtime calls' files ask these
  * functions before they act. */
-#ifndef STREAMLAB_SIM_CAPTURE_H
-#define STREAMLAB_SIM_CAPTURE_H
+#ifndef STREAMLAB_SIM_STREAM_CAPTURE_H
+#define STREAMLAB_SIM_STREAM_CAPTURE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,20 +1,19 @@
-/* sim/events.c: event handles (an entry of sim/core/events.h's table and its reset
+/* sim/event_calls.c: event handles (an entry of sim/core/events.h's table and its reset
  * generation, never an address) and cudaEventCreate*, cudaEventRecord,
  * cudaEventQuery, cudaEventSynchronize, cudaEventElapsedTime, cudaEventDestroy and
  * cudaStreamWaitEvent. */
-#include "sim/events.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/core/events.h"
 #include "sim/devices.h"
-#include "sim/capture.h"
+#include "sim/stream_capture.h"
 #include "sim/core/ops.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
-#include "sim/streams.h"
+#include "sim/stream_handles.h"
 #include "trace/record/recorder.h"
 
 #define HANDLE_TAG 0x5e5e000000000000ull

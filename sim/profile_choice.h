@@ -1,8 +1,8 @@
-/* sim/profile.h: which device profile the simulated runtime uses: one of the JSON files of
- * sim/profiles/ embedded in the library (by name), or a profile file (by path), parsed by
- * sim/core/profile.h; STREAMLAB_PROFILE or h200 when the program chooses none. */
-#ifndef STREAMLAB_SIM_PROFILE_H
-#define STREAMLAB_SIM_PROFILE_H
+/* sim/profile_choice.h: which device profile the simulated runtime uses: one of the JSON
+ * files of sim/profiles/ embedded in the library (by name), or a profile file (by path),
+ * parsed by sim/core/profile.h; STREAMLAB_PROFILE or h200 when the program chooses none. */
+#ifndef STREAMLAB_SIM_PROFILE_CHOICE_H
+#define STREAMLAB_SIM_PROFILE_CHOICE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,6 +26,11 @@ extern const size_t sim_profile_blob_count;
 /* The profile in use, loading the default (STREAMLAB_PROFILE, else h200) if none is
  * chosen yet; NULL when that fails (sim_last_message() says why). */
 const sim_profile *sim_profile_current(void);
+
+/* Loads a profile by built-in name or path and makes it the one in use: 0, or -1 with
+ * sim_last_message() saying why (the profile in use is then unchanged). Whether the device
+ * may change profile now is the caller's to ask (sim_select_profile, sim/reset.c). */
+int sim_profile_choose(const char *name_or_path);
 
 /* Forgets the choice: the next sim_profile_current() loads the default again. */
 void sim_profile_forget(void);
