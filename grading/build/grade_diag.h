@@ -7,7 +7,7 @@
  * quoted at the student's line that the compiler's "note: in expansion of macro" names:
  *
  *   labs/03_double_buffer/lab.c:46:5: error: expected ';' before 'do' (in expansion of
- *   macro 'LAB_CHECK' from labs/harness/lab.h:106:5)
+ *   macro 'LAB_CHECK' from labs/harness/lab.h:92:5)
  *
  * Otherwise (a linker error, an error only in a header) the first error is quoted. */
 #ifndef STREAMLAB_GRADE_DIAG_H
