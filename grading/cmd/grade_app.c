@@ -16,7 +16,6 @@
 #include "grading/base/grade_fs.h"
 #include "grading/base/grade_text.h"
 #include "grading/cmd/grade_app.h"
-#include "grading/cmd/grade_class.h"
 #include "grading/out/grade_student_dir.h"
 
 volatile sig_atomic_t grade_stop;
@@ -120,7 +119,7 @@ int grade_app_load(grade_app *a, const char *rubric_shown) {
     return 0;
 }
 
-int grade_app_start(grade_app *a) {
+int grade_app_start(grade_app *a, int (*open_class)(grade_app *a)) {
     char err[1024];
     int rc;
     grade_sandbox_probe(&a->sandbox);
@@ -154,7 +153,7 @@ int grade_app_start(grade_app *a) {
     }
     bool gpu = !strcmp(backend, "gpu");
     if (gpu) a->gpu_lock = grade_path_join(a->scratch, "gpu.lock");
-    if (!a->opt.gradescope) rc = grade_class_open(a);
+    if (open_class) rc = open_class(a);
     /* --rescore runs no lab, not even the skeleton's. */
     if (!rc && !a->opt.merge && !a->opt.slurm && !a->opt.rescore) rc = grade_app_preflight(a);
     if (rc || grade_stop) {

@@ -83,10 +83,11 @@ char *grade_absolute(const char *path);
 int grade_app_paths(grade_app *a, const char **rubric_shown);
 /* The rubric, the kits, and the rubric's labs checked against the lab catalog. */
 int grade_app_load(grade_app *a, const char *rubric_shown);
-/* The sandbox, the scratch folder, the labs and their kits, the class (not in Gradescope
- * mode) and the pre-flight run, then how the students are graded (a->env). On an error or
- * an interruption the scratch folder is removed and --out let go. */
-int grade_app_start(grade_app *a);
+/* The sandbox, the scratch folder, the labs and their kits, the class (open_class, the
+ * mode's: grade_class_open, or NULL in Gradescope mode) and the pre-flight run, then how
+ * the students are graded (a->env). On an error or an interruption the scratch folder is
+ * removed and --out let go. */
+int grade_app_start(grade_app *a, int (*open_class)(grade_app *a));
 /* The labs to grade (from --labs or the rubric), their rules and their kits installed in
  * the scratch folder; backend: "gpu" when any lab is graded on the GPU. */
 int grade_app_choose_labs(grade_app *a, const char **backend, char *err, size_t err_len);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "grading/cmd/grade_app.h"
+#include "grading/cmd/grade_class.h"
 #include "grading/cmd/grade_options.h"
 
 static void on_stop(int sig) { grade_stop = sig; }
@@ -52,7 +53,7 @@ int main(int argc, char **argv) {
     if (rc) return rc;
     if (a->opt.install) return grade_mode_install(a);
     if (a->opt.slurm && (rc = grade_slurm_refuse_own_copy(a)) != 0) return rc;
-    rc = grade_app_start(a);
+    rc = grade_app_start(a, a->opt.gradescope ? NULL : grade_class_open);
     if (rc) return rc;
 
     rc = a->opt.gradescope ? grade_mode_gradescope(a) : a->opt.slurm ? grade_mode_slurm(a) : grade_mode_class(a);
