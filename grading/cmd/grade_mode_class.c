@@ -20,6 +20,7 @@
 #include "grading/reports/grade_gradebook.h"
 #include "grading/reports/grade_report_junit.h"
 #include "grading/score/grade_host.h"
+#include "grading/score/grade_result_version.h"
 #include "grading/similarity/grade_similarity.h"
 
 /* A student the run did not get to: no score, the note says why. */
@@ -155,6 +156,21 @@ int grade_mode_class(grade_app *a) {
         return grade_cannot_run("--out: %s", err);
     a->stored = stored;
     a->n_stored = n_stored;
+    /* A result stored by a grader of a newer result version is not this grader's to read
+     * (grade_result_version.h), before anything in --out is touched. */
+    for (size_t k = 0; k < n_stored; k++) {
+        grade_student one;
+        if (grade_student_from_json(stored[k].student, &one) != 0) continue;
+        char why[600];
+        int bad = grade_student_version_check(&one, why, sizeof(why));
+        grade_student_free(&one);
+        if (bad) {
+            grade_stored_free(stored, n_stored);
+            a->stored = NULL;
+            a->n_stored = 0;
+            return grade_cannot_run("--out: %s; nothing in --out was changed", why);
+        }
+    }
     if (grade_outdir_clean(&a->outdir, err, sizeof(err)) != 0) {
         grade_stored_free(stored, n_stored);
         return grade_cannot_run("--out: %s", err);

@@ -1,12 +1,14 @@
 /* grading/reports/grade_report_text.c: report.txt (see grade_report_text.h). */
 #include "grading/reports/grade_report_text.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grading/base/grade_text.h"
 #include "grading/score/grade_score.h"
+#include "labs/harness/result_schema.h"
 
 static const char *str(const cJSON *o, const char *k) {
     const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
@@ -32,37 +34,36 @@ static void indented(grade_buf *b, const char *text, const char *pad) {
 }
 
 /* "first:  H2D batch 0 on "buf A", labs/03_double_buffer/lab.c:41" (the line when known). */
-static void side(grade_buf *b, const cJSON *race, const char *which) {
-    char stream[32], line[32];
-    snprintf(stream, sizeof(stream), "%s_stream", which);
-    snprintf(line, sizeof(line), "%s_line", which);
-    const cJSON *at = cJSON_GetObjectItemCaseSensitive(race, line);
-    char *on = grade_race_stream(str(race, stream));
-    grade_buf_printf(b, "       %-7s %s on %s%s%s\n", which[0] == 'f' ? "first:" : "second:", str(race, which), on,
-                     cJSON_IsString(at) ? ", " : "", cJSON_IsString(at) ? at->valuestring : "");
+static void side(grade_buf *b, const cJSON *race, bool first) {
+    const cJSON *at =
+        cJSON_GetObjectItemCaseSensitive(race, first ? LAB_KEY_RACE_FIRST_LINE : LAB_KEY_RACE_SECOND_LINE);
+    char *on = grade_race_stream(str(race, first ? LAB_KEY_RACE_FIRST_STREAM : LAB_KEY_RACE_SECOND_STREAM));
+    grade_buf_printf(b, "       %-7s %s on %s%s%s\n", first ? "first:" : "second:",
+                     str(race, first ? LAB_KEY_RACE_FIRST : LAB_KEY_RACE_SECOND), on, cJSON_IsString(at) ? ", " : "",
+                     cJSON_IsString(at) ? at->valuestring : "");
     free(on);
 }
 
 static void races(grade_buf *b, const cJSON *r) {
-    const cJSON *reports = cJSON_GetObjectItemCaseSensitive(r, "race_reports");
+    const cJSON *reports = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_RACE_REPORTS);
     if (cJSON_GetArraySize(reports) == 0) return;
     grade_buf_printf(b, "\n  Races (%.0f found; %d shown, each of a different kind where there are several):\n",
-                     num(r, "races"), cJSON_GetArraySize(reports));
+                     num(r, LAB_KEY_RACES), cJSON_GetArraySize(reports));
     const cJSON *race;
     int i = 0;
     cJSON_ArrayForEach(race, reports) {
-        grade_buf_printf(b, "    %d. %s, %.0f bytes\n", ++i, str(race, "kind"), num(race, "bytes"));
-        side(b, race, "first");
-        side(b, race, "second");
-        grade_buf_printf(b, "       fix:    %s\n", str(race, "fix"));
+        grade_buf_printf(b, "    %d. %s, %.0f bytes\n", ++i, str(race, LAB_KEY_RACE_KIND), num(race, LAB_KEY_RACE_BYTES));
+        side(b, race, true);
+        side(b, race, false);
+        grade_buf_printf(b, "       fix:    %s\n", str(race, LAB_KEY_RACE_FIX));
     }
 }
 
 static void speed(grade_buf *b, const grade_lab *lab, const cJSON *r) {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timings");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_TIMINGS);
     if (!t) return;
-    grade_buf_printf(b, "\n  Timing: %s\n", str(r, "timing_source"));
-    const char *names[2] = {"baseline_ms", "yours_ms"};
+    grade_buf_printf(b, "\n  Timing: %s\n", str(r, LAB_KEY_TIMING_SOURCE));
+    const char *names[2] = {LAB_KEY_TIMINGS_BASELINE_MS, LAB_KEY_TIMINGS_YOURS_MS};
     const char *titles[2] = {"baseline", "yours"};
     for (int k = 0; k < 2; k++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, names[k]);
@@ -72,13 +73,13 @@ static void speed(grade_buf *b, const grade_lab *lab, const cJSON *r) {
         grade_buf_printf(b, " ms (interleaved runs)\n");
     }
     grade_buf_printf(b, "    speedup   %.2fx median, %.2fx best; %s %.2fx; the lab's target %.2fx\n",
-                     num(r, "speedup"), num(r, "speedup_best"), grade_bound_name(r), num(r, "pipeline_bound"),
-                     num(r, "target"));
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "metrics");
+                     num(r, LAB_KEY_SPEEDUP), num(r, LAB_KEY_SPEEDUP_BEST), grade_bound_name(r), num(r, LAB_KEY_PIPELINE_BOUND),
+                     num(r, LAB_KEY_TARGET));
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_METRICS);
     if (m)
         grade_buf_printf(b, "    engines   H2D %.0f%%, compute %.0f%%, D2H %.0f%% busy; overlap %.0f%%\n",
-                         100 * num(m, "util_h2d"), 100 * num(m, "util_compute"), 100 * num(m, "util_d2h"),
-                         100 * num(m, "overlap"));
+                         100 * num(m, LAB_KEY_METRICS_UTIL_H2D), 100 * num(m, LAB_KEY_METRICS_UTIL_COMPUTE), 100 * num(m, LAB_KEY_METRICS_UTIL_D2H),
+                         100 * num(m, LAB_KEY_METRICS_OVERLAP));
     if (lab->attempts > 1) {
         grade_buf_printf(b, "    re-runs   medians of %d lab runs:", lab->attempts);
         for (int i = 0; i < lab->attempts; i++) grade_buf_printf(b, " %.3fx", lab->speedups[i]);

@@ -17,7 +17,9 @@
 #include "grading/run/grade_trust.h"
 #include "grading/score/grade_host.h"
 #include "grading/score/grade_late.h"
+#include "grading/score/grade_result_version.h"
 #include "grading/score/grade_score.h"
+#include "labs/harness/result_schema.h"
 
 static double now_s(void) {
     struct timespec t;
@@ -74,7 +76,7 @@ static void note_foreign(grade_lab *lab, const grade_attempt *a) {
 }
 
 static bool usable(const cJSON *r) {
-    const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "status"));
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_STATUS));
     return r && status && strcmp(status, "error") != 0;
 }
 
@@ -120,6 +122,11 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
     grade_attempt_free(&a);
     const cJSON *r = lab->result;
     char why[300];
+    /* A result this grader cannot read is refused, not scored by keys it may misread. */
+    if (grade_result_version_check(r, true, why, sizeof(why)) != 0) {
+        lab->failure = grade_strdup(why);
+        goto out;
+    }
     grade_trust trust = grade_result_trust(r, lab->seed, results, target, why, sizeof(why));
     if (trust == GRADE_TRUST_NONE) {
         lab->failure = grade_strdup(why);
@@ -128,19 +135,19 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
     if (trust == GRADE_TRUST_NO_SPEED) {
         /* Correctness and races stand; the speed is not believed. */
         add_note(lab, why);
-        cJSON_ReplaceItemInObjectCaseSensitive(lab->result, "speedup", cJSON_CreateNumber(0));
-        cJSON_ReplaceItemInObjectCaseSensitive(lab->result, "bound_fraction", cJSON_CreateNumber(0));
+        cJSON_ReplaceItemInObjectCaseSensitive(lab->result, LAB_KEY_SPEEDUP, cJSON_CreateNumber(0));
+        cJSON_ReplaceItemInObjectCaseSensitive(lab->result, LAB_KEY_BOUND_FRACTION, cJSON_CreateNumber(0));
     }
-    lab->speedups[0] = num(r, "speedup");
-    lab->bound_fractions[0] = num(r, "bound_fraction");
-    lab->pipeline_bound = num(r, "pipeline_bound");
-    lab->lab_target = num(r, "target");
+    lab->speedups[0] = num(r, LAB_KEY_SPEEDUP);
+    lab->bound_fractions[0] = num(r, LAB_KEY_BOUND_FRACTION);
+    lab->pipeline_bound = num(r, LAB_KEY_PIPELINE_BOUND);
+    lab->lab_target = num(r, LAB_KEY_TARGET);
     lab->speedup = lab->speedups[0];
     lab->bound_fraction = lab->bound_fractions[0];
 
     /* Near a threshold, timing noise could move the speed across it: run again and take
      * the median of the medians. */
-    bool clean = usable(r) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "correct")) && num(r, "races") <= 0;
+    bool clean = usable(r) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_CORRECT)) && num(r, LAB_KEY_RACES) <= 0;
     double floor_s, target_s;
     if (clean && env->rubric->max_reruns > 0 &&
         grade_speed_thresholds(&rule->speed, lab->pipeline_bound, lab->lab_target, &floor_s, &target_s, why,
@@ -167,8 +174,8 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
                 grade_attempt_free(&again);
                 break;
             }
-            bool clean2 = usable(r2) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r2, "correct")) &&
-                          num(r2, "races") <= 0;
+            bool clean2 = usable(r2) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r2, LAB_KEY_CORRECT)) &&
+                          num(r2, LAB_KEY_RACES) <= 0;
             if (!clean2) {
                 /* A re-run that is wrong or racy counts: the lab is judged by it. */
                 add_note(lab, "a re-run found what the first run did not (see the checks)");
@@ -176,8 +183,8 @@ static void run_lab(const grade_env *env, const grade_kit *kit, const grade_rubr
                 grade_attempt_free(&again);
                 break;
             }
-            lab->speedups[lab->attempts] = num(r2, "speedup");
-            lab->bound_fractions[lab->attempts] = num(r2, "bound_fraction");
+            lab->speedups[lab->attempts] = num(r2, LAB_KEY_SPEEDUP);
+            lab->bound_fractions[lab->attempts] = num(r2, LAB_KEY_BOUND_FRACTION);
             lab->attempts++;
             grade_attempt_free(&again);
         }

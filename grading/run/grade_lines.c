@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "cli/addr2line.h"
+#include "labs/harness/result_schema.h"
 
 #define MAX_SITES 16
 
 void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result) {
-    static const char *const keys[2][2] = {{"first_site", "first_line"}, {"second_site", "second_line"}};
-    cJSON *reports = cJSON_GetObjectItemCaseSensitive(result, "race_reports");
+    static const char *const keys[2][2] = {{LAB_KEY_RACE_FIRST_SITE, LAB_KEY_RACE_FIRST_LINE},
+                                                {LAB_KEY_RACE_SECOND_SITE, LAB_KEY_RACE_SECOND_LINE}};
+    cJSON *reports = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_RACE_REPORTS);
     const char *sites[MAX_SITES];
     cJSON *owner[MAX_SITES];
     const char *line_key[MAX_SITES];

@@ -9,6 +9,8 @@
 #include "grading/base/grade_fs.h"
 #include "grading/base/grade_text.h"
 #include "grading/build/grade_build.h"
+#include "grading/score/grade_result_version.h"
+#include "labs/harness/result_schema.h"
 
 static double num(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -70,9 +72,14 @@ int grade_preflight_lab(const grade_sandbox_config *cfg, const grade_kit *kit, c
         free(said);
         goto out;
     }
-    facts->target_bound_fraction = num(a.result, "target_bound_fraction");
-    facts->target_speedup = num(a.result, "target");
-    facts->pipeline_bound = num(a.result, "pipeline_bound");
+    char why[400];
+    if (grade_result_version_check(a.result, true, why, sizeof(why)) != 0) {
+        snprintf(err, err_len, "%s, run once before grading anyone: %s", kit->lab, why);
+        goto out;
+    }
+    facts->target_bound_fraction = num(a.result, LAB_KEY_TARGET_BOUND_FRACTION);
+    facts->target_speedup = num(a.result, LAB_KEY_TARGET);
+    facts->pipeline_bound = num(a.result, LAB_KEY_PIPELINE_BOUND);
     rc = 0;
 out:
     grade_attempt_free(&a);

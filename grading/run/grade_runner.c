@@ -19,6 +19,7 @@
 #include "grading/base/grade_fs.h"
 #include "grading/base/grade_text.h"
 #include "grading/run/grade_lines.h"
+#include "labs/harness/result_schema.h"
 #include "labs/referee/protocol.h"
 #include "trace/stream/events_reader.h"
 #include "trace/view/export_text.h"
@@ -125,7 +126,7 @@ static void take_records(stream_state *st) {
             if (st->a->results++ > 0) break;
             st->a->result = trace_events_reader_take_result(st->reader);
             /* The run the lab's own report describes: its last timed run, not a schedule. */
-            const cJSON *n = cJSON_GetObjectItemCaseSensitive(st->a->result, "timeline_run");
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(st->a->result, LAB_KEY_TIMELINE_RUN);
             if (cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble < INT32_MAX)
                 st->last_yours_run = (int32_t)n->valuedouble;
             break;

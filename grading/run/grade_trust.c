@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "labs/harness/result_schema.h"
 grade_trust grade_result_trust(const cJSON *result, uint64_t seed, unsigned results, double target_bound_fraction,
                                char *why, size_t why_len) {
     if (why_len) why[0] = '\0';
@@ -15,14 +16,14 @@ grade_trust grade_result_trust(const cJSON *result, uint64_t seed, unsigned resu
                  results);
         return GRADE_TRUST_NONE;
     }
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, "seed");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_SEED);
     if (!cJSON_IsNumber(s) || s->valuedouble < 0 || (uint64_t)s->valuedouble != seed) {
         snprintf(why, why_len,
                  "the result names seed %.0f, not the seed %" PRIu64 " this run was given: it is not this run's result",
                  cJSON_IsNumber(s) ? s->valuedouble : -1.0, seed);
         return GRADE_TRUST_NONE;
     }
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(result, "target_bound_fraction");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_TARGET_BOUND_FRACTION);
     if (target_bound_fraction > 0 &&
         (!cJSON_IsNumber(t) || fabs(t->valuedouble - target_bound_fraction) > 1e-9 * target_bound_fraction)) {
         snprintf(why, why_len,
@@ -31,7 +32,7 @@ grade_trust grade_result_trust(const cJSON *result, uint64_t seed, unsigned resu
                  cJSON_IsNumber(t) ? t->valuedouble : 0.0, target_bound_fraction);
         return GRADE_TRUST_NO_SPEED;
     }
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(result, "bound_fraction");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_BOUND_FRACTION);
     if (cJSON_IsNumber(f) && f->valuedouble > GRADE_BOUND_FRACTION_MAX) {
         snprintf(why, why_len,
                  "the result claims %.0f%% of the lab's bound, the shortest time its workload can take: no speed "

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "grading/base/grade_text.h"
+#include "labs/harness/result_schema.h"
 
 int grade_speed_thresholds(const grade_speed_rule *rule, double pipeline_bound, double lab_target, double *floor_s,
                            double *target_s, char *why, size_t why_len) {
@@ -48,7 +49,7 @@ bool grade_speed_near_target(double speedup, double target_s, double band) {
 
 const char *grade_bound_name(const cJSON *result) {
     const char *name = cJSON_GetStringValue(
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "bound"), "name"));
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_BOUND), LAB_KEY_BOUND_NAME));
     return name && *name ? name : "pipeline bound";
 }
 
@@ -98,8 +99,8 @@ static void all_zero(grade_lab *lab, const char *correct, const char *race, cons
 }
 
 static char *correct_reason(const grade_lab *lab, const cJSON *r) {
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "correct"))) {
-        int runs = (int)num(r, "runs"), schedules = (int)num(r, "schedules");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_CORRECT))) {
+        int runs = (int)num(r, LAB_KEY_RUNS), schedules = (int)num(r, LAB_KEY_SCHEDULES);
         grade_buf b;
         grade_buf_init(&b);
         grade_buf_printf(&b, "every output bit matched the CPU oracle in %d timed run%s", runs, runs == 1 ? "" : "s");
@@ -107,12 +108,12 @@ static char *correct_reason(const grade_lab *lab, const cJSON *r) {
         if (lab->attempts > 1) grade_buf_printf(&b, " (in each of %d lab runs)", lab->attempts);
         return grade_buf_take(&b);
     }
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "first_mismatch");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_FIRST_MISMATCH);
     if (!m) return grade_strdup("wrong results");
     return grade_strf("wrong results in %s: batch %d, element %.0f: got 0x%08x, expected 0x%08x (%d wrong batch%s); %s",
-                      *str(m, "run") ? str(m, "run") : "a run", (int)num(m, "batch"), num(m, "index"),
-                      (unsigned)num(m, "got"), (unsigned)num(m, "expected"), (int)num(m, "wrong_batches"),
-                      (int)num(m, "wrong_batches") == 1 ? "" : "es", str(m, "why"));
+                      *str(m, LAB_KEY_MISMATCH_RUN) ? str(m, LAB_KEY_MISMATCH_RUN) : "a run", (int)num(m, LAB_KEY_MISMATCH_BATCH), num(m, LAB_KEY_MISMATCH_INDEX),
+                      (unsigned)num(m, LAB_KEY_MISMATCH_GOT), (unsigned)num(m, LAB_KEY_MISMATCH_EXPECTED), (int)num(m, LAB_KEY_MISMATCH_WRONG_BATCHES),
+                      (int)num(m, LAB_KEY_MISMATCH_WRONG_BATCHES) == 1 ? "" : "es", str(m, LAB_KEY_MISMATCH_WHY));
 }
 
 /* Whether a race report's stream is one the student never named: the harness calls it
@@ -133,23 +134,23 @@ char *grade_race_stream(const char *name) {
 }
 
 static char *race_reason(const cJSON *r) {
-    double races = num(r, "races");
+    double races = num(r, LAB_KEY_RACES);
     if (races <= 0) return grade_strdup("the happens-before race checker found no unordered conflicting accesses");
-    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "race_reports"), 0);
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_RACE_REPORTS), 0);
     if (!first) return grade_strf("%.0f race%s found", races, races == 1 ? "" : "s");
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(first, "first_line");
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(first, "second_line");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(first, LAB_KEY_RACE_FIRST_LINE);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(first, LAB_KEY_RACE_SECOND_LINE);
     /* The streams by the student's own names (the lab's race reports carry them, and the
      * fix is written with them); a stream with none is s<N>, and the reason says how to
      * see names there instead. */
-    char *sa = grade_race_stream(str(first, "first_stream")), *sb = grade_race_stream(str(first, "second_stream"));
-    bool unnamed = unnamed_stream(str(first, "first_stream")) || unnamed_stream(str(first, "second_stream"));
+    char *sa = grade_race_stream(str(first, LAB_KEY_RACE_FIRST_STREAM)), *sb = grade_race_stream(str(first, LAB_KEY_RACE_SECOND_STREAM));
+    bool unnamed = unnamed_stream(str(first, LAB_KEY_RACE_FIRST_STREAM)) || unnamed_stream(str(first, LAB_KEY_RACE_SECOND_STREAM));
     char *reason = grade_strf(
         "%.0f race%s found; the first: %s between %s on %s%s%s%s and %s on %s%s%s%s (%.0f bytes); fix: %s%s", races,
-        races == 1 ? "" : "s", str(first, "kind"), str(first, "first"), sa, cJSON_IsString(a) ? " (" : "",
-        cJSON_IsString(a) ? a->valuestring : "", cJSON_IsString(a) ? ")" : "", str(first, "second"), sb,
+        races == 1 ? "" : "s", str(first, LAB_KEY_RACE_KIND), str(first, LAB_KEY_RACE_FIRST), sa, cJSON_IsString(a) ? " (" : "",
+        cJSON_IsString(a) ? a->valuestring : "", cJSON_IsString(a) ? ")" : "", str(first, LAB_KEY_RACE_SECOND), sb,
         cJSON_IsString(b) ? " (" : "", cJSON_IsString(b) ? b->valuestring : "", cJSON_IsString(b) ? ")" : "",
-        num(first, "bytes"), str(first, "fix"),
+        num(first, LAB_KEY_RACE_BYTES), str(first, LAB_KEY_RACE_FIX),
         unnamed ? " (s2, s3, ...: the trace's numbers for streams you did not name, as on the timeline's lanes; "
                   "name them with lab_name_stream(ctx, stream, \"...\") and this feedback uses your names)"
                 : "");
@@ -161,35 +162,35 @@ static char *race_reason(const cJSON *r) {
 /* "combine: " and the lab's own words on the stage (which carry its figures); the figures
  * when it gave none. */
 static void stage_text(grade_buf *b, const cJSON *stage) {
-    const char *name = str(stage, "name");
+    const char *name = str(stage, LAB_KEY_STAGE_NAME);
     grade_buf_printf(b, "%s: ", *name ? name : "a stage");
-    if (*str(stage, "why")) {
-        grade_buf_puts(b, str(stage, "why"));
+    if (*str(stage, LAB_KEY_STAGE_WHY)) {
+        grade_buf_puts(b, str(stage, LAB_KEY_STAGE_WHY));
         return;
     }
-    const cJSON *reported = cJSON_GetObjectItemCaseSensitive(stage, "reported_ms");
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, "reported")) || !cJSON_IsNumber(reported))
+    const cJSON *reported = cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_REPORTED_MS);
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_REPORTED)) || !cJSON_IsNumber(reported))
         grade_buf_puts(b, "not reported");
     else
         grade_buf_printf(b, "you reported %.3f ms", reported->valuedouble);
-    const cJSON *device = cJSON_GetObjectItemCaseSensitive(stage, "device_ms");
-    int ops = (int)num(stage, "ops");
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_DEVICE_MS);
+    int ops = (int)num(stage, LAB_KEY_STAGE_OPS);
     if (cJSON_IsNumber(device))
         grade_buf_printf(b, "; the GPU ran %d op%s for %.3f ms", ops, ops == 1 ? "" : "s", device->valuedouble);
 }
 
 char *grade_measurement_reason(const cJSON *result, bool *ok) {
     *ok = false;
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(result, "measurement");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_MEASUREMENT);
     if (!cJSON_IsObject(m)) return grade_strdup("the lab reported no measurement");
-    *ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "ok"));
-    const cJSON *stages = cJSON_GetObjectItemCaseSensitive(m, "stages");
+    *ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, LAB_KEY_MEASUREMENT_OK));
+    const cJSON *stages = cJSON_GetObjectItemCaseSensitive(m, LAB_KEY_MEASUREMENT_STAGES);
     int n = cJSON_IsArray(stages) ? cJSON_GetArraySize(stages) : 0;
     /* When it failed, the stages that failed say why; all of them when none says it failed. */
     int failed = 0;
     const cJSON *stage;
     if (n > 0)
-        cJSON_ArrayForEach(stage, stages) failed += cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, "ok"));
+        cJSON_ArrayForEach(stage, stages) failed += cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_OK));
     grade_buf b;
     grade_buf_init(&b);
     if (*ok && n == 0) {
@@ -208,7 +209,7 @@ char *grade_measurement_reason(const cJSON *result, bool *ok) {
     const char *sep = ": ";
     if (n > 0)
         cJSON_ArrayForEach(stage, stages) {
-            if (!*ok && failed > 0 && !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, "ok"))) continue;
+            if (!*ok && failed > 0 && !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_OK))) continue;
             grade_buf_puts(&b, sep);
             stage_text(&b, stage);
             sep = "; ";
@@ -258,16 +259,16 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
         return;
     }
     const cJSON *r = lab->result;
-    if (!strcmp(str(r, "status"), "error")) {
-        char *err = grade_strf("error: %s", str(r, "error"));
-        char *race = grade_strf("not checked: the lab stopped with an error (%s)", str(r, "error"));
+    if (!strcmp(str(r, LAB_KEY_STATUS), "error")) {
+        char *err = grade_strf("error: %s", str(r, LAB_KEY_ERROR));
+        char *race = grade_strf("not checked: the lab stopped with an error (%s)", str(r, LAB_KEY_ERROR));
         all_zero(lab, err, race, "not measured: the lab stopped with an error");
         free(err);
         free(race);
         return;
     }
-    bool correct = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "correct"));
-    bool race_free = num(r, "races") <= 0;
+    bool correct = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_CORRECT));
+    bool race_free = num(r, LAB_KEY_RACES) <= 0;
     char *why = correct_reason(lab, r);
     grade_check_set(&lab->checks[GRADE_CORRECT], correct ? rule->correct_points : 0, why);
     free(why);
@@ -275,9 +276,9 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     double race_points = race_free ? rule->race_free_points : 0;
     /* A lab with planted races (lab 05): the points in proportion to the planted races
      * fixed; races that are none of them count as one more left. */
-    const cJSON *planted = cJSON_GetObjectItemCaseSensitive(r, "planted_races");
-    if (!race_free && cJSON_IsObject(planted) && num(planted, "total") > 0) {
-        double total = num(planted, "total"), fixed = num(planted, "fixed"), other = num(planted, "other");
+    const cJSON *planted = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_PLANTED_RACES);
+    if (!race_free && cJSON_IsObject(planted) && num(planted, LAB_KEY_PLANTED_TOTAL) > 0) {
+        double total = num(planted, LAB_KEY_PLANTED_TOTAL), fixed = num(planted, LAB_KEY_PLANTED_FIXED), other = num(planted, LAB_KEY_PLANTED_OTHER);
         double of = total + (other > 0 ? 1 : 0);
         race_points = rule->race_free_points * (fixed > 0 ? fixed : 0) / of;
         char *more = grade_strf("%.0f of %.0f planted races fixed%s, %.2f of %.0f points; %s", fixed, total,
@@ -310,9 +311,9 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     }
     /* The lab found the run did less work on the device than the lab requires
      * (labs/harness/work.h): its words say what was missing. */
-    const cJSON *work = cJSON_GetObjectItemCaseSensitive(r, "work");
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(work, "ok"))) {
-        char *w = grade_strf("not scored: %s", str(work, "why"));
+    const cJSON *work = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_WORK);
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(work, LAB_KEY_WORK_OK))) {
+        char *w = grade_strf("not scored: %s", str(work, LAB_KEY_WORK_WHY));
         grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, w);
         free(w);
         return;
@@ -332,11 +333,11 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
      * A rate (lab 01: GB/s) is the speedup times one factor (metric.value / speedup); a
      * latency (lab 04: ms) is one factor over it (metric.value * speedup); either way the
      * fraction of the way is the same. */
-    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(r, "metric");
-    const char *unit = str(metric, "unit");
+    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_METRIC);
+    const char *unit = str(metric, LAB_KEY_METRIC_UNIT);
     bool latency = unit && !strcmp(unit, "ms");
     double k = unit && strcmp(unit, "x") && lab->speedup > 0
-                   ? (latency ? num(metric, "value") * lab->speedup : num(metric, "value") / lab->speedup)
+                   ? (latency ? num(metric, LAB_KEY_METRIC_VALUE) * lab->speedup : num(metric, LAB_KEY_METRIC_VALUE) / lab->speedup)
                    : 0;
     char v[32], bound[32], floor_v[32], target_v[32];
     speed_text(lab->speedup, k, unit, v, sizeof(v));
@@ -346,7 +347,7 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     grade_buf_printf(&b, k > 0 ? "%s" : "%s over the baseline", v);
     if (lab->pipeline_bound > 0)
         grade_buf_printf(&b, " (%.0f%% of the %s %s)", 100.0 * lab->bound_fraction, grade_bound_name(r), bound);
-    int runs = (int)num(r, "runs");
+    int runs = (int)num(r, LAB_KEY_RUNS);
     if (runs == 1)
         grade_buf_printf(&b, ", in 1 timed run");
     else

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "labs/harness/result_schema.h"
+
 void lab_measurement_check(lab_measurement *m, const lab_spec *spec, const lab_workload *w,
                            const lab_reported reported[LAB_MAX_STAGES], trace_timeline *tl, int32_t run) {
     memset(m, 0, sizeof(*m));
@@ -60,18 +62,18 @@ void lab_measurement_print(const lab_measurement *m, FILE *out) {
 cJSON *lab_measurement_json(const lab_measurement *m) {
     if (m->n == 0) return NULL;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddBoolToObject(o, "ok", m->ok);
-    cJSON *a = cJSON_AddArrayToObject(o, "stages");
+    cJSON_AddBoolToObject(o, LAB_KEY_MEASUREMENT_OK, m->ok);
+    cJSON *a = cJSON_AddArrayToObject(o, LAB_KEY_MEASUREMENT_STAGES);
     for (int i = 0; i < m->n; i++) {
         const lab_stage_check *c = &m->stage[i];
         cJSON *s = cJSON_CreateObject();
-        cJSON_AddStringToObject(s, "name", c->name);
-        cJSON_AddBoolToObject(s, "reported", c->reported);
-        cJSON_AddNumberToObject(s, "reported_ms", c->reported_ms == c->reported_ms ? c->reported_ms : -1);
-        cJSON_AddNumberToObject(s, "device_ms", c->device_ms);
-        cJSON_AddNumberToObject(s, "ops", c->ops);
-        cJSON_AddBoolToObject(s, "ok", c->ok);
-        cJSON_AddStringToObject(s, "why", c->why);
+        cJSON_AddStringToObject(s, LAB_KEY_STAGE_NAME, c->name);
+        cJSON_AddBoolToObject(s, LAB_KEY_STAGE_REPORTED, c->reported);
+        cJSON_AddNumberToObject(s, LAB_KEY_STAGE_REPORTED_MS, c->reported_ms == c->reported_ms ? c->reported_ms : -1);
+        cJSON_AddNumberToObject(s, LAB_KEY_STAGE_DEVICE_MS, c->device_ms);
+        cJSON_AddNumberToObject(s, LAB_KEY_STAGE_OPS, c->ops);
+        cJSON_AddBoolToObject(s, LAB_KEY_STAGE_OK, c->ok);
+        cJSON_AddStringToObject(s, LAB_KEY_STAGE_WHY, c->why);
         cJSON_AddItemToArray(a, s);
     }
     return o;

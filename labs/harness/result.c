@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "labs/harness/result_schema.h"
 #include "labs/harness/wrap.h"
 
 const char *lab_status_name(lab_status status) {
@@ -407,17 +408,17 @@ static void add_site(cJSON *o, const char *key, uint64_t site) {
 static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
     cJSON *o = cJSON_CreateObject();
     char buf[256];
-    cJSON_AddStringToObject(o, "kind", trace_race_kind_name(race->kind));
+    cJSON_AddStringToObject(o, LAB_KEY_RACE_KIND, trace_race_kind_name(race->kind));
     trace_race_op_describe(&race->first, buf, sizeof(buf));
-    cJSON_AddStringToObject(o, "first", buf);
-    cJSON_AddStringToObject(o, "first_stream", race->first.stream_name);
-    if (race->first.line[0]) cJSON_AddStringToObject(o, "first_line", race->first.line);
-    add_site(o, "first_site", site[0]);
+    cJSON_AddStringToObject(o, LAB_KEY_RACE_FIRST, buf);
+    cJSON_AddStringToObject(o, LAB_KEY_RACE_FIRST_STREAM, race->first.stream_name);
+    if (race->first.line[0]) cJSON_AddStringToObject(o, LAB_KEY_RACE_FIRST_LINE, race->first.line);
+    add_site(o, LAB_KEY_RACE_FIRST_SITE, site[0]);
     trace_race_op_describe(&race->second, buf, sizeof(buf));
-    cJSON_AddStringToObject(o, "second", buf);
-    cJSON_AddStringToObject(o, "second_stream", race->second.stream_name);
-    if (race->second.line[0]) cJSON_AddStringToObject(o, "second_line", race->second.line);
-    add_site(o, "second_site", site[1]);
+    cJSON_AddStringToObject(o, LAB_KEY_RACE_SECOND, buf);
+    cJSON_AddStringToObject(o, LAB_KEY_RACE_SECOND_STREAM, race->second.stream_name);
+    if (race->second.line[0]) cJSON_AddStringToObject(o, LAB_KEY_RACE_SECOND_LINE, race->second.line);
+    add_site(o, LAB_KEY_RACE_SECOND_SITE, site[1]);
     if (race->early_event) {
         cJSON *e = cJSON_AddObjectToObject(o, "early_record");
         cJSON_AddNumberToObject(e, "event", (double)race->early_event);
@@ -434,8 +435,8 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
         if (race->wrong_record_line[0]) cJSON_AddStringToObject(e, "record_line", race->wrong_record_line);
         if (race->wrong_wait_line[0]) cJSON_AddStringToObject(e, "wait_line", race->wrong_wait_line);
     }
-    cJSON_AddNumberToObject(o, "bytes", (double)race->bytes);
-    cJSON_AddStringToObject(o, "fix", race->fix);
+    cJSON_AddNumberToObject(o, LAB_KEY_RACE_BYTES, (double)race->bytes);
+    cJSON_AddStringToObject(o, LAB_KEY_RACE_FIX, race->fix);
     if (race->multi_device) {
         /* A program on several devices: the devices of each side's stream and of the bytes
          * (-1: host memory). */
@@ -450,9 +451,9 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
 static cJSON *work_json(const lab_result *r) {
     const lab_work_verdict *v = &r->work;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddBoolToObject(o, "checked", v->checked);
-    cJSON_AddBoolToObject(o, "ok", v->ok);
-    if (v->why[0]) cJSON_AddStringToObject(o, "why", v->why);
+    cJSON_AddBoolToObject(o, LAB_KEY_WORK_CHECKED, v->checked);
+    cJSON_AddBoolToObject(o, LAB_KEY_WORK_OK, v->ok);
+    if (v->why[0]) cJSON_AddStringToObject(o, LAB_KEY_WORK_WHY, v->why);
     cJSON *missing = cJSON_AddArrayToObject(o, "missing");
     cJSON *required = cJSON_AddObjectToObject(o, "required");
     cJSON *yours = cJSON_AddObjectToObject(o, "yours");
@@ -474,103 +475,105 @@ static cJSON *work_json(const lab_result *r) {
 
 cJSON *lab_result_json(const lab_result *r) {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "lab", r->spec->id);
-    cJSON_AddStringToObject(o, "backend", r->backend.name ? r->backend.name : "");
-    cJSON_AddStringToObject(o, "profile", r->backend.profile);
-    cJSON_AddStringToObject(o, "device", r->backend.device);
-    cJSON_AddBoolToObject(o, "simulated", r->backend.simulated);
+    /* First, so that a reader knows how to read the rest (result_schema.h). */
+    cJSON_AddNumberToObject(o, LAB_KEY_VERSION, LAB_RESULT_VERSION);
+    cJSON_AddStringToObject(o, LAB_KEY_LAB, r->spec->id);
+    cJSON_AddStringToObject(o, LAB_KEY_BACKEND, r->backend.name ? r->backend.name : "");
+    cJSON_AddStringToObject(o, LAB_KEY_PROFILE, r->backend.profile);
+    cJSON_AddStringToObject(o, LAB_KEY_DEVICE, r->backend.device);
+    cJSON_AddBoolToObject(o, LAB_KEY_SIMULATED, r->backend.simulated);
     /* The seed's own digits: a double would print a 64-bit seed as 2.66937219686299e+15. */
     char seed[24];
     snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
-    cJSON_AddRawToObject(o, "seed", seed);
-    cJSON_AddStringToObject(o, "status", lab_status_name(r->status));
-    cJSON_AddBoolToObject(o, "passed", r->status == LAB_STATUS_PASS);
-    cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
-    if (r->error[0]) cJSON_AddStringToObject(o, "error", r->error);
-    cJSON_AddBoolToObject(o, "correct", r->correct);
+    cJSON_AddRawToObject(o, LAB_KEY_SEED, seed);
+    cJSON_AddStringToObject(o, LAB_KEY_STATUS, lab_status_name(r->status));
+    cJSON_AddBoolToObject(o, LAB_KEY_PASSED, r->status == LAB_STATUS_PASS);
+    cJSON_AddNumberToObject(o, LAB_KEY_EXIT_CODE, r->exit_code);
+    if (r->error[0]) cJSON_AddStringToObject(o, LAB_KEY_ERROR, r->error);
+    cJSON_AddBoolToObject(o, LAB_KEY_CORRECT, r->correct);
     if (!r->correct && r->mismatch_run && r->mismatch.first_batch >= 0) {
-        cJSON *m = cJSON_AddObjectToObject(o, "first_mismatch");
-        cJSON_AddStringToObject(m, "run", r->mismatch_run ? r->mismatch_run : "");
-        cJSON_AddNumberToObject(m, "batch", r->mismatch.first_batch);
-        cJSON_AddNumberToObject(m, "index", (double)r->mismatch.first_index);
-        cJSON_AddNumberToObject(m, "got", r->mismatch.got);
-        cJSON_AddNumberToObject(m, "expected", r->mismatch.expected);
-        cJSON_AddNumberToObject(m, "wrong_batches", r->mismatch.wrong_batches);
-        cJSON_AddStringToObject(m, "why", r->mismatch.why);
+        cJSON *m = cJSON_AddObjectToObject(o, LAB_KEY_FIRST_MISMATCH);
+        cJSON_AddStringToObject(m, LAB_KEY_MISMATCH_RUN, r->mismatch_run ? r->mismatch_run : "");
+        cJSON_AddNumberToObject(m, LAB_KEY_MISMATCH_BATCH, r->mismatch.first_batch);
+        cJSON_AddNumberToObject(m, LAB_KEY_MISMATCH_INDEX, (double)r->mismatch.first_index);
+        cJSON_AddNumberToObject(m, LAB_KEY_MISMATCH_GOT, r->mismatch.got);
+        cJSON_AddNumberToObject(m, LAB_KEY_MISMATCH_EXPECTED, r->mismatch.expected);
+        cJSON_AddNumberToObject(m, LAB_KEY_MISMATCH_WRONG_BATCHES, r->mismatch.wrong_batches);
+        cJSON_AddStringToObject(m, LAB_KEY_MISMATCH_WHY, r->mismatch.why);
     }
-    cJSON_AddNumberToObject(o, "races", (double)r->races);
+    cJSON_AddNumberToObject(o, LAB_KEY_RACES, (double)r->races);
     if (r->spec->n_planted > 0) {
-        cJSON *p = cJSON_AddObjectToObject(o, "planted_races");
-        cJSON_AddNumberToObject(p, "total", r->spec->n_planted);
-        cJSON_AddNumberToObject(p, "fixed", r->planted_fixed);
-        cJSON_AddNumberToObject(p, "other", (double)r->other_races);
-        cJSON *left = cJSON_AddArrayToObject(p, "left");
+        cJSON *p = cJSON_AddObjectToObject(o, LAB_KEY_PLANTED_RACES);
+        cJSON_AddNumberToObject(p, LAB_KEY_PLANTED_TOTAL, r->spec->n_planted);
+        cJSON_AddNumberToObject(p, LAB_KEY_PLANTED_FIXED, r->planted_fixed);
+        cJSON_AddNumberToObject(p, LAB_KEY_PLANTED_OTHER, (double)r->other_races);
+        cJSON *left = cJSON_AddArrayToObject(p, LAB_KEY_PLANTED_LEFT);
         for (int k = 0; k < r->spec->n_planted && k < LAB_MAX_PLANTED; k++)
             if (r->planted_left >> k & 1u) cJSON_AddItemToArray(left, cJSON_CreateString(r->spec->planted[k].name));
     }
-    cJSON *races = cJSON_AddArrayToObject(o, "race_reports");
+    cJSON *races = cJSON_AddArrayToObject(o, LAB_KEY_RACE_REPORTS);
     for (size_t i = 0; i < r->races_shown; i++) cJSON_AddItemToArray(races, race_json(&r->race[i], r->race_site[i]));
-    cJSON_AddNumberToObject(o, "speedup", r->speedup);
-    cJSON_AddNumberToObject(o, "speedup_best", r->speedup_best);
-    cJSON_AddNumberToObject(o, "target", r->target_speedup);
-    cJSON_AddNumberToObject(o, "target_bound_fraction", r->spec->target_bound_fraction);
+    cJSON_AddNumberToObject(o, LAB_KEY_SPEEDUP, r->speedup);
+    cJSON_AddNumberToObject(o, LAB_KEY_SPEEDUP_BEST, r->speedup_best);
+    cJSON_AddNumberToObject(o, LAB_KEY_TARGET, r->target_speedup);
+    cJSON_AddNumberToObject(o, LAB_KEY_TARGET_BOUND_FRACTION, r->spec->target_bound_fraction);
     /* "pipeline_bound" and "pipeline_ms" are the speedup at the bound and the bound's time
      * under their first names (lab 03's), which readers of older results know. */
-    cJSON_AddNumberToObject(o, "pipeline_bound", r->speedup_bound);
-    cJSON_AddNumberToObject(o, "pipeline_ms", r->ideal_ms);
-    cJSON_AddNumberToObject(o, "bound_fraction", r->bound_fraction);
-    cJSON *metric = cJSON_AddObjectToObject(o, "metric");
-    cJSON_AddStringToObject(metric, "name", lab_metric_name(r->spec->metric));
-    cJSON_AddStringToObject(metric, "unit", r->spec->metric == LAB_METRIC_BANDWIDTH ? "GB/s"
+    cJSON_AddNumberToObject(o, LAB_KEY_PIPELINE_BOUND, r->speedup_bound);
+    cJSON_AddNumberToObject(o, LAB_KEY_PIPELINE_MS, r->ideal_ms);
+    cJSON_AddNumberToObject(o, LAB_KEY_BOUND_FRACTION, r->bound_fraction);
+    cJSON *metric = cJSON_AddObjectToObject(o, LAB_KEY_METRIC);
+    cJSON_AddStringToObject(metric, LAB_KEY_METRIC_NAME, lab_metric_name(r->spec->metric));
+    cJSON_AddStringToObject(metric, LAB_KEY_METRIC_UNIT, r->spec->metric == LAB_METRIC_BANDWIDTH ? "GB/s"
                                             : r->spec->metric == LAB_METRIC_LATENCY ? "ms"
                                                                                      : "x");
-    cJSON_AddNumberToObject(metric, "value", r->value);
-    cJSON_AddNumberToObject(metric, "best", r->value_best);
-    cJSON_AddNumberToObject(metric, "bound", r->value_bound);
-    cJSON_AddNumberToObject(metric, "target", r->value_target);
-    if (lab_result_work_missing(r)) cJSON_AddBoolToObject(metric, "counted", false);
-    if (r->work.checked || r->work.why[0]) cJSON_AddItemToObject(o, "work", work_json(r));
-    if (r->refused[0]) cJSON_AddStringToObject(o, "refused", r->refused);
-    cJSON *bound = cJSON_AddObjectToObject(o, "bound");
-    cJSON_AddStringToObject(bound, "name", r->spec->bound_name ? r->spec->bound_name : "bound");
-    cJSON_AddNumberToObject(bound, "speedup", r->speedup_bound);
-    cJSON_AddNumberToObject(bound, "ideal_ms", r->ideal_ms);
-    cJSON_AddStringToObject(bound, "detail", r->bound.detail);
-    cJSON_AddNumberToObject(o, "runs", r->runs);
-    cJSON_AddNumberToObject(o, "batches", r->workload.batches);
-    cJSON_AddNumberToObject(o, "schedules", r->schedules);
-    if (r->schedule_failed) cJSON_AddNumberToObject(o, "schedule_failed", r->schedule_failed);
-    cJSON *t = cJSON_AddObjectToObject(o, "timings");
-    cJSON_AddItemToObject(t, "baseline_ms", ms_array(r->baseline_ms, r->baseline_ms ? r->runs : 0));
-    cJSON_AddItemToObject(t, "yours_ms", ms_array(r->yours_ms, r->yours_ms ? r->runs : 0));
+    cJSON_AddNumberToObject(metric, LAB_KEY_METRIC_VALUE, r->value);
+    cJSON_AddNumberToObject(metric, LAB_KEY_METRIC_BEST, r->value_best);
+    cJSON_AddNumberToObject(metric, LAB_KEY_METRIC_BOUND, r->value_bound);
+    cJSON_AddNumberToObject(metric, LAB_KEY_METRIC_TARGET, r->value_target);
+    if (lab_result_work_missing(r)) cJSON_AddBoolToObject(metric, LAB_KEY_METRIC_COUNTED, false);
+    if (r->work.checked || r->work.why[0]) cJSON_AddItemToObject(o, LAB_KEY_WORK, work_json(r));
+    if (r->refused[0]) cJSON_AddStringToObject(o, LAB_KEY_REFUSED, r->refused);
+    cJSON *bound = cJSON_AddObjectToObject(o, LAB_KEY_BOUND);
+    cJSON_AddStringToObject(bound, LAB_KEY_BOUND_NAME, r->spec->bound_name ? r->spec->bound_name : "bound");
+    cJSON_AddNumberToObject(bound, LAB_KEY_BOUND_SPEEDUP, r->speedup_bound);
+    cJSON_AddNumberToObject(bound, LAB_KEY_BOUND_IDEAL_MS, r->ideal_ms);
+    cJSON_AddStringToObject(bound, LAB_KEY_BOUND_DETAIL, r->bound.detail);
+    cJSON_AddNumberToObject(o, LAB_KEY_RUNS, r->runs);
+    cJSON_AddNumberToObject(o, LAB_KEY_BATCHES, r->workload.batches);
+    cJSON_AddNumberToObject(o, LAB_KEY_SCHEDULES, r->schedules);
+    if (r->schedule_failed) cJSON_AddNumberToObject(o, LAB_KEY_SCHEDULE_FAILED, r->schedule_failed);
+    cJSON *t = cJSON_AddObjectToObject(o, LAB_KEY_TIMINGS);
+    cJSON_AddItemToObject(t, LAB_KEY_TIMINGS_BASELINE_MS, ms_array(r->baseline_ms, r->baseline_ms ? r->runs : 0));
+    cJSON_AddItemToObject(t, LAB_KEY_TIMINGS_YOURS_MS, ms_array(r->yours_ms, r->yours_ms ? r->runs : 0));
     cJSON_AddNumberToObject(t, "baseline_median_ms", r->baseline_median_ms);
     cJSON_AddNumberToObject(t, "yours_median_ms", r->yours_median_ms);
     cJSON_AddNumberToObject(t, "baseline_best_ms", r->baseline_best_ms);
     cJSON_AddNumberToObject(t, "yours_best_ms", r->yours_best_ms);
     if (r->bound_ok && r->bound.n_figures > 0) {
-        cJSON *p = cJSON_AddObjectToObject(o, r->bound.figures_key ? r->bound.figures_key : "bound_figures");
+        cJSON *p = cJSON_AddObjectToObject(o, r->bound.figures_key ? r->bound.figures_key : LAB_KEY_BOUND_FIGURES);
         for (size_t i = 0; i < r->bound.n_figures; i++)
             cJSON_AddNumberToObject(p, r->bound.figures[i].key, r->bound.figures[i].value);
     }
     if (r->have_metrics) {
-        cJSON *m = cJSON_AddObjectToObject(o, "metrics");
-        cJSON_AddNumberToObject(m, "makespan_ms", r->makespan_ms);
-        cJSON_AddNumberToObject(m, "overlap", r->overlap);
-        cJSON_AddNumberToObject(m, "util_h2d", r->util_h2d);
-        cJSON_AddNumberToObject(m, "util_compute", r->util_compute);
-        cJSON_AddNumberToObject(m, "util_d2h", r->util_d2h);
+        cJSON *m = cJSON_AddObjectToObject(o, LAB_KEY_METRICS);
+        cJSON_AddNumberToObject(m, LAB_KEY_METRICS_MAKESPAN_MS, r->makespan_ms);
+        cJSON_AddNumberToObject(m, LAB_KEY_METRICS_OVERLAP, r->overlap);
+        cJSON_AddNumberToObject(m, LAB_KEY_METRICS_UTIL_H2D, r->util_h2d);
+        cJSON_AddNumberToObject(m, LAB_KEY_METRICS_UTIL_COMPUTE, r->util_compute);
+        cJSON_AddNumberToObject(m, LAB_KEY_METRICS_UTIL_D2H, r->util_d2h);
     }
-    cJSON_AddStringToObject(o, "timing_source", r->backend.timing);
-    cJSON *stalls = cJSON_AddObjectToObject(o, "stream0_stalls");
+    cJSON_AddStringToObject(o, LAB_KEY_TIMING_SOURCE, r->backend.timing);
+    cJSON *stalls = cJSON_AddObjectToObject(o, LAB_KEY_STREAM0_STALLS);
     cJSON_AddNumberToObject(stalls, "count", (double)r->stalls);
     cJSON *lines = cJSON_AddArrayToObject(stalls, "first");
     for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
         cJSON_AddItemToArray(lines, cJSON_CreateString(r->stall_text[i]));
-    if (r->busy_text[0]) cJSON_AddStringToObject(o, "busy_at_return", r->busy_text);
+    if (r->busy_text[0]) cJSON_AddStringToObject(o, LAB_KEY_BUSY_AT_RETURN, r->busy_text);
     if (lab_host_memory_worth_showing(&r->host, r->spec))
-        cJSON_AddItemToObject(o, "host_memory", lab_host_memory_json(&r->host));
+        cJSON_AddItemToObject(o, LAB_KEY_HOST_MEMORY, lab_host_memory_json(&r->host));
     if (r->latency[0]) {
-        cJSON *l = cJSON_AddObjectToObject(o, "latency");
+        cJSON *l = cJSON_AddObjectToObject(o, LAB_KEY_LATENCY);
         cJSON_AddNumberToObject(l, "requests", r->workload.batches);
         cJSON_AddNumberToObject(l, "p50_ms", r->p50_ms[1]);
         cJSON_AddNumberToObject(l, "p99_ms", r->p99_ms[1]);
@@ -592,9 +595,9 @@ cJSON *lab_result_json(const lab_result *r) {
         if (r->background_why[0]) cJSON_AddStringToObject(l, "background_why", r->background_why);
     }
     cJSON *measurement = lab_measurement_json(&r->measurement);
-    if (measurement) cJSON_AddItemToObject(o, "measurement", measurement);
+    if (measurement) cJSON_AddItemToObject(o, LAB_KEY_MEASUREMENT, measurement);
     if (r->spec->n_steps > 0) {
-        cJSON *st = cJSON_AddObjectToObject(o, "steps");
+        cJSON *st = cJSON_AddObjectToObject(o, LAB_KEY_STEPS);
         cJSON_AddNumberToObject(st, "of", r->spec->n_steps);
         cJSON_AddNumberToObject(st, "done", r->step < 0 ? r->spec->n_steps : r->step);
         if (r->step >= 0) {
@@ -603,20 +606,20 @@ cJSON *lab_result_json(const lab_result *r) {
         }
         if (r->advice_why[0]) cJSON_AddStringToObject(st, "why", r->advice_why);
     }
-    if (r->advice_beyond[0]) cJSON_AddStringToObject(o, "next", r->advice_beyond);
-    if (r->findings.n_waits > 0) cJSON_AddItemToObject(o, "blame", blame_json(&r->findings));
+    if (r->advice_beyond[0]) cJSON_AddStringToObject(o, LAB_KEY_NEXT, r->advice_beyond);
+    if (r->findings.n_waits > 0) cJSON_AddItemToObject(o, LAB_KEY_BLAME, blame_json(&r->findings));
     /* The run (the "run" of its ops on the event stream) the metrics and timeline describe. */
-    if (r->timeline_run > 0) cJSON_AddNumberToObject(o, "timeline_run", r->timeline_run);
+    if (r->timeline_run > 0) cJSON_AddNumberToObject(o, LAB_KEY_TIMELINE_RUN, r->timeline_run);
     /* Which run each figure comes from: the timed runs give the times and the metric; the
      * timeline, the engines' use, stalls and stage times come from timeline_run, which is
      * your last timed run, or a traced run of its own when the timed runs went untraced. */
-    cJSON_AddStringToObject(o, "timeline_from", r->timeline_apart ? "traced_run" : "last_timed_run");
-    cJSON_AddBoolToObject(o, "timed_runs_traced", !r->timeline_apart);
+    cJSON_AddStringToObject(o, LAB_KEY_TIMELINE_FROM, r->timeline_apart ? "traced_run" : "last_timed_run");
+    cJSON_AddBoolToObject(o, LAB_KEY_TIMED_RUNS_TRACED, !r->timeline_apart);
     /* How the timed runs were timed: "traced" (as the timeline), "none" (no device times:
      * the run's length is host-timed), "cuda_events" (each operation's end: a lab of
      * requests with background work on a GPU), "cuda_events_copies_to_host" (each copy
      * to the host's end: a lab of requests on a GPU). */
-    cJSON_AddStringToObject(o, "timed_runs_timing",
+    cJSON_AddStringToObject(o, LAB_KEY_TIMED_RUNS_TIMING,
                             !r->timeline_apart                      ? "traced"
                             : r->spec->metric != LAB_METRIC_LATENCY ? "none"
                             : r->spec->is_background                ? "cuda_events"
