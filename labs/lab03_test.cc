@@ -8,6 +8,8 @@
 // harness past its own budget is the host's problem (exit 3).
 #include "labs/lab_test_support.h"
 
+#include "labs/harness/result_schema.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -90,6 +92,20 @@ TEST(Lab03, UntracedTimedRunsTakeTheTimelineFromATracedRunAfterThem) {
     EXPECT_EQ(Str(p, "timeline_from"), "last_timed_run");
     EXPECT_TRUE(Bool(p, "timed_runs_traced"));
     cJSON_Delete(p);
+}
+
+// --json opens with the result's schema version (labs/harness/result_schema.h), which the
+// grader checks before it reads anything else.
+TEST(Lab03, TheJsonOpensWithTheResultVersion) {
+    Outcome o = RunLab("solutions/03_double_buffer_sim", {"--seed", "5", "--runs", "1", "--schedules", "0", "--json"});
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    ASSERT_NE(j, nullptr) << o.out.substr(0, 400);
+    ASSERT_NE(j->child, nullptr);
+    EXPECT_STREQ(j->child->string, LAB_KEY_VERSION);
+    EXPECT_TRUE(cJSON_IsNumber(j->child)) << o.out.substr(0, 400);
+    EXPECT_EQ(j->child->valuedouble, LAB_RESULT_VERSION);
+    cJSON_Delete(j);
 }
 
 // A 64-bit seed comes back in --json as its own digits, not as a rounded double.
