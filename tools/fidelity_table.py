@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""tools/fidelity_table.py: the simulator against a GPU, variant by variant, as a Markdown
+table for docs/measured.md ("Fidelity").
+
+    tools/fidelity_table.py LOGS [--gpu H100] [--seeds 21,22,23] [--sim-cache DIR]
+
+LOGS is the logs/ folder of a `kernels/gpu_bundle.sh` bundle run with ONLY=verdict: for
+each lab binary NAME_gpu it holds NAME_gpu-verdict-SEED.log, whose last line starting
+with "{" is the lab's --json result. For each such binary and seed, the simulator build of
+the same program (bazel-bin/labs/..._sim or bazel-bin/solutions/..._sim, after
+`bazel build //labs/... //solutions/...`) is run with the same arguments (--json --runs 9
+--seed SEED); --sim-cache keeps its results between runs of this tool. Each row gives,
+as medians over the seeds: the baseline's and the program's figure (ms, or the requests'
+p99 latency in ms for a lab of requests) on the simulator and on the GPU with the gap
+between them, the fraction of the bound each reached and the lab's target (a fraction of
+the bound), and the exit status of each (the verdict: 0 pass, 1 below target, 2 wrong or
+racy).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def result_of(text):
+    """The last --json line of a lab's output, or None."""
+    for line in reversed(text.splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                return None
+    return None
+
+
+def figures(d):
+    """(baseline, yours, fraction of the bound, target fraction) of a result; None where
+    absent."""
+    if d is None:
+        return None, None, None, None
+    lat = d.get("latency")
+    if isinstance(lat, dict) and lat.get("p99_ms") is not None:
+        base, yours = lat.get("baseline_p99_ms"), lat.get("p99_ms")
+    else:
+        t = d.get("timings") or {}
+        base, yours = t.get("baseline_median_ms"), t.get("yours_median_ms")
+    return base, yours, d.get("bound_fraction"), d.get("target_bound_fraction")
+
+
+def sim_binary(gpu_name):
+    """bazel-bin path of the simulator build of a bundle's NAME_gpu, or None."""
+    m = re.match(r"(labs|solutions)_(.+)_gpu$", gpu_name)
+    if not m:
+        return None
+    path = os.path.join(ROOT, "bazel-bin", m.group(1), m.group(2) + "_sim")
+    return path if os.path.exists(path) else None
+
+
+def run_sim(binary, seed, cache):
+    where = os.path.basename(os.path.dirname(binary))  # labs or solutions: the same names in both
+    key = os.path.join(cache, "%s_%s-%d.json" % (where, os.path.basename(binary), seed)) if cache else None
+    if key and os.path.exists(key):
+        with open(key) as f:
+            saved = json.load(f)
+        return saved["rc"], saved["result"]
+    p = subprocess.run([binary, "--json", "--runs", "9", "--seed", str(seed)], capture_output=True, text=True)
+    d = result_of(p.stdout)
+    if key:
+        with open(key, "w") as f:
+            json.dump({"rc": p.returncode, "result": d}, f)
+    return p.returncode, d
+
+
+def median(values):
+    values = [v for v in values if isinstance(v, (int, float))]
+    return statistics.median(values) if values else None
+
+
+def fmt(v, digits=3):
+    return "-" if v is None else ("%.*f" % (digits, v))
+
+
+def gap(sim, gpu):
+    if sim is None or gpu is None or sim == 0:
+        return "-"
+    return "%+.0f%%" % (100.0 * (gpu / sim - 1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("logs")
+    ap.add_argument("--gpu", default="GPU")
+    ap.add_argument("--seeds", default="21,22,23")
+    ap.add_argument("--sim-cache")
+    a = ap.parse_args()
+    seeds = [int(s) for s in a.seeds.split(",")]
+    if a.sim_cache:
+        os.makedirs(a.sim_cache, exist_ok=True)
+    names = sorted({m.group(1) for f in os.listdir(a.logs) for m in [re.match(r"(.+_gpu)-verdict-\d+\.log$", f)] if m})
+    if not names:
+        sys.exit("fidelity_table: no NAME_gpu-verdict-SEED.log in %s" % a.logs)
+    g = a.gpu
+    print("| program | baseline: sim | %s | gap | yours: sim | %s | gap | of the bound: sim | %s | target "
+          "| exit: sim | %s |" % (g, g, g, g))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name in names:
+        binary = sim_binary(name)
+        rows_sim, rows_gpu, rc_sim, rc_gpu = [], [], set(), set()
+        for seed in seeds:
+            log = os.path.join(a.logs, "%s-verdict-%d.log" % (name, seed))
+            if not os.path.exists(log):
+                continue
+            with open(log, errors="replace") as f:
+                d = result_of(f.read())
+            rows_gpu.append(figures(d))
+            rc_gpu.add(d.get("exit_code") if d else "no result")
+            if binary:
+                rc, s = run_sim(binary, seed, a.sim_cache)
+                rows_sim.append(figures(s))
+                rc_sim.add(rc)
+        cols = []
+        for i in range(4):
+            cols.append((median(r[i] for r in rows_sim), median(r[i] for r in rows_gpu)))
+        program = re.sub(r"_gpu$", "", name).replace("labs_", "").replace("solutions_", "reference ")
+        codes = lambda s: "/".join(str(c) for c in sorted(s, key=str)) or "-"
+        target = cols[3][1] if cols[3][1] is not None else cols[3][0]
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            program, fmt(cols[0][0]), fmt(cols[0][1]), gap(*cols[0]), fmt(cols[1][0]), fmt(cols[1][1]),
+            gap(*cols[1]), fmt(cols[2][0], 2), fmt(cols[2][1], 2), fmt(target, 2), codes(rc_sim), codes(rc_gpu)))
+
+
+if __name__ == "__main__":
+    main()
