@@ -111,8 +111,10 @@ static char *correct_reason(const grade_lab *lab, const cJSON *r) {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_FIRST_MISMATCH);
     if (!m) return grade_strdup("wrong results");
     return grade_strf("wrong results in %s: batch %d, element %.0f: got 0x%08x, expected 0x%08x (%d wrong batch%s); %s",
-                      *str(m, LAB_KEY_MISMATCH_RUN) ? str(m, LAB_KEY_MISMATCH_RUN) : "a run", (int)num(m, LAB_KEY_MISMATCH_BATCH), num(m, LAB_KEY_MISMATCH_INDEX),
-                      (unsigned)num(m, LAB_KEY_MISMATCH_GOT), (unsigned)num(m, LAB_KEY_MISMATCH_EXPECTED), (int)num(m, LAB_KEY_MISMATCH_WRONG_BATCHES),
+                      *str(m, LAB_KEY_MISMATCH_RUN) ? str(m, LAB_KEY_MISMATCH_RUN) : "a run",
+                      (int)num(m, LAB_KEY_MISMATCH_BATCH), num(m, LAB_KEY_MISMATCH_INDEX),
+                      (unsigned)num(m, LAB_KEY_MISMATCH_GOT), (unsigned)num(m, LAB_KEY_MISMATCH_EXPECTED),
+                      (int)num(m, LAB_KEY_MISMATCH_WRONG_BATCHES),
                       (int)num(m, LAB_KEY_MISMATCH_WRONG_BATCHES) == 1 ? "" : "es", str(m, LAB_KEY_MISMATCH_WHY));
 }
 
@@ -143,14 +145,16 @@ static char *race_reason(const cJSON *r) {
     /* The streams by the student's own names (the lab's race reports carry them, and the
      * fix is written with them); a stream with none is s<N>, and the reason says how to
      * see names there instead. */
-    char *sa = grade_race_stream(str(first, LAB_KEY_RACE_FIRST_STREAM)), *sb = grade_race_stream(str(first, LAB_KEY_RACE_SECOND_STREAM));
-    bool unnamed = unnamed_stream(str(first, LAB_KEY_RACE_FIRST_STREAM)) || unnamed_stream(str(first, LAB_KEY_RACE_SECOND_STREAM));
+    char *sa = grade_race_stream(str(first, LAB_KEY_RACE_FIRST_STREAM)),
+         *sb = grade_race_stream(str(first, LAB_KEY_RACE_SECOND_STREAM));
+    bool unnamed =
+        unnamed_stream(str(first, LAB_KEY_RACE_FIRST_STREAM)) || unnamed_stream(str(first, LAB_KEY_RACE_SECOND_STREAM));
     char *reason = grade_strf(
         "%.0f race%s found; the first: %s between %s on %s%s%s%s and %s on %s%s%s%s (%.0f bytes); fix: %s%s", races,
-        races == 1 ? "" : "s", str(first, LAB_KEY_RACE_KIND), str(first, LAB_KEY_RACE_FIRST), sa, cJSON_IsString(a) ? " (" : "",
-        cJSON_IsString(a) ? a->valuestring : "", cJSON_IsString(a) ? ")" : "", str(first, LAB_KEY_RACE_SECOND), sb,
-        cJSON_IsString(b) ? " (" : "", cJSON_IsString(b) ? b->valuestring : "", cJSON_IsString(b) ? ")" : "",
-        num(first, LAB_KEY_RACE_BYTES), str(first, LAB_KEY_RACE_FIX),
+        races == 1 ? "" : "s", str(first, LAB_KEY_RACE_KIND), str(first, LAB_KEY_RACE_FIRST), sa,
+        cJSON_IsString(a) ? " (" : "", cJSON_IsString(a) ? a->valuestring : "", cJSON_IsString(a) ? ")" : "",
+        str(first, LAB_KEY_RACE_SECOND), sb, cJSON_IsString(b) ? " (" : "", cJSON_IsString(b) ? b->valuestring : "",
+        cJSON_IsString(b) ? ")" : "", num(first, LAB_KEY_RACE_BYTES), str(first, LAB_KEY_RACE_FIX),
         unnamed ? " (s2, s3, ...: the trace's numbers for streams you did not name, as on the timeline's lanes; "
                   "name them with lab_name_stream(ctx, stream, \"...\") and this feedback uses your names)"
                 : "");
@@ -190,7 +194,8 @@ char *grade_measurement_reason(const cJSON *result, bool *ok) {
     int failed = 0;
     const cJSON *stage;
     if (n > 0)
-        cJSON_ArrayForEach(stage, stages) failed += cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_OK));
+        cJSON_ArrayForEach(stage, stages) failed +=
+            cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_OK));
     grade_buf b;
     grade_buf_init(&b);
     if (*ok && n == 0) {
@@ -209,7 +214,8 @@ char *grade_measurement_reason(const cJSON *result, bool *ok) {
     const char *sep = ": ";
     if (n > 0)
         cJSON_ArrayForEach(stage, stages) {
-            if (!*ok && failed > 0 && !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_OK))) continue;
+            if (!*ok && failed > 0 && !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(stage, LAB_KEY_STAGE_OK)))
+                continue;
             grade_buf_puts(&b, sep);
             stage_text(&b, stage);
             sep = "; ";
@@ -278,7 +284,8 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
      * fixed; races that are none of them count as one more left. */
     const cJSON *planted = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_PLANTED_RACES);
     if (!race_free && cJSON_IsObject(planted) && num(planted, LAB_KEY_PLANTED_TOTAL) > 0) {
-        double total = num(planted, LAB_KEY_PLANTED_TOTAL), fixed = num(planted, LAB_KEY_PLANTED_FIXED), other = num(planted, LAB_KEY_PLANTED_OTHER);
+        double total = num(planted, LAB_KEY_PLANTED_TOTAL), fixed = num(planted, LAB_KEY_PLANTED_FIXED),
+               other = num(planted, LAB_KEY_PLANTED_OTHER);
         double of = total + (other > 0 ? 1 : 0);
         race_points = rule->race_free_points * (fixed > 0 ? fixed : 0) / of;
         char *more = grade_strf("%.0f of %.0f planted races fixed%s, %.2f of %.0f points; %s", fixed, total,
@@ -337,7 +344,8 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     const char *unit = str(metric, LAB_KEY_METRIC_UNIT);
     bool latency = unit && !strcmp(unit, "ms");
     double k = unit && strcmp(unit, "x") && lab->speedup > 0
-                   ? (latency ? num(metric, LAB_KEY_METRIC_VALUE) * lab->speedup : num(metric, LAB_KEY_METRIC_VALUE) / lab->speedup)
+                   ? (latency ? num(metric, LAB_KEY_METRIC_VALUE) * lab->speedup
+                              : num(metric, LAB_KEY_METRIC_VALUE) / lab->speedup)
                    : 0;
     char v[32], bound[32], floor_v[32], target_v[32];
     speed_text(lab->speedup, k, unit, v, sizeof(v));
@@ -353,10 +361,10 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     else
         grade_buf_printf(&b, ", the median of %d timed runs", runs);
     if (lab->attempts > 1) grade_buf_printf(&b, " (median of %d lab runs' medians)", lab->attempts);
-    grade_buf_printf(&b, latency ? "; no points at or above %s%s, all at %s%s" : "; no points at or below %s%s, all at %s%s",
-                     floor_v,
-                     rule->speed.floor_is_baseline ? " (the baseline)" : "", target_v,
-                     rule->speed.target_is_lab ? " (the lab's target)" : "");
+    grade_buf_printf(
+        &b, latency ? "; no points at or above %s%s, all at %s%s" : "; no points at or below %s%s, all at %s%s",
+        floor_v, rule->speed.floor_is_baseline ? " (the baseline)" : "", target_v,
+        rule->speed.target_is_lab ? " (the lab's target)" : "");
     if (frac > 0 && frac < 1) grade_buf_printf(&b, ": %.0f%% of the way", 100.0 * frac);
     char *reason = grade_buf_take(&b);
     grade_check_set(&lab->checks[GRADE_SPEEDUP], frac * rule->speed.points, reason);
