@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -217,6 +218,19 @@ TEST(GraderTerm, ThreeLabsIntoOneCourseFolderKeepEveryGradeAndAdjustment) {
               std::string::npos);
     ReportsMatch(out, "lab 05");
     std::string seeds_before = Slurp(out + "/Alice Adams/report.txt");
+
+    // The results stored so far as a kit before the result's schema version wrote them (no
+    // "result_version"): a term's stored results still rescore.
+    int unversioned = 0;
+    for (const auto &e : std::filesystem::directory_iterator(out + "/.streamlab-grade/students")) {
+        std::string text = Slurp(e.path().string());
+        std::string stripped = std::regex_replace(text, std::regex("\"result_version\":\\s*1\\s*,\\s*"), "");
+        if (stripped != text) {
+            Spit(e.path().string(), stripped);
+            unversioned++;
+        }
+    }
+    EXPECT_GT(unversioned, 0) << "no stored result carried a result_version to remove";
 
     // The rubric changes (lab 03's correct check is worth 50): --rescore scores the stored
     // results again, running no lab (each lab keeps the seed its run had).
