@@ -153,24 +153,25 @@ double lab_host_ms(void) {
     return ms;
 }
 
-void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name) {
-    (void)ctx;
+/* A stream's or an event's name (op LAB_OP_NAME_STREAM or LAB_OP_NAME_EVENT), asked for at
+ * the program's call site. */
+static void send_name(uint32_t op, const void *handle, const char *name, const void *site) {
     lab_client_call c;
-    lab_client_begin(&c, LAB_OP_NAME_STREAM, __builtin_return_address(0));
-    uint64_t s = (uint64_t)(uintptr_t)stream;
-    lab_client_put(&c, &s, sizeof(s));
+    lab_client_begin(&c, op, site);
+    uint64_t h = (uint64_t)(uintptr_t)handle;
+    lab_client_put(&c, &h, sizeof(h));
     put_string(&c, name);
     (void)ask_int(&c);
 }
 
+void lab_name_stream(lab_ctx *ctx, cudaStream_t stream, const char *name) {
+    (void)ctx;
+    send_name(LAB_OP_NAME_STREAM, stream, name, __builtin_return_address(0));
+}
+
 void lab_name_event(lab_ctx *ctx, cudaEvent_t event, const char *name) {
     (void)ctx;
-    lab_client_call c;
-    lab_client_begin(&c, LAB_OP_NAME_EVENT, __builtin_return_address(0));
-    uint64_t e = (uint64_t)(uintptr_t)event;
-    lab_client_put(&c, &e, sizeof(e));
-    put_string(&c, name);
-    (void)ask_int(&c);
+    send_name(LAB_OP_NAME_EVENT, event, name, __builtin_return_address(0));
 }
 
 void lab_report_cuda_error(const char *call, const char *file, int line, cudaError_t err) {

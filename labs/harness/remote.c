@@ -814,24 +814,21 @@ static int serve_lab(uint32_t op, const lab_ring_record *rec, const unsigned cha
         reply(rec, &ms, sizeof(ms));
         return 0;
     }
-    case LAB_OP_NAME_STREAM: {
-        uint64_t s = 0;
-        char name[260];
-        bool null = false;
-        r_get(&rd, &s, sizeof(s));
-        if (!r_string(&rd, name, sizeof(name), &null)) return -1;
-        if (stream_ok((cudaStream_t)(uintptr_t)s) && !null) lab_name_stream(ctx, (cudaStream_t)(uintptr_t)s, name);
-        reply_int(rec, 0);
-        return 0;
-    }
+    case LAB_OP_NAME_STREAM:
     case LAB_OP_NAME_EVENT: {
-        uint64_t e = 0;
+        uint64_t h = 0;
         char name[260];
         bool null = false;
-        r_get(&rd, &e, sizeof(e));
+        r_get(&rd, &h, sizeof(h));
         if (!r_string(&rd, name, sizeof(name), &null)) return -1;
-        /* Only an event the student made: a name cannot reach the harness's own. */
-        if (set_has(&R.events, (uintptr_t)e) && !null) lab_name_event(ctx, (cudaEvent_t)(uintptr_t)e, name);
+        /* Only a stream or event the student may name (its own, or the runtime's streams):
+         * a name cannot reach the harness's. */
+        if (null) {
+        } else if (op == LAB_OP_NAME_STREAM) {
+            if (stream_ok((cudaStream_t)(uintptr_t)h)) lab_name_stream(ctx, (cudaStream_t)(uintptr_t)h, name);
+        } else if (set_has(&R.events, (uintptr_t)h)) {
+            lab_name_event(ctx, (cudaEvent_t)(uintptr_t)h, name);
+        }
         reply_int(rec, 0);
         return 0;
     }

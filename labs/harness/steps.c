@@ -166,7 +166,8 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         }
         /* A graph launched as one op (a GPU's trace): its kernels ran on as many chains as
          * the graph has branches, whatever stream launched it. */
-        if (trace_graph_op_branches(op) > graph_branches) graph_branches = trace_graph_op_branches(op);
+        int branches = trace_graph_op_branches(op);
+        if (branches > graph_branches) graph_branches = branches;
         lab_stream_fact *s = (lab_stream_fact *)lab_fact_stream(f, op->stream);
         if (!s) {
             if (f->n_streams >= LAB_FACT_STREAMS) continue;

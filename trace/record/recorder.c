@@ -243,11 +243,13 @@ void trace_event_set_name(const void *handle, const char *name) {
     unlock();
 }
 
-/* The name of a live event handle, copied into op->name (event records and waits carry
- * their event's name to every sink). */
-static void event_name_to_op(const void *handle, trace_op *op) {
+/* The event of an event record or wait: its id (0 when unknown) in op->event and its name
+ * in op->name (event records and waits carry their event's name to every sink), from one
+ * look-up. */
+static void event_to_op(const void *handle, trace_op *op) {
     lock();
     event_slot *e = find_event(handle);
+    op->event = e ? e->id : 0;
     if (e) snprintf(op->name, sizeof(op->name), "%s", e->name);
     unlock();
 }
@@ -461,8 +463,7 @@ uint64_t trace_record_event_record(const void *event, const void *stream, uint64
     memset(&op, 0, sizeof(op));
     op.kind = TRACE_OP_EVENT_RECORD;
     op.batch = -1;
-    op.event = trace_event_id(event);
-    event_name_to_op(event, &op);
+    event_to_op(event, &op);
     op.enqueue_ns = host_ns;
     return trace_record(&op, stream);
 }
@@ -472,8 +473,7 @@ uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_
     memset(&op, 0, sizeof(op));
     op.kind = TRACE_OP_EVENT_WAIT;
     op.batch = -1;
-    op.event = trace_event_id(event);
-    event_name_to_op(event, &op);
+    event_to_op(event, &op);
     op.enqueue_ns = host_ns;
     return trace_record(&op, stream);
 }
