@@ -73,16 +73,7 @@ int grade_layout_read_canvas(const char *dir, grade_submission_list *out, grade_
             free(path);
             continue;
         }
-        grade_submission *s = NULL;
-        for (size_t i = 0; i < out->n && !s; i++)
-            if (!strcmp(out->items[i].platform_id, user)) s = &out->items[i];
-        if (!s) {
-            s = grade_submission_list_add(out);
-            s->name = grade_text_clean(student, strlen(student), 200);
-            s->kind = GRADE_SUB_FILES;
-            s->loose = true;
-            s->platform_id = grade_strdup(user);
-        }
+        grade_submission *s = grade_submission_list_loose(out, user, student);
         /* Canvas's late flag (it knows each student's due date and extensions): a late
          * policy takes the student as late when any of their files has it (grade_late.h). */
         if (late) s->canvas_late = 2;

@@ -67,16 +67,7 @@ int grade_layout_read_moodle(const char *dir, grade_submission_list *out, grade_
         } else if (strcmp(plugin, "file") != 0) {
             grade_buf_printf(warn, "%s: skipped: Moodle's %s submission, not files\n", shown, plugin);
         } else {
-            grade_submission *s = NULL;
-            for (size_t i = 0; i < out->n && !s; i++)
-                if (!strcmp(out->items[i].platform_id, id)) s = &out->items[i];
-            if (!s) {
-                s = grade_submission_list_add(out);
-                s->name = grade_text_clean(full, strlen(full), 200);
-                s->kind = GRADE_SUB_FILES;
-                s->loose = true;
-                s->platform_id = grade_strdup(id);
-            }
+            grade_submission *s = grade_submission_list_loose(out, id, full);
             grade_submission_add_part(s, path, S_ISDIR(st.st_mode) ? e->d_name : rest);
             /* A file whose own name is another participant's Moodle name stays with its
              * uploader (the prefix Moodle wrote), and both reports say so. */

@@ -28,6 +28,17 @@ grade_submission *grade_submission_list_add(grade_submission_list *l) {
     return s;
 }
 
+grade_submission *grade_submission_list_loose(grade_submission_list *l, const char *platform_id, const char *name) {
+    for (size_t i = 0; i < l->n; i++)
+        if (l->items[i].platform_id && !strcmp(l->items[i].platform_id, platform_id)) return &l->items[i];
+    grade_submission *s = grade_submission_list_add(l);
+    s->name = grade_text_clean(name, strlen(name), 200);
+    s->kind = GRADE_SUB_FILES;
+    s->loose = true;
+    s->platform_id = grade_strdup(platform_id);
+    return s;
+}
+
 void grade_submission_add_part(grade_submission *s, const char *path, const char *name) {
     s->parts = realloc(s->parts, (s->n_parts + 1) * sizeof(grade_sub_part));
     s->parts[s->n_parts].path = grade_strdup(path);

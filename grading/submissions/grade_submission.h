@@ -74,6 +74,10 @@ int grade_submissions_list(const char *dir, grade_submission_list *out, char *er
 void grade_submission_list_free(grade_submission_list *l);
 /* A new, zeroed entry at the end of l. */
 grade_submission *grade_submission_list_add(grade_submission_list *l);
+/* The loose files submission of a course platform's user (platform_id: Canvas's user id,
+ * Moodle's participant id): the one in l already, or a new one named name (cleaned for
+ * display) when there is none. */
+grade_submission *grade_submission_list_loose(grade_submission_list *l, const char *platform_id, const char *name);
 /* Adds a part to a GRADE_SUB_FILES submission (both strings copied). */
 void grade_submission_add_part(grade_submission *s, const char *path, const char *name);
 /* Sorts l by name and gives a name that is taken twice its path's last part (with a
