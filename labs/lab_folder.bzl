@@ -13,8 +13,10 @@ gives
                                        reference against the spec built with spec_defines
     :04_priorities_lesson_test         the spec against its skeleton and lesson (when the
                                        manifest's "steps" is true; labs/lesson_test.cc)
-    :lab04_test                        the lab's tests: every 04_priorities/*_test.cc, with
-                                       the lab, its reference and every build above as data
+    :lab04_test                        the lab's tests: every 04_priorities/*_test.cc, and
+                                       labs/manifest_verdicts_test.cc (each build exits with
+                                       its manifest's verdict), with the lab, its reference
+                                       and every build above as data
 each with lab()'s targets (labs/lab.bzl). Nothing of a lab is written outside its folder,
 its solution, its catalog entry and its rubric points (docs/labs.md, "Adding a lab").
 """
@@ -66,10 +68,12 @@ def lab_folder(lab_id, manifest):
     native.cc_test(
         name = "lab%s_test" % lab_id[:2],
         size = "medium",
-        srcs = tests,
+        # labs/manifest_verdicts_test.cc: every build exits with its manifest's verdict.
+        srcs = tests + ["manifest_verdicts_test.cc"],
         data = [
             ":%s_sim" % lab_id,
             lab_id + "/lab.c",
+            lab_id + "/lab.json",
             "//solutions:%s_sim" % lab_id,
         ] + ([lab_id + "/testdata/variants.c"] if manifest["variants"] else []) +
         [":%s_%s_sim" % (lab_id, name) for name in builds] + manifest["test_data"],

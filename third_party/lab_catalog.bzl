@@ -14,10 +14,10 @@ gives @lab_catalog//:labs.bzl with
     }, ...}
 
 and, for each lab, @lab_catalog//:NN_topic_identity, a library whose header
-"lab_catalog/lab_identity.h" defines LAB_ID, LAB_TITLE and LAB_LESSON from the catalog entry, for
-the lab's spec.c (labs/lab.bzl links it with the spec).
+"lab_catalog/lab_identity.h" defines LAB_ID, LAB_TITLE and LAB_LESSON from the catalog
+entry, for the lab's spec.c (labs/lab.bzl links it with the spec).
 
-labs/BUILD makes each lab's targets from these (labs/lab.bzl, lab_folder), solutions/BUILD
+labs/BUILD makes each lab's targets from these (labs/lab_folder.bzl), solutions/BUILD
 each reference, the live timeline bundles them and the grader builds a grading kit for
 each: adding an entry to the catalog (with the lab's folder and solution) is all a new lab
 needs from the build. Bazel reads the catalog and every manifest again whenever one
