@@ -4,8 +4,9 @@
 #  1. Installs what is missing from the distribution's packages (Debian/Ubuntu, apt-get):
 #     Bazel (Debian's offline bazel-bootstrap, unless a Bazel is already installed), the
 #     libraries the build links (ncurses, GoogleTest, cJSON, libarchive, libyaml, elfutils'
-#     libelf and libdw), the tools the tests use (tmux, clang with libFuzzer) and the
-#     Gradescope packager's (patchelf). Nothing is downloaded from anywhere else.
+#     libelf and libdw), the tools the tests use (tmux, clang with libFuzzer), the
+#     Gradescope packager's (patchelf) and jq (it reads the labs' manifests,
+#     labs/NN_topic/lab.json). Nothing is downloaded from anywhere else.
 #  2. Writes .bazelrc.machine (git-ignored) with this machine's settings.
 #  3. Looks for the CUDA toolkit and a GPU, and prints a short summary.
 set -euo pipefail
@@ -35,6 +36,7 @@ packages=(
   "slurm-wlm:Slurm (the grader's test on a one-node cluster, grade --slurm)"
   "munge:MUNGE (Slurm's authentication, for that test)"
   "patchelf:patchelf (the Gradescope zip's programs load the libraries packed with them)"
+  "jq:jq (kernels/gpu_bundle.sh reads the labs' manifests; the build names a bad one's line)"
 )
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

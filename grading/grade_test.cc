@@ -4,6 +4,8 @@
 //    its expected.json names, in one class run, and the grader exits 0;
 //  - a bad submission graded beside a good one does not change the good one's grade or
 //    figures;
+//  - every lab of the catalog, in one class: its reference earns every point, and its
+//    skeleton and variants the grade their manifest (labs/NN_topic/lab.json) names;
 //  - the kit builds the reference exactly as Bazel does (same figures for the same seed);
 //  - Gradescope mode writes results.json in Gradescope's format;
 //  - a rubric's optional measurement check shows in every report, for its lab only;
@@ -407,84 +409,147 @@ TEST(Grader, GradescopeModeWritesResultsJson) {
     cJSON_Delete(j);
 }
 
-// A class whose students hand in lab 00, lab 03 or both: one run of the grader grades
-// every lab each student handed in, with a gradebook column per lab and check.
-TEST(Grader, AClassWithLab00AndLab03IsGradedTogether) {
-    const char lab00[] = "labs/00_default_stream/lab.c";
-    std::string subs = TempDir("two_labs_subs"), out = TempDir("two_labs_out");
-    Spit(subs + "/alice/" + lab00, Slurp(Runfile("solutions/00_default_stream.c")));
-    Spit(subs + "/alice/" + kLabFile, Reference());
-    // bob's lab 00 stops at TODO 1: a stream per task, still serialised by stream 0.
-    Spit(subs + "/bob/" + lab00,
-         "#define LAB_VARIANT_BLOCKING_STREAMS\n" + Slurp(Runfile("labs/00_default_stream/testdata/variants.c")));
-    Spit(subs + "/bob/" + kLabFile, Skeleton());
-    // carol handed in lab 00 only, with non-blocking streams but no wait for them.
-    Spit(subs + "/carol/" + lab00,
-         "#define LAB_VARIANT_NO_WAIT\n" + Slurp(Runfile("labs/00_default_stream/testdata/variants.c")));
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "00,3", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+// Every lab's grades, from its manifest (labs/NN_topic/lab.json): one class in which each
+// lab's reference and each build whose manifest names a "grade" (the skeleton, a variant
+// of testdata/variants.c) is a student handing in that lab's file, graded in one run with
+// the course's rubric. The reference earns every point; each other student earns, check
+// by check, what its manifest says: "full", "none", "part" (some, not all), a fraction of
+// the check's points, or a range of fractions; and its feedback for that check contains
+// the manifest's "says" texts. Every lab of the catalog is in the rubric, every check of
+// the rubric is in each grade, and the gradebook has a column per lab and check.
+const std::map<std::string, std::string> kCheckTitles = {
+    {"correct", "correct"}, {"race_free", "race-free"}, {"speedup", "speed"}, {"measurement", "measurement"}};
+const char *const kCheckOrder[] = {"correct", "race_free", "speedup", "measurement"};
 
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_EQ(csv.rfind("student,score,max_score,00_default_stream correct,00_default_stream race_free,"
-                        "00_default_stream speedup,00_default_stream adjustment,00_default_stream adjustment_note,"
-                        "03_double_buffer correct,03_double_buffer race_free,03_double_buffer speedup,"
-                        "03_double_buffer adjustment,03_double_buffer adjustment_note,note\r\n",
-                        0),
-              0u)
-        << csv;
-    EXPECT_NE(csv.find("\r\nalice,200.00,200.00,40.00,20.00,40.00,,,40.00,20.00,40.00,"), std::string::npos) << csv;
-    // bob: both labs correct and race-free, neither fast: no speed points.
-    EXPECT_NE(csv.find("\r\nbob,120.00,200.00,40.00,20.00,0.00,,,40.00,20.00,0.00,"), std::string::npos) << csv;
-    // carol: lab 00 read its results before they were written; lab 03 not handed in.
-    EXPECT_NE(csv.find("\r\ncarol,0.00,200.00,0.00,0.00,0.00,,,0.00,0.00,0.00,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("03_double_buffer: not submitted"), std::string::npos) << csv;
+struct LabStudent {
+    std::string name, lab, build;  // build: "reference", "skeleton" or a variant's name
+    const cJSON *grade;            // the manifest's; nullptr: every point (the reference's)
+};
 
-    cJSON *j = ParseFile(out + "/bob/results.json");
-    EXPECT_EQ(Str(FindTest(j, "00_default_stream: correct"), "status"), "passed");
-    EXPECT_EQ(Str(FindTest(j, "00_default_stream: speed"), "status"), "failed");
-    EXPECT_NE(Str(FindTest(j, "00_default_stream: speed"), "output").find("concurrency bound"), std::string::npos)
-        << Str(FindTest(j, "00_default_stream: speed"), "output");
-    cJSON_Delete(j);
-    j = ParseFile(out + "/carol/results.json");
-    EXPECT_NE(Str(FindTest(j, "00_default_stream: correct"), "output").find("never written"), std::string::npos)
-        << Str(FindTest(j, "00_default_stream: correct"), "output");
-    cJSON_Delete(j);
+// One check of a student's results against what the manifest's grade says of it.
+void ExpectCheck(const LabStudent &s, const cJSON *results, const std::string &check, double points,
+                 const cJSON *want) {
+    SCOPED_TRACE(s.lab + " " + s.build + ", " + check + " (labs/" + s.lab + "/lab.json)");
+    const cJSON *test = FindTest(results, s.lab + ": " + kCheckTitles.at(check));
+    ASSERT_NE(test, nullptr) << "no test " << s.lab << ": " << kCheckTitles.at(check);
+    double score = Num(test, "score"), max = Num(test, "max_score");
+    std::string status = Str(test, "status"), output = Str(test, "output");
+    EXPECT_EQ(max, points) << "the rubric gives " << check << " " << points << " points";
+    const cJSON *expected = cJSON_IsObject(want) ? cJSON_GetObjectItemCaseSensitive(want, "points") : want;
+    if (cJSON_IsString(expected)) {
+        std::string word = expected->valuestring;
+        if (word == "full") {
+            EXPECT_EQ(score, max) << output;
+            EXPECT_EQ(status, "passed") << output;
+        } else if (word == "none") {
+            EXPECT_EQ(score, 0) << output;
+            EXPECT_EQ(status, "failed") << output;
+        } else if (word == "part") {
+            EXPECT_GT(score, 0) << output;
+            EXPECT_LT(score, max) << output;
+            EXPECT_EQ(status, "failed") << output;
+        } else {
+            ADD_FAILURE() << "points \"" << word << "\" is not full, none or part";
+        }
+    } else if (cJSON_IsNumber(expected)) {
+        EXPECT_NEAR(score, expected->valuedouble * max, 0.005) << output;
+    } else if (cJSON_IsArray(expected) && cJSON_GetArraySize(expected) == 2) {
+        EXPECT_GT(score, cJSON_GetArrayItem(expected, 0)->valuedouble * max) << output;
+        EXPECT_LT(score, cJSON_GetArrayItem(expected, 1)->valuedouble * max) << output;
+    } else {
+        ADD_FAILURE() << "no points to expect";
+    }
+    const cJSON *says;
+    cJSON_ArrayForEach(says, cJSON_GetObjectItemCaseSensitive(want, "says")) {
+        EXPECT_NE(output.find(says->valuestring), std::string::npos)
+            << "the feedback should say \"" << says->valuestring << "\":\n" << output;
+    }
 }
 
-// Lab 01 is graded on bandwidth against the link bound, with the same checks: the
-// reference earns everything; pinned on one stream is right but slow (speed points in
-// proportion to how far it got from the pageable baseline to the target); one pair of
-// device buffers for every stream is wrong.
-TEST(Grader, Lab01IsGradedOnBandwidthAgainstTheLinkBound) {
-    const char lab01[] = "labs/01_pinned_memory/lab.c";
-    const std::string variants = Slurp(Runfile("labs/01_pinned_memory/testdata/variants.c"));
-    std::string subs = TempDir("lab01_subs"), out = TempDir("lab01_out");
-    Spit(subs + "/alice/" + lab01, Slurp(Runfile("solutions/01_pinned_memory.c")));
-    Spit(subs + "/bob/" + lab01, "#define LAB_VARIANT_PINNED_ONE_STREAM\n" + variants);
-    Spit(subs + "/carol/" + lab01, "#define LAB_VARIANT_SHARED_BUFFERS\n" + variants);
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "01", "--jobs", "2", "--seed", "11"});
+TEST(Grader, EveryLabGradesItsReferenceAndVariantsAsItsManifestSays) {
+    cJSON *catalog = ParseFile(Runfile("labs/catalog.json"));
+    cJSON *rubric = ParseFile(Runfile("grading/rubric.json"));
+    ASSERT_NE(catalog, nullptr);
+    ASSERT_NE(rubric, nullptr);
+    const cJSON *rubric_labs = cJSON_GetObjectItemCaseSensitive(rubric, "labs");
+    std::string subs = TempDir("labs_subs"), out = TempDir("labs_out");
+    std::vector<LabStudent> students;
+    std::vector<cJSON *> manifests;
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, cJSON_GetObjectItemCaseSensitive(catalog, "labs")) {
+        std::string lab = Str(entry, "id"), file = Str(entry, "student_file");
+        ASSERT_NE(cJSON_GetObjectItemCaseSensitive(rubric_labs, lab.c_str()), nullptr)
+            << lab << " has no points in grading/rubric.json";
+        cJSON *manifest = ParseFile(Runfile("labs/" + lab + "/lab.json"));
+        ASSERT_NE(manifest, nullptr);
+        manifests.push_back(manifest);
+        auto hand_in = [&](const std::string &build, const std::string &text, const cJSON *grade) {
+            std::string name = lab + "_" + build;
+            Spit(subs + "/" + name + "/" + file, text);
+            students.push_back({name, lab, build, grade});
+        };
+        const cJSON *reference = cJSON_GetObjectItemCaseSensitive(manifest, "reference");
+        hand_in("reference", Slurp(Runfile("solutions/" + lab + ".c")), cJSON_GetObjectItemCaseSensitive(reference, "grade"));
+        const cJSON *skeleton = cJSON_GetObjectItemCaseSensitive(manifest, "skeleton");
+        if (const cJSON *grade = cJSON_GetObjectItemCaseSensitive(skeleton, "grade"))
+            hand_in("skeleton", Slurp(Runfile(file)), grade);
+        const cJSON *variant;
+        cJSON_ArrayForEach(variant, cJSON_GetObjectItemCaseSensitive(manifest, "variants")) {
+            const cJSON *grade = cJSON_GetObjectItemCaseSensitive(variant, "grade");
+            if (!grade) continue;
+            std::string name = Str(variant, "name"), macro = name;
+            std::transform(macro.begin(), macro.end(), macro.begin(), ::toupper);
+            hand_in(name, "#define LAB_VARIANT_" + macro + "\n" + Slurp(Runfile("labs/" + lab + "/testdata/variants.c")),
+                    grade);
+        }
+    }
+    ASSERT_EQ(manifests.size(), static_cast<size_t>(cJSON_GetArraySize(rubric_labs)))
+        << "every lab of the rubric is a lab of the catalog";
+
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--jobs", "2", "--seed", "11"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
 
+    // The gradebook: a column per lab of the rubric and check it gives points.
+    std::string header = "student,score,max_score,";
+    const cJSON *rubric_lab;
+    cJSON_ArrayForEach(rubric_lab, rubric_labs) {
+        for (const char *check : kCheckOrder)
+            if (cJSON_GetObjectItemCaseSensitive(rubric_lab, check)) header += std::string(rubric_lab->string) + " " + check + ",";
+        header += std::string(rubric_lab->string) + " adjustment," + rubric_lab->string + " adjustment_note,";
+    }
+    header += "note\r\n";
     std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_EQ(csv.rfind("student,score,max_score,01_pinned_memory correct,01_pinned_memory race_free,"
-                        "01_pinned_memory speedup,01_pinned_memory adjustment,01_pinned_memory adjustment_note,"
-                        "note\r\n",
-                        0),
-              0u)
-        << csv;
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,"), std::string::npos) << csv;
-    cJSON *j = ParseFile(out + "/bob/results.json");
-    const cJSON *speed = FindTest(j, "01_pinned_memory: speed");
-    EXPECT_EQ(Str(speed, "status"), "failed");
-    // About 59% of the link bound, from about 5% (the baseline) to the 80% target: some
-    // points, far from all.
-    EXPECT_GT(Num(speed, "score"), 20);
-    EXPECT_LT(Num(speed, "score"), 35);
-    EXPECT_NE(Str(speed, "output").find("link bound"), std::string::npos) << Str(speed, "output");
-    EXPECT_NE(Str(speed, "output").find("GB/s"), std::string::npos) << Str(speed, "output");
-    EXPECT_EQ(Str(FindTest(j, "01_pinned_memory: correct"), "status"), "passed");
-    cJSON_Delete(j);
+    EXPECT_EQ(csv.rfind(header, 0), 0u) << csv.substr(0, 2000);
+
+    for (const LabStudent &s : students) {
+        cJSON *results = ParseFile(out + "/" + s.name + "/results.json");
+        ASSERT_NE(results, nullptr) << s.name;
+        const cJSON *checks = cJSON_GetObjectItemCaseSensitive(rubric_labs, s.lab.c_str());
+        const cJSON *check;
+        cJSON_ArrayForEach(check, checks) {
+            if (!kCheckTitles.count(check->string)) continue;  // not a check ("late", ...)
+            double points = Num(check, "points");
+            const cJSON *want = s.grade ? cJSON_GetObjectItemCaseSensitive(s.grade, check->string) : nullptr;
+            if (s.grade && !want) {
+                ADD_FAILURE() << "labs/" << s.lab << "/lab.json: the grade of " << s.build << " says nothing of "
+                              << check->string << ", which the rubric gives points";
+                continue;
+            }
+            cJSON *full = cJSON_CreateString("full");
+            ExpectCheck(s, results, check->string, points, want ? want : full);
+            cJSON_Delete(full);
+        }
+        const cJSON *named;
+        cJSON_ArrayForEach(named, s.grade) {
+            EXPECT_NE(cJSON_GetObjectItemCaseSensitive(checks, named->string), nullptr)
+                << "labs/" << s.lab << "/lab.json: the grade of " << s.build << " names " << named->string
+                << ", which grading/rubric.json does not give " << s.lab;
+        }
+        cJSON_Delete(results);
+    }
+    for (cJSON *m : manifests) cJSON_Delete(m);
+    cJSON_Delete(rubric);
+    cJSON_Delete(catalog);
 }
 
 // The optional measurement check (lab 02's timed stages): a rubric that gives it points
@@ -530,196 +595,6 @@ TEST(Grader, AMeasurementCheckIsShownOnlyForTheLabWhoseRubricGivesItPoints) {
     EXPECT_NE(report.find("== 03_double_buffer (labs/03_double_buffer/lab.c): 100.00 / 120.00\n"), std::string::npos)
         << report;
     EXPECT_NE(r.out.find("100/120: measurement"), std::string::npos) << r.out;
-}
-
-// Lab 02 is graded in two parts besides correctness: speed, and the measurement of the
-// combine stage. Ordered by events but timed with a host clock earns the speed and not the
-// measurement; the skeleton earns neither; the reference earns both.
-TEST(Grader, Lab02GradesSpeedAndMeasurementApart) {
-    const char lab02[] = "labs/02_events/lab.c";
-    const std::string variants = Slurp(Runfile("labs/02_events/testdata/variants.c"));
-    std::string subs = TempDir("lab02_subs"), out = TempDir("lab02_out");
-    Spit(subs + "/alice/" + lab02, Slurp(Runfile("solutions/02_events.c")));
-    Spit(subs + "/bob/" + lab02, "#define LAB_VARIANT_EVENTS_HOST_TIMED\n" + variants);
-    Spit(subs + "/carol/" + lab02, Slurp(Runfile("labs/02_events/lab.c")));
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "02", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_EQ(csv.rfind("student,score,max_score,02_events correct,02_events race_free,02_events speedup,"
-                        "02_events measurement,02_events adjustment,02_events adjustment_note,note\r\n",
-                        0),
-              0u)
-        << csv;
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,20.00,20.00,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\nbob,80.00,100.00,40.00,20.00,20.00,0.00,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\ncarol,60.00,100.00,40.00,20.00,0.00,0.00,"), std::string::npos) << csv;
-    cJSON *j = ParseFile(out + "/bob/results.json");
-    const cJSON *m = FindTest(j, "02_events: measurement");
-    EXPECT_EQ(Str(m, "status"), "failed");
-    EXPECT_NE(Str(m, "output").find("Time them on the GPU, with events"), std::string::npos) << Str(m, "output");
-    cJSON_Delete(j);
-}
-
-// Lab 04 is graded on the requests' p99 latency, and the grader says so in milliseconds:
-// the reference earns everything, the skeleton's equal priorities nothing for speed.
-TEST(Grader, Lab04IsGradedOnTheRequestsLatency) {
-    const char lab04[] = "labs/04_priorities/lab.c";
-    std::string subs = TempDir("lab04_subs"), out = TempDir("lab04_out");
-    Spit(subs + "/alice/" + lab04, Slurp(Runfile("solutions/04_priorities.c")));
-    Spit(subs + "/bob/" + lab04, Slurp(Runfile("labs/04_priorities/lab.c")));
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "04", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\nbob,60.00,100.00,40.00,20.00,0.00,"), std::string::npos) << csv;
-    cJSON *j = ParseFile(out + "/alice/results.json");
-    std::string speed = Str(FindTest(j, "04_priorities: speed"), "output");
-    EXPECT_EQ(speed.rfind("p99 0.0", 0), 0u) << speed;
-    EXPECT_NE(speed.find("of the idle-device bound p99 0.0"), std::string::npos) << speed;
-    cJSON_Delete(j);
-}
-
-// Lab 05 gives race-freedom's points in proportion to the planted races fixed: two of
-// five is two fifths, and the reason says so.
-TEST(Grader, Lab05GivesPartialCreditPerRaceFixed) {
-    const char lab05[] = "labs/05_cross_stream_races/lab.c";
-    const std::string variants = Slurp(Runfile("labs/05_cross_stream_races/testdata/variants.c"));
-    std::string subs = TempDir("lab05_subs"), out = TempDir("lab05_out");
-    Spit(subs + "/alice/" + lab05, Slurp(Runfile("solutions/05_cross_stream_races.c")));
-    Spit(subs + "/bob/" + lab05, "#define LAB_VARIANT_FIXED_2\n" + variants);
-    Spit(subs + "/carol/" + lab05, "#define LAB_VARIANT_OVER_SYNCED\n" + variants);
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "05", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,30.00,50.00,20.00,"), std::string::npos) << csv;
-    // bob: wrong results, 2 of 5 planted races fixed: 20 of 50.
-    EXPECT_NE(csv.find("\r\nbob,20.00,100.00,0.00,20.00,0.00,"), std::string::npos) << csv;
-    // carol: right and race-free, no faster than the baseline.
-    EXPECT_NE(csv.find("\r\ncarol,80.00,100.00,30.00,50.00,0.00,"), std::string::npos) << csv;
-    cJSON *j = ParseFile(out + "/bob/results.json");
-    std::string why = Str(FindTest(j, "05_cross_stream_races: race-free"), "output");
-    EXPECT_EQ(why.rfind("2 of 5 planted races fixed, 20.00 of 50 points; ", 0), 0u) << why;
-    cJSON_Delete(j);
-}
-
-// Lab 06 (a stream pool): the reference earns everything; a pool too small for the
-// requests in flight is right and race-free and earns part of the latency points; a pool
-// that reuses buffer sets across streams without events is right this time and racy, so
-// it earns the correctness points only, and the feedback names the race.
-TEST(Grader, Lab06GradesThePoolsLatency) {
-    const char lab06[] = "labs/06_stream_pool/lab.c";
-    const std::string variants = Slurp(Runfile("labs/06_stream_pool/testdata/variants.c"));
-    std::string subs = TempDir("lab06_subs"), out = TempDir("lab06_out");
-    Spit(subs + "/alice/" + lab06, Slurp(Runfile("solutions/06_stream_pool.c")));
-    Spit(subs + "/bob/" + lab06, "#define LAB_VARIANT_SMALL_POOL\n" + variants);
-    Spit(subs + "/carol/" + lab06, "#define LAB_VARIANT_RING_NO_EVENTS\n" + variants);
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "06", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
-    // bob: right, race-free, and part of the way from the baseline's p99 to the target.
-    size_t bob = csv.find("\r\nbob,");
-    ASSERT_NE(bob, std::string::npos) << csv;
-    double bob_score = std::atof(csv.c_str() + bob + 6);
-    EXPECT_GT(bob_score, 60.0) << csv;
-    EXPECT_LT(bob_score, 100.0) << csv;
-    EXPECT_NE(csv.find(",40.00,20.00,", bob), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\ncarol,40.00,100.00,40.00,0.00,0.00,"), std::string::npos) << csv;
-    std::string carol = Slurp(out + "/carol/results.json");
-    EXPECT_NE(carol.find("buffers of their own"), std::string::npos) << carol;
-}
-
-// Lab 07 (CUDA graphs): the reference earns everything; a graph made in every run() is
-// right and part of the way to the target; a graph that captured step 0's copies is wrong;
-// a synchronisation inside the capture fails setup(), and the feedback shows the refused
-// call and the capture rule.
-TEST(Grader, Lab07GradesGraphsAndShowsCaptureErrors) {
-    const char lab07[] = "labs/07_cuda_graphs/lab.c";
-    const std::string variants = Slurp(Runfile("labs/07_cuda_graphs/testdata/variants.c"));
-    std::string subs = TempDir("lab07_subs"), out = TempDir("lab07_out");
-    Spit(subs + "/alice/" + lab07, Slurp(Runfile("solutions/07_cuda_graphs.c")));
-    Spit(subs + "/bob/" + lab07, "#define LAB_VARIANT_REBUILT_GRAPH\n" + variants);
-    Spit(subs + "/carol/" + lab07, "#define LAB_VARIANT_COPIES_IN_GRAPH\n" + variants);
-    Spit(subs + "/dave/" + lab07, "#define LAB_VARIANT_SYNC_IN_CAPTURE\n" + variants);
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "07", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,40.00,20.00,40.00,"), std::string::npos) << csv;
-    // bob: right, race-free, and most of the way from the baseline to the target.
-    size_t bob = csv.find("\r\nbob,");
-    ASSERT_NE(bob, std::string::npos) << csv;
-    double bob_score = std::atof(csv.c_str() + bob + 6);
-    EXPECT_GT(bob_score, 75.0) << csv;
-    EXPECT_LT(bob_score, 100.0) << csv;
-    EXPECT_NE(csv.find(",40.00,20.00,", bob), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\ncarol,20.00,100.00,0.00,20.00,0.00,"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\ndave,0.00,100.00,0.00,0.00,0.00,"), std::string::npos) << csv;
-    std::string dave = Slurp(out + "/dave/results.json");
-    EXPECT_NE(dave.find("cudaErrorStreamCaptureUnsupported"), std::string::npos) << dave;
-    EXPECT_NE(dave.find("stream capture: this call is not allowed while a stream is being captured"),
-              std::string::npos)
-        << dave;
-}
-
-// Lab 08 (a prefetching loader): the reference earns everything; a loader that waits for
-// every upload (one buffer) is right and part of the way to the target; one that never
-// waits is racy, and wrong under a perturbed schedule (an upload sends a batch the loader
-// has already replaced), so it earns nothing; an upload queued from a host function
-// fails, and the feedback shows the runtime's error and what a host function may do.
-TEST(Grader, Lab08GradesTheLoaderAndShowsHostFunctionErrors) {
-    const char lab08[] = "labs/08_prefetch_loader/lab.c";
-    const std::string variants = Slurp(Runfile("labs/08_prefetch_loader/testdata/variants.c"));
-    std::string subs = TempDir("lab08_subs"), out = TempDir("lab08_out");
-    Spit(subs + "/alice/" + lab08, Slurp(Runfile("solutions/08_prefetch_loader.c")));
-    Spit(subs + "/bob/" + lab08, "#define LAB_VARIANT_ONE_BUFFER\n" + variants);
-    Spit(subs + "/carol/" + lab08, "#define LAB_VARIANT_NO_WAIT\n" + variants);
-    Spit(subs + "/dave/" + lab08, "#define LAB_VARIANT_UPLOAD_IN_HOST_FN\n" + variants);
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "08", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,30.00,30.00,40.00,"), std::string::npos) << csv;
-    // bob: right, race-free, and part of the way from the baseline to the target.
-    size_t bob = csv.find("\r\nbob,");
-    ASSERT_NE(bob, std::string::npos) << csv;
-    double bob_score = std::atof(csv.c_str() + bob + 6);
-    EXPECT_GT(bob_score, 60.0) << csv;
-    EXPECT_LT(bob_score, 100.0) << csv;
-    EXPECT_NE(csv.find(",30.00,30.00,", bob), std::string::npos) << csv;
-    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,0.00,0.00,,,08_prefetch_loader: wrong results"), std::string::npos)
-        << csv;
-    EXPECT_NE(csv.find("\r\ndave,0.00,100.00,0.00,0.00,0.00,"), std::string::npos) << csv;
-    std::string dave = Slurp(out + "/dave/results.json");
-    EXPECT_NE(dave.find("cudaErrorNotPermitted"), std::string::npos) << dave;
-    EXPECT_NE(dave.find("host function: a function queued with cudaLaunchHostFunc must not call CUDA"),
-              std::string::npos)
-        << dave;
-}
-
-// Lab 09 (two GPUs, on the simulated pair of H200s): the reference earns everything; the
-// same pipeline without peer access is right and race-free but short of the target, and
-// the feedback names the staged peer copies; a stage 2 that does not wait for its peer
-// copy reads the batch too early: wrong results, no points.
-TEST(Grader, Lab09GradesTheTwoGpuPipelineAndNamesStagedPeerCopies) {
-    const char lab09[] = "labs/09_two_gpus/lab.c";
-    const std::string variants = Slurp(Runfile("labs/09_two_gpus/testdata/variants.c"));
-    std::string subs = TempDir("lab09_subs"), out = TempDir("lab09_out");
-    Spit(subs + "/alice/" + lab09, Slurp(Runfile("solutions/09_two_gpus.c")));
-    Spit(subs + "/bob/" + lab09, "#define LAB_VARIANT_PEER_ACCESS_OFF\n" + variants);
-    Spit(subs + "/carol/" + lab09, "#define LAB_VARIANT_STAGE2_UNORDERED\n" + variants);
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "09", "--jobs", "2", "--seed", "11"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string csv = Slurp(out + "/gradebook.csv");
-    EXPECT_NE(csv.find("\r\nalice,100.00,100.00,30.00,30.00,40.00,"), std::string::npos) << csv;
-    size_t bob = csv.find("\r\nbob,");
-    ASSERT_NE(bob, std::string::npos) << csv;
-    double bob_score = std::atof(csv.c_str() + bob + 6);
-    EXPECT_GT(bob_score, 60.0) << csv;
-    EXPECT_LT(bob_score, 100.0) << csv;
-    EXPECT_NE(csv.find(",30.00,30.00,", bob), std::string::npos) << csv;
-    std::string bob_json = Slurp(out + "/bob/results.json");
-    EXPECT_NE(bob_json.find("peer access is not enabled"), std::string::npos) << bob_json;
-    EXPECT_NE(csv.find("\r\ncarol,0.00,100.00,0.00,0.00,0.00,,,09_two_gpus: wrong results"), std::string::npos) << csv;
 }
 
 TEST(Grader, ABrokenRubricStopsItWithTheFileAndFieldNamed) {

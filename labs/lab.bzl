@@ -32,9 +32,16 @@ STUDENT_COPTS = ["-Wno-error", "-g"]
 # end of the BUILD file; //labs/objcheck:labs_accepted_test reads them).
 student_objects = _student_objects
 
+def _lab_id(spec):
+    """The catalog id of the lab whose spec this is: "03_double_buffer" from
+    "03_double_buffer/spec.c" or "//labs:03_double_buffer/spec.c"."""
+    return spec.split(":")[-1].split("/")[0]
+
 def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = None):
     """The targets of one lab; copts are extra flags for the student's file only (tests),
-    spec_copts for the spec's (a variant of the lab's workload, for a lesson's second part)."""
+    spec_copts for the spec's (a variant of the lab's workload, for a lesson's second part).
+    The spec gets its lab's id, title and lesson from the catalog (LAB_ID, LAB_TITLE and
+    LAB_LESSON in "lab_catalog/lab_identity.h", @lab_catalog//:NN_topic_identity)."""
     for backend in BACKENDS:
         native.cc_library(
             name = "%s_impl_%s" % (name, backend),
@@ -58,6 +65,7 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             deps = [
                 "//kernels:cpu",
                 "//labs/harness:lab_api_" + backend,
+                "@lab_catalog//:%s_identity" % _lab_id(spec),
             ],
             alwayslink = True,
             # The grader links submissions against the same spec library (//grading:kit.bzl).

@@ -23,6 +23,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 #define MAX_TASKS 64
 /* The statistics block the bookkeeping memset clears (bytes). */
@@ -231,9 +232,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "00_default_stream",
-    .title = "The default stream: independent work that stream 0 serialises",
-    .lesson = "labs/00_default_stream/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "task",
     .workload =
         {

@@ -29,6 +29,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 #define MAX_BATCHES 64
 
@@ -237,9 +238,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "01_pinned_memory",
-    .title = "Pinned memory: pageable copies are staged and may hold the host; pinning costs, once",
-    .lesson = "labs/01_pinned_memory/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "batch",
     .workload =
         {

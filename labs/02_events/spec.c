@@ -30,6 +30,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 /* ---- one batch's graph, as the baseline and the bound queue it ------------------------ */
 
@@ -242,9 +243,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "02_events",
-    .title = "Events: time the GPU, not the host; order streams without stopping the host",
-    .lesson = "labs/02_events/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "batch",
     .workload =
         {

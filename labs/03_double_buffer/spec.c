@@ -15,6 +15,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 #include "trace/view/metrics.h"
 
 /* ---- baseline: the sequential pipeline, everything on one stream ---------------------- */
@@ -273,9 +274,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "03_double_buffer",
-    .title = "Double buffering: overlap copies and compute",
-    .lesson = "labs/03_double_buffer/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .workload =
         {
             .batches = 24,

@@ -29,6 +29,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 #define BG_THREADS 128u
 #if defined(LAB04_SINGLE_WAVE)
@@ -250,9 +251,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "04_priorities",
-    .title = "Priorities: keep urgent work fast while a long kernel fills the GPU",
-    .lesson = "labs/04_priorities/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "request",
     .workload =
         {

@@ -21,6 +21,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 #define NBUF 2
 
@@ -363,9 +364,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "05_cross_stream_races",
-    .title = "Cross-stream races: a fast pipeline that is wrong, and the least synchronisation that makes it right",
-    .lesson = "labs/05_cross_stream_races/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "batch",
     .workload =
         {

@@ -47,6 +47,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 /* ---- one request, as the baseline and the bound queue it ---------------------------------- */
 
@@ -321,9 +322,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "06_stream_pool",
-    .title = "A stream pool: serve independent requests at once, each with its own buffers",
-    .lesson = "labs/06_stream_pool/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "request",
     .workload =
         {

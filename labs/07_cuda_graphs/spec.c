@@ -36,6 +36,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 /* ---- one step, as the baseline and the bound queue it ------------------------------------ */
 
@@ -278,9 +279,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "07_cuda_graphs",
-    .title = "CUDA graphs: capture many tiny launches once, replay them with one",
-    .lesson = "labs/07_cuda_graphs/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "step",
     .workload =
         {

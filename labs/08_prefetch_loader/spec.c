@@ -54,6 +54,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 /* The loader: batches come in pairs, one of each pair quick to load and the other slow
  * (which one is drawn from the seed), so every seed loads the same total. The costs are
@@ -340,9 +341,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "08_prefetch_loader",
-    .title = "A prefetching loader: the host fills a ring of pinned buffers while the GPU consumes it",
-    .lesson = "labs/08_prefetch_loader/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "batch",
     .workload =
         {

@@ -36,6 +36,7 @@
 #include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
+#include "lab_catalog/lab_identity.h"
 
 #ifndef ITERS
 #define ITERS 1400
@@ -423,9 +424,9 @@ static const lab_step steps[] = {
 };
 
 const lab_spec LAB_SPEC = {
-    .id = "09_two_gpus",
-    .title = "Two GPUs: peer copies, streams per device, events across devices",
-    .lesson = "labs/09_two_gpus/README.md",
+    .id = LAB_ID, /* from labs/catalog.json (lab_catalog/lab_identity.h) */
+    .title = LAB_TITLE,
+    .lesson = LAB_LESSON,
     .item = "batch",
     .workload =
         {

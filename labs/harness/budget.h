@@ -15,7 +15,7 @@
  * the student's: the lab says so (exit status LAB_EXIT_HOST) and the grader asks for a
  * regrade.
  *
- * Two environment variables are test hooks, for the tests of this (labs/lab03_test.cc,
+ * Two environment variables are test hooks, for the tests of this (labs/03_double_buffer/lab_test.cc,
  * grading/grade_mistakes_test.cc; the grader passes them on to the lab when it has them),
  * not settings:
  *

@@ -1,5 +1,5 @@
 /* labs/00_default_stream/testdata/variants.c: what students write on the way through lab
- * 00, for the tests (labs/lab00_test.cc) and for checking the verdicts on a real GPU. One
+ * 00, for the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One
  * variant per build, chosen with -DLAB_VARIANT_<NAME>:
  *
  *   BLOCKING_STREAMS  TODO 1 only: a stream per task from cudaStreamCreate; the stream-0

@@ -1,5 +1,5 @@
 /* labs/01_pinned_memory/testdata/variants.c: what students write on the way through lab
- * 01, for the tests (labs/lab01_test.cc) and for checking the verdicts on a real GPU. One
+ * 01, for the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One
  * variant per build, chosen with -DLAB_VARIANT_<NAME>:
  *
  *   PINNED_ONE_STREAM  TODO 1 only: the harness's buffers registered in setup(), every

@@ -1,5 +1,5 @@
 /* labs/02_events/testdata/variants.c: what students write on the way through lab 02, for
- * the tests (labs/lab02_test.cc) and for checking the verdicts on a real GPU. One variant
+ * the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One variant
  * per build, chosen with -DLAB_VARIANT_<NAME>:
  *
  *   GPU_TIMED_HOST_SYNCED  TODO 1 only: the combine timed with events, the stages still

@@ -1,5 +1,5 @@
 /* labs/03_double_buffer/testdata/variants.c: lab 03 implementations for the tests, one per
- * LAB_VARIANT_* macro (labs/BUILD builds one lab per variant). Each is the reference's
+ * LAB_VARIANT_* macro (lab.json names each, a lab of its own). Each is the reference's
  * pipeline (batch i on stream i % NUM_STREAMS with its own buffers) with one deliberate
  * difference:
  *

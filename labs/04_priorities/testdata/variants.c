@@ -1,5 +1,5 @@
 /* labs/04_priorities/testdata/variants.c: what students write in lab 04, for the tests
- * (labs/lab04_test.cc) and for checking the verdicts on a real GPU. One variant per build,
+ * (its lab_test.cc) and for checking the verdicts on a real GPU. One variant per build,
  * chosen with -DLAB_VARIANT_<NAME>:
  *
  *   BACKGROUND_HIGH   the priorities the wrong way round: the background on the greatest,

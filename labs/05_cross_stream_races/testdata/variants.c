@@ -1,5 +1,5 @@
 /* labs/05_cross_stream_races/testdata/variants.c: lab 05 on the way, for the tests
- * (labs/lab05_test.cc) and for checking the verdicts on a real GPU. One variant per build,
+ * (its lab_test.cc) and for checking the verdicts on a real GPU. One variant per build,
  * chosen with -DLAB_VARIANT_<NAME>:
  *
  *   FIXED_2        TODOs 1 and 2 done: the kernel waits for its upload, the download for

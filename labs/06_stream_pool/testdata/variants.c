@@ -1,5 +1,5 @@
 /* labs/06_stream_pool/testdata/variants.c: what students write on the way through lab 06,
- * for the tests (labs/lab06_test.cc) and for checking the verdicts on a real GPU. One
+ * for the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One
  * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape
  * (a pool of four streams, a buffer set each):
  *

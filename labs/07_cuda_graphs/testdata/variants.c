@@ -1,5 +1,5 @@
 /* labs/07_cuda_graphs/testdata/variants.c: what students write on the way through lab 07,
- * for the tests (labs/lab07_test.cc) and for checking the verdicts on a real GPU. One
+ * for the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One
  * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape:
  *
  *   GRAPH_PER_STEP        the step captured, instantiated and launched anew in every step

@@ -1,5 +1,5 @@
 /* labs/08_prefetch_loader/testdata/variants.c: what students write on the way through lab
- * 08, for the tests (labs/lab08_test.cc) and for checking the verdicts on a real GPU. One
+ * 08, for the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One
  * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape
  * (a ring of three buffers, each freed by an event):
  *

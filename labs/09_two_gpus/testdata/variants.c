@@ -1,6 +1,6 @@
 /* labs/09_two_gpus/testdata/variants.c: typical attempts at lab 09, for the tests
- * (labs/lab09_test.cc) and the GPU bundle (kernels/gpu_bundle.sh). One of these is built
- * per variant, selected with -DLAB_VARIANT_<NAME> (labs/BUILD, LAB09_VARIANTS):
+ * (its lab_test.cc) and the GPU bundle (kernels/gpu_bundle.sh). One of these is built
+ * per variant, selected with -DLAB_VARIANT_<NAME> (lab.json, "variants"):
  *
  *   PEER_ACCESS_OFF   the reference without cudaDeviceEnablePeerAccess: the ring and the
  *                     events are right, but every peer copy is staged through the host and

@@ -1,13 +1,13 @@
-// labs/lab09_test.cc: lab 09 end to end on the simulated pair of H200s, as a student and
-// the grader run it. The skeleton (peer access off, a host wait after each stage, one set
-// of buffers) is correct and far below the pipeline bound, stopped at TODO 1 with the peer
-// copies' rate named; the same pipeline as the reference without peer access is below
-// target for the same named cause; a host wait each batch is below target with the count
-// of waits named (TODO 2); one set of buffers chained by events is the state after TODO 2;
-// the reference, a ring of three, passes; stage 2 not waiting for the peer copy is racy,
-// the race naming the copy and stage 2 and the devices (of the bytes and of each side), and
-// the report's timeline grouping its lanes by GPU with the link last. The lab runs on
-// h200x2 by itself, and a profile of one device is refused with a message.
+// labs/09_two_gpus/lab_test.cc: lab 09 end to end on the simulated pair of H200s, as a
+// student and the grader run it. The skeleton (peer access off, a host wait after each
+// stage, one set of buffers) is correct and far below the pipeline bound, stopped at TODO 1
+// with the peer copies' rate named; the same pipeline as the reference without peer access
+// is below target for the same named cause; a host wait each batch is below target with the
+// count of waits named (TODO 2); one set of buffers chained by events is the state after
+// TODO 2; the reference, a ring of three, passes; stage 2 not waiting for the peer copy is
+// racy, the race naming the copy and stage 2 and the devices (of the bytes and of each
+// side), and the report's timeline grouping its lanes by GPU with the link last. The lab
+// runs on h200x2 by itself, and a profile of one device is refused with a message.
 #include "labs/lab_test_support.h"
 
 #include <cstdio>

@@ -1,11 +1,11 @@
-// labs/lab01_test.cc: lab 01 end to end on the simulated GPU, as a student and the grader
-// run it. The untouched skeleton copies from and to pageable memory: correct, a few percent
-// of the link bound, and the report names the pageable copies and their rate (exit 1).
-// Pinned but on one stream, the link carries one direction at a time (exit 1); streams
-// without pinning gain nothing (exit 1); pinning inside every run() costs more than it
-// saves (exit 1, and the report says so); device buffers shared by every stream race
-// (exit 2); the reference passes (exit 0), and one that forgets to unregister passes with
-// the report saying what teardown() left.
+// labs/01_pinned_memory/lab_test.cc: lab 01 end to end on the simulated GPU, as a student
+// and the grader run it. The untouched skeleton copies from and to pageable memory:
+// correct, a few percent of the link bound, and the report names the pageable copies and
+// their rate (exit 1). Pinned but on one stream, the link carries one direction at a time
+// (exit 1); streams without pinning gain nothing (exit 1); pinning inside every run() costs
+// more than it saves (exit 1, and the report says so); device buffers shared by every
+// stream race (exit 2); the reference passes (exit 0), and one that forgets to unregister
+// passes with the report saying what teardown() left.
 #include "labs/lab_test_support.h"
 
 #include <string>

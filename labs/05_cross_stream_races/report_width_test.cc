@@ -1,8 +1,9 @@
-// labs/report_width_test.cc: a lab's report reads in an 80-column terminal. Lab 05's, whose
-// race reports and fixes are the longest prose of any lab, for its skeleton (wrong, racy:
-// every part of the report) and its reference (a pass): outside the timeline, which is
-// drawn at the width asked for, no line is wider than 80 columns (labs/harness/wrap.h); the
-// timeline's lanes are whole; and wrapping loses no word of the report.
+// labs/05_cross_stream_races/report_width_test.cc: a lab's report reads in an 80-column
+// terminal. Lab 05's, whose race reports and fixes are the longest prose of any lab, for
+// its skeleton (wrong, racy: every part of the report) and its reference (a pass): outside
+// the timeline, which is drawn at the width asked for, no line is wider than 80 columns
+// (labs/harness/wrap.h); the timeline's lanes are whole; and wrapping loses no word of the
+// report.
 #include "labs/lab_test_support.h"
 
 #include <sstream>

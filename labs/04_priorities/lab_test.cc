@@ -1,11 +1,12 @@
-// labs/lab04_test.cc: lab 04 end to end on the simulated GPU, as a student and the grader
-// run it. The skeleton's requests wait for the background's pending blocks: correct, p99
-// in milliseconds, below target (exit 1). The reference, on a stream of the greatest
-// priority, passes with p99 within a small multiple of a request alone (exit 0); the
-// priorities the wrong way round, the requests or their kernels on the background's
-// stream, the background on the greatest priority too, or a wait for the whole device
-// after each request stay slow (exit 1), each told what it does; skipping the background is caught (exit 1); a run that never waits for a
-// request is an error that says so (the harness writes a request's input at its arrival).
+// labs/04_priorities/lab_test.cc: lab 04 end to end on the simulated GPU, as a student and
+// the grader run it. The skeleton's requests wait for the background's pending blocks:
+// correct, p99 in milliseconds, below target (exit 1). The reference, on a stream of the
+// greatest priority, passes with p99 within a small multiple of a request alone (exit 0);
+// the priorities the wrong way round, the requests or their kernels on the background's
+// stream, the background on the greatest priority too, or a wait for the whole device after
+// each request stay slow (exit 1), each told what it does; skipping the background is
+// caught (exit 1); a run that never waits for a request is an error that says so (the
+// harness writes a request's input at its arrival).
 #include "labs/lab_test_support.h"
 
 #include <string>

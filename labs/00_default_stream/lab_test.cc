@@ -1,7 +1,7 @@
-// labs/lab00_test.cc: lab 00 end to end on the simulated GPU, as a student and the grader
-// run it. The untouched skeleton is correct but serial (exit 1); a stream per task made
-// with cudaStreamCreate is still serialised by the stream-0 memset between tasks, and the
-// report says so (exit 1); non-blocking streams with run() still ending in
+// labs/00_default_stream/lab_test.cc: lab 00 end to end on the simulated GPU, as a student
+// and the grader run it. The untouched skeleton is correct but serial (exit 1); a stream
+// per task made with cudaStreamCreate is still serialised by the stream-0 memset between
+// tasks, and the report says so (exit 1); non-blocking streams with run() still ending in
 // cudaStreamSynchronize(0) return before the results exist (exit 2, and the report names
 // the streams still busy); moving the memset onto the task streams races on the shared
 // block (exit 2); two streams for four tasks reach half the bound (exit 1); the reference

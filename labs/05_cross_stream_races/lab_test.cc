@@ -1,11 +1,11 @@
-// labs/lab05_test.cc: lab 05 end to end on the simulated GPU, as a student and the grader
-// run it. The skeleton is fast and wrong, with five planted races of four kinds, each
-// reported with both operations, their streams and the skeleton's lines (exit 2); fixing
-// them one by one is counted ("2 of 5 races fixed"); the reference has none and passes
-// (exit 0); synchronising the whole device after every batch, or the compute stream after
-// every kernel, is right and too slow (exit 1), and the report names that wait, its line
-// and its cost; the advice speaks of what the program does (which stream an event was
-// recorded on, what run() waits for).
+// labs/05_cross_stream_races/lab_test.cc: lab 05 end to end on the simulated GPU, as a
+// student and the grader run it. The skeleton is fast and wrong, with five planted races of
+// four kinds, each reported with both operations, their streams and the skeleton's lines
+// (exit 2); fixing them one by one is counted ("2 of 5 races fixed"); the reference has
+// none and passes (exit 0); synchronising the whole device after every batch, or the
+// compute stream after every kernel, is right and too slow (exit 1), and the report names
+// that wait, its line and its cost; the advice speaks of what the program does (which
+// stream an event was recorded on, what run() waits for).
 #include "labs/lab_test_support.h"
 
 #include <set>

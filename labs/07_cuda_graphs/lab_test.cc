@@ -1,13 +1,13 @@
-// labs/lab07_test.cc: lab 07 end to end on the simulated GPU, as a student and the grader
-// run it. The skeleton launches every tiny kernel on its own: correct, far below the graph
-// bound (exit 1). A graph made anew every step, or one captured on stream A alone, is
-// still below target with TODO 1 as the next step; a graph made once per run() is the
-// named state after TODO 1 (exit 1); the reference, one graph made in setup() and
+// labs/07_cuda_graphs/lab_test.cc: lab 07 end to end on the simulated GPU, as a student and
+// the grader run it. The skeleton launches every tiny kernel on its own: correct, far below
+// the graph bound (exit 1). A graph made anew every step, or one captured on stream A
+// alone, is still below target with TODO 1 as the next step; a graph made once per run() is
+// the named state after TODO 1 (exit 1); the reference, one graph made in setup() and
 // replayed every step, passes (exit 0); made in setup() with a host wait each step it is
 // told the wait, its line and cost (exit 1). A graph that captured step 0's copies writes
-// only step 0 (exit 2, the other steps never written), and the capture errors (a sync inside
-// the capture, a fork never joined back, a fork event recorded before the capture) fail
-// setup() with the call, its line and what the rule is (exit 2).
+// only step 0 (exit 2, the other steps never written), and the capture errors (a sync
+// inside the capture, a fork never joined back, a fork event recorded before the capture)
+// fail setup() with the call, its line and what the rule is (exit 2).
 #include "labs/lab_test_support.h"
 
 #include <string>

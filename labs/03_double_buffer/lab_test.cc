@@ -1,11 +1,11 @@
-// labs/lab03_test.cc: lab 03 end to end on the simulated GPU, as a student and the grader
-// run it: the untouched skeleton is correct but misses the target (exit 1), the reference
-// and plain double buffering pass (exit 0), a racy variant is reported racy (exit 2), and
-// crashes, hangs, early exits, failed setups and wrong answers are each reported for what
-// they are (exit 2), with the live event stream ending in a bye line that says so; a host
-// read of device memory is named as such, with the student's line. --timeout counts the
-// student's own phases only: a slow baseline is never the student's timeout, and the
-// harness past its own budget is the host's problem (exit 3).
+// labs/03_double_buffer/lab_test.cc: lab 03 end to end on the simulated GPU, as a student
+// and the grader run it: the untouched skeleton is correct but misses the target (exit 1),
+// the reference and plain double buffering pass (exit 0), a racy variant is reported racy
+// (exit 2), and crashes, hangs, early exits, failed setups and wrong answers are each
+// reported for what they are (exit 2), with the live event stream ending in a bye line that
+// says so; a host read of device memory is named as such, with the student's line.
+// --timeout counts the student's own phases only: a slow baseline is never the student's
+// timeout, and the harness past its own budget is the host's problem (exit 3).
 #include "labs/lab_test_support.h"
 
 #include "labs/harness/result_schema.h"

@@ -1,10 +1,10 @@
-// labs/lab02_test.cc: lab 02 end to end on the simulated GPU, as a student and the grader
-// run it. The skeleton orders its stages by making the host wait and times the combine
-// with a host clock: correct, below the speed target, and the measurement fails with the
-// reason (exit 1). Timing with events fixes the measurement only (exit 1); ordering with
-// events but timing on the host is fast enough and still fails the measurement (exit 1);
-// an event recorded before the work it should mark is a race the report names (exit 2);
-// the reference passes both parts (exit 0).
+// labs/02_events/lab_test.cc: lab 02 end to end on the simulated GPU, as a student and the
+// grader run it. The skeleton orders its stages by making the host wait and times the
+// combine with a host clock: correct, below the speed target, and the measurement fails
+// with the reason (exit 1). Timing with events fixes the measurement only (exit 1);
+// ordering with events but timing on the host is fast enough and still fails the
+// measurement (exit 1); an event recorded before the work it should mark is a race the
+// report names (exit 2); the reference passes both parts (exit 0).
 #include "labs/lab_test_support.h"
 
 #include <string>

@@ -1,12 +1,13 @@
-// labs/lab06_test.cc: lab 06 end to end on the simulated GPU, as a student and the grader
-// run it. The skeleton serves the requests one at a time on one stream: correct, p99 many
-// times a request alone, below target (exit 1). A pool of streams sharing one buffer set
-// (TODO 1 alone) is fast and wrong, with TODO 2 next (exit 2); eight streams reusing four
-// buffer sets without events race (exit 2), and with an event per set pass (exit 0); the
-// reference passes with p99 near a request alone and a throughput near the arrival rate
-// (exit 0); a pool too small, or one that waits for the device or the request's stream
-// after each request, cannot keep up (exit 1), and is told why: the wait with its line and
-// cost, or the pool's size; buffer sets got wrong are told what the program does.
+// labs/06_stream_pool/lab_test.cc: lab 06 end to end on the simulated GPU, as a student and
+// the grader run it. The skeleton serves the requests one at a time on one stream: correct,
+// p99 many times a request alone, below target (exit 1). A pool of streams sharing one
+// buffer set (TODO 1 alone) is fast and wrong, with TODO 2 next (exit 2); eight streams
+// reusing four buffer sets without events race (exit 2), and with an event per set pass
+// (exit 0); the reference passes with p99 near a request alone and a throughput near the
+// arrival rate (exit 0); a pool too small, or one that waits for the device or the
+// request's stream after each request, cannot keep up (exit 1), and is told why: the wait
+// with its line and cost, or the pool's size; buffer sets got wrong are told what the
+// program does.
 #include "labs/lab_test_support.h"
 
 #include <string>

@@ -1,16 +1,17 @@
-// labs/lab08_test.cc: lab 08 end to end on the simulated GPU, as a student and the grader
-// run it. The loader's batches come in pairs, one quick and one slow, set from the
-// device's own time for a batch. The skeleton loads, copies, computes and waits in turn:
-// correct, well below the loader bound (exit 1). Waiting for the upload alone with one
-// buffer is the named state after TODO 1 (exit 1): the device waits through every slow
+// labs/08_prefetch_loader/lab_test.cc: lab 08 end to end on the simulated GPU, as a student
+// and the grader run it. The loader's batches come in pairs, one quick and one slow, set
+// from the device's own time for a batch. The skeleton loads, copies, computes and waits in
+// turn: correct, well below the loader bound (exit 1). Waiting for the upload alone with
+// one buffer is the named state after TODO 1 (exit 1): the device waits through every slow
 // load and the loader for the device after every quick one. A ring of buffers that still
 // synchronises the stream every batch is TODO 1 not done (exit 1); a ring of two or three
 // buffers, each freed by an event, passes (exit 0); a ring of three whose loader waits for
-// the upload it has just queued is told that wait, its line and cost (exit 1). Those that pass and those that do not
-// each sit at least 5 points of the bound from the target. A loader that refills a buffer
-// without waiting for its upload is racy, and wrong under a perturbed schedule (exit 2,
-// the race names the load and the upload); an upload queued from a host function fails
-// with the runtime's error (exit 2), and the loader refuses a device buffer (exit 2).
+// the upload it has just queued is told that wait, its line and cost (exit 1). Those that
+// pass and those that do not each sit at least 5 points of the bound from the target. A
+// loader that refills a buffer without waiting for its upload is racy, and wrong under a
+// perturbed schedule (exit 2, the race names the load and the upload); an upload queued
+// from a host function fails with the runtime's error (exit 2), and the loader refuses a
+// device buffer (exit 2).
 #include "labs/lab_test_support.h"
 
 #include <string>

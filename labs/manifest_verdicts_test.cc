@@ -1,0 +1,56 @@
+// labs/manifest_verdicts_test.cc: a lab's manifest says what the simulator does. Built into
+// every lab's tests (//labs:labNN_test, labs/lab_folder.bzl) with that lab's lab.json in its
+// runfiles: the skeleton, the reference (0: pass) and every variant and extra build the
+// manifest declares exit with the "verdict" it gives them, so that the verdicts the GPU
+// bundle (kernels/gpu_bundle.sh) holds a GPU to are the simulator's own.
+#include "labs/lab_test_support.h"
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace labtest;
+
+// The one labs/NN_topic/lab.json of this test's runfiles: the lab's id and its text.
+std::pair<std::string, std::string> Manifest() {
+    std::vector<std::filesystem::path> found;
+    for (const auto &e : std::filesystem::directory_iterator(Binary("labs")))
+        if (std::filesystem::exists(e.path() / "lab.json")) found.push_back(e.path());
+    if (found.size() != 1) {
+        ADD_FAILURE() << found.size() << " labs/*/lab.json in the runfiles, not one";
+        return {"", ""};
+    }
+    std::ifstream in(found[0] / "lab.json");
+    return {found[0].filename().string(), std::string(std::istreambuf_iterator<char>(in), {})};
+}
+
+TEST(Manifest, EveryBuildExitsWithItsVerdictOnTheSimulator) {
+    auto [lab, text] = Manifest();
+    ASSERT_FALSE(lab.empty());
+    cJSON *m = cJSON_Parse(text.c_str());
+    ASSERT_NE(m, nullptr) << "labs/" << lab << "/lab.json is not JSON";
+    // binary (under the runfiles) -> the exit status the manifest gives it
+    std::vector<std::pair<std::string, int>> builds = {
+        {"labs/" + lab + "_sim", static_cast<int>(Num(cJSON_GetObjectItemCaseSensitive(m, "skeleton"), "verdict"))},
+        {"solutions/" + lab + "_sim", 0},
+    };
+    for (const char *list : {"variants", "builds"}) {
+        const cJSON *b;
+        cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(m, list))
+            builds.push_back({"labs/" + lab + "_" + Str(b, "name") + "_sim", static_cast<int>(Num(b, "verdict"))});
+    }
+    cJSON_Delete(m);
+    for (const auto &[binary, verdict] : builds) {
+        // The verdict at the least cost: one timed run, no perturbed schedule (the simulator
+        // is deterministic); a variant that hangs is stopped after 10 s of the student's
+        // phases.
+        Outcome o = RunLab(binary, {"--seed", "7", "--runs", "1", "--schedules", "0", "--json", "--timeout", "10"});
+        EXPECT_EQ(o.exit_code, verdict) << binary << " (labs/" << lab << "/lab.json says " << verdict << ")\n"
+                                        << o.err.substr(0, 2000);
+    }
+}
+
+}  // namespace
