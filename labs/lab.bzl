@@ -58,6 +58,7 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             deps = [
                 "//kernels:cpu",
                 "//labs/harness:lab_api_" + backend,
+                "//labs/harness:spec_helpers_" + backend,
             ],
             alwayslink = True,
             # The grader links submissions against the same spec library (//grading:kit.bzl).
