@@ -208,6 +208,84 @@ TEST(GraderLayout, BadExportsAndDownloadsAreRefusedNamingTheProblem) {
     EXPECT_NE(c.err.find("Nothing was graded"), std::string::npos) << c.err;
 }
 
+// Every platform's reader walks its folder the same way (grade_layout_walk.h): each
+// misnamed entry counted, the first ten listed by name (a Canvas entry that is not a file
+// says so), "..." for the rest, and nothing graded; entries it takes or skips are not listed.
+TEST(GraderLayout, EveryPlatformListsItsMisnamedEntriesAndGradesNothing) {
+    std::string canvas = TempDir("layout_canvas_many_bad");
+    Spit(canvas + "/adamsalice_1001_5001_lab.c", "x");
+    for (int i = 0; i < 11; i++) Spit(canvas + "/stray" + std::to_string(i) + ".c", "x");
+    Spit(canvas + "/bakerbob_1002_5002_folder/lab.c", "x");
+    Read c;
+    ReadDir(canvas, &c, GRADE_LAYOUT_CANVAS);
+    EXPECT_EQ(c.rc, -1);
+    EXPECT_NE(c.err.find("read as a Canvas download: 12 entries are not named as Canvas names a student's files "
+                         "(lastfirst[_LATE]_<userid>_<attachmentid>_<name>), so they could not be given"),
+              std::string::npos)
+        << c.err;
+    size_t listed = 0;
+    for (size_t at = c.err.find("\n  "); at != std::string::npos; at = c.err.find("\n  ", at + 1)) listed++;
+    EXPECT_EQ(listed, 11u) << c.err; // ten names and "..."
+    EXPECT_NE(c.err.find("\n  ...\nNothing was graded. Move them out"), std::string::npos) << c.err;
+    EXPECT_EQ(c.err.find("adamsalice"), std::string::npos) << c.err;
+
+    // A folder Canvas would not write, named as its files are: listed as not a file.
+    std::string canvas2 = TempDir("layout_canvas_folder");
+    Spit(canvas2 + "/adamsalice_1001_5001_lab.c", "x");
+    Spit(canvas2 + "/bakerbob_1002_5002_folder/lab.c", "x");
+    Read c2;
+    ReadDir(canvas2, &c2, GRADE_LAYOUT_CANVAS);
+    EXPECT_EQ(c2.rc, -1);
+    EXPECT_NE(c2.err.find("1 entry is not named as Canvas names"), std::string::npos) << c2.err;
+    EXPECT_NE(c2.err.find("\n  bakerbob_1002_5002_folder (not a file)\nNothing was graded. Move it out"),
+              std::string::npos)
+        << c2.err;
+
+    // Moodle: a flat file without its own name is misnamed; another plugin's entry is skipped
+    // with a warning, not listed.
+    std::string moodle = TempDir("layout_moodle_bad");
+    Spit(moodle + "/Alice Adams_111_assignsubmission_file/lab.c", "x");
+    Spit(moodle + "/Bob Baker_222_assignsubmission_file", "x");
+    Spit(moodle + "/Carol Cruz_333_assignsubmission_onlinetext/onlinetext.html", "x");
+    Spit(moodle + "/notes.txt", "x");
+    Read m;
+    ReadDir(moodle, &m, GRADE_LAYOUT_MOODLE);
+    EXPECT_EQ(m.rc, -1);
+    EXPECT_NE(m.err.find("read as a Moodle download: 2 entries are not named as Moodle names a student's files"),
+              std::string::npos)
+        << m.err;
+    EXPECT_NE(m.err.find("\n  Bob Baker_222_assignsubmission_file"), std::string::npos) << m.err;
+    EXPECT_NE(m.err.find("\n  notes.txt"), std::string::npos) << m.err;
+    EXPECT_EQ(m.err.find("Carol"), std::string::npos) << m.err;
+    EXPECT_EQ(m.err.find("Alice"), std::string::npos) << m.err;
+
+    // The same download without its misnamed entries reads, the other plugin skipped aloud.
+    std::string moodle2 = TempDir("layout_moodle_good");
+    Spit(moodle2 + "/Alice Adams_111_assignsubmission_file/lab.c", "x");
+    Spit(moodle2 + "/Carol Cruz_333_assignsubmission_onlinetext/onlinetext.html", "x");
+    Read m2;
+    ReadDir(moodle2, &m2, GRADE_LAYOUT_MOODLE);
+    ASSERT_EQ(m2.rc, 0) << m2.err;
+    ASSERT_EQ(m2.subs.n, 1u);
+    EXPECT_STREQ(m2.subs.items[0].name, "Alice Adams");
+    EXPECT_NE(m2.warnings.find("skipped: Moodle's onlinetext submission, not files"), std::string::npos) << m2.warnings;
+
+    // Gradescope: the submission folders the metadata does not name, comma-separated; a
+    // stray file is skipped with a warning.
+    std::string gs = TempDir("layout_gs_unnamed");
+    Spit(gs + "/submission_metadata.yml", kMeta);
+    Spit(gs + "/submission_008/lab.c", "x");
+    Spit(gs + "/submission_009/lab.c", "x");
+    Read g;
+    ReadDir(gs, &g, GRADE_LAYOUT_GRADESCOPE);
+    EXPECT_EQ(g.rc, -1);
+    EXPECT_TRUE(g.err.find("names no submitters for submission_008, submission_009: nobody could be given them") !=
+                    std::string::npos ||
+                g.err.find("names no submitters for submission_009, submission_008: nobody could be given them") !=
+                    std::string::npos)
+        << g.err;
+}
+
 TEST(GraderLayout, ARosterGivesNamesAndStudentIds) {
     const char csv[] =
         "\xEF\xBB\xBFName,SID,Email,canvas_id,moodle_id,id\r\n"

@@ -66,6 +66,7 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
                 "//kernels:cpu",
                 "//labs/harness:lab_api_" + backend,
                 "@lab_catalog//:%s_identity" % _lab_id(spec),
+                "//labs/harness:spec_helpers_" + backend,
             ],
             alwayslink = True,
             # The grader links submissions against the same spec library (//grading:kit.bzl).

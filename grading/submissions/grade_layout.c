@@ -4,12 +4,9 @@
 #define _GNU_SOURCE
 #include "grading/submissions/grade_layout.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "grading/base/grade_fs.h"
 
@@ -61,15 +58,20 @@ static const struct layout_row {
     const char *name; /* --layout's word */
     const char *what; /* how the line that says which was read names it */
     bool (*detect)(const survey *s, char **why);
+    /* Its reader: a whole folder's, or (a download) an entry's, with the platform's name
+     * and how it names a student's files, for the error that refuses a misnamed entry. */
     int (*read)(const char *dir, grade_submission_list *out, grade_buf *warn, char *err, size_t err_len);
+    grade_layout_visit visit;
+    const char *platform, *naming;
 } rows[] = {
     {GRADE_LAYOUT_GRADESCOPE, "gradescope-export", "a Gradescope \"Export submissions\" folder", detect_gradescope,
-     grade_layout_read_gradescope},
-    {GRADE_LAYOUT_MOODLE, "moodle", "a Moodle \"Download submissions\" folder", detect_moodle,
-     grade_layout_read_moodle},
-    {GRADE_LAYOUT_CANVAS, "canvas", "a Canvas \"Download submissions\" folder", detect_canvas,
-     grade_layout_read_canvas},
-    {GRADE_LAYOUT_FOLDERS, "folders", "the documented layout", detect_folders, read_folders},
+     grade_layout_read_gradescope, NULL, NULL, NULL},
+    {GRADE_LAYOUT_MOODLE, "moodle", "a Moodle \"Download submissions\" folder", detect_moodle, NULL,
+     grade_layout_visit_moodle, "Moodle",
+     "<Full Name>_<id>_assignsubmission_file/ or <Full Name>_<id>_assignsubmission_file_<name>"},
+    {GRADE_LAYOUT_CANVAS, "canvas", "a Canvas \"Download submissions\" folder", detect_canvas, NULL,
+     grade_layout_visit_canvas, "Canvas", "lastfirst[_LATE]_<userid>_<attachmentid>_<name>"},
+    {GRADE_LAYOUT_FOLDERS, "folders", "the documented layout", detect_folders, read_folders, NULL, NULL, NULL},
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -111,31 +113,72 @@ const char *grade_layout_choices(void) {
     return list;
 }
 
+/* Counts one entry into the survey (arg); none is misnamed. */
+static bool survey_entry(const grade_layout_entry *e, void *arg, const char **note) {
+    (void)note;
+    survey *s = arg;
+    s->entries++;
+    bool is_dir = grade_is_dir(e->path);
+    if (is_dir) s->folders++;
+    if (grade_moodle_name(e->name, NULL, NULL, NULL, NULL)) s->moodle++;
+    else if (!is_dir && grade_canvas_name(e->name, NULL, NULL, NULL, NULL)) s->canvas++;
+    return false;
+}
+
 /* Looks at dir's entries: how many are named as Moodle and Canvas name them, whether any
  * is a folder, and whether it holds an export's metadata. */
 static int survey_dir(const char *dir, survey *s, char *err, size_t err_len) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, err_len, "submissions folder %s: %s", dir, strerror(errno));
-        return -1;
-    }
     memset(s, 0, sizeof(*s));
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        s->entries++;
-        char *path = grade_path_join(dir, e->d_name);
-        bool is_dir = grade_is_dir(path);
-        free(path);
-        if (is_dir) s->folders++;
-        if (grade_moodle_name(e->d_name, NULL, NULL, NULL, NULL)) s->moodle++;
-        else if (!is_dir && grade_canvas_name(e->d_name, NULL, NULL, NULL, NULL)) s->canvas++;
-    }
-    closedir(d);
+    grade_layout_misnamed none;
+    int rc = grade_layout_walk(dir, NULL, "", survey_entry, s, &none, err, err_len);
+    grade_layout_misnamed_free(&none);
+    if (rc != 0) return -1;
     char *yml = grade_path_join(dir, "submission_metadata.yml");
     s->export_yml = grade_is_file(yml);
     free(yml);
     return 0;
+}
+
+/* Reads a download (a row with a visit): walks dir, giving each entry to the row's visit.
+ * When any is misnamed, nothing is graded: -1, with err naming the first few, the platform
+ * and how it names a student's files. Else finishes out and returns 0. */
+static int read_download(const struct layout_row *row, const char *dir, grade_submission_list *out, grade_buf *warn,
+                         char *err, size_t err_len) {
+    const char *platform = row->platform, *naming = row->naming;
+    grade_layout_reading reading = {out, warn};
+    grade_layout_misnamed bad;
+    if (grade_layout_walk(dir, NULL, "\n  ", row->visit, &reading, &bad, err, err_len) != 0) {
+        grade_layout_misnamed_free(&bad);
+        return -1;
+    }
+    if (bad.n) {
+        size_t n = bad.n;
+        snprintf(err, err_len,
+                 "--submissions %s, read as a %s download: %zu entr%s not named as %s names a student's files (%s), "
+                 "so %s could not be given to a student:\n  %s%s\nNothing was graded. Move %s out of the folder, or "
+                 "give --layout folders if it is not a %s download.",
+                 dir, platform, n, n == 1 ? "y is" : "ies are", platform, naming, n == 1 ? "it" : "they",
+                 bad.list.data, n > GRADE_LAYOUT_LISTED ? "\n  ..." : "", n == 1 ? "it" : "them", platform);
+        grade_layout_misnamed_free(&bad);
+        return -1;
+    }
+    grade_layout_misnamed_free(&bad);
+    grade_submission_list_finish(out, warn);
+    return 0;
+}
+
+void grade_layout_claimed(grade_layout_reading *r, grade_submission *s, const char *shown, const char *platform,
+                          const char *person, const char *id_word, const char *c_name, const char *c_id,
+                          const char *id) {
+    char *c_shown = grade_text_clean(c_name, strlen(c_name), 200);
+    s->parts[s->n_parts - 1].claim =
+        grade_strf("its own name claims another %s, %s (%s %s %s), but %s's prefix says %s (%s %s) uploaded it", person,
+                   c_shown, platform, id_word, c_id, platform, s->name, id_word, id);
+    grade_buf_printf(r->warn,
+                     "%s: its own name claims another %s, %s (%s %s %s); %s's prefix says %s (%s %s) uploaded it: "
+                     "graded as %s's\n",
+                     shown, person, c_shown, platform, id_word, c_id, platform, s->name, id_word, id, s->name);
+    free(c_shown);
 }
 
 int grade_layout_read(const char *dir, grade_layout forced, const grade_roster *roster, grade_submission_list *out,
@@ -155,7 +198,8 @@ int grade_layout_read(const char *dir, grade_layout forced, const grade_roster *
     grade_buf warn;
     grade_buf_init(&warn);
     grade_buf_append(&warn, "", 0);
-    if (row->read(dir, out, &warn, err, err_len) != 0) {
+    int rc = row->read ? row->read(dir, out, &warn, err, err_len) : read_download(row, dir, out, &warn, err, err_len);
+    if (rc != 0) {
         grade_buf_free(&warn);
         grade_submission_list_free(out);
         free(why);

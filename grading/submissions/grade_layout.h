@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "grading/submissions/grade_layout_walk.h"
 #include "grading/submissions/grade_roster.h"
 #include "grading/submissions/grade_submission.h"
 
@@ -47,12 +48,32 @@ const char *grade_layout_choices(void);
 int grade_layout_read(const char *dir, grade_layout forced, const grade_roster *roster, grade_submission_list *out,
                       grade_layout *used, char **how, char *err, size_t err_len);
 
-/* The platform readers (grade_layout_gradescope.c, grade_layout_canvas.c,
- * grade_layout_moodle.c); warnings go to warn. Each returns 0, or -1 with err. */
+/* The export's reader (grade_layout_gradescope.c); warnings go to warn. Returns 0, or -1
+ * with err. */
 int grade_layout_read_gradescope(const char *dir, grade_submission_list *out, grade_buf *warn, char *err,
                                  size_t err_len);
-int grade_layout_read_canvas(const char *dir, grade_submission_list *out, grade_buf *warn, char *err, size_t err_len);
-int grade_layout_read_moodle(const char *dir, grade_submission_list *out, grade_buf *warn, char *err, size_t err_len);
+
+/* What a platform reader's visit of an entry (grade_layout_walk.h) adds to: the
+ * submissions and the warnings. */
+typedef struct grade_layout_reading {
+    grade_submission_list *out;
+    grade_buf *warn;
+} grade_layout_reading;
+
+/* The readers of the downloads (Canvas, Moodle), whose every entry is a student's file or
+ * folder named as the platform names them: each looks at one entry of the folder's walk
+ * (grade_layout_walk.h) with a grade_layout_reading, and says whether it is misnamed.
+ * grade_layout_read refuses a download with a misnamed entry, naming the first few. */
+bool grade_layout_visit_canvas(const grade_layout_entry *e, void *reading, const char **note);
+bool grade_layout_visit_moodle(const grade_layout_entry *e, void *reading, const char **note);
+
+/* A file whose own name is a platform's name of another person (c_name, c_id) stays with
+ * its uploader, s (its id `id`): its part (the last added) says so, for s's report, and a
+ * warning for the class, in the platform's words: platform "Canvas", person "student",
+ * id_word "user". shown is the file's name made printable. */
+void grade_layout_claimed(grade_layout_reading *r, grade_submission *s, const char *shown, const char *platform,
+                          const char *person, const char *id_word, const char *c_name, const char *c_id,
+                          const char *id);
 
 /* Whether a file name is Canvas's, and its parts (any pointer may be NULL; strings malloc'd):
  * the student's lastfirst, the late flag, the user id, and the original name without the

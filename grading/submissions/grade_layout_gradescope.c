@@ -8,8 +8,6 @@
 #define _GNU_SOURCE
 #include "grading/submissions/grade_layout.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +41,18 @@ static void join(char **to, const char *sep, const char *v) {
     char *j = *to ? grade_strf("%s%s%s", *to, sep, v) : grade_strdup(v);
     free(*to);
     *to = j;
+}
+
+/* One entry of the export besides the metadata: a folder the metadata names is taken; a
+ * submission_NNN it does not name is misnamed; anything else is skipped with a warning. */
+static bool visit(const grade_layout_entry *e, void *arg, const char **note) {
+    (void)note;
+    const grade_layout_reading *r = arg;
+    for (size_t i = 0; i < r->out->n; i++)
+        if (!strcmp(r->out->items[i].platform_id, e->name)) return false;
+    if (!strncmp(e->name, "submission_", 11)) return true;
+    grade_buf_printf(r->warn, "%s: skipped: not a submission of the export\n", e->shown);
+    return false;
 }
 
 int grade_layout_read_gradescope(const char *dir, grade_submission_list *out, grade_buf *warn, char *err,
@@ -150,39 +160,21 @@ int grade_layout_read_gradescope(const char *dir, grade_submission_list *out, gr
         free(names);
     }
     /* Every folder must be a submission the metadata names. */
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, err_len, "submissions folder %s: %s", dir, strerror(errno));
+    grade_layout_reading r = {out, warn};
+    grade_layout_misnamed bad;
+    if (grade_layout_walk(dir, META, ", ", visit, &r, &bad, err, err_len) != 0) {
+        grade_layout_misnamed_free(&bad);
         goto out;
     }
-    grade_buf bad;
-    grade_buf_init(&bad);
-    grade_buf_append(&bad, "", 0);
-    size_t n_bad = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !strcmp(e->d_name, META)) continue;
-        bool known = false;
-        for (size_t i = 0; i < out->n && !known; i++) known = !strcmp(out->items[i].platform_id, e->d_name);
-        if (known) continue;
-        char *shown = grade_text_clean(e->d_name, strlen(e->d_name), 200);
-        if (!strncmp(e->d_name, "submission_", 11)) {
-            if (n_bad++ < 10) grade_buf_printf(&bad, "%s%s", n_bad > 1 ? ", " : "", shown);
-        } else {
-            grade_buf_printf(warn, "%s: skipped: not a submission of the export\n", shown);
-        }
-        free(shown);
-    }
-    closedir(d);
-    if (n_bad) {
+    if (bad.n) {
         snprintf(err, err_len,
                  "%s/%s names no submitters for %s%s: nobody could be given %s (nothing was graded); is the "
                  "metadata from the same export?",
-                 dir, META, bad.data, n_bad > 10 ? ", ..." : "", n_bad == 1 ? "it" : "them");
-        grade_buf_free(&bad);
+                 dir, META, bad.list.data, bad.n > GRADE_LAYOUT_LISTED ? ", ..." : "", bad.n == 1 ? "it" : "them");
+        grade_layout_misnamed_free(&bad);
         goto out;
     }
-    grade_buf_free(&bad);
+    grade_layout_misnamed_free(&bad);
     grade_submission_list_finish(out, warn);
     rc = 0;
 out:

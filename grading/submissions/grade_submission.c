@@ -3,7 +3,6 @@
 #define _XOPEN_SOURCE 700
 #include "grading/submissions/grade_submission.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 
 #include "grading/base/grade_fs.h"
 #include "grading/base/grade_text.h"
+#include "grading/submissions/grade_layout_walk.h"
 #include "grading/submissions/grade_archive.h"
 
 #define FOLDER_MAX_ENTRIES 20000
@@ -76,60 +76,63 @@ void grade_submission_list_finish(grade_submission_list *l, grade_buf *warn) {
 /* Whether a file name ends in ".c": a bare lab file. */
 static bool c_file(const char *name) { return grade_index_c_file(name); }
 
+/* What the folders layout's visit of an entry adds to. */
+typedef struct folders_reading {
+    grade_submission_list *out;
+    grade_buf *warn;
+} folders_reading;
+
+/* One entry of the folders layout: a folder, an archive or a bare .c file is a student's
+ * submission; anything else is skipped with a warning (none is misnamed). */
+static bool folders_entry(const grade_layout_entry *e, void *arg, const char **note) {
+    (void)note;
+    folders_reading *r = arg;
+    grade_sub_kind kind;
+    size_t stem = strlen(e->name);
+    if (!e->stat_ok) {
+        grade_buf_printf(r->warn, "%s: skipped: %s\n", e->shown, strerror(e->stat_errno));
+        return false;
+    }
+    if (S_ISDIR(e->st.st_mode)) {
+        kind = GRADE_SUB_FOLDER;
+    } else if (S_ISREG(e->st.st_mode) && grade_archive_name(e->name, &stem)) {
+        kind = GRADE_SUB_ARCHIVE;
+    } else if (S_ISREG(e->st.st_mode) && c_file(e->name)) {
+        /* A bare lab file (alice.c): graded as in Gradescope mode, where a lone file
+         * counts when one lab is graded. */
+        kind = GRADE_SUB_FILES;
+        stem -= 2;
+    } else {
+        grade_buf_printf(r->warn, "%s: skipped: not a folder, a .c file or a .zip, .tar.gz, .tgz or .tar archive\n",
+                         e->shown);
+        return false;
+    }
+    grade_submission *s = grade_submission_list_add(r->out);
+    /* The name goes into reports and the gradebook: keep it printable. */
+    s->name = grade_text_clean(e->name, stem, 200);
+    s->kind = kind;
+    if (kind == GRADE_SUB_FILES) {
+        grade_submission_add_part(s, e->path, e->name);
+        s->loose = true;
+    } else {
+        s->path = grade_strdup(e->path);
+    }
+    return false;
+}
+
 int grade_submissions_list(const char *dir, grade_submission_list *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, err_len, "submissions folder %s: %s", dir, strerror(errno));
-        return -1;
-    }
     grade_buf warn;
     grade_buf_init(&warn);
     grade_buf_append(&warn, "", 0);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char *path = grade_path_join(dir, e->d_name);
-        struct stat st;
-        grade_sub_kind kind;
-        size_t stem = strlen(e->d_name);
-        char *shown = grade_text_clean(e->d_name, strlen(e->d_name), 200);
-        if (lstat(path, &st) != 0) {
-            grade_buf_printf(&warn, "%s: skipped: %s\n", shown, strerror(errno));
-            free(shown);
-            free(path);
-            continue;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            kind = GRADE_SUB_FOLDER;
-        } else if (S_ISREG(st.st_mode) && grade_archive_name(e->d_name, &stem)) {
-            kind = GRADE_SUB_ARCHIVE;
-        } else if (S_ISREG(st.st_mode) && c_file(e->d_name)) {
-            /* A bare lab file (alice.c): graded as in Gradescope mode, where a lone file
-             * counts when one lab is graded. */
-            kind = GRADE_SUB_FILES;
-            stem -= 2;
-        } else {
-            grade_buf_printf(&warn, "%s: skipped: not a folder, a .c file or a .zip, .tar.gz, .tgz or .tar archive\n",
-                             shown);
-            free(shown);
-            free(path);
-            continue;
-        }
-        free(shown);
-        grade_submission *s = grade_submission_list_add(out);
-        /* The name goes into reports and the gradebook: keep it printable. */
-        s->name = grade_text_clean(e->d_name, stem, 200);
-        s->kind = kind;
-        if (kind == GRADE_SUB_FILES) {
-            grade_submission_add_part(s, path, e->d_name);
-            s->loose = true;
-            free(path);
-        } else {
-            s->path = path;
-        }
+    folders_reading r = {out, &warn};
+    grade_layout_misnamed none;
+    int rc = grade_layout_walk(dir, NULL, "", folders_entry, &r, &none, err, err_len);
+    grade_layout_misnamed_free(&none);
+    if (rc != 0) {
+        grade_buf_free(&warn);
+        return -1;
     }
-    closedir(d);
     grade_submission_list_finish(out, &warn);
     out->warnings = grade_buf_take(&warn);
     return 0;

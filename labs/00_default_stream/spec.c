@@ -20,55 +20,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_baseline.h"
+#include "labs/harness/spec_batch.h"
+#include "labs/harness/spec_oracle.h"
 
 #define MAX_TASKS 64
 /* The statistics block the bookkeeping memset clears (bytes). */
 #define STATS_BYTES 4096
 
-/* ---- baseline: everything on the legacy default stream, as the skeleton is ---------- */
+/* ---- baseline: everything on the legacy default stream, as the skeleton is, with the
+ * bookkeeping memset after each task; oracle: the process kernel applied steps times ------ */
 
-static uint32_t *base_data[MAX_TASKS];
-static uint32_t *base_stats;
-
-static int base_setup(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    for (int t = 0; t < w->batches; t++) LAB_CHECK(cudaMalloc((void **)&base_data[t], w->batch_bytes));
-    LAB_CHECK(cudaMalloc((void **)&base_stats, STATS_BYTES));
-    return 0;
-}
-
-static int base_run(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    for (int t = 0; t < w->batches; t++) {
-        LAB_CHECK(cudaMemcpyAsync(base_data[t], lab_input(ctx, t), w->batch_bytes, cudaMemcpyHostToDevice, 0));
-        for (int k = 0; k < w->steps; k++)
-            LAB_CHECK(kernels_process(base_data[t], base_data[t], w->batch_elems, w->process, 0));
-        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, t), base_data[t], w->batch_bytes, cudaMemcpyDeviceToHost, 0));
-        LAB_CHECK(cudaMemsetAsync(base_stats, 0, STATS_BYTES, 0));
-    }
-    LAB_CHECK(cudaStreamSynchronize(0));
-    return 0;
-}
-
-static void base_teardown(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    for (int t = 0; t < w->batches; t++) cudaFree(base_data[t]);
-    cudaFree(base_stats);
-}
-
-static const lab_impl baseline = {base_setup, base_run, base_teardown};
-
-/* ---- oracle: the process kernel applied steps times ------------------------------------ */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_process_params all = w->process;
-    all.iters = w->process.iters * (uint32_t)w->steps; /* f^a after f^b is f^(a+b) */
-    kernels_oracle_process(expected, in, w->batch_elems, all);
-}
+LAB_SPEC_BASELINE(baseline, .in_place = true, .memset_bytes = STATS_BYTES);
 
 /* ---- the bound: every task at once, each on its own non-blocking stream --------------- */
 
@@ -81,11 +47,7 @@ typedef struct bound_bufs {
 } bound_bufs;
 
 static int enqueue_task(lab_ctx *ctx, uint32_t *d, int t, cudaStream_t s) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaMemcpyAsync(d, lab_input(ctx, t), w->batch_bytes, cudaMemcpyHostToDevice, s));
-    for (int k = 0; k < w->steps; k++) LAB_CHECK(kernels_process(d, d, w->batch_elems, w->process, s));
-    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, t), d, w->batch_bytes, cudaMemcpyDeviceToHost, s));
-    return 0;
+    return lab_spec_batch_enqueue(ctx, lab_input(ctx, t), d, d, t, s);
 }
 
 /* One task alone (on the first stream), in ns; < 0 on error. */
@@ -245,7 +207,7 @@ const lab_spec LAB_SPEC = {
             .steps = 4,
         },
     .baseline = &baseline,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps,
     .measure_bound = measure_bound,
     .bound_name = "concurrency bound",
     .bound_label = "bound",

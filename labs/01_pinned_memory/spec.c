@@ -26,52 +26,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_baseline.h"
+#include "labs/harness/spec_oracle.h"
+#include "labs/harness/spec_pinned.h"
 
 #define MAX_BATCHES 64
 
 /* ---- baseline: the skeleton, straight from and to pageable memory on one stream ------ */
 
-static cudaStream_t base_stream;
-static uint32_t *base_in, *base_out;
-
-static int base_setup(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaStreamCreateWithFlags(&base_stream, cudaStreamNonBlocking));
-    lab_name_stream(ctx, base_stream, "baseline");
-    LAB_CHECK(cudaMalloc((void **)&base_in, w->batch_bytes));
-    LAB_CHECK(cudaMalloc((void **)&base_out, w->batch_bytes));
-    return 0;
-}
-
-static int base_run(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    for (int b = 0; b < w->batches; b++) {
-        LAB_CHECK(cudaMemcpyAsync(base_in, lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, base_stream));
-        LAB_CHECK(kernels_process(base_out, base_in, w->batch_elems, w->process, base_stream));
-        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), base_out, w->batch_bytes, cudaMemcpyDeviceToHost, base_stream));
-    }
-    LAB_CHECK(cudaStreamSynchronize(base_stream));
-    return 0;
-}
-
-static void base_teardown(lab_ctx *ctx) {
-    (void)ctx;
-    cudaFree(base_in);
-    cudaFree(base_out);
-    cudaStreamDestroy(base_stream);
-}
-
-static const lab_impl baseline = {base_setup, base_run, base_teardown};
-
-/* ---- oracle ------------------------------------------------------------------------------ */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_oracle_process(expected, in, w->batch_elems, w->process);
-}
+LAB_SPEC_BASELINE(baseline, .stream = "baseline");
 
 /* ---- the link bound: pinned copies one way, the other, and both at once ---------------- */
 
@@ -137,11 +103,11 @@ static int measure_bound(lab_ctx *ctx, lab_bound *out) {
         goto out;
     lab_name_stream(ctx, l.up, "bound H2D");
     lab_name_stream(ctx, l.down, "bound D2H");
+    if (lab_spec_pinned_alloc(l.h_up, l.n, w->batch_bytes) != 0 ||
+        lab_spec_pinned_alloc(l.h_down, l.n, w->batch_bytes) != 0)
+        goto out;
     for (int b = 0; b < l.n; b++)
-        if (cudaMallocHost((void **)&l.h_up[b], w->batch_bytes) != cudaSuccess ||
-            cudaMallocHost((void **)&l.h_down[b], w->batch_bytes) != cudaSuccess ||
-            cudaMalloc((void **)&l.d_up[b], w->batch_bytes) != cudaSuccess)
-            goto out;
+        if (cudaMalloc((void **)&l.d_up[b], w->batch_bytes) != cudaSuccess) goto out;
     for (int k = 0; k < SAMPLES; k++) {
         double t[4];
         if (sample(w, &l, t) != 0) goto out;
@@ -167,11 +133,9 @@ static int measure_bound(lab_ctx *ctx, lab_bound *out) {
     rc = 0;
 out:
     cudaDeviceSynchronize();
-    for (int b = 0; b < l.n; b++) {
-        cudaFreeHost(l.h_up[b]);
-        cudaFreeHost(l.h_down[b]);
-        cudaFree(l.d_up[b]);
-    }
+    lab_spec_pinned_free(l.h_up, l.n);
+    lab_spec_pinned_free(l.h_down, l.n);
+    for (int b = 0; b < l.n; b++) cudaFree(l.d_up[b]);
     cudaFree(l.d_down);
     cudaFree(l.d_out);
     if (l.start) cudaEventDestroy(l.start);
@@ -253,7 +217,7 @@ const lab_spec LAB_SPEC = {
     .inputs = LAB_MEMORY_PAGEABLE,
     .outputs = LAB_MEMORY_PAGEABLE,
     .baseline = &baseline,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps,
     .measure_bound = measure_bound,
     .bound_name = "link bound",
     .bound_label = "link",

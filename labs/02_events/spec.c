@@ -27,10 +27,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_oracle.h"
 
 /* ---- one batch's graph, as the baseline and the bound queue it ------------------------ */
 
@@ -127,9 +127,7 @@ static const lab_impl baseline = {base_setup, base_run, base_teardown};
 /* ---- oracle: the process kernel twice (a producer, then the combine) ------------------- */
 
 static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_process_params twice = w->process;
-    twice.iters = 2 * w->process.iters; /* f^a after f^b is f^(a+b) */
-    kernels_oracle_process(expected, in, w->batch_elems, twice);
+    lab_spec_oracle_passes(w, in, expected, 2);
 }
 
 /* ---- the bound: every batch ordered by events, the host never waiting, the combine timed

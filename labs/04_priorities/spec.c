@@ -26,10 +26,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_baseline.h"
+#include "labs/harness/spec_oracle.h"
+#include "labs/harness/spec_request.h"
 
 #define BG_THREADS 128u
 #if defined(LAB04_SINGLE_WAVE)
@@ -57,102 +59,20 @@ static int background(lab_ctx *ctx, cudaStream_t stream, void *buffer) {
 
 static bool is_background(const trace_op *op) { return op->kind == TRACE_OP_KERNEL && !strcmp(op->name, "spin"); }
 
-/* ---- one request ----------------------------------------------------------------------- */
+/* ---- baseline: the skeleton, the background and the requests on equal-priority streams,
+ * each request queued when it arrives ---------------------------------------------------- */
 
-typedef struct request_bufs {
-    uint32_t *d_in, *d_out;
-} request_bufs;
-
-static int enqueue_request(lab_ctx *ctx, request_bufs *r, int i, cudaStream_t s) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaMemcpyAsync(r->d_in, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, s));
-    LAB_CHECK(kernels_process(r->d_out, r->d_in, w->batch_elems, w->process, s));
-    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), r->d_out, w->batch_bytes, cudaMemcpyDeviceToHost, s));
-    return 0;
-}
-
-/* ---- baseline: the skeleton, the background and the requests on equal-priority streams - */
-
-static cudaStream_t base_bg, base_req;
-static request_bufs base_bufs;
-
-static int base_setup(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaStreamCreateWithFlags(&base_bg, cudaStreamNonBlocking));
-    LAB_CHECK(cudaStreamCreateWithFlags(&base_req, cudaStreamNonBlocking));
-    lab_name_stream(ctx, base_bg, "baseline background");
-    lab_name_stream(ctx, base_req, "baseline requests");
-    LAB_CHECK(cudaMalloc((void **)&base_bufs.d_in, w->batch_bytes));
-    LAB_CHECK(cudaMalloc((void **)&base_bufs.d_out, w->batch_bytes));
-    return 0;
-}
-
-static int base_run(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    if (lab_background(ctx, base_bg) != 0) return 1;
-    for (int i = 0; i < w->batches; i++) {
-        lab_wait_request(ctx, i);
-        if (enqueue_request(ctx, &base_bufs, i, base_req) != 0) return 1;
-    }
-    LAB_CHECK(cudaStreamSynchronize(base_req));
-    LAB_CHECK(cudaStreamSynchronize(base_bg));
-    return 0;
-}
-
-static void base_teardown(lab_ctx *ctx) {
-    (void)ctx;
-    cudaFree(base_bufs.d_in);
-    cudaFree(base_bufs.d_out);
-    cudaStreamDestroy(base_bg);
-    cudaStreamDestroy(base_req);
-}
-
-static const lab_impl baseline = {base_setup, base_run, base_teardown};
-
-/* ---- oracle ------------------------------------------------------------------------------ */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_oracle_process(expected, in, w->batch_elems, w->process);
-}
+LAB_SPEC_BASELINE(baseline, .stream = "baseline requests", .background = "baseline background", .requests = true);
 
 /* ---- the bound: one request alone on an idle device ------------------------------------- */
 
 static int measure_bound(lab_ctx *ctx, lab_bound *out) {
-    const lab_workload *w = lab_get_workload(ctx);
-    enum { SAMPLES = 5 };
-    request_bufs r = {NULL, NULL};
-    cudaStream_t s = NULL;
-    cudaEvent_t start = NULL, end = NULL;
-    double t[SAMPLES];
-    int rc = 1;
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cudaEventCreate(&start) != cudaSuccess ||
-        cudaEventCreate(&end) != cudaSuccess || cudaMalloc((void **)&r.d_in, w->batch_bytes) != cudaSuccess ||
-        cudaMalloc((void **)&r.d_out, w->batch_bytes) != cudaSuccess)
-        goto out;
-    lab_name_stream(ctx, s, "bound");
-    for (int k = 0; k < SAMPLES; k++) {
-        if (cudaEventRecord(start, s) != cudaSuccess || enqueue_request(ctx, &r, 0, s) != 0 ||
-            cudaEventRecord(end, s) != cudaSuccess)
-            goto out;
-        t[k] = lab_spec_elapsed_ns(start, end);
-        if (t[k] <= 0) goto out;
-    }
-    out->ideal_ns = lab_spec_median(t, SAMPLES);
+    if (lab_spec_request_bound(ctx, out) != 0) return 1;
     snprintf(out->detail, sizeof(out->detail),
              "one request alone on an idle device takes %.3f ms (up, the kernel, down): the latency when nothing "
              "is in its way",
              out->ideal_ns / 1e6);
-    out->figures_key = "request_us";
-    lab_bound_add(out, "alone", out->ideal_ns / 1e3);
-    rc = 0;
-out:
-    cudaDeviceSynchronize();
-    cudaFree(r.d_in);
-    cudaFree(r.d_out);
-    if (start) cudaEventDestroy(start);
-    if (end) cudaEventDestroy(end);
-    if (s) cudaStreamDestroy(s);
-    return rc;
+    return 0;
 }
 
 /* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
@@ -264,7 +184,7 @@ const lab_spec LAB_SPEC = {
             .steps = 1,
         },
     .baseline = &baseline,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps,
     .measure_bound = measure_bound,
     .bound_name = "idle-device bound",
     .bound_label = "bound",

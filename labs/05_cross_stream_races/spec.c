@@ -18,52 +18,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_baseline.h"
+#include "labs/harness/spec_oracle.h"
 
 #define NBUF 2
 
 /* ---- baseline: one stream, one batch after another ---------------------------------------- */
 
-static cudaStream_t base_stream;
-static uint32_t *base_in, *base_out;
-
-static int base_setup(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaStreamCreateWithFlags(&base_stream, cudaStreamNonBlocking));
-    lab_name_stream(ctx, base_stream, "baseline");
-    LAB_CHECK(cudaMalloc((void **)&base_in, w->batch_bytes));
-    LAB_CHECK(cudaMalloc((void **)&base_out, w->batch_bytes));
-    return 0;
-}
-
-static int base_run(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    for (int b = 0; b < w->batches; b++) {
-        LAB_CHECK(cudaMemcpyAsync(base_in, lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, base_stream));
-        LAB_CHECK(kernels_process(base_out, base_in, w->batch_elems, w->process, base_stream));
-        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), base_out, w->batch_bytes, cudaMemcpyDeviceToHost, base_stream));
-    }
-    LAB_CHECK(cudaStreamSynchronize(base_stream));
-    return 0;
-}
-
-static void base_teardown(lab_ctx *ctx) {
-    (void)ctx;
-    cudaFree(base_in);
-    cudaFree(base_out);
-    cudaStreamDestroy(base_stream);
-}
-
-static const lab_impl baseline = {base_setup, base_run, base_teardown};
-
-/* ---- oracle ------------------------------------------------------------------------------ */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_oracle_process(expected, in, w->batch_elems, w->process);
-}
+LAB_SPEC_BASELINE(baseline, .stream = "baseline");
 
 /* ---- the bound: the three-stream pipeline with an event per hand-over ------------------- */
 
@@ -377,7 +342,7 @@ const lab_spec LAB_SPEC = {
             .steps = 1,
         },
     .baseline = &baseline,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps,
     .measure_bound = measure_bound,
     .bound_name = "pipeline bound",
     .bound_label = "pipeline",

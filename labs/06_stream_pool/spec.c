@@ -44,109 +44,31 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_baseline.h"
+#include "labs/harness/spec_oracle.h"
+#include "labs/harness/spec_request.h"
 
-/* ---- one request, as the baseline and the bound queue it ---------------------------------- */
+/* ---- baseline: the skeleton, one request at a time on one stream, each up, `steps`
+ * kernels (the first from d_in to d_out, the others in place), down ----------------------- */
 
-typedef struct request_bufs {
-    uint32_t *d_in, *d_out;
-} request_bufs;
-
-/* Up, `steps` kernels (the first from d_in to d_out, the others in place), down. */
-static int enqueue_request(lab_ctx *ctx, const request_bufs *r, int i, cudaStream_t s) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaMemcpyAsync(r->d_in, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, s));
-    LAB_CHECK(kernels_process(r->d_out, r->d_in, w->batch_elems, w->process, s));
-    for (int k = 1; k < w->steps; k++) LAB_CHECK(kernels_process(r->d_out, r->d_out, w->batch_elems, w->process, s));
-    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), r->d_out, w->batch_bytes, cudaMemcpyDeviceToHost, s));
-    return 0;
-}
-
-/* ---- baseline: the skeleton, one request at a time on one stream ------------------------- */
-
-static cudaStream_t base_stream;
-static request_bufs base_bufs;
-
-static int base_setup(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaStreamCreateWithFlags(&base_stream, cudaStreamNonBlocking));
-    lab_name_stream(ctx, base_stream, "baseline server");
-    LAB_CHECK(cudaMalloc((void **)&base_bufs.d_in, w->batch_bytes));
-    LAB_CHECK(cudaMalloc((void **)&base_bufs.d_out, w->batch_bytes));
-    return 0;
-}
-
-static int base_run(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    for (int i = 0; i < w->batches; i++) {
-        lab_wait_request(ctx, i);
-        if (enqueue_request(ctx, &base_bufs, i, base_stream) != 0) return 1;
-    }
-    LAB_CHECK(cudaStreamSynchronize(base_stream));
-    return 0;
-}
-
-static void base_teardown(lab_ctx *ctx) {
-    (void)ctx;
-    cudaFree(base_bufs.d_in);
-    cudaFree(base_bufs.d_out);
-    cudaStreamDestroy(base_stream);
-}
-
-static const lab_impl baseline = {base_setup, base_run, base_teardown};
-
-/* ---- oracle: the process kernel `steps` times over every element ------------------------- */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_process_params all = w->process;
-    all.iters = (uint32_t)w->steps * w->process.iters; /* f^a after f^b is f^(a+b) */
-    kernels_oracle_process(expected, in, w->batch_elems, all);
-}
+LAB_SPEC_BASELINE(baseline, .stream = "baseline server", .requests = true);
 
 /* ---- the bound: one request alone on an idle device ------------------------------------- */
 
 static int measure_bound(lab_ctx *ctx, lab_bound *out) {
-    enum { SAMPLES = 5 };
-    request_bufs r = {NULL, NULL};
-    cudaStream_t s = NULL;
-    cudaEvent_t start = NULL, end = NULL;
-    double t[SAMPLES];
-    int rc = 1;
     const lab_workload *w = lab_get_workload(ctx);
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cudaEventCreate(&start) != cudaSuccess ||
-        cudaEventCreate(&end) != cudaSuccess || cudaMalloc((void **)&r.d_in, w->batch_bytes) != cudaSuccess ||
-        cudaMalloc((void **)&r.d_out, w->batch_bytes) != cudaSuccess)
-        goto out;
-    lab_name_stream(ctx, s, "bound");
-    for (int k = 0; k < SAMPLES; k++) {
-        if (cudaEventRecord(start, s) != cudaSuccess || enqueue_request(ctx, &r, 0, s) != 0 ||
-            cudaEventRecord(end, s) != cudaSuccess)
-            goto out;
-        t[k] = lab_spec_elapsed_ns(start, end);
-        if (t[k] <= 0) goto out;
-    }
-    out->ideal_ns = lab_spec_median(t, SAMPLES);
+    if (lab_spec_request_bound(ctx, out) != 0) return 1;
     double every_us = LAB_SPEC.request_every_us;
     snprintf(out->detail, sizeof(out->detail),
              "one request alone on an idle device takes %.3f ms (up, %d kernels, down); one arrives every %.3f ms, so "
              "about %.1f are in flight at once when each is served as fast as alone",
              out->ideal_ns / 1e6, w->steps, every_us / 1e3, out->ideal_ns / 1e3 / every_us);
-    out->figures_key = "request_us";
-    lab_bound_add(out, "alone", out->ideal_ns / 1e3);
     lab_bound_add(out, "arrival_every", every_us);
     lab_bound_add(out, "in_flight", out->ideal_ns / 1e3 / every_us);
-    rc = 0;
-out:
-    cudaDeviceSynchronize();
-    cudaFree(r.d_in);
-    cudaFree(r.d_out);
-    if (start) cudaEventDestroy(start);
-    if (end) cudaEventDestroy(end);
-    if (s) cudaStreamDestroy(s);
-    return rc;
+    return 0;
 }
 
 /* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
@@ -335,7 +257,7 @@ const lab_spec LAB_SPEC = {
             .steps = 2,
         },
     .baseline = &baseline,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps,
     .measure_bound = measure_bound,
     .bound_name = "idle-device bound",
     .bound_label = "bound",

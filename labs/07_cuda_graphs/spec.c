@@ -33,10 +33,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_oracle.h"
 
 /* ---- one step, as the baseline and the bound queue it ------------------------------------ */
 
@@ -110,14 +110,6 @@ static void base_teardown(lab_ctx *ctx) {
 }
 
 static const lab_impl baseline = {base_setup, base_run, base_teardown};
-
-/* ---- oracle: the process kernel `steps` times over every element ------------------------- */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_process_params all = w->process;
-    all.iters = (uint32_t)w->steps * w->process.iters; /* f^a after f^b is f^(a+b) */
-    kernels_oracle_process(expected, in, w->batch_elems, all);
-}
 
 /* ---- the bound: the step's two chains captured once, replayed for every step -------------- */
 
@@ -292,7 +284,7 @@ const lab_spec LAB_SPEC = {
             .steps = 32,
         },
     .baseline = &baseline,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps,
     .measure_bound = measure_bound,
     .bound_name = "graph bound",
     .bound_label = "bound",

@@ -51,10 +51,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_baseline.h"
+#include "labs/harness/spec_batch.h"
+#include "labs/harness/spec_oracle.h"
+#include "labs/harness/spec_pinned.h"
 
 /* The loader: batches come in pairs, one of each pair quick to load and the other slow
  * (which one is drawn from the seed), so every seed loads the same total. The costs are
@@ -84,48 +87,7 @@ static double batch_load_us(uint64_t seed, int batch) {
 
 /* ---- baseline: the skeleton's shape, load, copy, compute, copy back, wait -------------- */
 
-static cudaStream_t base_stream;
-static uint32_t *base_staging;
-static uint32_t *base_in, *base_out;
-
-static int base_setup(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaStreamCreateWithFlags(&base_stream, cudaStreamNonBlocking));
-    lab_name_stream(ctx, base_stream, "baseline");
-    LAB_CHECK(cudaMallocHost((void **)&base_staging, w->batch_bytes));
-    LAB_CHECK(cudaMalloc((void **)&base_in, w->batch_bytes));
-    LAB_CHECK(cudaMalloc((void **)&base_out, w->batch_bytes));
-    return 0;
-}
-
-static int base_run(lab_ctx *ctx) {
-    const lab_workload *w = lab_get_workload(ctx);
-    for (int i = 0; i < w->batches; i++) {
-        if (lab_load_batch(ctx, i, base_staging) != 0) return 1;
-        LAB_CHECK(cudaMemcpyAsync(base_in, base_staging, w->batch_bytes, cudaMemcpyHostToDevice, base_stream));
-        LAB_CHECK(kernels_process(base_out, base_in, w->batch_elems, w->process, base_stream));
-        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), base_out, w->batch_bytes, cudaMemcpyDeviceToHost,
-                                  base_stream));
-        LAB_CHECK(cudaStreamSynchronize(base_stream));
-    }
-    return 0;
-}
-
-static void base_teardown(lab_ctx *ctx) {
-    (void)ctx;
-    cudaFreeHost(base_staging);
-    cudaFree(base_in);
-    cudaFree(base_out);
-    cudaStreamDestroy(base_stream);
-}
-
-static const lab_impl baseline = {base_setup, base_run, base_teardown};
-
-/* ---- oracle ------------------------------------------------------------------------------ */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_oracle_process(expected, in, w->batch_elems, w->process);
-}
+LAB_SPEC_BASELINE(baseline, .stream = "baseline", .loader = true, .sync_each = true);
 
 /* ---- the bound: the loader alone, the device alone, the slower of the two ---------------- */
 
@@ -156,12 +118,7 @@ static double device_alone_ns(lab_ctx *ctx, bound_bufs *p, int streams) {
     double t0 = lab_host_ms();
     for (int i = 0; i < w->batches; i++) {
         int s = i % streams;
-        if (cudaMemcpyAsync(p->d_in[s], p->staging[s], w->batch_bytes, cudaMemcpyHostToDevice, p->s[s]) !=
-                cudaSuccess ||
-            kernels_process(p->d_out[s], p->d_in[s], w->batch_elems, w->process, p->s[s]) != cudaSuccess ||
-            cudaMemcpyAsync(lab_output(ctx, i), p->d_out[s], w->batch_bytes, cudaMemcpyDeviceToHost, p->s[s]) !=
-                cudaSuccess)
-            return -1;
+        if (lab_spec_batch_enqueue(ctx, p->staging[s], p->d_in[s], p->d_out[s], i, p->s[s]) != 0) return -1;
     }
     for (int s = 0; s < streams; s++)
         if (cudaStreamSynchronize(p->s[s]) != cudaSuccess) return -1;
@@ -175,9 +132,9 @@ static int measure_bound(lab_ctx *ctx, lab_bound *out) {
     memset(&p, 0, sizeof(p));
     double load[SAMPLES], dev[SAMPLES], one[SAMPLES];
     int rc = 1;
+    if (lab_spec_pinned_alloc(p.staging, BOUND_STREAMS, w->batch_bytes) != 0) goto out;
     for (int s = 0; s < BOUND_STREAMS; s++) {
         if (cudaStreamCreateWithFlags(&p.s[s], cudaStreamNonBlocking) != cudaSuccess ||
-            cudaMallocHost((void **)&p.staging[s], w->batch_bytes) != cudaSuccess ||
             cudaMalloc((void **)&p.d_in[s], w->batch_bytes) != cudaSuccess ||
             cudaMalloc((void **)&p.d_out[s], w->batch_bytes) != cudaSuccess)
             goto out;
@@ -214,8 +171,8 @@ static int measure_bound(lab_ctx *ctx, lab_bound *out) {
     rc = 0;
 out:
     cudaDeviceSynchronize();
+    lab_spec_pinned_free(p.staging, BOUND_STREAMS);
     for (int s = 0; s < BOUND_STREAMS; s++) {
-        if (p.staging[s]) cudaFreeHost(p.staging[s]);
         cudaFree(p.d_in[s]);
         cudaFree(p.d_out[s]);
         if (p.s[s]) cudaStreamDestroy(p.s[s]);
@@ -353,7 +310,7 @@ const lab_spec LAB_SPEC = {
             .process = {.mul = 0, .add = 0, .iters = 25000},
         },
     .baseline = &baseline,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps,
     .measure_bound = measure_bound,
     .bound_name = "loader bound",
     .bound_label = "bound",

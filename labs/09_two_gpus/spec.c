@@ -33,10 +33,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/cpu/cpu.h"
 #include "labs/harness/lab.h"
 #include "labs/harness/spec.h"
 #include "lab_catalog/lab_identity.h"
+#include "labs/harness/spec_oracle.h"
 
 #ifndef ITERS
 #define ITERS 1400
@@ -143,14 +143,6 @@ static void base_leave(lab_ctx *ctx) {
         base_disabled[d] = false;
     }
     (void)cudaSetDevice(0);
-}
-
-/* ---- oracle: stage 1 then stage 2, the process kernel twice -------------------------------- */
-
-static void oracle(const lab_workload *w, const uint32_t *in, uint32_t *expected) {
-    kernels_process_params both = w->process;
-    both.iters = 2 * w->process.iters; /* f^a after f^b is f^(a+b) */
-    kernels_oracle_process(expected, in, w->batch_elems, both);
 }
 
 /* ---- the bound: each stage of a batch alone, on this device ------------------------------ */
@@ -439,7 +431,7 @@ const lab_spec LAB_SPEC = {
     .baseline = &baseline,
     .baseline_enter = base_enter,
     .baseline_leave = base_leave,
-    .oracle = oracle,
+    .oracle = lab_spec_oracle_steps, /* stage 1 then stage 2: the process kernel steps (2) times */
     .measure_bound = measure_bound,
     .bound_name = "pipeline bound",
     .bound_label = "pipeline",
