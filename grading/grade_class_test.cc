@@ -106,11 +106,14 @@ TEST(GraderClass, FeedbackNamesTheStudentsLineAndStreamsAndEveryStudentShowsProg
     EXPECT_NE(r.out.find("40/100: racy"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("does not compile"), std::string::npos) << r.out;
 
-    // --no-progress: no lines.
-    std::string out2 = TempDir("feedback_out2");
-    Outcome quiet = Grade({"--labs", "03", "--seed", "42", "--submissions", subs, "--out", out2, "--quiet"});
+    // --no-progress: no lines. (bob alone: a line is a line, and his file runs nothing.)
+    std::string subs2 = TempDir("feedback_subs2"), out2 = TempDir("feedback_out2");
+    Spit(subs2 + "/bob/" + kLabFile, Testdata("macro_error"));
+    Outcome quiet = Grade({"--labs", "03", "--seed", "42", "--submissions", subs2, "--out", out2, "--quiet"});
     ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
-    EXPECT_EQ(quiet.err.find("[1/3]"), std::string::npos) << quiet.err;
+    EXPECT_NE(Slurp(out2 + "/gradebook.csv").find("\r\nbob,0.00,"), std::string::npos) << Slurp(out2 + "/gradebook.csv");
+    EXPECT_EQ(quiet.err.find("[1/1]"), std::string::npos) << quiet.err;
+    EXPECT_EQ(quiet.err.find("bob: 0.00"), std::string::npos) << quiet.err;
     // Without --csv-bom, no mark.
     EXPECT_EQ(Slurp(out2 + "/gradebook.csv").rfind("student,", 0), 0u);
 }

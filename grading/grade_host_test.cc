@@ -48,22 +48,22 @@ Outcome Grade03(const std::string &subs, const std::string &out, const std::stri
     return Grade(args);
 }
 
-// Every run of the baseline takes 2.5 s more: 7.5 s a lab run (its warm-up and two timed
-// runs), more than the students' 5 s. bob's reference takes well under a second of its own.
+// Every run of the baseline takes 1.5 s more: 4.5 s a lab run (its warm-up and two timed
+// runs), more than the students' 4 s. bob's reference takes well under a second of its own.
 TEST(GradeHost, ASlowBaselineIsNeverTheStudentsTime) {
     std::string subs = TempDir("slow_subs"), out = TempDir("slow_out"), scratch = ScratchDir("slow_scratch");
     Spit(subs + "/bob/" + kLabFile, Slurp(Runfile("solutions/03_double_buffer.c")));
     Spit(subs + "/zed/" + kLabFile, Slurp(Runfile("grading/testdata/infinite_loop/labs/03_double_buffer/lab.c")));
     Outcome r;
     {
-        Hooks slow("2500", nullptr);
-        r = Grade03(subs, out, scratch, {"--timeout", "5"});
+        Hooks slow("1500", nullptr);
+        r = Grade03(subs, out, scratch, {"--timeout", "4"});
     }
     std::string csv = Slurp(out + "/gradebook.csv");
     std::string bob = Slurp(out + "/bob/report.txt"), zed = Slurp(out + "/zed/report.txt");
     EXPECT_EQ(bob.find("timed out"), std::string::npos) << bob;
     EXPECT_EQ(zed.find("the grading host was too slow"), std::string::npos) << zed;
-    EXPECT_NE(zed.find("timed out: still running after 5 s, in run() of your lab"), std::string::npos) << zed;
+    EXPECT_NE(zed.find("timed out: still running after 4 s, in run() of your lab"), std::string::npos) << zed;
     EXPECT_NE(csv.find("\r\nzed,0.00,100.00,"), std::string::npos) << csv;
     if (r.exit_code == 1) {
         // A host too slow even for the harness's grown budget: bob is not graded, never 0.
@@ -77,15 +77,15 @@ TEST(GradeHost, ASlowBaselineIsNeverTheStudentsTime) {
     EXPECT_FALSE(fs::exists(out + "/INCOMPLETE.txt"));
 }
 
-// The harness may take 11 s; with --runs 5 the baseline alone takes 15 s (six runs of 2.5 s),
-// while the pre-flight run of the skeleton (two runs of the baseline, 5 s) fits.
+// The harness may take 6 s; with --runs 5 the baseline alone takes 7.2 s (six runs of 1.2 s),
+// while the pre-flight run of the skeleton (two runs of the baseline, 2.4 s) fits.
 TEST(GradeHost, AHostTooSlowForTheHarnessIsNotGradedAndResumeGradesItAgain) {
     std::string subs = TempDir("host_subs"), out = TempDir("host_out"), scratch = ScratchDir("host_scratch");
     Spit(subs + "/alice/" + kLabFile, Slurp(Runfile("labs/03_double_buffer/lab.c")));
     Spit(subs + "/bob/" + kLabFile, Slurp(Runfile("solutions/03_double_buffer.c")));
     Outcome r;
     {
-        Hooks slow("2500", "11");
+        Hooks slow("1200", "6");
         r = Grade03(subs, out, scratch, {"--runs", "5"});
     }
     EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -99,7 +99,7 @@ TEST(GradeHost, AHostTooSlowForTheHarnessIsNotGradedAndResumeGradesItAgain) {
         EXPECT_NE(csv.find(std::string("\r\n") + who +
                            ",,,,,,,,\"NOT GRADED: lab 03_double_buffer: the grading host was too slow: the harness's "
                            "own work (the baseline, checking results, the report) in this lab run took more than its "
-                           "11 s, in "),
+                           "6 s, in "),
                   std::string::npos)
             << csv;
     EXPECT_NE(Slurp(out + "/INCOMPLETE.txt").find("(alice, bob)"), std::string::npos);
@@ -129,7 +129,7 @@ TEST(GradeHost, InGradescopeModeAHostTooSlowWritesNoScore) {
     Spit(sub + "/lab.c", Slurp(Runfile("solutions/03_double_buffer.c")));
     Outcome r;
     {
-        Hooks slow("2500", "11");
+        Hooks slow("1200", "6");
         r = Grade({"--gradescope", "--labs", "03", "--seed", "42", "--runs", "5", "--submission-dir", sub,
                    "--results", results});
     }

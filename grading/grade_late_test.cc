@@ -34,8 +34,10 @@ std::string Class(const std::string &name) {
     return subs;
 }
 
+// One timed run and no perturbed schedule (given after Grade()'s, they are the ones taken):
+// the late policy and the adjustments act on the checks' points, whatever the runs.
 Outcome Grade3(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--labs", "03", "--seed", "42", "--quiet", "--jobs", "2"});
+    args.insert(args.begin(), {"--labs", "03", "--seed", "42", "--quiet", "--jobs", "2", "--runs", "1", "--schedules", "0"});
     return Grade(args);
 }
 

@@ -20,16 +20,20 @@ if [[ -z "${cmd}" || -z "${dir}" ]]; then
   exit 64
 fi
 
+# SIGTERM to all three at once (each takes a second or two to end), then up to 5 s for
+# them to end before SIGKILL.
 stop() {
-  local d="$1" f pid
+  local d="$1" f pid pids=()
   for f in "${d}/run/slurmd.pid" "${d}/run/slurmctld.pid" "${d}/munge/munged.pid"; do
     [[ -s "${f}" ]] || continue
     pid="$(cat "${f}")"
+    rm -f "${f}"
     [[ "${pid}" =~ ^[0-9]+$ ]] || continue
-    kill "${pid}" 2>/dev/null || continue
+    kill "${pid}" 2>/dev/null && pids+=("${pid}")
+  done
+  for pid in "${pids[@]}"; do
     for _ in $(seq 50); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.1; done
     kill -9 "${pid}" 2>/dev/null
-    rm -f "${f}"
   done
 }
 

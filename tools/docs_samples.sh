@@ -17,7 +17,9 @@
 # after the command keeps only those lines (ranges, `$` for the last line, `-2` for the
 # last two), writing "..."
 # where lines were left out. Memory addresses (which change from run to run) are written
-# as 0x.... tools/docs_check.sh runs the check; .ci/run runs that.
+# as 0x.... Each command runs once, however many samples show it, with a hint state of its
+# own, and DOCS_SAMPLES_JOBS of them (default: the number of CPUs) at once: nearly all the
+# check's time is these lab runs. tools/docs_check.sh runs the check; .ci/run runs that.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${DOCS_ROOT:-${root}}"
@@ -57,31 +59,67 @@ select_lines() {
     }'
 }
 
-# The output of one sample's spec ("CMD ARGS... | lines SPEC").
+# A sample spec's command ("CMD ARGS..."), without its "| lines SPEC".
+spec_command() {
+  local cmd="${1%%|*}"
+  cmd="${cmd%"${cmd##*[![:space:]]}"}"
+  printf '%s' "${cmd}"
+}
+
+# Runs one command (its index N in ${commands[@]}) into ${state}/N.out, with a fresh hint
+# state of its own in ${state}/N.
+run_command() {
+  local n="$1" words program
+  read -r -a words <<<"${commands[n]}"
+  program="${bin}/${words[0]}"
+  if [[ ! -x "${program}" ]]; then
+    echo "(docs_samples: ${words[0]} is not built: bazel build //${words[0]%/*}:${words[0]##*/})" >"${state}/${n}.out"
+    return
+  fi
+  mkdir -p "${state}/${n}"
+  env -u BUILD_WORKSPACE_DIRECTORY -u STREAMLAB_USAGE_NAME LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+    XDG_STATE_HOME="${state}/${n}" NO_COLOR=1 "${program}" "${words[@]:1}" 2>&1 |
+    sed -E 's/0x[0-9a-f]{9,16}/0x.../g' >"${state}/${n}.out"
+}
+
+# The output of one sample's spec ("CMD ARGS... | lines SPEC"), from its command's run.
 make_sample() {
-  local spec="$1" cmd lines=""
-  cmd="${spec%%|*}"
+  local spec="$1" cmd lines="" n
+  cmd="$(spec_command "${spec}")"
   if [[ "${spec}" == *"|"* ]]; then
     lines="${spec#*|}"
     lines="${lines#"${lines%%[![:space:]]*}"}"
     lines="${lines#lines }"
     lines="${lines// /}"
   fi
-  read -r -a words <<<"${cmd}"
-  local program="${bin}/${words[0]}"
-  if [[ ! -x "${program}" ]]; then
-    echo "(docs_samples: ${words[0]} is not built: bazel build //${words[0]%/*}:${words[0]##*/})"
-    return
-  fi
+  for n in "${!commands[@]}"; do [[ "${commands[n]}" == "${cmd}" ]] && break; done
   local out
-  out="$(env -u BUILD_WORKSPACE_DIRECTORY -u STREAMLAB_USAGE_NAME LANG=C.UTF-8 LC_ALL=C.UTF-8 \
-    XDG_STATE_HOME="${state}" NO_COLOR=1 "${program}" "${words[@]:1}" 2>&1 | sed -E 's/0x[0-9a-f]{9,16}/0x.../g')"
+  out="$(cat "${state}/${n}.out")"
   if [[ -n "${lines}" ]]; then
     printf '%s\n' "${out}" | select_lines "${lines}"
   else
     printf '%s\n' "${out}"
   fi
 }
+
+# Every sample's command, once, run before the documents are compared: DOCS_SAMPLES_JOBS
+# at a time.
+commands=()
+declare -A seen=()
+for doc in "$@"; do
+  while IFS= read -r spec; do
+    cmd="$(spec_command "${spec}")"
+    [[ -n "${seen[${cmd}]+x}" ]] && continue
+    seen[${cmd}]=1
+    commands+=("${cmd}")
+  done < <(sed -nE 's/^<!-- sample: (.*) -->$/\1/p' "${doc}")
+done
+parallel="${DOCS_SAMPLES_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+for n in "${!commands[@]}"; do
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n; done
+  run_command "${n}" &
+done
+wait
 
 drifted=0
 samples=0
