@@ -394,7 +394,7 @@ void trace_reset(void) {
     R.run = -1;
     memset(&R.pending, 0, sizeof(R.pending));
     if (R.tags_ready) trace_batch_tags_clear(&R.tags);
-    R.n_sinks = 0;
+    __atomic_store_n(&R.n_sinks, 0, __ATOMIC_RELEASE);
     memset(R.sinks, 0, sizeof(R.sinks));
     unlock();
 }
@@ -404,7 +404,8 @@ int trace_add_sink(const trace_sink *sink) {
     hand_over();
     int rc = -1;
     if (R.n_sinks < TRACE_MAX_SINKS) {
-        R.sinks[R.n_sinks++] = *sink;
+        R.sinks[R.n_sinks] = *sink;
+        __atomic_store_n(&R.n_sinks, R.n_sinks + 1, __ATOMIC_RELEASE);
         rc = 0;
     }
     unlock();
@@ -417,7 +418,7 @@ void trace_remove_sink(void *ctx) {
     for (int i = 0; i < R.n_sinks; i++) {
         if (R.sinks[i].ctx == ctx) {
             memmove(&R.sinks[i], &R.sinks[i + 1], (size_t)(R.n_sinks - i - 1) * sizeof(trace_sink));
-            R.n_sinks--;
+            __atomic_store_n(&R.n_sinks, R.n_sinks - 1, __ATOMIC_RELEASE);
             break;
         }
     }
@@ -433,12 +434,8 @@ bool trace_has_sink(const void *ctx) {
     return found;
 }
 
-bool trace_active(void) {
-    lock();
-    bool active = R.n_sinks > 0;
-    unlock();
-    return active;
-}
+/* Asked by every wrapped call: read without the lock (the count changes only under it). */
+bool trace_active(void) { return __atomic_load_n(&R.n_sinks, __ATOMIC_ACQUIRE) > 0; }
 
 void trace_set_run(int32_t run) {
     lock();
