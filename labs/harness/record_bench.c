@@ -24,11 +24,13 @@
  *                             that sink alone;
  *   timed run                 the sinks a lab's timed run installs (race checker, timeline,
  *                             work); + event stream: as under the grader (--events-fd).
- * With recording deferred (trace_defer, recorder.h) each configuration is run both ways:
- * "eager" hands each op to the sinks at once; "deferred" keeps it and hands the run's ops
- * over after it returns. "in run" is what the calls cost inside the timed run; "after" is
- * the hand-over at the end of each run, outside the timing, per call.
- * Exit status: 0 done, 2 bad options. */
+ * Each configuration is run both ways: "eager", each op handed to the sinks as it is
+ * recorded (what the timed runs did before trace_defer, recorder.h), and "deferred", the
+ * run's ops kept and handed over when it returns (what they do now), both columns what the
+ * calls cost inside the run; "after" is the hand-over at the end of each run, outside its
+ * timing, per call; "saved" is what deferring takes off the calls inside the run. --only
+ * TEXT measures the configurations whose name holds TEXT.
+ * Exit status: 0 done, 1 a measurement's process failed, 2 bad options. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <getopt.h>
@@ -342,6 +344,7 @@ int main(int argc, char **argv) {
     long long runs = 100, streams = 8, reps = 5;
     const char *only = NULL;
     int c;
+    opterr = 0; /* cli_refused says what was wrong */
     while ((c = getopt_long(argc, argv, "r:s:n:o:h", opts, NULL)) != -1) {
         if (c == 'o') {
             only = optarg;
@@ -371,21 +374,25 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: unexpected argument \"%s\"\n", argv[0], argv[optind]);
         return 2;
     }
-    printf("lab 06's calls: %lld runs of %d requests on %lld streams, least of %lld reps, ns per call\n", runs,
-           REQUESTS, streams, reps);
-    printf("%-28s %10s %10s %10s %10s\n", "", "eager", "deferred", "after", "saved");
     bool any = false;
-    for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
-        if (only && !strstr(configs[i].name, only)) continue;
-        any = true;
-        timing e = measure(&configs[i], (int)runs, (int)streams, (int)reps, false);
-        timing d = measure(&configs[i], (int)runs, (int)streams, (int)reps, true);
-        printf("%-28s %10.0f %10.0f %10.0f %9.0f%%\n", configs[i].name, e.in_run_ns, d.in_run_ns, d.after_ns,
-               e.in_run_ns > 0 ? 100.0 * (1.0 - d.in_run_ns / e.in_run_ns) : 0.0);
-    }
+    for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) any |= !only || strstr(configs[i].name, only);
     if (!any) {
         fprintf(stderr, "%s: --only \"%s\" names no configuration\n", argv[0], only);
         return 2;
+    }
+    printf("lab 06's calls: %lld runs of %d requests on %lld streams, least of %lld reps, ns per call\n", runs,
+           REQUESTS, streams, reps);
+    printf("%-28s %10s %10s %10s %10s\n", "", "eager", "deferred", "after", "saved");
+    for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+        if (only && !strstr(configs[i].name, only)) continue;
+        timing e = measure(&configs[i], (int)runs, (int)streams, (int)reps, false);
+        timing d = measure(&configs[i], (int)runs, (int)streams, (int)reps, true);
+        if (e.in_run_ns < 0 || d.in_run_ns < 0) {
+            fprintf(stderr, "%s: the process measuring \"%s\" failed\n", argv[0], configs[i].name);
+            return 1;
+        }
+        printf("%-28s %10.0f %10.0f %10.0f %9.0f%%\n", configs[i].name, e.in_run_ns, d.in_run_ns, d.after_ns,
+               e.in_run_ns > 0 ? 100.0 * (1.0 - d.in_run_ns / e.in_run_ns) : 0.0);
     }
     return 0;
 }
