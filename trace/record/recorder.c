@@ -34,19 +34,18 @@ typedef struct pending_map {
     size_t count;
 } pending_map;
 
-/* An op recorded while deferred: as its source gave it, numbered, with what trace_record
- * needs to finish it when it is handed over. */
-typedef enum kept_lookup {
-    KEPT_PLAIN,       /* nothing to look up */
-    KEPT_EVENT_TO_OP, /* an event record or wait: its event's id and name (event_to_op) */
-    KEPT_EVENT_ID     /* a host wait on an event: its id (trace_event_id) */
-} kept_lookup;
+/* What an op recorded with an event handle takes from the event, when it is recorded. */
+typedef enum event_lookup {
+    EVENT_NONE,   /* no event */
+    EVENT_TO_OP,  /* an event record or wait: its event's id and name (event_to_op) */
+    EVENT_ID_ONLY /* a host wait on an event: its id (trace_event_id) */
+} event_lookup;
 
+/* An op recorded while deferred: numbered, its event looked up, with the stream handle that
+ * trace_record finishes it with when it is handed over. */
 typedef struct kept_op {
     trace_op op;
     const void *stream; /* the stream handle given to trace_record */
-    const void *event;  /* the event handle to look up */
-    kept_lookup lookup;
 } kept_op;
 
 /* Kept ops past this many are handed over at once, so that a run of many ops holds a
@@ -269,7 +268,6 @@ static event_slot *find_event(const void *handle) {
 
 uint64_t trace_event_created(const void *handle, unsigned flags) {
     lock();
-    hand_over();
     R.events = grow(R.events, sizeof(event_slot), &R.cap_events, R.n_events + 1);
     event_slot *e = &R.events[R.n_events++];
     e->handle = handle;
@@ -284,7 +282,6 @@ uint64_t trace_event_created(const void *handle, unsigned flags) {
 
 void trace_event_destroyed(const void *handle) {
     lock();
-    hand_over();
     event_slot *e = find_event(handle);
     if (e) e->live = false;
     unlock();
@@ -292,7 +289,6 @@ void trace_event_destroyed(const void *handle) {
 
 void trace_event_set_name(const void *handle, const char *name) {
     lock();
-    hand_over();
     event_slot *e = find_event(handle);
     if (e && name) snprintf(e->name, sizeof(e->name), "%s", name);
     unlock();
@@ -482,9 +478,9 @@ static void emit(const trace_op *op, bool timed) {
 }
 
 /* What a recorded op's event handle gives it. Lock held. */
-static void look_up(trace_op *op, const void *event, kept_lookup lookup) {
-    if (lookup == KEPT_EVENT_TO_OP) event_to_op(event, op);
-    if (lookup == KEPT_EVENT_ID) {
+static void look_up(trace_op *op, const void *event, event_lookup lookup) {
+    if (lookup == EVENT_TO_OP) event_to_op(event, op);
+    if (lookup == EVENT_ID_ONLY) {
         event_slot *e = find_event(event);
         op->event = e ? e->id : 0;
     }
@@ -520,45 +516,40 @@ static void finish_op(trace_op *op, const void *stream_handle) {
 static void hand_over(void) {
     if (R.handing_over || R.n_kept == 0) return;
     R.handing_over = true;
-    for (size_t i = 0; i < R.n_kept; i++) {
-        kept_op *k = &R.kept[i];
-        look_up(&k->op, k->event, k->lookup);
-        finish_op(&k->op, k->stream);
-    }
+    for (size_t i = 0; i < R.n_kept; i++) finish_op(&R.kept[i].op, R.kept[i].stream);
     R.n_kept = 0;
     R.handing_over = false;
 }
 
 /* Keeps a numbered op while deferred. Lock held. */
-static void keep(const trace_op *op, const void *stream_handle, const void *event, kept_lookup lookup) {
+static void keep(const trace_op *op, const void *stream_handle) {
     if (R.n_kept == KEPT_MAX) hand_over();
     R.kept = grow(R.kept, sizeof(kept_op), &R.cap_kept, R.n_kept + 1);
     kept_op *k = &R.kept[R.n_kept++];
     k->op = *op;
     k->stream = stream_handle;
-    k->event = event;
-    k->lookup = lookup;
 }
 
-/* trace_record, with the event handle whose look-up the op needs. */
-static uint64_t record(trace_op *op, const void *stream_handle, const void *event, kept_lookup lookup) {
+/* trace_record, with the event handle whose look-up the op needs. The event is looked up at
+ * once, deferred or not: the events' table changes with no sink's knowledge, so it need not
+ * hand kept ops over when it does. */
+static uint64_t record(trace_op *op, const void *stream_handle, const void *event, event_lookup lookup) {
     lock();
     op->id = R.next_op_id++;
     op->run = R.run;
     if (!op->call_site) op->call_site = t_site;
-    if (R.deferring && !R.handing_over && R.n_sinks > 0) {
-        keep(op, stream_handle, event, lookup);
-    } else {
-        look_up(op, event, lookup);
+    look_up(op, event, lookup);
+    if (R.deferring && !R.handing_over && R.n_sinks > 0)
+        keep(op, stream_handle);
+    else
         finish_op(op, stream_handle);
-    }
     uint64_t id = op->id;
     unlock();
     return id;
 }
 
 uint64_t trace_record(trace_op *op, const void *stream_handle) {
-    return record(op, stream_handle, NULL, KEPT_PLAIN);
+    return record(op, stream_handle, NULL, EVENT_NONE);
 }
 
 void trace_defer(bool on) {
@@ -585,7 +576,7 @@ uint64_t trace_record_event_record(const void *event, const void *stream, uint64
     op.kind = TRACE_OP_EVENT_RECORD;
     op.batch = -1;
     op.enqueue_ns = host_ns;
-    return record(&op, stream, event, KEPT_EVENT_TO_OP);
+    return record(&op, stream, event, EVENT_TO_OP);
 }
 
 uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_t host_ns) {
@@ -594,7 +585,7 @@ uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_
     op.kind = TRACE_OP_EVENT_WAIT;
     op.batch = -1;
     op.enqueue_ns = host_ns;
-    return record(&op, stream, event, KEPT_EVENT_TO_OP);
+    return record(&op, stream, event, EVENT_TO_OP);
 }
 
 /* A host-lane op of `kind`, named, lasting [start_ns, end_ns] and already timed. */
@@ -615,7 +606,7 @@ uint64_t trace_record_sync(trace_sync_target target, const void *handle, const c
                            uint64_t start_ns, uint64_t end_ns) {
     trace_op op = host_op(TRACE_OP_SYNC, api, start_ns, end_ns);
     op.sync = target;
-    if (target == TRACE_SYNC_EVENT) return record(&op, NULL, handle, KEPT_EVENT_ID);
+    if (target == TRACE_SYNC_EVENT) return record(&op, NULL, handle, EVENT_ID_ONLY);
     return trace_record(&op, target == TRACE_SYNC_STREAM ? handle : NULL);
 }
 
