@@ -91,6 +91,28 @@ TEST(Lab06, RequestsAreTimedByTheirResultsWhereTracingCosts) {
     cJSON_Delete(j);
 }
 
+// Those timed runs record deferred (trace_defer): each run's operations reach the race
+// checker and the work count once run() has returned. A pool that shares one buffer set is
+// found racing, by the same reports, and its work counted, as when every operation is
+// checked as it is made.
+TEST(Lab06, RecordingAfterEachTimedRunFindsTheSameRacesAndWork) {
+    Outcome plain = RunLab("labs/06_stream_pool_shared_buffers_sim", Args());
+    Outcome split =
+        RunLab("labs/06_stream_pool_shared_buffers_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    EXPECT_EQ(split.exit_code, plain.exit_code) << split.err;
+    cJSON *p = Json(plain), *j = Json(split);
+    EXPECT_EQ(Str(j, "timed_runs_timing"), "cuda_events_copies_to_host");
+    EXPECT_GT(Num(p, "races"), 0);
+    EXPECT_EQ(Num(j, "races"), Num(p, "races"));
+    for (const char *key : {"race_reports", "work"}) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(p, key), *b = cJSON_GetObjectItemCaseSensitive(j, key);
+        ASSERT_NE(a, nullptr) << key;
+        EXPECT_TRUE(cJSON_Compare(a, b, true)) << key;
+    }
+    cJSON_Delete(p);
+    cJSON_Delete(j);
+}
+
 TEST(Lab06, APoolSharingOneBufferSetIsTheStateAfterTodo1) {
     Outcome o = RunLab("labs/06_stream_pool_shared_buffers_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;

@@ -8,8 +8,10 @@
  *   your warm-up run, then --runs timed runs of each, interleaved, on fresh inputs
  *   every time, every output checked bit for bit as soon as run() returns;
  *   on a GPU, where recording device times costs time, the bound and those runs go
- *   untraced (operations recorded, not timed) and one traced run of each follows them,
- *   not timed: the timeline and what it shows come from that one (see traced_runs);
+ *   untraced (operations recorded, not timed; a run's operations reach the race checker
+ *   and the work count once run() has returned, trace_defer) and one traced run of each
+ *   follows them, not timed: the timeline and what it shows come from that one (see
+ *   traced_runs);
  *   on the simulator, --schedules more runs of yours under perturbed timing;
  *   tear both down, compute the metrics of your last run, report, and exit with the
  *   verdict (0 pass, 1 below target, 2 wrong, racy, crashed or timed out, 3 the machine was
@@ -83,6 +85,7 @@ typedef struct harness {
     void *background;          /* the background's device buffer (labs of requests) */
     int total_runs;    /* warm-ups, timed runs and schedules, for progress */
     bool apart;        /* timed runs untraced, the timeline from traced runs after them */
+    bool defer;        /* runs record deferred: their ops reach the sinks once run() returns */
     double last_yours_ms; /* how long run() took in the run the timeline shows */
     int peer_access;      /* after your runs (two-device labs): lab_findings.peer_access */
 } harness;
@@ -215,10 +218,14 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     lab_backend_phase(label, true);
     lab_guard_phase("run", who_name[w]);
     if (w == WHO_YOURS && lab_remote_active()) lab_remote_ready();
+    if (h->defer) trace_defer(true);
     uint64_t t0 = lab_backend_now_ns();
     h->ctx[w].run_start_ns = t0;
     o.rc = h->impl[w]->run(&h->ctx[w]);
     uint64_t t1 = lab_backend_now_ns();
+    /* The run's ops reach the race checker, the work count and the timeline now, outside its
+     * timing, before anything reads them. */
+    if (h->defer) trace_defer(false);
     if (w == WHO_BASELINE) test_slow_baseline();
     o.missing_request = buf->pending ? lab_requests_missing(buf) : -1;
     lab_guard_phase("check", "harness");
@@ -566,6 +573,7 @@ static bool timeline_apart(void) {
 static bool traced_runs(harness *h) {
     lab_backend_device_times(LAB_TIMES_FULL, &h->res->backend);
     h->results_only = false;
+    h->defer = false;
     run_outcome o = do_run(h, WHO_BASELINE, "traced run (baseline)");
     if (run_failed(h, WHO_BASELINE, "the traced run", &o)) return false;
     o = do_run(h, WHO_YOURS, "traced run (yours)");
@@ -832,6 +840,9 @@ int main(int argc, char **argv) {
         lab_backend_device_times(times, &R.backend);
         h->results_only = times == LAB_TIMES_RESULTS;
         h->total_runs += 2;
+        /* What recording costs each call (the race checker's, the work count's) is paid
+         * after each of these runs, not in it (recorder.h, trace_defer). */
+        h->defer = true;
     }
     lab_events_hello(h->events, &R);
 

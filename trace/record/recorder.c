@@ -1,6 +1,6 @@
 /* trace/record/recorder.c: the process-wide recorder (see recorder.h): stream and event ids,
- * op numbering, batch provenance, the ops waiting for their device times, and fan-out to
- * the sinks. */
+ * op numbering, batch provenance, the ops waiting for their device times, fan-out to the
+ * sinks, and the ops kept while recording is deferred (trace_defer). */
 #define _XOPEN_SOURCE 700
 #include "trace/record/recorder.h"
 
@@ -34,6 +34,24 @@ typedef struct pending_map {
     size_t count;
 } pending_map;
 
+/* What an op recorded with an event handle takes from the event, when it is recorded. */
+typedef enum event_lookup {
+    EVENT_NONE,   /* no event */
+    EVENT_TO_OP,  /* an event record or wait: its event's id and name (event_to_op) */
+    EVENT_ID_ONLY /* a host wait on an event: its id (trace_event_id) */
+} event_lookup;
+
+/* An op recorded while deferred: numbered, its event looked up, with the stream handle that
+ * trace_record finishes it with when it is handed over. */
+typedef struct kept_op {
+    trace_op op;
+    const void *stream; /* the stream handle given to trace_record */
+} kept_op;
+
+/* Kept ops past this many are handed over at once, so that a run of many ops holds a
+ * bounded buffer (about 6 MiB; a run of lab 06 keeps about 300). */
+#define KEPT_MAX 16384u
+
 static struct recorder {
     pthread_mutex_t lock;
     bool lock_ready;
@@ -50,9 +68,15 @@ static struct recorder {
     pending_map pending;
     trace_batch_tags tags;
     bool tags_ready;
+    bool deferring;    /* trace_defer(true) */
+    bool handing_over; /* hand_over() is running */
+    kept_op *kept;
+    size_t n_kept, cap_kept;
 } R = {.next_op_id = 1, .next_event_id = 1, .run = -1};
 
 static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
+
+static void hand_over(void);
 
 static void init_lock(void) {
     pthread_mutexattr_t attr;
@@ -125,8 +149,8 @@ static int32_t add_stream(const void *handle, unsigned flags, int32_t priority, 
     return id;
 }
 
-/* Index of the live stream with this handle, or -1. Lock held. */
-static int32_t find_stream(const void *handle) {
+/* Index of the live stream with this handle, or -1, registering none. Lock held. */
+static int32_t known_stream(const void *handle) {
     ensure_legacy();
     if (handle == NULL || handle == HANDLE_LEGACY) return TRACE_STREAM_LEGACY;
     if (R.last_lookup > 0 && R.last_lookup < R.n_streams) {
@@ -139,8 +163,15 @@ static int32_t find_stream(const void *handle) {
             return i;
         }
     }
-    if (handle == HANDLE_PER_THREAD) return add_stream(handle, 0, 0, true, 0);
     return -1;
+}
+
+/* Index of the live stream with this handle, or -1; cudaStreamPerThread is registered on
+ * its first use. Lock held. */
+static int32_t find_stream(const void *handle) {
+    int32_t id = known_stream(handle);
+    if (id < 0 && handle == HANDLE_PER_THREAD) return add_stream(handle, 0, 0, true, 0);
+    return id;
 }
 
 int32_t trace_stream_created(const void *handle, unsigned flags, int32_t priority) {
@@ -149,6 +180,7 @@ int32_t trace_stream_created(const void *handle, unsigned flags, int32_t priorit
 
 int32_t trace_stream_created_on(const void *handle, unsigned flags, int32_t priority, uint32_t device) {
     lock();
+    hand_over();
     int32_t id = add_stream(handle, flags, priority, false, device);
     unlock();
     return id;
@@ -156,6 +188,7 @@ int32_t trace_stream_created_on(const void *handle, unsigned flags, int32_t prio
 
 void trace_stream_destroyed(const void *handle) {
     lock();
+    hand_over();
     int32_t id = find_stream(handle);
     if (id > 0) {
         R.streams[id].info.destroyed = true;
@@ -166,6 +199,7 @@ void trace_stream_destroyed(const void *handle) {
 
 void trace_stream_set_legacy(const void *handle) {
     lock();
+    hand_over();
     int32_t id = find_stream(handle);
     if (id > 0) {
         R.streams[id].info.legacy = true;
@@ -176,6 +210,7 @@ void trace_stream_set_legacy(const void *handle) {
 
 void trace_stream_set_name(const void *handle, const char *name) {
     lock();
+    hand_over();
     int32_t id = find_stream(handle);
     if (id >= 0 && name) {
         snprintf(R.streams[id].info.name, sizeof(R.streams[id].info.name), "%s", name);
@@ -186,13 +221,20 @@ void trace_stream_set_name(const void *handle, const char *name) {
 
 int32_t trace_stream_id(const void *handle) {
     lock();
-    int32_t id = find_stream(handle);
+    /* A stream already known reads the same whatever is kept; one registered now must
+     * come after the kept ops, as it would have. */
+    int32_t id = known_stream(handle);
+    if (id < 0) {
+        hand_over();
+        id = find_stream(handle);
+    }
     unlock();
     return id;
 }
 
 const trace_stream *trace_stream_get(int32_t id) {
     lock();
+    hand_over();
     ensure_legacy();
     const trace_stream *s = (id >= 0 && id < R.n_streams) ? &R.streams[id].info : NULL;
     unlock();
@@ -201,10 +243,19 @@ const trace_stream *trace_stream_get(int32_t id) {
 
 int32_t trace_stream_count(void) {
     lock();
+    hand_over();
     ensure_legacy();
     int32_t n = R.n_streams;
     unlock();
     return n;
+}
+
+/* Copies name into an op's name, cut to TRACE_NAME_MAX - 1 characters (what
+ * snprintf(dst, TRACE_NAME_MAX, "%s", name) writes, without formatting). */
+static void copy_name(char *dst, const char *name) {
+    size_t n = strnlen(name, TRACE_NAME_MAX - 1);
+    memcpy(dst, name, n);
+    dst[n] = '\0';
 }
 
 /* ---- events ----------------------------------------------------------------------- */
@@ -247,11 +298,9 @@ void trace_event_set_name(const void *handle, const char *name) {
  * in op->name (event records and waits carry their event's name to every sink), from one
  * look-up. */
 static void event_to_op(const void *handle, trace_op *op) {
-    lock();
     event_slot *e = find_event(handle);
     op->event = e ? e->id : 0;
-    if (e) snprintf(op->name, sizeof(op->name), "%s", e->name);
-    unlock();
+    if (e) copy_name(op->name, e->name);
 }
 
 uint64_t trace_event_id(const void *handle) {
@@ -323,6 +372,11 @@ static bool pending_take(pending_map *m, uint64_t id, trace_op *out) {
 
 void trace_reset(void) {
     lock();
+    hand_over();
+    free(R.kept);
+    R.kept = NULL;
+    R.n_kept = R.cap_kept = 0;
+    R.deferring = false;
     free(R.streams);
     free(R.events);
     free(R.pending.slots);
@@ -336,16 +390,18 @@ void trace_reset(void) {
     R.run = -1;
     memset(&R.pending, 0, sizeof(R.pending));
     if (R.tags_ready) trace_batch_tags_clear(&R.tags);
-    R.n_sinks = 0;
+    __atomic_store_n(&R.n_sinks, 0, __ATOMIC_RELEASE);
     memset(R.sinks, 0, sizeof(R.sinks));
     unlock();
 }
 
 int trace_add_sink(const trace_sink *sink) {
     lock();
+    hand_over();
     int rc = -1;
     if (R.n_sinks < TRACE_MAX_SINKS) {
-        R.sinks[R.n_sinks++] = *sink;
+        R.sinks[R.n_sinks] = *sink;
+        __atomic_store_n(&R.n_sinks, R.n_sinks + 1, __ATOMIC_RELEASE);
         rc = 0;
     }
     unlock();
@@ -354,10 +410,11 @@ int trace_add_sink(const trace_sink *sink) {
 
 void trace_remove_sink(void *ctx) {
     lock();
+    hand_over();
     for (int i = 0; i < R.n_sinks; i++) {
         if (R.sinks[i].ctx == ctx) {
             memmove(&R.sinks[i], &R.sinks[i + 1], (size_t)(R.n_sinks - i - 1) * sizeof(trace_sink));
-            R.n_sinks--;
+            __atomic_store_n(&R.n_sinks, R.n_sinks - 1, __ATOMIC_RELEASE);
             break;
         }
     }
@@ -373,12 +430,8 @@ bool trace_has_sink(const void *ctx) {
     return found;
 }
 
-bool trace_active(void) {
-    lock();
-    bool active = R.n_sinks > 0;
-    unlock();
-    return active;
-}
+/* Asked by every wrapped call: read without the lock (the count changes only under it). */
+bool trace_active(void) { return __atomic_load_n(&R.n_sinks, __ATOMIC_ACQUIRE) > 0; }
 
 void trace_set_run(int32_t run) {
     lock();
@@ -424,11 +477,18 @@ static void emit(const trace_op *op, bool timed) {
             if (R.sinks[i].on_timed) R.sinks[i].on_timed(R.sinks[i].ctx, op);
 }
 
-uint64_t trace_record(trace_op *op, const void *stream_handle) {
-    lock();
-    op->id = R.next_op_id++;
-    op->run = R.run;
-    if (!op->call_site) op->call_site = t_site;
+/* What a recorded op's event handle gives it. Lock held. */
+static void look_up(trace_op *op, const void *event, event_lookup lookup) {
+    if (lookup == EVENT_TO_OP) event_to_op(event, op);
+    if (lookup == EVENT_ID_ONLY) {
+        event_slot *e = find_event(event);
+        op->event = e ? e->id : 0;
+    }
+}
+
+/* trace_record after the op is numbered: its stream, priority and device, its batch, the
+ * ops waiting for their times, the sinks. Lock held. */
+static void finish_op(trace_op *op, const void *stream_handle) {
     if (on_stream_kind(op)) {
         int32_t id = find_stream(stream_handle);
         op->stream = id;
@@ -449,13 +509,65 @@ uint64_t trace_record(trace_op *op, const void *stream_handle) {
         if (!op->timed) pending_put(&R.pending, op);
         emit(op, op->timed);
     }
+}
+
+/* Hands the kept ops to the sinks, in the order they were recorded, as trace_record would
+ * have then. Lock held. */
+static void hand_over(void) {
+    if (R.handing_over || R.n_kept == 0) return;
+    R.handing_over = true;
+    for (size_t i = 0; i < R.n_kept; i++) finish_op(&R.kept[i].op, R.kept[i].stream);
+    R.n_kept = 0;
+    R.handing_over = false;
+}
+
+/* Keeps a numbered op while deferred. Lock held. */
+static void keep(const trace_op *op, const void *stream_handle) {
+    if (R.n_kept == KEPT_MAX) hand_over();
+    R.kept = grow(R.kept, sizeof(kept_op), &R.cap_kept, R.n_kept + 1);
+    kept_op *k = &R.kept[R.n_kept++];
+    k->op = *op;
+    k->stream = stream_handle;
+}
+
+/* trace_record, with the event handle whose look-up the op needs. The event is looked up at
+ * once, deferred or not: the events' table changes with no sink's knowledge, so it need not
+ * hand kept ops over when it does. */
+static uint64_t record(trace_op *op, const void *stream_handle, const void *event, event_lookup lookup) {
+    lock();
+    op->id = R.next_op_id++;
+    op->run = R.run;
+    if (!op->call_site) op->call_site = t_site;
+    look_up(op, event, lookup);
+    if (R.deferring && !R.handing_over && R.n_sinks > 0)
+        keep(op, stream_handle);
+    else
+        finish_op(op, stream_handle);
     uint64_t id = op->id;
     unlock();
     return id;
 }
 
+uint64_t trace_record(trace_op *op, const void *stream_handle) {
+    return record(op, stream_handle, NULL, EVENT_NONE);
+}
+
+void trace_defer(bool on) {
+    lock();
+    if (!on) hand_over();
+    R.deferring = on;
+    unlock();
+}
+
+bool trace_deferring(void) {
+    lock();
+    bool on = R.deferring;
+    unlock();
+    return on;
+}
+
 static void set_name(trace_op *op, const char *name) {
-    if (name) snprintf(op->name, sizeof(op->name), "%s", name);
+    if (name) copy_name(op->name, name);
 }
 
 uint64_t trace_record_event_record(const void *event, const void *stream, uint64_t host_ns) {
@@ -463,9 +575,8 @@ uint64_t trace_record_event_record(const void *event, const void *stream, uint64
     memset(&op, 0, sizeof(op));
     op.kind = TRACE_OP_EVENT_RECORD;
     op.batch = -1;
-    event_to_op(event, &op);
     op.enqueue_ns = host_ns;
-    return trace_record(&op, stream);
+    return record(&op, stream, event, EVENT_TO_OP);
 }
 
 uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_t host_ns) {
@@ -473,9 +584,8 @@ uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_
     memset(&op, 0, sizeof(op));
     op.kind = TRACE_OP_EVENT_WAIT;
     op.batch = -1;
-    event_to_op(event, &op);
     op.enqueue_ns = host_ns;
-    return trace_record(&op, stream);
+    return record(&op, stream, event, EVENT_TO_OP);
 }
 
 /* A host-lane op of `kind`, named, lasting [start_ns, end_ns] and already timed. */
@@ -496,7 +606,7 @@ uint64_t trace_record_sync(trace_sync_target target, const void *handle, const c
                            uint64_t start_ns, uint64_t end_ns) {
     trace_op op = host_op(TRACE_OP_SYNC, api, start_ns, end_ns);
     op.sync = target;
-    if (target == TRACE_SYNC_EVENT) op.event = trace_event_id(handle);
+    if (target == TRACE_SYNC_EVENT) return record(&op, NULL, handle, EVENT_ID_ONLY);
     return trace_record(&op, target == TRACE_SYNC_STREAM ? handle : NULL);
 }
 
@@ -530,6 +640,7 @@ uint64_t trace_record_phase(const char *name, uint64_t start_ns, uint64_t end_ns
 
 void trace_op_timed(uint64_t id, uint64_t start_ns, uint64_t end_ns) {
     lock();
+    hand_over();
     trace_op op;
     if (R.n_sinks > 0 && pending_take(&R.pending, id, &op)) {
         op.start_ns = start_ns;
@@ -543,6 +654,7 @@ void trace_op_timed(uint64_t id, uint64_t start_ns, uint64_t end_ns) {
 
 uint64_t trace_pending_count(void) {
     lock();
+    hand_over();
     uint64_t n = R.pending.count;
     unlock();
     return n;

@@ -42,7 +42,8 @@ typedef struct trace_sink {
 
 #define TRACE_MAX_SINKS 8
 
-/* Forgets every stream, event, pending op and sink, and numbers from 1 again. */
+/* Forgets every stream, event, pending op and sink, and numbers from 1 again; ops kept by
+ * trace_defer are handed over first, and recording is no longer deferred. */
 void trace_reset(void);
 
 /* Installs a sink (copied). Returns 0, or -1 when TRACE_MAX_SINKS are installed. */
@@ -92,6 +93,24 @@ uint64_t trace_event_id(const void *handle);
 /* Ops recorded from now on carry this run number (-1: outside any run). */
 void trace_set_run(int32_t run);
 int32_t trace_current_run(void);
+
+/* ---- deferred recording ------------------------------------------------------------ */
+
+/* While on, and a sink is installed, trace_record and the trace_record_* helpers only number
+ * an op, stamp its run and call site (op->id, op->run, op->call_site), take its event's id
+ * and name, and keep a copy of it, in a buffer kept from one use to the next; its stream,
+ * device and batch are filled in, and the sinks see it, when it is handed over: at
+ * trace_defer(false), and first thing in any entry point that tells the sinks something or
+ * reads what a hand-over may change (a stream made, named or destroyed, a stream read or
+ * first used, a sink added or removed, an op's times, trace_pending_count, trace_reset), so
+ * that every sink sees the same ops, in the same order, with the same fields, as when they
+ * were recorded at once. A lab's timed runs on a GPU defer (labs/harness/runner.c): what
+ * the sinks do for each op then costs the runs no time. The owner of a sink reads it only
+ * after trace_defer(false) (a race checker's reports, say). Ops of a run that dies while
+ * deferred never reach the sinks. */
+void trace_defer(bool on);
+/* Whether trace_defer is on. */
+bool trace_deferring(void);
 
 /* ---- program order ---------------------------------------------------------------- */
 
