@@ -30,6 +30,7 @@
 
 #include "cli/cli.h"
 #include "labs/harness/backend.h"
+#include "labs/harness/bound_recheck.h"
 #include "labs/harness/budget.h"
 #include "labs/harness/ctx.h"
 #include "labs/harness/events.h"
@@ -679,6 +680,42 @@ static double metric_of(const lab_result *r, double t_ms) {
 
 /* Speedups, the metric, and where they stand against the bound the spec measured. The
  * fraction of the bound is the ideal time over yours, whatever the metric. */
+/* Measuring the bound again (bound_recheck.h): into a bound of its own, kept if shorter. */
+typedef struct bound_again {
+    harness *h;
+    const lab_spec *spec;
+    lab_bound candidate;
+} bound_again;
+
+static int measure_bound_again(void *arg, double *ideal_ns) {
+    bound_again *a = arg;
+    memset(&a->candidate, 0, sizeof(a->candidate));
+    lab_guard_phase("measure the bound", "harness");
+    if (a->spec->measure_bound(&a->h->ctx[WHO_BASELINE], &a->candidate) != 0) return 1;
+    *ideal_ns = a->candidate.ideal_ns;
+    return 0;
+}
+
+static void keep_bound_again(void *arg) {
+    bound_again *a = arg;
+    a->h->res->bound = a->candidate;
+}
+
+/* A bound measured longer than the baseline's median run was disturbed: measured again, up
+ * to twice, after the timed runs (seen on an H100: 362 us a batch where 104 is usual, which
+ * made a program at half the target look above it). */
+static void recheck_bound(harness *h, const lab_spec *spec) {
+    lab_result *r = h->res;
+    if (!r->bound_ok || r->runs <= 0) return;
+    double baseline_ns = median(r->baseline_ms, r->runs) * 1e6;
+    double first_ns = r->bound.ideal_ns, ideal_ns = first_ns;
+    bound_again a = {.h = h, .spec = spec};
+    lab_bound_again again = {measure_bound_again, keep_bound_again, &a};
+    if (lab_bound_recheck(&ideal_ns, baseline_ns, 2, &again) > 0)
+        fprintf(stderr, "streamlab: the %s measured %.3f ms, longer than the baseline's %.3f ms; measured again: %.3f ms\n",
+                spec->bound_name ? spec->bound_name : "bound", first_ns / 1e6, baseline_ns / 1e6, ideal_ns / 1e6);
+}
+
 static void finish_speed(lab_result *r) {
     r->baseline_median_ms = median(r->baseline_ms, r->runs);
     r->yours_median_ms = median(r->yours_ms, r->runs);
@@ -945,6 +982,7 @@ int main(int argc, char **argv) {
     R.bound_ok = spec->measure_bound(&h->ctx[WHO_BASELINE], &R.bound) == 0;
 
     if (run_all(h)) {
+        recheck_bound(h, spec);
         finish_speed(&R);
         judge_work(h);
     }
