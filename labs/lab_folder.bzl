@@ -14,8 +14,8 @@ gives
     :04_priorities_lesson_test         the spec against its skeleton and lesson (when the
                                        manifest's "steps" is true; labs/lesson_test.cc)
     :lab04_test                        the lab's tests: every 04_priorities/*_test.cc, and
-                                       labs/manifest_verdicts_test.cc (each build exits with
-                                       its manifest's verdict), with the lab, its reference
+                                       labs/manifest_verdicts_test.cc (each build the GPU
+                                       bundle runs exits with its manifest's verdict), with the lab, its reference
                                        and every build above as data
 each with lab()'s targets (labs/lab.bzl). Nothing of a lab is written outside its folder,
 its solution, its catalog entry and its rubric points (docs/labs.md, "Adding a lab").
@@ -68,7 +68,8 @@ def lab_folder(lab_id, manifest):
     native.cc_test(
         name = "lab%s_test" % lab_id[:2],
         size = "medium",
-        # labs/manifest_verdicts_test.cc: every build exits with its manifest's verdict.
+        # labs/manifest_verdicts_test.cc: every build the GPU bundle runs exits with its
+        # manifest's verdict.
         srcs = tests + ["manifest_verdicts_test.cc"],
         data = [
             ":%s_sim" % lab_id,

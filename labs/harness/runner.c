@@ -678,8 +678,6 @@ static double metric_of(const lab_result *r, double t_ms) {
     return r->baseline_median_ms / t_ms;
 }
 
-/* Speedups, the metric, and where they stand against the bound the spec measured. The
- * fraction of the bound is the ideal time over yours, whatever the metric. */
 /* Measuring the bound again (bound_recheck.h): into a bound of its own, kept if shorter. */
 typedef struct bound_again {
     harness *h;
@@ -716,6 +714,8 @@ static void recheck_bound(harness *h, const lab_spec *spec) {
                 spec->bound_name ? spec->bound_name : "bound", first_ns / 1e6, baseline_ns / 1e6, ideal_ns / 1e6);
 }
 
+/* Speedups, the metric, and where they stand against the bound the spec measured. The
+ * fraction of the bound is the ideal time over yours, whatever the metric. */
 static void finish_speed(lab_result *r) {
     r->baseline_median_ms = median(r->baseline_ms, r->runs);
     r->yours_median_ms = median(r->yours_ms, r->runs);
