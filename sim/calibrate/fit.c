@@ -285,8 +285,9 @@ static void fit_round_trips(const cal_device *dev, cal_fit *f, const double *fig
      * submit_latency_ns after its call returns (visible_ns in sim/kernels.c and
      * sim/event_calls.c), so the start event is stamped at R + S, the kernel starts at
      * R + L + S and ends K later, and the end event is stamped then: end - start = L + K.
-     * A poll whose queries take query_ns each sees the end on average query_ns / 2 after it
-     * (the probe spreads its phase over one query), so the round's host time is
+     * A poll whose queries take query_ns each sees the end up to query_ns after it; the
+     * probe spreads the rounds' phases over one query, so the median round sees it
+     * query_ns / 2 after it (within query_ns / 32), and its host time is
      * R + L + S + K + query_ns / 2, and poll_return (host time - (end - start) - R) =
      * submit_latency_ns + query_ns / 2. On a GPU, the time for the completion to reach
      * the host's view is carried here too: the simulator's poll sees it at once. */

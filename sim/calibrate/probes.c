@@ -403,6 +403,12 @@ static int gate_for(cudaStream_t s, uint64_t ns) {
  * every SM runs as many of them wherever the chain starts. */
 static unsigned chain_length(void) { return CAL_CHAIN_SM_MULTIPLE * (unsigned)P.dev->sm_count; }
 
+/* The median of n values (sorts them). */
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Host time per call of cudaEventQuery on a completed event and of cudaStreamQuery on an
  * idle stream. */
 static int queries(double *event_us, double *stream_us) {
@@ -430,12 +436,12 @@ static int round_start(cudaEvent_t start, cudaEvent_t end) {
  * succeeds. Each round's host time less its device time from the start event to the end
  * event (the kernel's launch call and the kernel) and less one event record (record_us,
  * the start event's call): how long after the kernel's end the poll returned, plus the
- * work's way from the call's return to the device. The moments are spread evenly over one
- * query's time (query_us), so that the query that sees the end finishes on average half a
- * query after it, whatever the phase. */
+ * work's way from the call's return to the device; the median of the rounds. The moments
+ * are spread evenly over one query's time (query_us), so that the query that sees the end
+ * finishes half a query after it in the middle round, whatever the phase. */
 static int poll_rounds(double record_us, double query_us, double *us) {
     CK(cudaDeviceSynchronize());
-    double sum = 0;
+    double v[CAL_ROUNDS];
     for (int r = 0; r < CAL_ROUNDS; r++) {
         uint64_t t0 = cal_now_ns();
         if (round_start(P.a, P.b)) return -1;
@@ -447,15 +453,16 @@ static int poll_rounds(double record_us, double query_us, double *us) {
         double host = host_us(t0);
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, P.a, P.b));
-        sum += host - (double)ms * 1e3 - record_us;
+        v[r] = host - (double)ms * 1e3 - record_us;
     }
-    *us = sum / CAL_ROUNDS;
+    *us = median(v, CAL_ROUNDS);
     return 0;
 }
 
 /* Rounds of round_start then cudaStreamSynchronize: each round's host time less its device
  * time from start to end event and one event record, as poll_rounds (ret_us); and the
- * device's idle time from one round's end event to the next round's start event (gap_us). */
+ * device's idle time from one round's end event to the next round's start event (gap_us).
+ * The medians of the rounds. */
 static int sync_rounds(double record_us, double *ret_us, double *gap_us) {
     cudaEvent_t ev[2 * CAL_ROUNDS];
     double host[CAL_ROUNDS];
@@ -467,17 +474,17 @@ static int sync_rounds(double record_us, double *ret_us, double *gap_us) {
         CK(cudaStreamSynchronize(P.s1));
         host[r] = host_us(t0);
     }
-    double ret = 0, gap = 0;
+    double ret[CAL_ROUNDS], gap[CAL_ROUNDS - 1];
     for (int r = 0; r < CAL_ROUNDS; r++) {
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, ev[2 * r], ev[2 * r + 1]));
-        ret += host[r] - (double)ms * 1e3 - record_us;
+        ret[r] = host[r] - (double)ms * 1e3 - record_us;
         if (r + 1 == CAL_ROUNDS) continue;
         CK(cudaEventElapsedTime(&ms, ev[2 * r + 1], ev[2 * r + 2]));
-        gap += (double)ms * 1e3;
+        gap[r] = (double)ms * 1e3;
     }
-    *ret_us = ret / CAL_ROUNDS;
-    *gap_us = gap / (CAL_ROUNDS - 1);
+    *ret_us = median(ret, CAL_ROUNDS);
+    *gap_us = median(gap, CAL_ROUNDS - 1);
     for (int i = 0; i < 2 * CAL_ROUNDS; i++) CK(cudaEventDestroy(ev[i]));
     return 0;
 }
@@ -539,7 +546,8 @@ static int chain_graph(unsigned n, cudaGraph_t *g) {
 /* The graph of chain_length() kernel nodes: the host time of what making it executable
  * costs over its life (cudaGraphInstantiate, the first cudaGraphLaunch's time beyond the
  * second's, cudaGraphExecDestroy and cudaGraphDestroy), and its device time per node (the
- * second launch, behind a gate). */
+ * second launch, behind a gate as long as the direct launches', which outlasts a first
+ * launch that uploads every node). */
 static int graph_chain(double *node_us, double *life_us) {
     unsigned n = chain_length();
     cudaGraph_t g;
@@ -550,7 +558,7 @@ static int graph_chain(double *node_us, double *life_us) {
     CK(cudaGraphInstantiate(&x, g, 0));
     double life = host_us(t0), launch[2], dev = 0;
     for (int k = 0; k < 2; k++) {
-        if (gate(P.s1)) return -1;
+        if (gate_for(P.s1, (uint64_t)n * CAL_CHAIN_GATE_NS_PER_KERNEL)) return -1;
         CK(cudaEventRecord(P.a, P.s1));
         t0 = cal_now_ns();
         CK(cudaGraphLaunch(x, P.s1));

@@ -45,7 +45,7 @@ extern "C" {
 #define CAL_HOST_FN_SAMPLES 4      /* host functions timed one at a time and averaged */
 #define CAL_HOST_FN_CALLS 100      /* cudaLaunchHostFunc calls timed together */
 #define CAL_CHAIN_SM_MULTIPLE 2    /* kernels and graph nodes in a chain: this many per SM */
-#define CAL_CHAIN_GATE_NS_PER_KERNEL 20000 /* the gate before a chain of direct launches */
+#define CAL_CHAIN_GATE_NS_PER_KERNEL 20000 /* the gate before a chain, per kernel or node */
 
 /* X(id, unit, kind, what) of the round trips (see CAL_FIGURES). */
 #define CAL_ROUND_TRIP_FIGURES(X)                                                                               \
