@@ -333,19 +333,32 @@ static void fit_round_trips(const cal_device *dev, cal_fit *f, const double *fig
         "instantiation per node", nodes, life / 1e3);
 }
 
-/* A kernel node pays graph_kernel_overhead_ns on the device where a launched kernel pays
- * kernel_overhead_ns (sim/graph_launch.c), the rest of an empty one-block kernel being the
- * same (the chains are as long, two per SM, so each SM runs as many blocks of each):
- * graph_node - kernel_chain = graph_kernel_overhead_ns - kernel_overhead_ns.
- * kernel_overhead_ns must be fitted already. */
+/* Mean fractional part of (s mod classes) * golden ratio over the SMs s: the mean share of
+ * block_overhead_spread_ns of a block on each SM in turn (sim/core/compute.c,
+ * sim_compute_init). */
+static double mean_class_fraction(const sim_profile *p) {
+    int sms = (int)p->sm_count, n = (int)(p->sm_classes < p->sm_count ? p->sm_classes : p->sm_count);
+    if (sms < 1 || n < 1) return 0;
+    double sum = 0;
+    for (int s = 0; s < sms; s++) sum += fmod((double)(s % n) * 0.6180339887498949, 1.0);
+    return sum / sms;
+}
+
+/* A kernel node pays graph_kernel_overhead_ns on the device (sim/graph_launch.c) and then
+ * runs its block: an empty one-block spin kernel's block takes its SM's turnaround
+ * (block_overhead_ns and the SM class's share of block_overhead_spread_ns; the chain puts
+ * two on every SM, so the mean over the SMs) and its 4 bytes at one SM's share of
+ * dram_gbps (sim/kernels.c, sim_kernel_block_ns). graph_kernel_overhead_ns = graph_node
+ * less that block. The block values must be fitted already. */
 static void fit_graph_nodes(cal_fit *f, const double *fig) {
     sim_profile *p = &f->profile;
-    double node = fig[CAL_graph_node] * 1e3, direct = fig[CAL_kernel_chain] * 1e3;
+    double node = fig[CAL_graph_node] * 1e3;
+    double block = p->block_overhead_ns + p->block_overhead_spread_ns * mean_class_fraction(p) +
+                   4.0 * p->sm_count / p->dram_gbps;
     set(f, "compute", "graph_kernel_overhead_ns", &p->graph_kernel_overhead_ns,
-        at_least_zero(f, "graph_kernel_overhead_ns", node - direct + p->kernel_overhead_ns),
-        "measured: a graph of empty one-block kernels in a chain, %d per SM, took %.3f us a node (device time), the "
-        "same kernels launched back to back %.3f us each; kernel_overhead_ns plus the difference",
-        CAL_CHAIN_SM_MULTIPLE, node / 1e3, direct / 1e3);
+        at_least_zero(f, "graph_kernel_overhead_ns", node - block),
+        "measured: a graph of empty one-block kernels in a chain, %d per SM, took %.3f us a node (device time); "
+        "less an empty block's turnaround as fitted (%.0f ns)", CAL_CHAIN_SM_MULTIPLE, node / 1e3, block);
 }
 
 void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile *base, cal_fit *out) {
