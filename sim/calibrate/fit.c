@@ -269,17 +269,22 @@ static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
  * submit_latency_ns and sync_wake_ns, so this runs before them. */
 static void fit_round_trips(const cal_device *dev, cal_fit *f, const double *fig) {
     sim_profile *p = &f->profile;
-    /* cudaEventQuery and cudaStreamQuery each charge query_ns (sim/event_calls.c,
-     * sim/stream_calls.c): one value for both, the one that misses them by the same
-     * fraction, one above and one below. */
-    double qe = fig[CAL_event_query_done] * 1e3, qs = fig[CAL_stream_query_idle] * 1e3;
-    double q = qe + qs > 0 ? 2 * qe * qs / (qe + qs) : 0;
-    if (qe > 1.1 * qs || qs > 1.1 * qe)
-        note(f, "cudaEventQuery of a completed event took %.3f us and cudaStreamQuery of an idle stream %.3f us; "
-                "query_ns serves both: %.3f us", qe / 1e3, qs / 1e3, q / 1e3);
+    /* cudaEventQuery and cudaStreamQuery each charge query_ns, whatever they answer
+     * (sim/event_calls.c, sim/stream_calls.c): one value for the three figures, the one
+     * that misses the smallest and the largest by the same fraction, one above and one
+     * below. */
+    double qe = fig[CAL_event_query_done] * 1e3, qp = fig[CAL_event_query_pending] * 1e3,
+           qs = fig[CAL_stream_query_idle] * 1e3;
+    double lo = fmin(qe, fmin(qp, qs)), hi = fmax(qe, fmax(qp, qs));
+    double q = lo + hi > 0 ? 2 * lo * hi / (lo + hi) : 0;
+    if (hi > 1.1 * lo)
+        note(f, "cudaEventQuery took %.3f us on a completed event and %.3f us on a pending one, cudaStreamQuery "
+                "%.3f us on an idle stream; query_ns serves all three: %.3f us", qe / 1e3, qp / 1e3, qs / 1e3,
+             q / 1e3);
     set(f, "host", "query_ns", &p->query_ns, q,
-        "measured: %d cudaEventQuery calls on a completed event took %.3f us each and %d cudaStreamQuery calls on "
-        "an idle stream %.3f us (host time); one value for both", CAL_CALLS, qe / 1e3, CAL_CALLS, qs / 1e3);
+        "measured: %d calls each of cudaEventQuery on a completed event (%.3f us each) and on a pending one (%.3f "
+        "us), and of cudaStreamQuery on an idle stream (%.3f us), host time; one value for the three", CAL_CALLS,
+        qe / 1e3, qp / 1e3, qs / 1e3);
     /* A round into an idle stream: record a timing event (event_record_ns on the host),
      * launch the kernel (launch_ns), record another. Each becomes visible to the device
      * submit_latency_ns after its call returns (visible_ns in sim/kernels.c and

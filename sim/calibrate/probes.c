@@ -409,17 +409,32 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Host time per call of cudaEventQuery on a completed event and of cudaStreamQuery on an
+/* Host time per call of cudaEventQuery on a completed event and on one behind a gate that
+ * outlasts the calls (each must answer cudaErrorNotReady), and of cudaStreamQuery on an
  * idle stream. */
-static int queries(double *event_us, double *stream_us) {
+static int queries(double *done_us, double *pending_us, double *stream_us) {
     CK(cudaEventRecord(P.g, P.s1));
     CK(cudaDeviceSynchronize());
     uint64_t t0 = cal_now_ns();
     for (int i = 0; i < CAL_CALLS; i++) CK(cudaEventQuery(P.g));
-    *event_us = host_us(t0) / CAL_CALLS;
+    *done_us = host_us(t0) / CAL_CALLS;
     t0 = cal_now_ns();
     for (int i = 0; i < CAL_CALLS; i++) CK(cudaStreamQuery(P.s1));
     *stream_us = host_us(t0) / CAL_CALLS;
+    if (gate_for(P.s1, (uint64_t)CAL_CALLS * CAL_QUERY_GATE_NS_PER_CALL)) return -1;
+    CK(cudaEventRecord(P.g, P.s1));
+    t0 = cal_now_ns();
+    for (int i = 0; i < CAL_CALLS; i++) {
+        cudaError_t e = cudaEventQuery(P.g);
+        if (e != cudaErrorNotReady) {
+            snprintf(g_err, g_err_size, "cudaEventQuery on an event behind a %.0f ms kernel answered %s after %d "
+                     "calls: the queries took longer than the kernel", CAL_CALLS * CAL_QUERY_GATE_NS_PER_CALL / 1e6,
+                     cudaGetErrorString(e), i);
+            return -1;
+        }
+    }
+    *pending_us = host_us(t0) / CAL_CALLS;
+    CK(cudaStreamSynchronize(P.s1));
     return 0;
 }
 
@@ -437,8 +452,9 @@ static int round_start(cudaEvent_t start, cudaEvent_t end) {
  * event (the kernel's launch call and the kernel) and less one event record (record_us,
  * the start event's call): how long after the kernel's end the poll returned, plus the
  * work's way from the call's return to the device; the median of the rounds. The moments
- * are spread evenly over one query's time (query_us), so that the query that sees the end
- * finishes half a query after it in the middle round, whatever the phase. */
+ * are spread evenly over one query's time (query_us, a query that answers
+ * cudaErrorNotReady), so that the query that sees the end finishes half a query after it
+ * in the middle round, whatever the phase. */
 static int poll_rounds(double record_us, double query_us, double *us) {
     CK(cudaDeviceSynchronize());
     double v[CAL_ROUNDS];
@@ -600,8 +616,8 @@ static int graph_one(double *launch_us, double *round_us) {
 
 /* Every round-trip figure; needs f[CAL_event_record] of the same repetition. */
 static int round_trips(double *f) {
-    if (queries(&f[CAL_event_query_done], &f[CAL_stream_query_idle])) return -1;
-    if (poll_rounds(f[CAL_event_record], f[CAL_event_query_done], &f[CAL_poll_return])) return -1;
+    if (queries(&f[CAL_event_query_done], &f[CAL_event_query_pending], &f[CAL_stream_query_idle])) return -1;
+    if (poll_rounds(f[CAL_event_record], f[CAL_event_query_pending], &f[CAL_poll_return])) return -1;
     if (sync_rounds(f[CAL_event_record], &f[CAL_sync_return], &f[CAL_sync_gap])) return -1;
     if (host_fn_calls(&f[CAL_host_fn_call])) return -1;
     if (host_fn_gaps(&f[CAL_host_fn_gap])) return -1;

@@ -46,11 +46,13 @@ extern "C" {
 #define CAL_HOST_FN_CALLS 100      /* cudaLaunchHostFunc calls timed together */
 #define CAL_CHAIN_SM_MULTIPLE 2    /* kernels and graph nodes in a chain: this many per SM */
 #define CAL_CHAIN_GATE_NS_PER_KERNEL 20000 /* the gate before a chain, per kernel or node */
+#define CAL_QUERY_GATE_NS_PER_CALL 20000   /* the gate before the pending event, per query */
 
 /* X(id, unit, kind, what) of the round trips (see CAL_FIGURES). */
 #define CAL_ROUND_TRIP_FIGURES(X)                                                                               \
     X(event_query_done, "us", "fit", "cudaEventQuery of a completed event, host time")                         \
     X(stream_query_idle, "us", "fit", "cudaStreamQuery of an idle stream, host time")                          \
+    X(event_query_pending, "us", "fit", "cudaEventQuery of an event not yet reached, host time")               \
     X(poll_return, "us", "fit", "record, 5 us kernel, record, poll cudaEventQuery: host less device time, less a record") \
     X(sync_return, "us", "fit", "record, 5 us kernel, record, cudaStreamSynchronize: host less device time, less a record") \
     X(sync_gap, "us", "model", "the same: device idle from a round's end event to the next round's start event") \
