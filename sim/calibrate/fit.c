@@ -262,6 +262,110 @@ static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
         "measured: the intercept of the pinned %s line (see %s)", dir, h2d ? "h2d_pinned_gbps" : "d2h_pinned_gbps");
 }
 
+/* ---- the host-device round trips (CAL_ROUND_TRIP_FIGURES) ------------------------------------ */
+
+/* Queries, submission, wake-up, host functions, graph launches and instantiation, from the
+ * round-trip figures; launch_ns must be fitted already. The copy fits subtract
+ * submit_latency_ns and sync_wake_ns, so this runs before them. */
+static void fit_round_trips(const cal_device *dev, cal_fit *f, const double *fig) {
+    sim_profile *p = &f->profile;
+    /* cudaEventQuery and cudaStreamQuery each charge query_ns, whatever they answer
+     * (sim/event_calls.c, sim/stream_calls.c): one value for the three figures, the one
+     * that misses the smallest and the largest by the same fraction, one above and one
+     * below. */
+    double qe = fig[CAL_event_query_done] * 1e3, qp = fig[CAL_event_query_pending] * 1e3,
+           qs = fig[CAL_stream_query_idle] * 1e3;
+    double lo = fmin(qe, fmin(qp, qs)), hi = fmax(qe, fmax(qp, qs));
+    double q = lo + hi > 0 ? 2 * lo * hi / (lo + hi) : 0;
+    if (hi > 1.1 * lo)
+        note(f, "cudaEventQuery took %.3f us on a completed event and %.3f us on a pending one, cudaStreamQuery "
+                "%.3f us on an idle stream; query_ns serves all three: %.3f us", qe / 1e3, qp / 1e3, qs / 1e3,
+             q / 1e3);
+    set(f, "host", "query_ns", &p->query_ns, q,
+        "measured: %d calls each of cudaEventQuery on a completed event (%.3f us each) and on a pending one (%.3f "
+        "us), and of cudaStreamQuery on an idle stream (%.3f us), host time; one value for the three", CAL_CALLS,
+        qe / 1e3, qp / 1e3, qs / 1e3);
+    /* A round into an idle stream: record a timing event (event_record_ns on the host),
+     * launch the kernel (launch_ns), record another. Each becomes visible to the device
+     * submit_latency_ns after its call returns (visible_ns in sim/kernels.c and
+     * sim/event_calls.c), so the start event is stamped at R + S, the kernel starts at
+     * R + L + S and ends K later, and the end event is stamped then: end - start = L + K.
+     * A poll whose queries take query_ns each sees the end up to query_ns after it; the
+     * probe spreads the rounds' phases over one query, so the median round sees it
+     * query_ns / 2 after it (within query_ns / 32), and its host time is
+     * R + L + S + K + query_ns / 2, and poll_return (host time - (end - start) - R) =
+     * submit_latency_ns + query_ns / 2. On a GPU, the time for the completion to reach
+     * the host's view is carried here too: the simulator's poll sees it at once. */
+    double poll = fig[CAL_poll_return] * 1e3;
+    double submit = at_least_zero(f, "submit_latency_ns", poll - q / 2);
+    set(f, "host", "submit_latency_ns", &p->submit_latency_ns, submit,
+        "measured: %d rounds of (record an event, launch a one-block %.0f us kernel into an idle stream, record an "
+        "event, poll cudaEventQuery on it until it succeeds) took %.3f us each beyond the device time between the "
+        "events and one event record; less half a query (query_ns / 2): the work's way from a call's return to the "
+        "device", CAL_ROUNDS, CAL_ROUND_KERNEL_NS / 1e3, poll / 1e3);
+    /* The same round with cudaStreamSynchronize: the host wakes sync_wake_ns after the end
+     * (sim/core/scheduler.c, host_wait; sync_call_ns is paid while the kernel runs), so
+     * sync_return = submit_latency_ns + sync_wake_ns. */
+    double sync = fig[CAL_sync_return] * 1e3;
+    set(f, "host", "sync_wake_ns", &p->sync_wake_ns, at_least_zero(f, "sync_wake_ns", sync - submit),
+        "measured: %d rounds of (record an event, launch a one-block %.0f us kernel into an idle stream, record an "
+        "event, cudaStreamSynchronize) took %.3f us each beyond the device time between the events and one event "
+        "record; less submit_latency_ns (from the polled rounds): the host's wake-up after the work's end",
+        CAL_ROUNDS, CAL_ROUND_KERNEL_NS / 1e3, sync / 1e3);
+    /* cudaLaunchHostFunc charges host_func_call_ns. The function starts host_fn_latency_ns
+     * after the work before it completes (scheduler.c, start of SIM_OP_HOST_FN); an empty
+     * one ends there, so the events around it are host_fn_latency_ns apart. */
+    set(f, "host", "host_func_call_ns", &p->host_func_call_ns, fig[CAL_host_fn_call] * 1e3,
+        "measured: %d cudaLaunchHostFunc calls of an empty function, %.3f us each (host time)", CAL_HOST_FN_CALLS,
+        fig[CAL_host_fn_call]);
+    set(f, "host", "host_fn_latency_ns", &p->host_fn_latency_ns,
+        at_least_zero(f, "host_fn_latency_ns", fig[CAL_host_fn_gap] * 1e3),
+        "measured: a one-block kernel, an event, an empty host function, an event and a kernel on one stream held "
+        "back by a spin kernel: %.2f us of device time between the events (the mean of %d)", fig[CAL_host_fn_gap],
+        CAL_HOST_FN_SAMPLES);
+    /* cudaGraphLaunch charges graph_launch_ns; cudaGraphInstantiate api_min_ns + n *
+     * graph_instantiate_ns_per_node, cudaGraphExecDestroy and cudaGraphDestroy api_min_ns
+     * each, and the first launch nothing more than the next (sim/graph.c, graph_launch.c):
+     * the graph's life beyond its launches is 3 * api_min_ns + n * per node. */
+    set(f, "host", "graph_launch_ns", &p->graph_launch_ns, fig[CAL_graph_launch] * 1e3,
+        "measured: %d cudaGraphLaunch calls of a one-node graph, %.3f us each (host time)", CAL_CALLS,
+        fig[CAL_graph_launch]);
+    double life = fig[CAL_graph_instantiate] * 1e3, nodes = CAL_CHAIN_SM_MULTIPLE * dev->sm_count;
+    set(f, "host", "graph_instantiate_ns_per_node", &p->graph_instantiate_ns_per_node,
+        at_least_zero(f, "graph_instantiate_ns_per_node", (life - 3 * p->api_min_ns) / nodes),
+        "measured: a graph of %.0f kernel nodes cost the host %.1f us over its life (cudaGraphInstantiate, the "
+        "first cudaGraphLaunch beyond the second, cudaGraphExecDestroy and cudaGraphDestroy), charged at "
+        "instantiation per node", nodes, life / 1e3);
+}
+
+/* Mean fractional part of (s mod classes) * golden ratio over the SMs s: the mean share of
+ * block_overhead_spread_ns of a block on each SM in turn (sim/core/compute.c,
+ * sim_compute_init). */
+static double mean_class_fraction(const sim_profile *p) {
+    int sms = (int)p->sm_count, n = (int)(p->sm_classes < p->sm_count ? p->sm_classes : p->sm_count);
+    if (sms < 1 || n < 1) return 0;
+    double sum = 0;
+    for (int s = 0; s < sms; s++) sum += fmod((double)(s % n) * 0.6180339887498949, 1.0);
+    return sum / sms;
+}
+
+/* A kernel node pays graph_kernel_overhead_ns on the device (sim/graph_launch.c) and then
+ * runs its block: an empty one-block spin kernel's block takes its SM's turnaround
+ * (block_overhead_ns and the SM class's share of block_overhead_spread_ns; the chain puts
+ * two on every SM, so the mean over the SMs) and its 4 bytes at one SM's share of
+ * dram_gbps (sim/kernels.c, sim_kernel_block_ns). graph_kernel_overhead_ns = graph_node
+ * less that block. The block values must be fitted already. */
+static void fit_graph_nodes(cal_fit *f, const double *fig) {
+    sim_profile *p = &f->profile;
+    double node = fig[CAL_graph_node] * 1e3;
+    double block = p->block_overhead_ns + p->block_overhead_spread_ns * mean_class_fraction(p) +
+                   4.0 * p->sm_count / p->dram_gbps;
+    set(f, "compute", "graph_kernel_overhead_ns", &p->graph_kernel_overhead_ns,
+        at_least_zero(f, "graph_kernel_overhead_ns", node - block),
+        "measured: a graph of empty one-block kernels in a chain, %d per SM, took %.3f us a node (device time); "
+        "less an empty block's turnaround as fitted (%.0f ns)", CAL_CHAIN_SM_MULTIPLE, node / 1e3, block);
+}
+
 void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile *base, cal_fit *out) {
     memset(out, 0, sizeof(*out));
     out->profile = *base;
@@ -327,6 +431,9 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
             "measured: cudaFreeHost of 64 MiB took %.2f ms and of 256 MiB %.2f ms; with free_ns (the base profile's, "
             "shared with cudaFree) the per-MiB cost that misses both by the same fraction", s / 1e6, l / 1e6);
     }
+
+    /* ---- round trips (the copy fits below subtract submission and wake-up) ---- */
+    fit_round_trips(dev, out, fig);
 
     /* ---- copies ---- */
     fit_pinned(out, fig, true);
@@ -404,4 +511,5 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
             "%.3f ns a dependent iteration", fig[CAL_chain_lo], CAL_CHAIN_ITERS_LO, fig[CAL_chain_hi],
             CAL_CHAIN_ITERS_HI, per_iter);
     }
+    fit_graph_nodes(out, fig);
 }

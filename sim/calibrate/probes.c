@@ -391,6 +391,242 @@ static int priority(bool high, double *us) {
     return 0;
 }
 
+/* ---- the host-device round trips (CAL_ROUND_TRIP_FIGURES) ---------------------------------- */
+
+/* Holds the stream back for ns. */
+static int gate_for(cudaStream_t s, uint64_t ns) {
+    CK(kernels_spin(P.marks, 1, 32, ns, 0, s));
+    return 0;
+}
+
+/* Kernels and graph nodes timed in a chain: as many as the device has SMs, twice, so that
+ * every SM runs as many of them wherever the chain starts. */
+static unsigned chain_length(void) { return CAL_CHAIN_SM_MULTIPLE * (unsigned)P.dev->sm_count; }
+
+/* The median of n values (sorts them). */
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Host time per call of cudaEventQuery on a completed event and on one behind a gate that
+ * outlasts the calls (each must answer cudaErrorNotReady), and of cudaStreamQuery on an
+ * idle stream. */
+static int queries(double *done_us, double *pending_us, double *stream_us) {
+    CK(cudaEventRecord(P.g, P.s1));
+    CK(cudaDeviceSynchronize());
+    uint64_t t0 = cal_now_ns();
+    for (int i = 0; i < CAL_CALLS; i++) CK(cudaEventQuery(P.g));
+    *done_us = host_us(t0) / CAL_CALLS;
+    t0 = cal_now_ns();
+    for (int i = 0; i < CAL_CALLS; i++) CK(cudaStreamQuery(P.s1));
+    *stream_us = host_us(t0) / CAL_CALLS;
+    if (gate_for(P.s1, (uint64_t)CAL_CALLS * CAL_QUERY_GATE_NS_PER_CALL)) return -1;
+    CK(cudaEventRecord(P.g, P.s1));
+    t0 = cal_now_ns();
+    for (int i = 0; i < CAL_CALLS; i++) {
+        cudaError_t e = cudaEventQuery(P.g);
+        if (e != cudaErrorNotReady) {
+            snprintf(g_err, g_err_size, "cudaEventQuery on an event behind a %.0f ms kernel answered %s after %d "
+                     "calls: the queries took longer than the kernel", CAL_CALLS * CAL_QUERY_GATE_NS_PER_CALL / 1e6,
+                     cudaGetErrorString(e), i);
+            return -1;
+        }
+    }
+    *pending_us = host_us(t0) / CAL_CALLS;
+    CK(cudaStreamSynchronize(P.s1));
+    return 0;
+}
+
+/* One round's start: into the idle stream, a timing event (start), the one-block round
+ * kernel, a timing event (end). */
+static int round_start(cudaEvent_t start, cudaEvent_t end) {
+    CK(cudaEventRecord(start, P.s1));
+    CK(kernels_spin(P.marks, 1, 32, (uint64_t)CAL_ROUND_KERNEL_NS, 0, P.s1));
+    CK(cudaEventRecord(end, P.s1));
+    return 0;
+}
+
+/* Rounds of round_start, a moment's wait, then cudaEventQuery on the end event until it
+ * succeeds. Each round's host time less its device time from the start event to the end
+ * event (the kernel's launch call and the kernel) and less one event record (record_us,
+ * the start event's call): how long after the kernel's end the poll returned, plus the
+ * work's way from the call's return to the device; the median of the rounds. The moments
+ * are spread evenly over one query's time (query_us, a query that answers
+ * cudaErrorNotReady), so that the query that sees the end finishes half a query after it
+ * in the middle round, whatever the phase. */
+static int poll_rounds(double record_us, double query_us, double *us) {
+    CK(cudaDeviceSynchronize());
+    double v[CAL_ROUNDS];
+    for (int r = 0; r < CAL_ROUNDS; r++) {
+        uint64_t t0 = cal_now_ns();
+        if (round_start(P.a, P.b)) return -1;
+        cal_host_wait_ns((uint64_t)(query_us * 1e3 * (r % CAL_POLL_PHASES) / CAL_POLL_PHASES));
+        cudaError_t e;
+        while ((e = cudaEventQuery(P.b)) == cudaErrorNotReady) {
+        }
+        CK(e);
+        double host = host_us(t0);
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, P.a, P.b));
+        v[r] = host - (double)ms * 1e3 - record_us;
+    }
+    *us = median(v, CAL_ROUNDS);
+    return 0;
+}
+
+/* Rounds of round_start then cudaStreamSynchronize: each round's host time less its device
+ * time from start to end event and one event record, as poll_rounds (ret_us); and the
+ * device's idle time from one round's end event to the next round's start event (gap_us).
+ * The medians of the rounds. */
+static int sync_rounds(double record_us, double *ret_us, double *gap_us) {
+    cudaEvent_t ev[2 * CAL_ROUNDS];
+    double host[CAL_ROUNDS];
+    for (int i = 0; i < 2 * CAL_ROUNDS; i++) CK(cudaEventCreate(&ev[i]));
+    CK(cudaDeviceSynchronize());
+    for (int r = 0; r < CAL_ROUNDS; r++) {
+        uint64_t t0 = cal_now_ns();
+        if (round_start(ev[2 * r], ev[2 * r + 1])) return -1;
+        CK(cudaStreamSynchronize(P.s1));
+        host[r] = host_us(t0);
+    }
+    double ret[CAL_ROUNDS], gap[CAL_ROUNDS - 1];
+    for (int r = 0; r < CAL_ROUNDS; r++) {
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, ev[2 * r], ev[2 * r + 1]));
+        ret[r] = host[r] - (double)ms * 1e3 - record_us;
+        if (r + 1 == CAL_ROUNDS) continue;
+        CK(cudaEventElapsedTime(&ms, ev[2 * r + 1], ev[2 * r + 2]));
+        gap[r] = (double)ms * 1e3;
+    }
+    *ret_us = median(ret, CAL_ROUNDS);
+    *gap_us = median(gap, CAL_ROUNDS - 1);
+    for (int i = 0; i < 2 * CAL_ROUNDS; i++) CK(cudaEventDestroy(ev[i]));
+    return 0;
+}
+
+static void CUDART_CB empty_host_fn(void *data) { (void)data; }
+
+/* Host time per cudaLaunchHostFunc of an empty function into an idle stream. */
+static int host_fn_calls(double *us) {
+    CK(cudaDeviceSynchronize());
+    uint64_t t0 = cal_now_ns();
+    for (int i = 0; i < CAL_HOST_FN_CALLS; i++) CK(cudaLaunchHostFunc(P.s1, empty_host_fn, NULL));
+    *us = host_us(t0) / CAL_HOST_FN_CALLS;
+    CK(cudaStreamSynchronize(P.s1));
+    return 0;
+}
+
+/* Behind a gate: the round kernel, a timing event, an empty host function, a timing event,
+ * the round kernel. The device time between the two events: how long the host function
+ * holds the stream between the kernels; the mean of CAL_HOST_FN_SAMPLES. */
+static int host_fn_gaps(double *us) {
+    double sum = 0;
+    for (int i = 0; i < CAL_HOST_FN_SAMPLES; i++) {
+        double one;
+        if (gate(P.s1)) return -1;
+        CK(kernels_spin(P.marks, 1, 32, (uint64_t)CAL_ROUND_KERNEL_NS, 0, P.s1));
+        CK(cudaEventRecord(P.a, P.s1));
+        CK(cudaLaunchHostFunc(P.s1, empty_host_fn, NULL));
+        CK(cudaEventRecord(P.b, P.s1));
+        CK(kernels_spin(P.marks, 1, 32, (uint64_t)CAL_ROUND_KERNEL_NS, 0, P.s1));
+        if (elapsed_us(&one)) return -1;
+        sum += one;
+    }
+    *us = sum / CAL_HOST_FN_SAMPLES;
+    CK(cudaStreamSynchronize(P.s1));
+    return 0;
+}
+
+/* Device time per kernel of a chain of empty one-block kernels launched behind a gate long
+ * enough for the host to enqueue them all. */
+static int kernel_chain(double *us) {
+    unsigned n = chain_length();
+    if (gate_for(P.s1, (uint64_t)n * CAL_CHAIN_GATE_NS_PER_KERNEL)) return -1;
+    CK(cudaEventRecord(P.a, P.s1));
+    for (unsigned i = 0; i < n; i++) CK(kernels_spin(P.marks, 1, 32, 0, 0, P.s1));
+    CK(cudaEventRecord(P.b, P.s1));
+    if (elapsed_us(us)) return -1;
+    *us /= n;
+    return 0;
+}
+
+/* A graph of n empty one-block kernels in a chain, captured on s2. */
+static int chain_graph(unsigned n, cudaGraph_t *g) {
+    CK(cudaStreamBeginCapture(P.s2, cudaStreamCaptureModeThreadLocal));
+    for (unsigned i = 0; i < n; i++) CK(kernels_spin(P.marks, 1, 32, 0, 0, P.s2));
+    CK(cudaStreamEndCapture(P.s2, g));
+    return 0;
+}
+
+/* The graph of chain_length() kernel nodes: the host time of what making it executable
+ * costs over its life (cudaGraphInstantiate, the first cudaGraphLaunch's time beyond the
+ * second's, cudaGraphExecDestroy and cudaGraphDestroy), and its device time per node (the
+ * second launch, behind a gate as long as the direct launches', which outlasts a first
+ * launch that uploads every node). */
+static int graph_chain(double *node_us, double *life_us) {
+    unsigned n = chain_length();
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    if (chain_graph(n, &g)) return -1;
+    CK(cudaDeviceSynchronize());
+    uint64_t t0 = cal_now_ns();
+    CK(cudaGraphInstantiate(&x, g, 0));
+    double life = host_us(t0), launch[2], dev = 0;
+    for (int k = 0; k < 2; k++) {
+        if (gate_for(P.s1, (uint64_t)n * CAL_CHAIN_GATE_NS_PER_KERNEL)) return -1;
+        CK(cudaEventRecord(P.a, P.s1));
+        t0 = cal_now_ns();
+        CK(cudaGraphLaunch(x, P.s1));
+        launch[k] = host_us(t0);
+        CK(cudaEventRecord(P.b, P.s1));
+        if (elapsed_us(&dev)) return -1;
+    }
+    *node_us = dev / n;
+    t0 = cal_now_ns();
+    CK(cudaGraphExecDestroy(x));
+    CK(cudaGraphDestroy(g));
+    *life_us = life + (launch[0] - launch[1]) + host_us(t0);
+    return 0;
+}
+
+/* A one-node graph, launched once to warm it: host time per cudaGraphLaunch of CAL_CALLS
+ * in a row, and per round of (cudaGraphLaunch; cudaStreamSynchronize). */
+static int graph_one(double *launch_us, double *round_us) {
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    if (chain_graph(1, &g)) return -1;
+    CK(cudaGraphInstantiate(&x, g, 0));
+    CK(cudaGraphLaunch(x, P.s1));
+    CK(cudaDeviceSynchronize());
+    uint64_t t0 = cal_now_ns();
+    for (int i = 0; i < CAL_CALLS; i++) CK(cudaGraphLaunch(x, P.s1));
+    *launch_us = host_us(t0) / CAL_CALLS;
+    CK(cudaDeviceSynchronize());
+    t0 = cal_now_ns();
+    for (int r = 0; r < CAL_ROUNDS; r++) {
+        CK(cudaGraphLaunch(x, P.s1));
+        CK(cudaStreamSynchronize(P.s1));
+    }
+    *round_us = host_us(t0) / CAL_ROUNDS;
+    CK(cudaGraphExecDestroy(x));
+    CK(cudaGraphDestroy(g));
+    return 0;
+}
+
+/* Every round-trip figure; needs f[CAL_event_record] of the same repetition. */
+static int round_trips(double *f) {
+    if (queries(&f[CAL_event_query_done], &f[CAL_event_query_pending], &f[CAL_stream_query_idle])) return -1;
+    if (poll_rounds(f[CAL_event_record], f[CAL_event_query_pending], &f[CAL_poll_return])) return -1;
+    if (sync_rounds(f[CAL_event_record], &f[CAL_sync_return], &f[CAL_sync_gap])) return -1;
+    if (host_fn_calls(&f[CAL_host_fn_call])) return -1;
+    if (host_fn_gaps(&f[CAL_host_fn_gap])) return -1;
+    if (kernel_chain(&f[CAL_kernel_chain])) return -1;
+    if (graph_chain(&f[CAL_graph_node], &f[CAL_graph_instantiate])) return -1;
+    if (graph_one(&f[CAL_graph_launch], &f[CAL_graph_sync_loop])) return -1;
+    return 0;
+}
+
 /* ---- all of them ------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *x, const void *y) {
@@ -449,6 +685,7 @@ static int one_rep(double *f) {
     if (default_stream(false, true, &f[CAL_ds_nonblocking])) return -1;
     if (priority(true, &f[CAL_prio_high])) return -1;
     if (priority(false, &f[CAL_prio_equal])) return -1;
+    if (round_trips(f)) return -1;
     return 0;
 }
 

@@ -38,6 +38,32 @@ extern "C" {
 #define CAL_CHAIN_ITERS_HI 80000
 #define CAL_CALLS 1000 /* host calls timed together (launches, event records, syncs) */
 
+/* The host-device round trips: synchronisation, polling, host functions, graphs. */
+#define CAL_ROUND_KERNEL_NS 5000.0 /* the one-block spin kernel each round launches */
+#define CAL_ROUNDS 64              /* rounds of each round-trip loop */
+#define CAL_POLL_PHASES 16         /* host delays before polling, spread over one query's time */
+#define CAL_HOST_FN_SAMPLES 4      /* host functions timed one at a time and averaged */
+#define CAL_HOST_FN_CALLS 100      /* cudaLaunchHostFunc calls timed together */
+#define CAL_CHAIN_SM_MULTIPLE 2    /* kernels and graph nodes in a chain: this many per SM */
+#define CAL_CHAIN_GATE_NS_PER_KERNEL 20000 /* the gate before a chain, per kernel or node */
+#define CAL_QUERY_GATE_NS_PER_CALL 20000   /* the gate before the pending event, per query */
+
+/* X(id, unit, kind, what) of the round trips (see CAL_FIGURES). */
+#define CAL_ROUND_TRIP_FIGURES(X)                                                                               \
+    X(event_query_done, "us", "fit", "cudaEventQuery of a completed event, host time")                         \
+    X(stream_query_idle, "us", "fit", "cudaStreamQuery of an idle stream, host time")                          \
+    X(event_query_pending, "us", "fit", "cudaEventQuery of an event not yet reached, host time")               \
+    X(poll_return, "us", "fit", "record, 5 us kernel, record, poll cudaEventQuery: host less device time, less a record") \
+    X(sync_return, "us", "fit", "record, 5 us kernel, record, cudaStreamSynchronize: host less device time, less a record") \
+    X(sync_gap, "us", "model", "the same: device idle from a round's end event to the next round's start event") \
+    X(host_fn_call, "us", "fit", "cudaLaunchHostFunc of an empty function, host time")                         \
+    X(host_fn_gap, "us", "fit", "kernel, event, empty host function, event, kernel: device time between the events") \
+    X(kernel_chain, "us", "model", "empty one-block kernels launched back to back, 2 per SM, device time per kernel") \
+    X(graph_node, "us", "fit", "a graph of the same kernels, 2 per SM, device time per node")                  \
+    X(graph_instantiate, "us", "fit", "that graph's instantiation, first launch's extra and destroys, host time") \
+    X(graph_launch, "us", "fit", "cudaGraphLaunch of a one-node graph, host time per launch")                 \
+    X(graph_sync_loop, "us", "model", "cudaGraphLaunch of a one-node graph, cudaStreamSynchronize: host time per round")
+
 /* X(id, unit, kind, what): every figure. kind "fit" figures determine profile values;
  * "model" figures follow from the simulator's semantics with those values and are only
  * compared. */
@@ -84,7 +110,8 @@ extern "C" {
     X(ds_blocking, "ms", "model", "the same with an empty kernel on the legacy stream between them")          \
     X(ds_nonblocking, "ms", "model", "the same on cudaStreamNonBlocking streams")                             \
     X(prio_high, "us", "model", "8 urgent one-wave 20 us kernels behind a 100-wave one, high priority: mean latency")       \
-    X(prio_equal, "us", "model", "the first urgent kernel behind a 100-wave one, equal priority: latency")
+    X(prio_equal, "us", "model", "the first urgent kernel behind a 100-wave one, equal priority: latency")      \
+    CAL_ROUND_TRIP_FIGURES(X)
 
 typedef enum cal_figure_id {
 #define CAL_FIGURE_ENUM(id, unit, kind, what) CAL_##id,
