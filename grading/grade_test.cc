@@ -260,9 +260,12 @@ std::string Tests(const std::string &results_path) {
 TEST(Grader, ABadSubmissionDoesNotChangeAnothersGrade) {
     // The reference alone, then beside submissions that signal every process near them,
     // fork without end, eat memory and flood their output, with the same workload seed.
+    // Lab 03 only, the lab they all hand in: the grader's pre-flight run of every other
+    // lab's skeleton would add nothing here.
     std::string alone = TempDir("iso_alone"), alone_out = TempDir("iso_alone_out");
     Spit(alone + "/a_good/" + kLabFile, Reference());
-    Outcome r = Grade({"--submissions", alone, "--out", alone_out, "--jobs", "1", "--seed", "4242"});
+    Outcome r = Grade({"--submissions", alone, "--out", alone_out, "--labs", "03_double_buffer", "--jobs", "1", "--seed",
+                       "4242"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
 
     std::string mixed = TempDir("iso_mixed"), mixed_out = TempDir("iso_mixed_out");
@@ -275,7 +278,7 @@ TEST(Grader, ABadSubmissionDoesNotChangeAnothersGrade) {
     };
     for (const auto &[student, c] : bad)
         Spit(mixed + "/" + student + "/" + kLabFile, Slurp(Runfile("grading/testdata/" + c + "/" + kLabFile)));
-    r = Grade({"--submissions", mixed, "--out", mixed_out, "--jobs", "2", "--seed", "4242"});
+    r = Grade({"--submissions", mixed, "--out", mixed_out, "--labs", "03_double_buffer", "--jobs", "2", "--seed", "4242"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
 
     std::string a = Tests(alone_out + "/a_good/results.json"), b = Tests(mixed_out + "/a_good/results.json");
@@ -312,7 +315,8 @@ std::string SameLinesAnywhere(const std::string &json) {
 TEST(Grader, TheKitBuildsTheReferenceExactlyAsBazelDoes) {
     std::string subs = TempDir("kit_subs"), out = TempDir("kit_out"), scratch = ScratchDir("kit_scratch");
     Spit(subs + "/ref/" + kLabFile, Reference());
-    Outcome r = Grade({"--submissions", subs, "--out", out, "--scratch", scratch, "--keep-scratch"});
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "03_double_buffer", "--scratch", scratch,
+                       "--keep-scratch"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     // The student's program the grader linked, and the kit's referee that runs it.
     std::string built, referee;

@@ -17,6 +17,10 @@ gives
                                        labs/manifest_verdicts_test.cc (each build the GPU
                                        bundle runs exits with its manifest's verdict), with the lab, its reference
                                        and every build above as data
+    :lab04_reference_test              the same tests less the manifest's, only those of the
+                                       reference (*.TheReference*), with the reference as the
+                                       only build among their data; tagged manual (outside
+                                       //...): what .ci/run's ASan stage runs of each lab
 each with lab()'s targets (labs/lab.bzl). Nothing of a lab is written outside its folder,
 its solution, its catalog entry and its rubric points (docs/labs.md, "Adding a lab").
 """
@@ -83,4 +87,26 @@ def lab_folder(lab_id, manifest):
             "//labs/harness:result_schema",
             "//labs/harness:wrap",
         ],
+    )
+
+    # The suite's tests of the reference alone, built with no variant: under ASan
+    # (.ci/run) every lab binary is a link of its own, and one run of each lab is what that
+    # stage needs. The filter is the stage's own (--test_filter); here it makes the target
+    # mean the same when it is run by hand.
+    native.cc_test(
+        name = "lab%s_reference_test" % lab_id[:2],
+        size = "medium",
+        srcs = tests,
+        args = ["--gtest_filter=*.TheReference*"],
+        data = [
+            lab_id + "/lab.c",
+            lab_id + "/lab.json",
+            "//solutions:%s_sim" % lab_id,
+        ] + ([lab_id + "/testdata/variants.c"] if manifest["variants"] else []) + manifest["test_data"],
+        deps = [
+            ":lab_test_support",
+            "//labs/harness:result_schema",
+            "//labs/harness:wrap",
+        ],
+        tags = ["manual"],
     )

@@ -17,7 +17,7 @@ namespace {
 using namespace labtest;
 
 TEST(Lab00, TheSkeletonIsCorrectButSerial) {
-    Outcome o = RunLab("labs/00_default_stream_sim", Args());
+    Outcome o = RunLabOnce("labs/00_default_stream_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "00_default_stream");
@@ -38,7 +38,7 @@ TEST(Lab00, TheSkeletonIsCorrectButSerial) {
 }
 
 TEST(Lab00, TheReferencePasses) {
-    Outcome o = RunLab("solutions/00_default_stream_sim", Args());
+    Outcome o = RunLabOnce("solutions/00_default_stream_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -53,7 +53,7 @@ TEST(Lab00, TheReferencePasses) {
 
 
 TEST(Lab00, TheSkeletonStandsAtTheFirstStep) {
-    Outcome o = RunLab("labs/00_default_stream_sim", Args());
+    Outcome o = RunLabOnce("labs/00_default_stream_sim", Args());
     cJSON *j = Json(o);
     EXPECT_EQ(NextStep(j), "0/3 TODO 1 (a stream per task)");
     // Everything is on stream 0 and nothing else runs: no stream-0 stall to report.
@@ -63,7 +63,7 @@ TEST(Lab00, TheSkeletonStandsAtTheFirstStep) {
 }
 
 TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZeroAndTheReportSaysSo) {
-    Outcome o = RunLab("labs/00_default_stream_blocking_streams_sim", Args());
+    Outcome o = RunLabOnce("labs/00_default_stream_blocking_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -96,7 +96,7 @@ TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZeroAndTheReportSaysSo) {
 }
 
 TEST(Lab00, NonBlockingStreamsWithoutWaitingForThemAreWrong) {
-    Outcome o = RunLab("labs/00_default_stream_no_wait_sim", Args());
+    Outcome o = RunLabOnce("labs/00_default_stream_no_wait_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "incorrect");
@@ -116,7 +116,7 @@ TEST(Lab00, NonBlockingStreamsWithoutWaitingForThemAreWrong) {
 }
 
 TEST(Lab00, TheReferenceHasDoneEveryStep) {
-    Outcome o = RunLab("solutions/00_default_stream_sim", Args());
+    Outcome o = RunLabOnce("solutions/00_default_stream_sim", Args());
     cJSON *j = Json(o);
     EXPECT_EQ(NextStep(j), "3/3 ");
     cJSON_Delete(j);
@@ -157,7 +157,7 @@ TEST(Lab00, HintsComeInTiers) {
 }
 
 TEST(Lab00, ClearingOneSharedBlockFromEveryTaskStreamRaces) {
-    Outcome o = RunLab("labs/00_default_stream_memset_on_task_streams_sim", Args());
+    Outcome o = RunLabOnce("labs/00_default_stream_memset_on_task_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "racy");
@@ -169,7 +169,7 @@ TEST(Lab00, ClearingOneSharedBlockFromEveryTaskStreamRaces) {
 }
 
 TEST(Lab00, TwoStreamsForFourTasksReachHalfTheBound) {
-    Outcome o = RunLab("labs/00_default_stream_two_streams_sim", Args());
+    Outcome o = RunLabOnce("labs/00_default_stream_two_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");

@@ -17,7 +17,7 @@ using namespace labtest;
 cJSON *Host(cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "host_memory"); }
 
 TEST(Lab01, TheSkeletonCopiesFromPageableMemoryAndTheReportSaysSo) {
-    Outcome o = RunLab("labs/01_pinned_memory_sim", Args());
+    Outcome o = RunLabOnce("labs/01_pinned_memory_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "01_pinned_memory");
@@ -49,7 +49,7 @@ TEST(Lab01, TheSkeletonCopiesFromPageableMemoryAndTheReportSaysSo) {
 }
 
 TEST(Lab01, TheReferencePassesAndPinningPaysForItselfAtOnce) {
-    Outcome o = RunLab("solutions/01_pinned_memory_sim", Args());
+    Outcome o = RunLabOnce("solutions/01_pinned_memory_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -79,7 +79,7 @@ TEST(Lab01, TheReferencePassesAndPinningPaysForItselfAtOnce) {
 }
 
 TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
-    Outcome o = RunLab("labs/01_pinned_memory_pinned_one_stream_sim", Args());
+    Outcome o = RunLabOnce("labs/01_pinned_memory_pinned_one_stream_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -95,8 +95,8 @@ TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
 }
 
 TEST(Lab01, StreamsWithoutPinningGainNothing) {
-    Outcome skeleton = RunLab("labs/01_pinned_memory_sim", Args());
-    Outcome o = RunLab("labs/01_pinned_memory_pageable_streams_sim", Args());
+    Outcome skeleton = RunLabOnce("labs/01_pinned_memory_sim", Args());
+    Outcome o = RunLabOnce("labs/01_pinned_memory_pageable_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o), *s = Json(skeleton);
     EXPECT_NEAR(Num(j, "bound_fraction"), Num(s, "bound_fraction"), 0.01);
@@ -106,7 +106,7 @@ TEST(Lab01, StreamsWithoutPinningGainNothing) {
 }
 
 TEST(Lab01, PinningInsideEveryRunCostsMoreThanItSaves) {
-    Outcome o = RunLab("labs/01_pinned_memory_pin_each_time_sim", Args());
+    Outcome o = RunLabOnce("labs/01_pinned_memory_pin_each_time_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -123,7 +123,7 @@ TEST(Lab01, PinningInsideEveryRunCostsMoreThanItSaves) {
 }
 
 TEST(Lab01, ForgettingToUnregisterPassesAndTheReportSaysWhatWasLeft) {
-    Outcome o = RunLab("labs/01_pinned_memory_no_unregister_sim", Args());
+    Outcome o = RunLabOnce("labs/01_pinned_memory_no_unregister_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Num(Host(j), "left_registered"), 16);
@@ -133,7 +133,7 @@ TEST(Lab01, ForgettingToUnregisterPassesAndTheReportSaysWhatWasLeft) {
 }
 
 TEST(Lab01, OneDeviceBufferPairForEveryStreamRaces) {
-    Outcome o = RunLab("labs/01_pinned_memory_shared_buffers_sim", Args());
+    Outcome o = RunLabOnce("labs/01_pinned_memory_shared_buffers_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_GT(Num(j, "races"), 0);

@@ -19,7 +19,7 @@ const cJSON *Stage(const cJSON *j) {
 }
 
 TEST(Lab02, TheSkeletonIsSlowAndItsHostTimedCombineIsWrong) {
-    Outcome o = RunLab("labs/02_events_sim", Args());
+    Outcome o = RunLabOnce("labs/02_events_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "02_events");
@@ -43,7 +43,7 @@ TEST(Lab02, TheSkeletonIsSlowAndItsHostTimedCombineIsWrong) {
 }
 
 TEST(Lab02, TheReferencePassesBothParts) {
-    Outcome o = RunLab("solutions/02_events_sim", Args());
+    Outcome o = RunLabOnce("solutions/02_events_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -61,7 +61,7 @@ TEST(Lab02, TheReferencePassesBothParts) {
 }
 
 TEST(Lab02, EventTimingAloneFixesTheMeasurementNotTheSpeed) {
-    Outcome o = RunLab("labs/02_events_gpu_timed_host_synced_sim", Args());
+    Outcome o = RunLabOnce("labs/02_events_gpu_timed_host_synced_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(cJSON_GetObjectItemCaseSensitive(j, "measurement"), "ok"));
@@ -72,7 +72,7 @@ TEST(Lab02, EventTimingAloneFixesTheMeasurementNotTheSpeed) {
 }
 
 TEST(Lab02, FastEnoughButHostTimedIsNotAPass) {
-    Outcome o = RunLab("labs/02_events_events_host_timed_sim", Args());
+    Outcome o = RunLabOnce("labs/02_events_events_host_timed_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -85,7 +85,7 @@ TEST(Lab02, FastEnoughButHostTimedIsNotAPass) {
 }
 
 TEST(Lab02, AnEventRecordedTooEarlyIsARaceThatNamesTheRecord) {
-    Outcome o = RunLab("labs/02_events_early_record_sim", Args());
+    Outcome o = RunLabOnce("labs/02_events_early_record_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_GT(Num(j, "races"), 0);

@@ -21,7 +21,7 @@ namespace {
 using namespace labtest;
 
 TEST(Lab03, TheSkeletonIsCorrectButMissesTheTarget) {
-    Outcome o = RunLab("labs/03_double_buffer_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -46,7 +46,7 @@ TEST(Lab03, TheSkeletonIsCorrectButMissesTheTarget) {
 }
 
 TEST(Lab03, TheReferenceReachesNinetyPercentOfTheBound) {
-    Outcome o = RunLab("solutions/03_double_buffer_sim", Args());
+    Outcome o = RunLabOnce("solutions/03_double_buffer_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -64,7 +64,7 @@ TEST(Lab03, TheReferenceReachesNinetyPercentOfTheBound) {
 // simulator: the figures still come from the timed runs, the timeline and the metrics from
 // the traced run of yours, and the race checker still sees every run.
 TEST(Lab03, UntracedTimedRunsTakeTheTimelineFromATracedRunAfterThem) {
-    Outcome o = RunLab("solutions/03_double_buffer_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    Outcome o = RunLabOnce("solutions/03_double_buffer_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "timeline_from"), "traced_run");
@@ -80,14 +80,14 @@ TEST(Lab03, UntracedTimedRunsTakeTheTimelineFromATracedRunAfterThem) {
     EXPECT_EQ(e.run_labels[timeline_run - 1], "traced run (baseline)");
     EXPECT_EQ(e.run_labels[timeline_run - 2], "run 3/3 (yours)");
 
-    Outcome racy = RunLab("labs/03_double_buffer_racy_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    Outcome racy = RunLabOnce("labs/03_double_buffer_racy_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
     EXPECT_EQ(racy.exit_code, 2) << racy.err;
     cJSON *r = Json(racy);
     EXPECT_GT(Num(r, "races"), 0);
     EXPECT_EQ(Str(r, "timeline_from"), "traced_run");
     cJSON_Delete(r);
 
-    Outcome plain = RunLab("solutions/03_double_buffer_sim", Args());
+    Outcome plain = RunLabOnce("solutions/03_double_buffer_sim", Args());
     cJSON *p = Json(plain);
     EXPECT_EQ(Str(p, "timeline_from"), "last_timed_run");
     EXPECT_TRUE(Bool(p, "timed_runs_traced"));
@@ -117,7 +117,7 @@ TEST(Lab03, TheJsonGivesTheSeedAsItsDigits) {
 }
 
 TEST(Lab03, DoubleBufferingWithTwoStreamsAlsoPasses) {
-    Outcome o = RunLab("labs/03_double_buffer_two_streams_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_two_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -125,7 +125,7 @@ TEST(Lab03, DoubleBufferingWithTwoStreamsAlsoPasses) {
 }
 
 TEST(Lab03, ARacyPipelineIsReportedRacyWithFixes) {
-    Outcome o = RunLab("labs/03_double_buffer_racy_sim", Args({"--schedules", "3"}));
+    Outcome o = RunLabOnce("labs/03_double_buffer_racy_sim", Args({"--schedules", "3"}));
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Str(j, "status") == "racy" || Str(j, "status") == "incorrect") << Str(j, "status");
@@ -150,7 +150,7 @@ TEST(Lab03, ARacyPipelineIsReportedRacyWithFixes) {
 // A race names the student's lines: each side's line holds the call that made the op
 // (a copy, a kernel launch).
 TEST(Lab03, ARaceNamesTheLinesOfTheStudentsCalls) {
-    Outcome o = RunLab("labs/03_double_buffer_shared_buffers_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_shared_buffers_sim", Args());
     cJSON *j = Json(o);
     int sides = 0;
     cJSON *r;
@@ -178,12 +178,12 @@ TEST(Lab03, ARaceNamesTheLinesOfTheStudentsCalls) {
 // says that is the expected state and names a buffer pair per stream as the first fix;
 // double buffering (TODO 2) passes and is offered TODO 3; the reference has done all.
 TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
-    Outcome skeleton = RunLab("labs/03_double_buffer_sim", Args());
+    Outcome skeleton = RunLabOnce("labs/03_double_buffer_sim", Args());
     cJSON *j = Json(skeleton);
     EXPECT_EQ(NextStep(j), "0/3 TODO 1 (the batches spread over streams)");
     cJSON_Delete(j);
 
-    Outcome shared = RunLab("labs/03_double_buffer_shared_buffers_sim", Args());
+    Outcome shared = RunLabOnce("labs/03_double_buffer_shared_buffers_sim", Args());
     EXPECT_EQ(shared.exit_code, 2) << shared.err;
     j = Json(shared);
     EXPECT_TRUE(Str(j, "status") == "racy" || Str(j, "status") == "incorrect") << Str(j, "status");
@@ -197,7 +197,7 @@ TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(shared.err, "expected state after"), std::string::npos) << shared.err;
 
-    Outcome two = RunLab("labs/03_double_buffer_two_streams_sim", Args());
+    Outcome two = RunLabOnce("labs/03_double_buffer_two_streams_sim", Args());
     EXPECT_EQ(two.exit_code, 0) << two.err;
     j = Json(two);
     EXPECT_EQ(NextStep(j), "2/3 TODO 3 (a third stream)");
@@ -209,7 +209,7 @@ TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(two.err, "Further: TODO 3 (a third stream)"), std::string::npos) << two.err;
 
-    Outcome ref = RunLab("solutions/03_double_buffer_sim", Args());
+    Outcome ref = RunLabOnce("solutions/03_double_buffer_sim", Args());
     j = Json(ref);
     EXPECT_EQ(NextStep(j), "3/3 ");
     cJSON_Delete(j);
@@ -218,7 +218,7 @@ TEST(Lab03, EachTodoDoneInOrderChangesWhatTheStudentSees) {
 // The fix an event gives a shared buffer is correct and race-free, and misses the target:
 // why the race report names a buffer per stream first.
 TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
-    Outcome o = RunLab("labs/03_double_buffer_events_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_events_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -239,7 +239,7 @@ TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
 // report's "waits" line, the blame and the next step.
 TEST(Lab03, AHostWaitEachBatchIsNamedWithItsLineAndCost) {
     const std::string file = "labs/03_double_buffer/testdata/variants.c";
-    Outcome o = RunLab("labs/03_double_buffer_sync_each_batch_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_sync_each_batch_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -257,7 +257,7 @@ TEST(Lab03, AHostWaitEachBatchIsNamedWithItsLineAndCost) {
 // A kernel that reads its input before the copy on another stream has written it gives
 // values the verifier cannot place; the diagnosis names the read-after-write race.
 TEST(Lab03, AValueReadBeforeItWasWrittenIsDiagnosed) {
-    Outcome o = RunLab("labs/03_double_buffer_read_early_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_read_early_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "incorrect");
@@ -272,7 +272,7 @@ TEST(Lab03, AValueReadBeforeItWasWrittenIsDiagnosed) {
 TEST(Lab03, StreamZeroWorkBesideBlockingStreamsIsNamedAsTheCause) {
     for (const char *variant : {"sync_memcpy", "kernel_on_stream0"}) {
         SCOPED_TRACE(variant);
-        Outcome o = RunLab(std::string("labs/03_double_buffer_") + variant + "_sim", Args());
+        Outcome o = RunLabOnce(std::string("labs/03_double_buffer_") + variant + "_sim", Args());
         EXPECT_EQ(o.exit_code, 1) << o.err;
         cJSON *j = Json(o);
         EXPECT_EQ(Str(j, "status"), "below_target");
@@ -293,7 +293,7 @@ TEST(Lab03, StreamZeroWorkBesideBlockingStreamsIsNamedAsTheCause) {
 }
 
 TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
-    Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args(), "s3cret");
+    Outcome o = RunLabOnce("labs/03_double_buffer_crash_sim", Args(), "s3cret");
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_NE(FindFlat(o.err, "run() of your lab crashed with SIGSEGV"), std::string::npos) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
@@ -311,7 +311,7 @@ TEST(Lab03, ACrashInRunIsReportedWithItsPhase) {
 TEST(Lab03, AHostReadOfDeviceMemoryIsReportedWithItsLine) {
     int line = LineOf("labs/03_double_buffer/testdata/variants.c", "/* host reads device memory */");
     ASSERT_GT(line, 0);
-    Outcome o = RunLab("labs/03_double_buffer_host_touches_device_sim", Args(), "s3cret");
+    Outcome o = RunLabOnce("labs/03_double_buffer_host_touches_device_sim", Args(), "s3cret");
     EXPECT_EQ(o.exit_code, 2) << o.err;
     EXPECT_NE(FindFlat(o.err, "run() of your lab crashed with SIGSEGV: it read device memory from the host (address 0x"),
               std::string::npos)
@@ -337,7 +337,7 @@ TEST(Lab03, AHostReadOfDeviceMemoryIsReportedWithItsLine) {
 TEST(Lab03, ACrashNamesItsLineOrSaysHowToFindIt) {
     int line = LineOf("labs/03_double_buffer/testdata/variants.c", "return (int)*nowhere;");
     ASSERT_GT(line, 0);
-    Outcome o = RunLab("labs/03_double_buffer_crash_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_crash_sim", Args());
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_NE(FindFlat(o.err, "a segmentation fault"), std::string::npos) << o.err;
     EXPECT_EQ(FindFlat(o.err, "device memory from the host"), std::string::npos) << "address 16 is no buffer's\n" << o.err;
@@ -414,13 +414,13 @@ TEST(Lab03, AHangIsEndedByTheTimeoutHoweverSlowTheBaseline) {
 }
 
 // The baseline is slow and the student honest: the reference solution passes, whatever the
-// baseline's runs took (4 x 2.5 s, more than the student's 8 s; the reference's own phases
-// take well under a second here). It must never end as the student's timeout; the
-// harness's own budget grows with the baseline's measured time.
+// baseline's runs took (its warm-up and one timed run, 2 x 2.5 s, more than the student's
+// 4 s; the reference's own phases take well under a second here). It must never end as
+// the student's timeout; the harness's own budget grows with the baseline's measured time.
 TEST(Lab03, ASlowBaselineIsNotTheStudentsTime) {
     Outcome o = RunLab("solutions/03_double_buffer_sim",
-                       {"--seed", "7", "--runs", "3", "--schedules", "0", "--json", "--events-fd", "3", "--timeout",
-                        "8"},
+                       {"--seed", "7", "--runs", "1", "--schedules", "0", "--json", "--events-fd", "3", "--timeout",
+                        "4"},
                        nullptr, {"STREAMLAB_TEST_SLOW_BASELINE_MS=2500"});
     EXPECT_EQ(FindFlat(o.err, "stopped after"), std::string::npos) << o.err;
     Events e = ReadEvents(o.events);
@@ -470,13 +470,13 @@ TEST(Lab03, TheUsageSaysWhoseTimeTheTimeoutIs) {
 }
 
 TEST(Lab03, ExitingEarlyIsNotAPass) {
-    Outcome o = RunLab("labs/03_double_buffer_exit_early_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_exit_early_sim", Args());
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_NE(FindFlat(o.err, "called exit() in run() of your lab"), std::string::npos) << o.err;
 }
 
 TEST(Lab03, AFailedSetupNamesTheCall) {
-    Outcome o = RunLab("labs/03_double_buffer_setup_fails_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_setup_fails_sim", Args());
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_NE(FindFlat(o.err, "cudaMalloc"), std::string::npos) << o.err;
     EXPECT_NE(FindFlat(o.err, "cudaErrorMemoryAllocation"), std::string::npos) << o.err;
@@ -492,7 +492,7 @@ TEST(Lab03, AFailedSetupNamesTheCall) {
 }
 
 TEST(Lab03, AWrongAnswerSaysWhatTheWrongValueLooksLike) {
-    Outcome o = RunLab("labs/03_double_buffer_no_kernel_sim", Args());
+    Outcome o = RunLabOnce("labs/03_double_buffer_no_kernel_sim", Args());
     EXPECT_EQ(o.exit_code, 2);
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "incorrect");
@@ -504,7 +504,7 @@ TEST(Lab03, AWrongAnswerSaysWhatTheWrongValueLooksLike) {
 }
 
 TEST(Lab03, TheSameSeedGivesTheSameFigures) {
-    Outcome a = RunLab("labs/03_double_buffer_sim", Args());
+    Outcome a = RunLabOnce("labs/03_double_buffer_sim", Args());
     Outcome b = RunLab("labs/03_double_buffer_sim", Args());
     EXPECT_EQ(a.out, b.out);
 }

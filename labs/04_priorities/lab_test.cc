@@ -18,7 +18,7 @@ using namespace labtest;
 const cJSON *Latency(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "latency"); }
 
 TEST(Lab04, TheSkeletonsRequestsWaitForTheBackground) {
-    Outcome o = RunLab("labs/04_priorities_sim", Args());
+    Outcome o = RunLabOnce("labs/04_priorities_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "04_priorities");
@@ -46,7 +46,7 @@ TEST(Lab04, TheSkeletonsRequestsWaitForTheBackground) {
 }
 
 TEST(Lab04, TheReferencePassesWithTheBackgroundDone) {
-    Outcome o = RunLab("solutions/04_priorities_sim", Args());
+    Outcome o = RunLabOnce("solutions/04_priorities_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -67,8 +67,8 @@ TEST(Lab04, TheReferencePassesWithTheBackgroundDone) {
 // and takes the timeline from a traced run after them. STREAMLAB_TIMED_RUNS=untraced takes
 // that path on the simulator: the same latencies, the timeline from the traced run.
 TEST(Lab04, RequestsAreTimedApartFromTheTimelineWhereTracingCosts) {
-    Outcome plain = RunLab("solutions/04_priorities_sim", Args());
-    Outcome split = RunLab("solutions/04_priorities_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    Outcome plain = RunLabOnce("solutions/04_priorities_sim", Args());
+    Outcome split = RunLabOnce("solutions/04_priorities_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
     EXPECT_EQ(split.exit_code, 0) << split.err;
     cJSON *p = Json(plain), *j = Json(split);
     EXPECT_EQ(Str(p, "timed_runs_timing"), "traced");
@@ -106,7 +106,7 @@ TEST(Lab04, EachWayOfStayingSlowIsToldWhatItDoes) {
         {"labs/04_priorities_device_sync_each_sim", "1/1 ", ""},
     };
     for (const Case &c : cases) {
-        Outcome o = RunLab(c.lab, Args());
+        Outcome o = RunLabOnce(c.lab, Args());
         EXPECT_EQ(o.exit_code, 1) << c.lab << o.err;
         cJSON *j = Json(o);
         EXPECT_EQ(Str(j, "status"), "below_target") << c.lab;
@@ -128,7 +128,7 @@ TEST(Lab04, EachWayOfStayingSlowIsToldWhatItDoes) {
 }
 
 TEST(Lab04, SkippingTheBackgroundIsCaught) {
-    Outcome o = RunLab("labs/04_priorities_no_background_sim", Args());
+    Outcome o = RunLabOnce("labs/04_priorities_no_background_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -142,8 +142,8 @@ TEST(Lab04, SkippingTheBackgroundIsCaught) {
 // pending, so priority has nothing to choose, and the reference is no faster than the
 // skeleton (a real H200 showed the same: 1.04 ms both ways behind 20 such kernels).
 TEST(Lab04, BehindSingleWaveKernelsPriorityChangesNothing) {
-    Outcome ref = RunLab("labs/04_priorities_single_wave_sim", Args());
-    Outcome skel = RunLab("labs/04_priorities_single_wave_skeleton_sim", Args());
+    Outcome ref = RunLabOnce("labs/04_priorities_single_wave_sim", Args());
+    Outcome skel = RunLabOnce("labs/04_priorities_single_wave_skeleton_sim", Args());
     EXPECT_EQ(ref.exit_code, 1) << ref.err;
     EXPECT_EQ(skel.exit_code, 1) << skel.err;
     cJSON *r = Json(ref), *k = Json(skel);

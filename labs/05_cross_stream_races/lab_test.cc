@@ -18,7 +18,7 @@ using namespace labtest;
 const cJSON *Planted(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j, "planted_races"); }
 
 TEST(Lab05, TheSkeletonIsFastWrongAndItsRacesAreNamed) {
-    Outcome o = RunLab("labs/05_cross_stream_races_sim", Args({"--schedules", "0"}));
+    Outcome o = RunLabOnce("labs/05_cross_stream_races_sim", Args({"--schedules", "0"}));
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "05_cross_stream_races");
@@ -50,7 +50,7 @@ TEST(Lab05, TheSkeletonIsFastWrongAndItsRacesAreNamed) {
 }
 
 TEST(Lab05, TheReferenceHasNoRaceAndPasses) {
-    Outcome o = RunLab("solutions/05_cross_stream_races_sim", Args());
+    Outcome o = RunLabOnce("solutions/05_cross_stream_races_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -71,8 +71,8 @@ TEST(Lab05, TheReferenceHasNoRaceAndPasses) {
 }
 
 TEST(Lab05, FixedRacesAreCountedOneByOne) {
-    Outcome two = RunLab("labs/05_cross_stream_races_fixed_2_sim", Args());
-    Outcome four = RunLab("labs/05_cross_stream_races_fixed_4_sim", Args());
+    Outcome two = RunLabOnce("labs/05_cross_stream_races_fixed_2_sim", Args());
+    Outcome four = RunLabOnce("labs/05_cross_stream_races_fixed_4_sim", Args());
     EXPECT_EQ(two.exit_code, 2) << two.err;
     EXPECT_EQ(four.exit_code, 2) << four.err;
     cJSON *a = Json(two), *b = Json(four);
@@ -106,7 +106,7 @@ TEST(Lab05, AHostWaitInTheLoopIsNamedWithItsLineAndCost) {
          "cudaStreamSynchronize(compute)); /* orders", 0.7},
     };
     for (const Case &c : cases) {
-        Outcome o = RunLab(c.lab, Args());
+        Outcome o = RunLabOnce(c.lab, Args());
         EXPECT_EQ(o.exit_code, 1) << c.lab << o.err;
         cJSON *j = Json(o);
         EXPECT_EQ(Str(j, "status"), "below_target") << c.lab;
@@ -151,7 +151,7 @@ TEST(Lab05, HintsFollowTheFactsNotTheSpeed) {
 // not as one recorded before the kernel; run() waiting for the wrong stream is told with
 // its line.
 TEST(Lab05, WhatAnEventMarksAndWhatRunWaitsForAreTheProgramsOwn) {
-    Outcome o = RunLab("labs/05_cross_stream_races_wrong_stream_sim", Args({"--schedules", "0"}));
+    Outcome o = RunLabOnce("labs/05_cross_stream_races_wrong_stream_sim", Args({"--schedules", "0"}));
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(NextStep(j), "1/5 TODO 2 (record the event after the kernel)");
@@ -164,7 +164,7 @@ TEST(Lab05, WhatAnEventMarksAndWhatRunWaitsForAreTheProgramsOwn) {
     EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
 
-    Outcome four = RunLab("labs/05_cross_stream_races_fixed_4_sim", Args({"--schedules", "0"}));
+    Outcome four = RunLabOnce("labs/05_cross_stream_races_fixed_4_sim", Args({"--schedules", "0"}));
     cJSON *f = Json(four);
     EXPECT_EQ(Why(f), "run() ends with cudaStreamSynchronize(\"compute\") at " +
                           ShortLine(kVariants, "cudaStreamSynchronize(compute)); /* TODO 5 left") +
@@ -200,7 +200,7 @@ TEST(Lab05, AnEventRecordedOnTheWrongStreamIsNamedWithBothLines) {
     int wait = LineOf(file, "/* kernel waits for upload */");
     ASSERT_GT(record, 0);
     ASSERT_GT(wait, 0);
-    Outcome o = RunLab("labs/05_cross_stream_races_wrong_stream_record_sim", Args({"--schedules", "0"}));
+    Outcome o = RunLabOnce("labs/05_cross_stream_races_wrong_stream_record_sim", Args({"--schedules", "0"}));
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_GT(Num(j, "races"), 0);
@@ -240,7 +240,7 @@ TEST(Lab05, AnEventRecordedOnTheWrongStreamIsNamedWithBothLines) {
 // legacy default stream waits for every blocking stream's earlier work, so the host waited
 // for the downloads. Correct, no race, and as fast as the reference.
 TEST(Lab05, BlockingStreamsAndALegacyStreamSyncAreOrdered) {
-    Outcome o = RunLab("labs/05_cross_stream_races_blocking_legacy_sync_sim", Args());
+    Outcome o = RunLabOnce("labs/05_cross_stream_races_blocking_legacy_sync_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");

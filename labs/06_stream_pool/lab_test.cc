@@ -25,7 +25,7 @@ double ArrivalsPerMs(const cJSON *j) {
 }
 
 TEST(Lab06, TheSkeletonServesOneAtATimeAndFallsBehind) {
-    Outcome o = RunLab("labs/06_stream_pool_sim", Args());
+    Outcome o = RunLabOnce("labs/06_stream_pool_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "06_stream_pool");
@@ -59,7 +59,7 @@ TEST(Lab06, TheSkeletonServesOneAtATimeAndFallsBehind) {
 }
 
 TEST(Lab06, TheReferenceKeepsUpWithTheArrivals) {
-    Outcome o = RunLab("solutions/06_stream_pool_sim", Args());
+    Outcome o = RunLabOnce("solutions/06_stream_pool_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -80,8 +80,8 @@ TEST(Lab06, TheReferenceKeepsUpWithTheArrivals) {
 // STREAMLAB_TIMED_RUNS=untraced takes that path on the simulator: the same latencies, as
 // the requests' results are their last operations.
 TEST(Lab06, RequestsAreTimedByTheirResultsWhereTracingCosts) {
-    Outcome plain = RunLab("solutions/06_stream_pool_sim", Args());
-    Outcome split = RunLab("solutions/06_stream_pool_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+    Outcome plain = RunLabOnce("solutions/06_stream_pool_sim", Args());
+    Outcome split = RunLabOnce("solutions/06_stream_pool_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
     EXPECT_EQ(split.exit_code, 0) << split.err;
     cJSON *p = Json(plain), *j = Json(split);
     EXPECT_EQ(Str(p, "timed_runs_timing"), "traced");
@@ -96,9 +96,9 @@ TEST(Lab06, RequestsAreTimedByTheirResultsWhereTracingCosts) {
 // found racing, by the same reports, and its work counted, as when every operation is
 // checked as it is made.
 TEST(Lab06, RecordingAfterEachTimedRunFindsTheSameRacesAndWork) {
-    Outcome plain = RunLab("labs/06_stream_pool_shared_buffers_sim", Args());
+    Outcome plain = RunLabOnce("labs/06_stream_pool_shared_buffers_sim", Args());
     Outcome split =
-        RunLab("labs/06_stream_pool_shared_buffers_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
+        RunLabOnce("labs/06_stream_pool_shared_buffers_sim", Args(), nullptr, {"STREAMLAB_TIMED_RUNS=untraced"});
     EXPECT_EQ(split.exit_code, plain.exit_code) << split.err;
     cJSON *p = Json(plain), *j = Json(split);
     EXPECT_EQ(Str(j, "timed_runs_timing"), "cuda_events_copies_to_host");
@@ -114,7 +114,7 @@ TEST(Lab06, RecordingAfterEachTimedRunFindsTheSameRacesAndWork) {
 }
 
 TEST(Lab06, APoolSharingOneBufferSetIsTheStateAfterTodo1) {
-    Outcome o = RunLab("labs/06_stream_pool_shared_buffers_sim", Args());
+    Outcome o = RunLabOnce("labs/06_stream_pool_shared_buffers_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_GT(Num(j, "races"), 0);
@@ -132,14 +132,14 @@ TEST(Lab06, APoolSharingOneBufferSetIsTheStateAfterTodo1) {
 }
 
 TEST(Lab06, ReusingBufferSetsAcrossStreamsNeedsEvents) {
-    Outcome racy = RunLab("labs/06_stream_pool_ring_no_events_sim", Args());
+    Outcome racy = RunLabOnce("labs/06_stream_pool_ring_no_events_sim", Args());
     EXPECT_EQ(racy.exit_code, 2) << racy.err;
     cJSON *j = Json(racy);
     EXPECT_EQ(Str(j, "status"), "racy");
     EXPECT_GT(Num(j, "races"), 0);
     cJSON_Delete(j);
 
-    Outcome ordered = RunLab("labs/06_stream_pool_ring_events_sim", Args());
+    Outcome ordered = RunLabOnce("labs/06_stream_pool_ring_events_sim", Args());
     EXPECT_EQ(ordered.exit_code, 0) << ordered.err;
     j = Json(ordered);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -172,7 +172,7 @@ TEST(Lab06, WrongBufferSetsAreToldWhatTheProgramDoes) {
              ") go to stream 0, the legacy default stream"},
     };
     for (const Case &c : cases) {
-        Outcome o = RunLab("labs/06_stream_pool_" + std::string(c.variant) + "_sim", Args());
+        Outcome o = RunLabOnce("labs/06_stream_pool_" + std::string(c.variant) + "_sim", Args());
         EXPECT_EQ(o.exit_code, c.exit_code) << c.variant << o.err;
         cJSON *j = Json(o);
         EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a set of buffers for each stream of the pool)") << c.variant;
@@ -186,7 +186,7 @@ TEST(Lab06, WrongBufferSetsAreToldWhatTheProgramDoes) {
 // its buffer sets are right, and the advice names what costs the time: the wait, its
 // line and its cost, or the pool's size.
 void ExpectFallsBehind(const std::string &variant, double max_fraction, const std::string &advice) {
-    Outcome o = RunLab("labs/06_stream_pool_" + variant + "_sim", Args());
+    Outcome o = RunLabOnce("labs/06_stream_pool_" + variant + "_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << variant << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target") << variant;
@@ -209,7 +209,7 @@ TEST(Lab06, WaitingAfterEachRequestServesOneAtATime) {
     ExpectFallsBehind("host_wait_each", 0.1,
                       "cudaStreamSynchronize(one of 4 streams) at " + ShortLine(kVariants, "/* to know the request") +
                           " held the host");
-    Outcome o = RunLab("labs/06_stream_pool_host_wait_each_sim", Args());
+    Outcome o = RunLabOnce("labs/06_stream_pool_host_wait_each_sim", Args());
     cJSON *j = Json(o);
     ExpectBlamed(Blamed(j), "cudaStreamSynchronize(one of 4 streams)", kVariants, "/* to know the request");
     EXPECT_EQ(Num(Blamed(j), "times"), Num(j, "batches"));

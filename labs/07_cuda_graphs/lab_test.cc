@@ -19,7 +19,7 @@ using namespace labtest;
 const char kVariants[] = "labs/07_cuda_graphs/testdata/variants.c";
 
 TEST(Lab07, TheSkeletonIsCorrectAndBoundByItsLaunches) {
-    Outcome o = RunLab("labs/07_cuda_graphs_sim", Args());
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "07_cuda_graphs");
@@ -37,7 +37,7 @@ TEST(Lab07, TheSkeletonIsCorrectAndBoundByItsLaunches) {
 }
 
 TEST(Lab07, TheReferencePasses) {
-    Outcome o = RunLab("solutions/07_cuda_graphs_sim", Args());
+    Outcome o = RunLabOnce("solutions/07_cuda_graphs_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -49,7 +49,7 @@ TEST(Lab07, TheReferencePasses) {
 }
 
 TEST(Lab07, AGraphMadeEveryRunIsTheStateAfterTodo1) {
-    Outcome o = RunLab("labs/07_cuda_graphs_rebuilt_graph_sim", Args());
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_rebuilt_graph_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -63,7 +63,7 @@ TEST(Lab07, AGraphMadeEveryRunIsTheStateAfterTodo1) {
 }
 
 TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
-    Outcome o = RunLab("labs/07_cuda_graphs_graph_per_step_sim", Args());
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_graph_per_step_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -78,7 +78,7 @@ TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
 }
 
 TEST(Lab07, AGraphKeepsOnlyTheConcurrencyItWasCapturedWith) {
-    Outcome o = RunLab("labs/07_cuda_graphs_one_stream_graph_sim", Args());
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_one_stream_graph_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -90,7 +90,7 @@ TEST(Lab07, AGraphKeepsOnlyTheConcurrencyItWasCapturedWith) {
 }
 
 TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
-    Outcome o = RunLab("labs/07_cuda_graphs_copies_in_graph_sim", Args());
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_copies_in_graph_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "incorrect");
@@ -113,7 +113,7 @@ TEST(Lab07, CopiesCapturedWithStep0sBuffersWriteOnlyStep0) {
 // step: both TODOs are done (not "you capture inside run()"), and the wait that costs the
 // time is named with its line and cost.
 TEST(Lab07, AGraphMadeInSetupWithAHostWaitEachStepIsToldTheWait) {
-    Outcome o = RunLab("labs/07_cuda_graphs_setup_graph_synced_sim", Args());
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_setup_graph_synced_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -131,7 +131,7 @@ TEST(Lab07, AGraphMadeInSetupWithAHostWaitEachStepIsToldTheWait) {
 // what the capture rule is.
 void ExpectCaptureError(const std::string &variant, const std::string &marker, const std::string &error,
                         const std::string &advice) {
-    Outcome o = RunLab("labs/07_cuda_graphs_" + variant + "_sim", Args());
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_" + variant + "_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "error");

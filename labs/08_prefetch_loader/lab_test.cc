@@ -34,7 +34,7 @@ constexpr double kOneBufferMargin = 0.04;
 constexpr double kPageableMargin = 0.01;
 
 TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
-    Outcome o = RunLab("labs/08_prefetch_loader_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "08_prefetch_loader");
@@ -61,7 +61,7 @@ TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
 }
 
 TEST(Lab08, TheReferencePasses) {
-    Outcome o = RunLab("solutions/08_prefetch_loader_sim", Args());
+    Outcome o = RunLabOnce("solutions/08_prefetch_loader_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -74,7 +74,7 @@ TEST(Lab08, TheReferencePasses) {
 }
 
 TEST(Lab08, ARingOfTwoAbsorbsTheSlowBatchesOfThisLoader) {
-    Outcome o = RunLab("labs/08_prefetch_loader_ring_of_two_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_ring_of_two_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -83,7 +83,7 @@ TEST(Lab08, ARingOfTwoAbsorbsTheSlowBatchesOfThisLoader) {
 }
 
 TEST(Lab08, APageableRingPaysForEveryUploadOnTheHost) {
-    Outcome o = RunLab("labs/08_prefetch_loader_pageable_ring_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_pageable_ring_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -101,7 +101,7 @@ TEST(Lab08, APageableRingPaysForEveryUploadOnTheHost) {
 }
 
 TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
-    Outcome o = RunLab("labs/08_prefetch_loader_one_buffer_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_one_buffer_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -115,7 +115,7 @@ TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
 }
 
 TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
-    Outcome o = RunLab("labs/08_prefetch_loader_sync_each_batch_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_sync_each_batch_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -136,7 +136,7 @@ TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
 // A ring of three whose loader waits for the upload it has just queued: both TODOs are
 // done (its ring is not "one buffer"), and the wait, its line and cost are what it is told.
 TEST(Lab08, ARingOfThreeThatWaitsAtOnceIsToldTheWait) {
-    Outcome o = RunLab("labs/08_prefetch_loader_ring_wait_at_once_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_ring_wait_at_once_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "below_target");
@@ -152,7 +152,7 @@ TEST(Lab08, ARingOfThreeThatWaitsAtOnceIsToldTheWait) {
 
 TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
     // In the plain runs the uploads happen to be over in time: right, and racy.
-    Outcome plain = RunLab("labs/08_prefetch_loader_no_wait_sim", Args({"--schedules", "0"}));
+    Outcome plain = RunLabOnce("labs/08_prefetch_loader_no_wait_sim", Args({"--schedules", "0"}));
     EXPECT_EQ(plain.exit_code, 2) << plain.err;
     cJSON *p = Json(plain);
     EXPECT_EQ(Str(p, "status"), "racy");
@@ -160,7 +160,7 @@ TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
     cJSON_Delete(p);
     // A perturbed schedule (a device a little late) uploads a batch the loader has already
     // overwritten with a later one.
-    Outcome o = RunLab("labs/08_prefetch_loader_no_wait_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_no_wait_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "incorrect");
@@ -181,7 +181,7 @@ TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
 }
 
 TEST(Lab08, AHostFunctionThatCallsCudaIsRefused) {
-    Outcome o = RunLab("labs/08_prefetch_loader_upload_in_host_fn_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_upload_in_host_fn_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "error");
@@ -199,7 +199,7 @@ TEST(Lab08, AHostFunctionThatCallsCudaIsRefused) {
 }
 
 TEST(Lab08, TheLoaderRefusesDeviceMemory) {
-    Outcome o = RunLab("labs/08_prefetch_loader_load_into_device_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_load_into_device_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "error");
@@ -213,7 +213,7 @@ TEST(Lab08, TheLoaderRefusesDeviceMemory) {
 // each load, cudaStreamQuery until cudaSuccess at the end. A query that succeeded orders the
 // host after the work it asked about, as a synchronising call does: correct, no race, pass.
 TEST(Lab08, PollingAnEventUntilItSucceedsOrdersTheHost) {
-    Outcome o = RunLab("labs/08_prefetch_loader_event_poll_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_event_poll_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -228,7 +228,7 @@ TEST(Lab08, PollingAnEventUntilItSucceedsOrdersTheHost) {
 // ignored) means the program failed, whatever its results: not correct in the report, in
 // --json or in the event stream, with the refusal named.
 TEST(Lab08, ARefusedCommandIsNotCorrect) {
-    Outcome o = RunLab("labs/08_prefetch_loader_freed_twice_sim", Args());
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_freed_twice_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_FALSE(Bool(j, "correct"));
