@@ -38,8 +38,8 @@
 
 typedef struct slot {
     cudaStream_t s0, s1;
-    uint32_t *in0, *mid0;
-    uint32_t *mid1, *out1;
+    uint32_t *in0, *out1;
+    uint64_t *mid0, *mid1; /* the wide values, on GPU 0 and on GPU 1 */
     cudaEvent_t copied, consumed;
 } slot;
 
@@ -54,7 +54,7 @@ static int setup(lab_ctx *ctx) {
     for (int k = 0; k < RING; k++) {
         LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s0, cudaStreamNonBlocking));
         LAB_CHECK(cudaMalloc((void **)&ring[k].in0, w->batch_bytes));
-        LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_elems * sizeof(uint64_t)));
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].copied, cudaEventDisableTiming));
 #if defined(LAB_VARIANT_EVENT_ON_OTHER_DEVICE)
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming)); /* GPU 0's */
@@ -67,7 +67,7 @@ static int setup(lab_ctx *ctx) {
 #endif
     for (int k = 0; k < RING; k++) {
         LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s1, cudaStreamNonBlocking));
-        LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_elems * sizeof(uint64_t)));
         LAB_CHECK(cudaMalloc((void **)&ring[k].out1, w->batch_bytes));
 #if !defined(LAB_VARIANT_EVENT_ON_OTHER_DEVICE)
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming));
@@ -86,11 +86,11 @@ static int run(lab_ctx *ctx) {
     for (int i = 0; i < w->batches; i++) {
         LAB_CHECK(cudaSetDevice(0));
         LAB_CHECK(cudaMemcpyAsync(one->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, one->s0));
-        LAB_CHECK(kernels_process(one->mid0, one->in0, w->batch_elems, w->process, one->s0));
-        LAB_CHECK(cudaMemcpyPeerAsync(one->mid1, 1, one->mid0, 0, w->batch_bytes, one->s0));
+        LAB_CHECK(kernels_widen(one->mid0, one->in0, w->batch_elems, w->process, one->s0));
+        LAB_CHECK(cudaMemcpyPeerAsync(one->mid1, 1, one->mid0, 0, w->batch_elems * sizeof(uint64_t), one->s0));
         LAB_CHECK(cudaStreamSynchronize(one->s0));
         LAB_CHECK(cudaSetDevice(1));
-        LAB_CHECK(kernels_process(one->out1, one->mid1, w->batch_elems, w->process, one->s1));
+        LAB_CHECK(kernels_narrow(one->out1, one->mid1, w->batch_elems, w->process, one->s1));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), one->out1, w->batch_bytes, cudaMemcpyDeviceToHost, one->s1));
         LAB_CHECK(cudaStreamSynchronize(one->s1));
     }
@@ -110,9 +110,9 @@ static int run(lab_ctx *ctx) {
 #endif
         LAB_CHECK(cudaSetDevice(0));
         LAB_CHECK(cudaMemcpyAsync(k->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, k->s0));
-        LAB_CHECK(kernels_process(k->mid0, k->in0, w->batch_elems, w->process, k->s0));
+        LAB_CHECK(kernels_widen(k->mid0, k->in0, w->batch_elems, w->process, k->s0));
         if (i >= RING) LAB_CHECK(cudaStreamWaitEvent(k->s0, k->consumed, 0));
-        LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_bytes, k->s0));
+        LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_elems * sizeof(uint64_t), k->s0));
         LAB_CHECK(cudaEventRecord(k->copied, k->s0));
 #if !defined(LAB_VARIANT_STAGE2_FROM_GPU0)
         LAB_CHECK(cudaSetDevice(1));
@@ -120,7 +120,7 @@ static int run(lab_ctx *ctx) {
 #if !defined(LAB_VARIANT_STAGE2_UNORDERED)
         LAB_CHECK(cudaStreamWaitEvent(k->s1, k->copied, 0));
 #endif
-        LAB_CHECK(kernels_process(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
+        LAB_CHECK(kernels_narrow(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
         LAB_CHECK(cudaEventRecord(k->consumed, k->s1)); /* record consumed */
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), k->out1, w->batch_bytes, cudaMemcpyDeviceToHost, k->s1));
 #if defined(LAB_VARIANT_SYNC_EACH_BATCH)
