@@ -2,6 +2,8 @@
  *
  * A two-stage pipeline across two GPUs: each batch goes up to GPU 0, through stage 1
  * there, over to GPU 1 by a peer copy, through stage 2 there, and comes down from GPU 1.
+ * Stage 1 (kernels_widen) makes each value 8 bytes wide, so the peer copy moves twice the
+ * batch; stage 2 (kernels_narrow) makes it 4 bytes again.
  * run() does it one batch at a time with one stream on each GPU, and the host waits for
  * GPU 0 before it gives GPU 1 its work, and for GPU 1 before the next batch. Peer access is
  * off, so every peer copy is staged through host memory. It is correct and slow: the two

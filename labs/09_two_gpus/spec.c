@@ -2,32 +2,38 @@
  * threshold. Instructor-owned: students edit lab.c, never this file.
  *
  * Workload: a two-stage pipeline across two GPUs. 24 batches of 1 Mi uint32 values (4 MiB):
- * each goes up to GPU 0, through stage 1 there (the process kernel, ITERS iterations), over
- * to GPU 1 by a peer copy, through stage 2 there (the same kernel again), and comes down
- * from GPU 1. Per batch on the simulated pair of H200s (h200x2, seed 7), alone / kept busy:
- * the upload 89 us, stage 1 97 / 89 us (kernels of two streams fill each other's last
- * wave), the peer copy 25 / 22 us with peer access (over NVLink) and about 120 us without
- * it (staged through the host: 35 GB/s with its set-up), stage 2 as stage 1, the download
- * 80 us.
+ * each goes up to GPU 0, through stage 1 there (kernels_widen, ITERS iterations: each value
+ * becomes 8 bytes, its result with the input beside it), over to GPU 1 by a peer copy of
+ * the wide values (8 MiB), through stage 2 there (kernels_narrow, ITERS iterations, the
+ * input added back: 4 bytes again), and comes down from GPU 1. Per batch on the simulated
+ * pair of H200s (h200x2, seed 7), alone / kept busy: the upload 89 us, stage 1 188 / 177 us
+ * (kernels of two streams fill each other's last wave), the peer copy 35 / 33 us with peer
+ * access (over NVLink) and about 233 us without it (staged through the host: 36 GB/s with
+ * its set-up), stage 2 as stage 1, the download 80 us.
+ *
+ * Why this shape: the link carries twice the bytes of the host copies, and the kernels
+ * take twice as long as those copies. A correct pipeline is held by its kernels with room
+ * to spare for a copy that runs late (on two H100s, with kernels as long as the copies, the
+ * reference reached only 84-88% of its bound: docs/measured.md); without peer access the
+ * staged copy of the wide values (about 1.3 times the kernels here, more on the H100s) is
+ * the slowest stage.
  *
  * The bound (measure_bound): one batch through every stage, each measured alone, then the
  * slowest stage kept busy once for each remaining batch. Its stages are stage 1, the link
  * and stage 2, measured on the device in use, the link with peer access on both ways (and
- * off again after); the upload and the download are stages too and are counted: the
- * workload keeps them level with the kernels (89 us), not above. On the simulated pair the
- * bound is 2.447 ms, the baseline (the skeleton's shape) 11.75 ms.
+ * off again after); the upload and the download are stages too and are counted. On the
+ * simulated pair the bound is 4.655 ms, the baseline (the skeleton's shape) 18.71 ms.
  *
  * The target, 85% of the bound, sits between the pipelines that keep the link fast and
  * every stage busy (the reference, a ring of three buffer sets with a stream each per
- * device: 98.8%) and those that do not: the same pipeline without peer access (the staged
- * copy becomes the slowest stage: 74.9%), one set of buffers chained by events (47.7%), a
- * host synchronisation each batch (26.5%), the skeleton (20.8%). The staged copy is only
- * about 1.35 times the slowest other stage (the host's own copies are not much faster than
- * its staging), so the margin below the target is 10 points and the margin above it 14.
+ * device: 99.2%) and those that do not: the same pipeline without peer access (the staged
+ * copy becomes the slowest stage: 76.8%; 66.9% on lab 09's H100-pair test profile,
+ * testdata/h100x2.json), one set of buffers chained by events (60.9%), a host
+ * synchronisation each batch (33.6%), the skeleton (24.9%).
  *
  * Peer access is context state the baseline shares with the student's code: each baseline
  * run turns off the access the student's setup() turned on and turns it on again after
- * (base_enter, base_leave, outside its timing), so the baseline is the skeleton's 11.75 ms
+ * (base_enter, base_leave, outside its timing), so the baseline is the skeleton's 18.7 ms
  * before TODO 1 and after it, and the speedup shown moves with the student's code only. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -378,7 +384,7 @@ static const lab_step steps[] = {
                 "on peer access in setup(), from each GPU to the other.",
         .hints =
             {
-                "Look at the link lane (\"GPU 0 -> GPU 1\", under \"link\"): how long does one peer copy of 4 MiB take, and how "
+                "Look at the link lane (\"GPU 0 -> GPU 1\", under \"link\"): how long does one peer copy of 8 MiB take, and how "
                 "many GB/s is that? "
                 "What does cudaDeviceCanAccessPeer say about these two GPUs?",
                 "cudaMemcpyPeerAsync works whether or not peer access is on, which is why the skeleton is "

@@ -24,6 +24,13 @@
  *                     current and recorded on GPU 1's streams: cudaEventRecord fails with
  *                     cudaErrorInvalidResourceHandle at that line, run() returns 1 (error,
  *                     and not correct).
+ *   PEER_ACCESS_GPU0_ONLY  the reference with peer access enabled one way, GPU 0's to GPU 1
+ *                     (with GPU 0 current): the way the lab's copies go, on GPU 0's streams;
+ *                     enough on the simulator, which takes the access of the device whose
+ *                     stream queues the copy (pass there; the GPU bundle shows a driver's).
+ *   PEER_ACCESS_GPU1_ONLY  the reference with only GPU 1's access to GPU 0: the simulator
+ *                     stages every copy and the report names the missing direction (below
+ *                     target there).
  *   RING_SHARED_STREAMS  the reference's ring of three slots (buffers and events), all of
  *                     them queued on the first slot's two streams: each device's work
  *                     runs in one queue, so a batch's upload waits behind the previous
@@ -48,7 +55,7 @@ static slot ring[RING];
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     LAB_CHECK(cudaSetDevice(0));
-#if !defined(LAB_VARIANT_PEER_ACCESS_OFF)
+#if !defined(LAB_VARIANT_PEER_ACCESS_OFF) && !defined(LAB_VARIANT_PEER_ACCESS_GPU1_ONLY)
     LAB_CHECK(cudaDeviceEnablePeerAccess(1, 0));
 #endif
     for (int k = 0; k < RING; k++) {
@@ -62,7 +69,7 @@ static int setup(lab_ctx *ctx) {
         lab_name_stream(ctx, ring[k].s0, k == 0 ? "GPU 0 a" : k == 1 ? "GPU 0 b" : "GPU 0 c");
     }
     LAB_CHECK(cudaSetDevice(1));
-#if !defined(LAB_VARIANT_PEER_ACCESS_OFF)
+#if !defined(LAB_VARIANT_PEER_ACCESS_OFF) && !defined(LAB_VARIANT_PEER_ACCESS_GPU0_ONLY)
     LAB_CHECK(cudaDeviceEnablePeerAccess(0, 0));
 #endif
     for (int k = 0; k < RING; k++) {
