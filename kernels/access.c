@@ -16,6 +16,18 @@ uint32_t kernels_process_access(trace_range ranges[TRACE_MAX_RANGES], const uint
     return add(ranges, count, out, bytes, TRACE_RANGE_WRITE);
 }
 
+uint32_t kernels_widen_access(trace_range ranges[TRACE_MAX_RANGES], const uint64_t *out, const uint32_t *in,
+                              size_t n) {
+    uint32_t count = add(ranges, 0, in, (uint64_t)n * sizeof(uint32_t), TRACE_RANGE_READ);
+    return add(ranges, count, out, (uint64_t)n * sizeof(uint64_t), TRACE_RANGE_WRITE);
+}
+
+uint32_t kernels_narrow_access(trace_range ranges[TRACE_MAX_RANGES], const uint32_t *out, const uint64_t *in,
+                               size_t n) {
+    uint32_t count = add(ranges, 0, in, (uint64_t)n * sizeof(uint64_t), TRACE_RANGE_READ);
+    return add(ranges, count, out, (uint64_t)n * sizeof(uint32_t), TRACE_RANGE_WRITE);
+}
+
 uint32_t kernels_spin_access(trace_range ranges[TRACE_MAX_RANGES], const uint32_t *marks, uint32_t blocks) {
     return add(ranges, 0, marks, (uint64_t)blocks * sizeof(uint32_t), TRACE_RANGE_WRITE);
 }

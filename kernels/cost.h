@@ -34,11 +34,18 @@ typedef struct kernels_cost {
 #define KERNELS_PROCESS_REGS_SM90 10u
 #define KERNELS_SPIN_REGS_SM90 8u
 #define KERNELS_CHECKSUM_REGS_SM90 24u
+#define KERNELS_WIDEN_REGS_SM90 14u
+#define KERNELS_NARROW_REGS_SM90 11u
 
 /* process: one IMAD per iteration per thread (int_ops = threads * iters); the iterations of
  * a thread form one dependent chain (chain_ops = iters); each thread reads and writes one
  * uint32 (dram_bytes = threads * 8). */
 kernels_cost kernels_process_cost(kernels_process_params params);
+/* widen and narrow: process's IMAD chain (iters a thread) and one more integer op (the pack,
+ * the residual's add); widen reads a uint32 and writes a uint64 a thread, narrow the other
+ * way round (dram_bytes = threads * 12). */
+kernels_cost kernels_widen_cost(kernels_process_params params);
+kernels_cost kernels_narrow_cost(kernels_process_params params);
 /* spin: the block holds its SM slot for duration_ns whatever the device; thread 0 writes
  * one uint32 marker. */
 kernels_cost kernels_spin_cost(uint32_t threads, uint64_t duration_ns);

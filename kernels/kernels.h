@@ -31,6 +31,16 @@ extern "C" {
 cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
                             cudaStream_t stream);
 
+/* Lab 09's two stages, process's f^iters with a residual carried between them:
+ * widen: out[i] = (uint64_t)in[i] << 32 | f^iters(in[i]), each value made 8 bytes wide (its
+ *   result in the low half, the input beside it in the high half);
+ * narrow: out[i] = f^iters(low half of in[i]) + high half of in[i] (mod 2^32), back to 4.
+ * ceil(n / 256) blocks of 256 threads, as process; out and in are separate buffers. */
+cudaError_t kernels_widen(uint64_t *out, const uint32_t *in, size_t n, kernels_process_params params,
+                          cudaStream_t stream);
+cudaError_t kernels_narrow(uint32_t *out, const uint64_t *in, size_t n, kernels_process_params params,
+                           cudaStream_t stream);
+
 /* blocks blocks of threads threads, each thread busy for duration_ns; then block b writes
  * kernels_spin_mark(mark, b) = mark + b to marks[b]. A kernel of a known duration and
  * shape: for priorities, concurrency and default-stream lessons. */

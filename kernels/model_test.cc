@@ -29,6 +29,8 @@ TEST(Params, Names) {
     EXPECT_STREQ(kernels_name(KERNELS_PROCESS), "process");
     EXPECT_STREQ(kernels_name(KERNELS_SPIN), "spin");
     EXPECT_STREQ(kernels_name(KERNELS_CHECKSUM), "checksum");
+    EXPECT_STREQ(kernels_name(KERNELS_WIDEN), "widen");
+    EXPECT_STREQ(kernels_name(KERNELS_NARROW), "narrow");
     EXPECT_STREQ(kernels_name(KERNELS_COUNT), "unknown");
 }
 
@@ -139,6 +141,51 @@ TEST(Access, ChecksumReadsInputAndWritesTheSum) {
     EXPECT_EQ(r[1].addr, (uint64_t)(uintptr_t)&sum);
     EXPECT_EQ(r[1].bytes, 8u);
     EXPECT_EQ(r[1].flags, TRACE_RANGE_WRITE);
+}
+
+
+// widen and narrow: process's chain and one op more, 4 bytes read and 8 written (widen) or
+// the other way round (narrow); the wide side's range is twice the narrow one's.
+TEST(Cost, WideKernelsAreProcessAndOneOpWithTwelveBytesAThread) {
+    kernels_process_params p = {3, 1, 2800};
+    kernels_cost pr = kernels_process_cost(p);
+    for (kernels_cost c : {kernels_widen_cost(p), kernels_narrow_cost(p)}) {
+        EXPECT_DOUBLE_EQ(c.int_ops, pr.int_ops + KERNELS_PROCESS_THREADS);
+        EXPECT_DOUBLE_EQ(c.chain_ops, pr.chain_ops + 1);
+        EXPECT_DOUBLE_EQ(c.dram_bytes, KERNELS_PROCESS_THREADS * 12.0);
+    }
+    EXPECT_DOUBLE_EQ(kernels_cost_of(KERNELS_WIDEN, p, 0, 0).int_ops, kernels_widen_cost(p).int_ops);
+    EXPECT_EQ(kernels_cost_of(KERNELS_NARROW, p, 0, 0).regs_per_thread, KERNELS_NARROW_REGS_SM90);
+}
+
+TEST(Access, WidenWritesTwiceWhatItReadsAndNarrowTheOtherWay) {
+    static uint32_t narrow_buf[8];
+    static uint64_t wide_buf[8];
+    trace_range r[TRACE_MAX_RANGES];
+    ASSERT_EQ(kernels_widen_access(r, wide_buf, narrow_buf, 8), 2u);
+    EXPECT_EQ(r[0].addr, (uint64_t)(uintptr_t)narrow_buf);
+    EXPECT_EQ(r[0].bytes, 32u);
+    EXPECT_EQ(r[0].flags, TRACE_RANGE_READ);
+    EXPECT_EQ(r[1].addr, (uint64_t)(uintptr_t)wide_buf);
+    EXPECT_EQ(r[1].bytes, 64u);
+    EXPECT_EQ(r[1].flags, TRACE_RANGE_WRITE);
+    ASSERT_EQ(kernels_narrow_access(r, narrow_buf, wide_buf, 8), 2u);
+    EXPECT_EQ(r[0].bytes, 64u);
+    EXPECT_EQ(r[0].flags, TRACE_RANGE_READ);
+    EXPECT_EQ(r[1].bytes, 32u);
+    EXPECT_EQ(r[1].flags, TRACE_RANGE_WRITE);
+}
+
+TEST(Validate, WideKernelsRefuseWhatProcessRefuses) {
+    static uint32_t a[4];
+    static uint64_t b[4];
+    EXPECT_EQ(kernels_check_wide("kernels_widen", b, a, 4), KERNELS_ARGS_OK);
+    EXPECT_EQ(kernels_check_wide("kernels_widen", b, a, 0), KERNELS_ARGS_INVALID_VALUE);
+    EXPECT_STREQ(kernels_last_message(), "kernels_widen: n is 0 (nothing to process)");
+    EXPECT_EQ(kernels_check_wide("kernels_narrow", a, nullptr, 4), KERNELS_ARGS_INVALID_VALUE);
+    EXPECT_STREQ(kernels_last_message(), "kernels_narrow: in is NULL");
+    EXPECT_EQ(kernels_check_wide("kernels_narrow", a, b, (size_t)KERNELS_MAX_GRID_X * KERNELS_PROCESS_THREADS + 1),
+              KERNELS_ARGS_INVALID_CONFIGURATION);
 }
 
 }  // namespace

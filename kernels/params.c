@@ -6,6 +6,8 @@ const char *kernels_name(kernels_id id) {
     case KERNELS_PROCESS: return "process";
     case KERNELS_SPIN: return "spin";
     case KERNELS_CHECKSUM: return "checksum";
+    case KERNELS_WIDEN: return "widen";
+    case KERNELS_NARROW: return "narrow";
     case KERNELS_COUNT: break;
     }
     return "unknown";

@@ -26,6 +26,8 @@ typedef enum kernels_id {
     KERNELS_PROCESS = 0,
     KERNELS_SPIN,
     KERNELS_CHECKSUM,
+    KERNELS_WIDEN,
+    KERNELS_NARROW,
     KERNELS_COUNT
 } kernels_id;
 
@@ -41,7 +43,12 @@ typedef enum kernels_id {
 /* The largest grid.x a launch may have (cudaDeviceProp.maxGridSize[0], all GPUs since sm_30). */
 #define KERNELS_MAX_GRID_X 2147483647u
 
-/* "process", "spin", "checksum": the name on the timeline and in race reports. */
+/* widen and narrow (lab 09's two stages) run process's f^iters with the process
+ * parameters, one thread per element in blocks of KERNELS_PROCESS_THREADS, and the same
+ * number of blocks (kernels_process_blocks). */
+
+/* "process", "spin", "checksum", "widen", "narrow": the name on the timeline and in race
+ * reports. */
 const char *kernels_name(kernels_id id);
 
 /* Blocks of process for n elements (0 when n is 0). May exceed KERNELS_MAX_GRID_X; the

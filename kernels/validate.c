@@ -29,6 +29,18 @@ kernels_args kernels_check_process(const uint32_t *out, const uint32_t *in, size
     return KERNELS_ARGS_OK;
 }
 
+kernels_args kernels_check_wide(const char *name, const void *out, const void *in, size_t n) {
+    if (n == 0) return fail(KERNELS_ARGS_INVALID_VALUE, "%s: n is 0 (nothing to process)", name);
+    if (!in) return fail(KERNELS_ARGS_INVALID_VALUE, "%s: in is NULL", name);
+    if (!out) return fail(KERNELS_ARGS_INVALID_VALUE, "%s: out is NULL", name);
+    uint64_t blocks = kernels_process_blocks(n);
+    if (blocks > KERNELS_MAX_GRID_X)
+        return fail(KERNELS_ARGS_INVALID_CONFIGURATION,
+                    "%s: n = %zu needs %" PRIu64 " blocks, more than the grid limit %u", name, n, blocks,
+                    KERNELS_MAX_GRID_X);
+    return KERNELS_ARGS_OK;
+}
+
 kernels_args kernels_check_spin(const uint32_t *marks, uint32_t blocks, uint32_t threads) {
     if (blocks == 0) return fail(KERNELS_ARGS_INVALID_VALUE, "kernels_spin: blocks is 0");
     if (!marks) return fail(KERNELS_ARGS_INVALID_VALUE, "kernels_spin: marks is NULL");

@@ -24,6 +24,9 @@ typedef enum kernels_args {
 } kernels_args;
 
 kernels_args kernels_check_process(const uint32_t *out, const uint32_t *in, size_t n);
+/* widen and narrow: out and in as process's (never the same buffer: their elements differ in
+ * size); `name` is the launcher's, for the message. */
+kernels_args kernels_check_wide(const char *name, const void *out, const void *in, size_t n);
 kernels_args kernels_check_spin(const uint32_t *marks, uint32_t blocks, uint32_t threads);
 kernels_args kernels_check_checksum(const uint64_t *sum, const uint32_t *in, size_t n);
 

@@ -14,8 +14,10 @@
 
 typedef struct slot {
     cudaStream_t s0, s1;     /* the slot's stream on GPU 0 and on GPU 1 */
-    uint32_t *in0, *mid0;    /* on GPU 0: the batch, stage 1's result */
-    uint32_t *mid1, *out1;   /* on GPU 1: stage 1's result copied over, stage 2's result */
+    uint32_t *in0;           /* on GPU 0: the batch */
+    uint64_t *mid0;          /* on GPU 0: stage 1's wide values */
+    uint64_t *mid1;          /* on GPU 1: the wide values copied over */
+    uint32_t *out1;          /* on GPU 1: stage 2's result */
     cudaEvent_t copied;      /* GPU 0: the peer copy is done */
     cudaEvent_t consumed;    /* GPU 1: stage 2 has read mid1 */
 } slot;
@@ -31,7 +33,7 @@ static int setup(lab_ctx *ctx) {
     for (int k = 0; k < RING; k++) {
         LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s0, cudaStreamNonBlocking));
         LAB_CHECK(cudaMalloc((void **)&ring[k].in0, w->batch_bytes));
-        LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_elems * sizeof(uint64_t)));
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].copied, cudaEventDisableTiming));
         lab_name_stream(ctx, ring[k].s0, names0[k]);
         char name[32];
@@ -42,7 +44,7 @@ static int setup(lab_ctx *ctx) {
     LAB_CHECK(cudaDeviceEnablePeerAccess(0, 0));
     for (int k = 0; k < RING; k++) {
         LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s1, cudaStreamNonBlocking));
-        LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_elems * sizeof(uint64_t)));
         LAB_CHECK(cudaMalloc((void **)&ring[k].out1, w->batch_bytes));
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming));
         lab_name_stream(ctx, ring[k].s1, names1[k]);
@@ -60,13 +62,13 @@ static int run(lab_ctx *ctx) {
         slot *k = &ring[i % RING];
         LAB_CHECK(cudaSetDevice(0));
         LAB_CHECK(cudaMemcpyAsync(k->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, k->s0));
-        LAB_CHECK(kernels_process(k->mid0, k->in0, w->batch_elems, w->process, k->s0));
+        LAB_CHECK(kernels_widen(k->mid0, k->in0, w->batch_elems, w->process, k->s0));
         if (i >= RING) LAB_CHECK(cudaStreamWaitEvent(k->s0, k->consumed, 0));
-        LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_bytes, k->s0));
+        LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_elems * sizeof(uint64_t), k->s0));
         LAB_CHECK(cudaEventRecord(k->copied, k->s0));
         LAB_CHECK(cudaSetDevice(1));
         LAB_CHECK(cudaStreamWaitEvent(k->s1, k->copied, 0));
-        LAB_CHECK(kernels_process(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
+        LAB_CHECK(kernels_narrow(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
         LAB_CHECK(cudaEventRecord(k->consumed, k->s1));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), k->out1, w->batch_bytes, cudaMemcpyDeviceToHost, k->s1));
     }

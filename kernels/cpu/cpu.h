@@ -42,6 +42,14 @@ void kernels_cpu_process(uint32_t *out, const uint32_t *in, size_t n, kernels_pr
 void kernels_cpu_process_affine(uint32_t *out, const uint32_t *in, size_t n, kernels_affine map,
                                 uint32_t block_begin, uint32_t block_end);
 
+/* widen (lab 09's stage 1): out[i] = kernels_widen_pack(map(in[i]), in[i]), 8 bytes an
+ * element; narrow (its stage 2): out[i] = kernels_narrow_add(map(low half of in[i]), in[i]).
+ * Blocks of KERNELS_PROCESS_THREADS elements; map is f^iters, composed once. */
+void kernels_cpu_widen_affine(uint64_t *out, const uint32_t *in, size_t n, kernels_affine map, uint32_t block_begin,
+                              uint32_t block_end);
+void kernels_cpu_narrow_affine(uint32_t *out, const uint64_t *in, size_t n, kernels_affine map, uint32_t block_begin,
+                               uint32_t block_end);
+
 /* spin: block b writes kernels_spin_mark(mark, b) to marks[b]. The CPU does not spin: the
  * simulator charges the duration through the kernel's cost. */
 void kernels_cpu_spin(uint32_t *marks, uint32_t mark, uint32_t block_begin, uint32_t block_end);
@@ -56,6 +64,9 @@ void kernels_cpu_checksum(uint64_t *sum, const uint32_t *in, size_t n, uint32_t 
 
 /* out[i] = f^iters(in[i]) for i < n. */
 void kernels_oracle_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params);
+/* A whole widen launch, and a whole narrow launch. */
+void kernels_oracle_widen(uint64_t *out, const uint32_t *in, size_t n, kernels_process_params params);
+void kernels_oracle_narrow(uint32_t *out, const uint64_t *in, size_t n, kernels_process_params params);
 /* marks[b] = kernels_spin_mark(mark, b) for b < blocks. */
 void kernels_oracle_spin(uint32_t *marks, uint32_t blocks, uint32_t mark);
 /* The sum of in[0..n) mod 2^64 (what *sum holds after a checksum launch on a zeroed sum). */

@@ -242,4 +242,44 @@ TEST(ChecksumBody, AccumulatesIntoSumAndSplitsInAnyOrder) {
     EXPECT_EQ(only_last, expect_last);
 }
 
+// widen and narrow (lab 09's stages): each element as the device code computes it, the
+// loop really iterated; any split of the grid into block ranges gives the whole launch.
+TEST(WideBodies, WidenKeepsTheInputBesideItsResultAndNarrowAddsItBack) {
+    Rng rng(909);
+    for (size_t n : {size_t{1}, size_t{255}, size_t{257}, size_t{5000}}) {
+        for (uint32_t iters : {0u, 1u, 7u, 250u, 2800u}) {
+            kernels_process_params p = {rng() | 1u, rng(), iters};
+            std::vector<uint32_t> in = random_words(n, (uint32_t)(n + iters));
+            std::vector<uint64_t> wide(n);
+            std::vector<uint32_t> out(n);
+            kernels_oracle_widen(wide.data(), in.data(), n, p);
+            kernels_oracle_narrow(out.data(), wide.data(), n, p);
+            for (size_t i = 0; i < n; ++i) {
+                uint32_t y = iterate(in[i], p);
+                ASSERT_EQ(wide[i], ((uint64_t)in[i] << 32) | y) << "n " << n << " iters " << iters << " i " << i;
+                ASSERT_EQ(out[i], iterate(y, p) + in[i]) << "n " << n << " iters " << iters << " i " << i;
+            }
+        }
+    }
+}
+
+TEST(WideBodies, BlockRangesCoverExactlyTheirElements) {
+    const size_t n = 3 * KERNELS_PROCESS_THREADS + 17;
+    kernels_process_params p = {2654435761u, 12345u, 99};
+    kernels_affine map = kernels_affine_power(p);
+    std::vector<uint32_t> in = random_words(n, 77);
+    std::vector<uint64_t> whole(n), split(n, 0);
+    kernels_oracle_widen(whole.data(), in.data(), n, p);
+    kernels_cpu_widen_affine(split.data(), in.data(), n, map, 2, 4);
+    for (size_t i = 0; i < 2 * KERNELS_PROCESS_THREADS; ++i) EXPECT_EQ(split[i], 0u) << i;
+    kernels_cpu_widen_affine(split.data(), in.data(), n, map, 0, 2);
+    EXPECT_EQ(split, whole);
+    std::vector<uint32_t> out_whole(n), out_split(n, 0);
+    kernels_oracle_narrow(out_whole.data(), whole.data(), n, p);
+    kernels_cpu_narrow_affine(out_split.data(), whole.data(), n, map, 1, 9);
+    EXPECT_EQ(out_split[0], 0u);
+    kernels_cpu_narrow_affine(out_split.data(), whole.data(), n, map, 0, 1);
+    EXPECT_EQ(out_split, out_whole);
+}
+
 }  // namespace

@@ -21,6 +21,11 @@ extern "C" {
 /* blocks = kernels_process_blocks(n), KERNELS_PROCESS_THREADS threads each. */
 cudaError_t kernels_device_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
                                    uint32_t blocks, cudaStream_t stream);
+/* widen and narrow (kernels.h), as process: blocks = kernels_process_blocks(n). */
+cudaError_t kernels_device_widen(uint64_t *out, const uint32_t *in, size_t n, kernels_process_params params,
+                                 uint32_t blocks, cudaStream_t stream);
+cudaError_t kernels_device_narrow(uint32_t *out, const uint64_t *in, size_t n, kernels_process_params params,
+                                  uint32_t blocks, cudaStream_t stream);
 /* Every thread spins for duration_ns by the %globaltimer clock; then thread 0 of block b
  * writes kernels_spin_mark(mark, b) to marks[b]. */
 cudaError_t kernels_device_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uint64_t duration_ns,

@@ -95,6 +95,32 @@ TEST_F(Gpu, ProcessMatchesCpuForManyParamsAndSizes) {
     }
 }
 
+// Lab 09's stages: widen's 8-byte values and narrow's results, each from the GPU, equal the
+// CPU bodies'.
+TEST_F(Gpu, WidenAndNarrowMatchCpu) {
+    Rng rng(909);
+    for (size_t n : {size_t{1}, size_t{257}, size_t{1} << 20}) {
+        for (uint32_t iters : {0u, 7u, 2800u}) {
+            kernels_process_params p = {rng() | 1u, rng(), iters};
+            std::vector<uint32_t> in = random_words(n, (uint32_t)(n + iters));
+            uint32_t *d_in = device<uint32_t>(n), *d_out = device<uint32_t>(n);
+            uint64_t *d_wide = device<uint64_t>(n);
+            std::vector<uint64_t> wide(n), want_wide(n);
+            std::vector<uint32_t> out(n), want(n);
+            CUDA_OK(cudaMemcpyAsync(d_in, in.data(), n * 4, cudaMemcpyHostToDevice, stream));
+            CUDA_OK(kernels_widen(d_wide, d_in, n, p, stream));
+            CUDA_OK(kernels_narrow(d_out, d_wide, n, p, stream));
+            CUDA_OK(cudaMemcpyAsync(wide.data(), d_wide, n * 8, cudaMemcpyDeviceToHost, stream));
+            CUDA_OK(cudaMemcpyAsync(out.data(), d_out, n * 4, cudaMemcpyDeviceToHost, stream));
+            CUDA_OK(cudaStreamSynchronize(stream));
+            kernels_oracle_widen(want_wide.data(), in.data(), n, p);
+            kernels_oracle_narrow(want.data(), want_wide.data(), n, p);
+            EXPECT_TRUE(wide == want_wide) << "widen, n " << n << " iters " << iters;
+            expect_same(out, want, "narrow");
+        }
+    }
+}
+
 TEST_F(Gpu, ProcessMatchesCpuForLargeIterationCountsAndEvenMultipliers) {
     Rng rng(7);
     for (uint32_t iters : {65535u, 100000u}) {
@@ -218,7 +244,9 @@ TEST_F(Gpu, CompiledRegistersMatchTheCostDescriptionOnSm90) {
         uint32_t regs;
     } expect[] = {{KERNELS_PROCESS, KERNELS_PROCESS_REGS_SM90},
                   {KERNELS_SPIN, KERNELS_SPIN_REGS_SM90},
-                  {KERNELS_CHECKSUM, KERNELS_CHECKSUM_REGS_SM90}};
+                  {KERNELS_CHECKSUM, KERNELS_CHECKSUM_REGS_SM90},
+                  {KERNELS_WIDEN, KERNELS_WIDEN_REGS_SM90},
+                  {KERNELS_NARROW, KERNELS_NARROW_REGS_SM90}};
     for (const auto &e : expect) {
         cudaFuncAttributes attr;
         CUDA_OK(kernels_device_attributes(e.id, &attr));

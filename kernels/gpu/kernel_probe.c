@@ -156,7 +156,8 @@ int main(void) {
     }
 
     printf("\n| kernel | registers (cudaFuncGetAttributes) | registers in cost.c (sm_90) |\n| --- | --- | --- |\n");
-    const uint32_t described[] = {KERNELS_PROCESS_REGS_SM90, KERNELS_SPIN_REGS_SM90, KERNELS_CHECKSUM_REGS_SM90};
+    const uint32_t described[] = {KERNELS_PROCESS_REGS_SM90, KERNELS_SPIN_REGS_SM90, KERNELS_CHECKSUM_REGS_SM90,
+                                  KERNELS_WIDEN_REGS_SM90, KERNELS_NARROW_REGS_SM90};
     for (int k = 0; k < KERNELS_COUNT; k++) {
         struct cudaFuncAttributes attr;
         CHECK(kernels_device_attributes((kernels_id)k, &attr));

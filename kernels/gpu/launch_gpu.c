@@ -68,6 +68,36 @@ cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels
     return finish(err, &op, stream, token, t0);
 }
 
+cudaError_t kernels_widen(uint64_t *out, const uint32_t *in, size_t n, kernels_process_params params,
+                          cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    kernels_args why = kernels_check_wide("kernels_widen", out, in, n);
+    if (why != KERNELS_ARGS_OK) return refused(why);
+    uint32_t blocks = (uint32_t)kernels_process_blocks(n);
+    if (!trace_active()) return kernels_device_widen(out, in, n, params, blocks, stream);
+    trace_op op = kernel_op(KERNELS_WIDEN, blocks, KERNELS_PROCESS_THREADS);
+    op.n_ranges = kernels_widen_access(op.ranges, out, in, n);
+    uint64_t t0 = trace_gpu_now_ns();
+    uint64_t token = trace_gpu_op_begin(stream, TRACE_GPU_OP_DEVICE);
+    cudaError_t err = kernels_device_widen(out, in, n, params, blocks, stream);
+    return finish(err, &op, stream, token, t0);
+}
+
+cudaError_t kernels_narrow(uint32_t *out, const uint64_t *in, size_t n, kernels_process_params params,
+                           cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    kernels_args why = kernels_check_wide("kernels_narrow", out, in, n);
+    if (why != KERNELS_ARGS_OK) return refused(why);
+    uint32_t blocks = (uint32_t)kernels_process_blocks(n);
+    if (!trace_active()) return kernels_device_narrow(out, in, n, params, blocks, stream);
+    trace_op op = kernel_op(KERNELS_NARROW, blocks, KERNELS_PROCESS_THREADS);
+    op.n_ranges = kernels_narrow_access(op.ranges, out, in, n);
+    uint64_t t0 = trace_gpu_now_ns();
+    uint64_t token = trace_gpu_op_begin(stream, TRACE_GPU_OP_DEVICE);
+    cudaError_t err = kernels_device_narrow(out, in, n, params, blocks, stream);
+    return finish(err, &op, stream, token, t0);
+}
+
 cudaError_t kernels_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uint64_t duration_ns, uint32_t mark,
                          cudaStream_t stream) {
     TRACE_CALL_SITE();

@@ -77,6 +77,55 @@ cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels
     return sim_launch_kernel(&l, stream);
 }
 
+/* ---- widen and narrow (lab 09's stages) ------------------------------------------------ */
+
+typedef struct wide_args {
+    void *out;
+    const void *in;
+    size_t n;
+    kernels_affine map; /* f^iters, composed once at launch */
+} wide_args;
+
+static void widen_body(const void *args, uint32_t block_begin, uint32_t block_end) {
+    const wide_args *a = args;
+    kernels_cpu_widen_affine(sim_device_view(a->out), sim_device_view(a->in), a->n, a->map, block_begin, block_end);
+}
+
+static void narrow_body(const void *args, uint32_t block_begin, uint32_t block_end) {
+    const wide_args *a = args;
+    kernels_cpu_narrow_affine(sim_device_view(a->out), sim_device_view(a->in), a->n, a->map, block_begin, block_end);
+}
+
+cudaError_t kernels_widen(uint64_t *out, const uint32_t *in, size_t n, kernels_process_params params,
+                          cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    kernels_args why = kernels_check_wide("kernels_widen", out, in, n);
+    if (why != KERNELS_ARGS_OK) return refused(why);
+    wide_args args = {out, in, n, kernels_affine_power(params)};
+    sim_kernel_launch l = launch_of(KERNELS_WIDEN, (uint32_t)kernels_process_blocks(n), KERNELS_PROCESS_THREADS,
+                                    kernels_widen_cost(params));
+    l.body = widen_body;
+    l.args = &args;
+    l.args_size = sizeof(args);
+    l.n_ranges = kernels_widen_access(l.ranges, out, in, n);
+    return sim_launch_kernel(&l, stream);
+}
+
+cudaError_t kernels_narrow(uint32_t *out, const uint64_t *in, size_t n, kernels_process_params params,
+                           cudaStream_t stream) {
+    TRACE_CALL_SITE();
+    kernels_args why = kernels_check_wide("kernels_narrow", out, in, n);
+    if (why != KERNELS_ARGS_OK) return refused(why);
+    wide_args args = {out, in, n, kernels_affine_power(params)};
+    sim_kernel_launch l = launch_of(KERNELS_NARROW, (uint32_t)kernels_process_blocks(n), KERNELS_PROCESS_THREADS,
+                                    kernels_narrow_cost(params));
+    l.body = narrow_body;
+    l.args = &args;
+    l.args_size = sizeof(args);
+    l.n_ranges = kernels_narrow_access(l.ranges, out, in, n);
+    return sim_launch_kernel(&l, stream);
+}
+
 /* ---- spin ----------------------------------------------------------------------------- */
 
 typedef struct spin_args {

@@ -650,7 +650,13 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
     reader rd = {payload, payload + len, false};
     uint64_t a[6] = {0};
     cudaError_t e = cudaSuccess;
-    if (op == LAB_OP_KERNEL_PROCESS) {
+    if (op == LAB_OP_KERNEL_PROCESS || op == LAB_OP_KERNEL_WIDEN || op == LAB_OP_KERNEL_NARROW) {
+        /* process, or lab 09's widen (4 bytes in, 8 out an element) and narrow (8 in, 4 out). */
+        const char *name = op == LAB_OP_KERNEL_WIDEN    ? "kernels_widen"
+                           : op == LAB_OP_KERNEL_NARROW ? "kernels_narrow"
+                                                        : "kernels_process";
+        size_t out_size = op == LAB_OP_KERNEL_WIDEN ? sizeof(uint64_t) : sizeof(uint32_t);
+        size_t in_size = op == LAB_OP_KERNEL_NARROW ? sizeof(uint64_t) : sizeof(uint32_t);
         kernels_process_params params;
         r_get(&rd, &a[0], 8); /* out */
         r_get(&rd, &a[1], 8); /* in */
@@ -658,19 +664,29 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
         r_get(&rd, &params, sizeof(params));
         r_get(&rd, &a[3], 8); /* stream */
         if (rd.short_) return -1;
-        size_t bytes = (size_t)a[2] * sizeof(uint32_t);
-        if (a[2] > SIZE_MAX / sizeof(uint32_t) || !set_covers(&R.devmem, a[0], bytes) ||
-            !set_covers(&R.devmem, a[1], bytes)) {
-            refuse("kernels_process on memory that is not the program's device memory");
+        char said[160];
+        if (a[2] > SIZE_MAX / sizeof(uint64_t) || !set_covers(&R.devmem, a[0], (size_t)a[2] * out_size) ||
+            !set_covers(&R.devmem, a[1], (size_t)a[2] * in_size)) {
+            snprintf(said, sizeof(said), "%s on memory that is not the program's device memory", name);
+            refuse(said);
             e = cudaErrorInvalidValue;
         } else if (!stream_ok((cudaStream_t)(uintptr_t)a[3])) {
-            refuse("kernels_process on a stream that is not the program's");
+            snprintf(said, sizeof(said), "%s on a stream that is not the program's", name);
+            refuse(said);
             e = cudaErrorInvalidResourceHandle;
         } else if (!process_params_ok(&params)) {
             /* Another f^iters (iters = 0 is a copy) is not the lab's kernel: its output would
              * pass for the lab's work at a fraction of its cost. */
-            refuse("kernels_process with other parameters than the lab's (give it lab_get_workload(ctx)->process)");
+            snprintf(said, sizeof(said), "%s with other parameters than the lab's (give it lab_get_workload(ctx)->process)",
+                     name);
+            refuse(said);
             e = cudaErrorInvalidValue;
+        } else if (op == LAB_OP_KERNEL_WIDEN) {
+            e = kernels_widen((uint64_t *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1], (size_t)a[2], params,
+                              (cudaStream_t)(uintptr_t)a[3]);
+        } else if (op == LAB_OP_KERNEL_NARROW) {
+            e = kernels_narrow((uint32_t *)(uintptr_t)a[0], (const uint64_t *)(uintptr_t)a[1], (size_t)a[2], params,
+                               (cudaStream_t)(uintptr_t)a[3]);
         } else {
             e = kernels_process((uint32_t *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1], (size_t)a[2], params,
                                 (cudaStream_t)(uintptr_t)a[3]);
@@ -844,7 +860,9 @@ static int serve_lab(uint32_t op, const lab_ring_record *rec, const unsigned cha
     }
     case LAB_OP_KERNEL_PROCESS:
     case LAB_OP_KERNEL_SPIN:
-    case LAB_OP_KERNEL_CHECKSUM: return serve_kernel(op, rec, payload, len);
+    case LAB_OP_KERNEL_CHECKSUM:
+    case LAB_OP_KERNEL_WIDEN:
+    case LAB_OP_KERNEL_NARROW: return serve_kernel(op, rec, payload, len);
     default: return -1;
     }
 }
@@ -883,7 +901,8 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     t_error_first = (rec->op >= LAB_OP_CUDA && rec->op - LAB_OP_CUDA < CI_COUNT &&
                      !cuda_is_pure[rec->op - LAB_OP_CUDA]) ||
                     rec->op == LAB_OP_KERNEL_PROCESS || rec->op == LAB_OP_KERNEL_SPIN ||
-                    rec->op == LAB_OP_KERNEL_CHECKSUM;
+                    rec->op == LAB_OP_KERNEL_CHECKSUM || rec->op == LAB_OP_KERNEL_WIDEN ||
+                    rec->op == LAB_OP_KERNEL_NARROW;
     const unsigned char *args = (const unsigned char *)payload + sizeof(h);
     uint32_t len = rec->len - (uint32_t)sizeof(h);
     charge_host_work();

@@ -24,6 +24,13 @@
  *                     current and recorded on GPU 1's streams: cudaEventRecord fails with
  *                     cudaErrorInvalidResourceHandle at that line, run() returns 1 (error,
  *                     and not correct).
+ *   PEER_ACCESS_GPU0_ONLY  the reference with peer access enabled one way, GPU 0's to GPU 1
+ *                     (with GPU 0 current): the way the lab's copies go, on GPU 0's streams;
+ *                     enough on the simulator, which takes the access of the device whose
+ *                     stream queues the copy (pass there; the GPU bundle shows a driver's).
+ *   PEER_ACCESS_GPU1_ONLY  the reference with only GPU 1's access to GPU 0: the simulator
+ *                     stages every copy and the report names the missing direction (below
+ *                     target there).
  *   RING_SHARED_STREAMS  the reference's ring of three slots (buffers and events), all of
  *                     them queued on the first slot's two streams: each device's work
  *                     runs in one queue, so a batch's upload waits behind the previous
@@ -38,8 +45,8 @@
 
 typedef struct slot {
     cudaStream_t s0, s1;
-    uint32_t *in0, *mid0;
-    uint32_t *mid1, *out1;
+    uint32_t *in0, *out1;
+    uint64_t *mid0, *mid1; /* the wide values, on GPU 0 and on GPU 1 */
     cudaEvent_t copied, consumed;
 } slot;
 
@@ -48,13 +55,13 @@ static slot ring[RING];
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     LAB_CHECK(cudaSetDevice(0));
-#if !defined(LAB_VARIANT_PEER_ACCESS_OFF)
+#if !defined(LAB_VARIANT_PEER_ACCESS_OFF) && !defined(LAB_VARIANT_PEER_ACCESS_GPU1_ONLY)
     LAB_CHECK(cudaDeviceEnablePeerAccess(1, 0));
 #endif
     for (int k = 0; k < RING; k++) {
         LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s0, cudaStreamNonBlocking));
         LAB_CHECK(cudaMalloc((void **)&ring[k].in0, w->batch_bytes));
-        LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid0, w->batch_elems * sizeof(uint64_t)));
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].copied, cudaEventDisableTiming));
 #if defined(LAB_VARIANT_EVENT_ON_OTHER_DEVICE)
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming)); /* GPU 0's */
@@ -62,12 +69,12 @@ static int setup(lab_ctx *ctx) {
         lab_name_stream(ctx, ring[k].s0, k == 0 ? "GPU 0 a" : k == 1 ? "GPU 0 b" : "GPU 0 c");
     }
     LAB_CHECK(cudaSetDevice(1));
-#if !defined(LAB_VARIANT_PEER_ACCESS_OFF)
+#if !defined(LAB_VARIANT_PEER_ACCESS_OFF) && !defined(LAB_VARIANT_PEER_ACCESS_GPU0_ONLY)
     LAB_CHECK(cudaDeviceEnablePeerAccess(0, 0));
 #endif
     for (int k = 0; k < RING; k++) {
         LAB_CHECK(cudaStreamCreateWithFlags(&ring[k].s1, cudaStreamNonBlocking));
-        LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_bytes));
+        LAB_CHECK(cudaMalloc((void **)&ring[k].mid1, w->batch_elems * sizeof(uint64_t)));
         LAB_CHECK(cudaMalloc((void **)&ring[k].out1, w->batch_bytes));
 #if !defined(LAB_VARIANT_EVENT_ON_OTHER_DEVICE)
         LAB_CHECK(cudaEventCreateWithFlags(&ring[k].consumed, cudaEventDisableTiming));
@@ -86,11 +93,11 @@ static int run(lab_ctx *ctx) {
     for (int i = 0; i < w->batches; i++) {
         LAB_CHECK(cudaSetDevice(0));
         LAB_CHECK(cudaMemcpyAsync(one->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, one->s0));
-        LAB_CHECK(kernels_process(one->mid0, one->in0, w->batch_elems, w->process, one->s0));
-        LAB_CHECK(cudaMemcpyPeerAsync(one->mid1, 1, one->mid0, 0, w->batch_bytes, one->s0));
+        LAB_CHECK(kernels_widen(one->mid0, one->in0, w->batch_elems, w->process, one->s0));
+        LAB_CHECK(cudaMemcpyPeerAsync(one->mid1, 1, one->mid0, 0, w->batch_elems * sizeof(uint64_t), one->s0));
         LAB_CHECK(cudaStreamSynchronize(one->s0));
         LAB_CHECK(cudaSetDevice(1));
-        LAB_CHECK(kernels_process(one->out1, one->mid1, w->batch_elems, w->process, one->s1));
+        LAB_CHECK(kernels_narrow(one->out1, one->mid1, w->batch_elems, w->process, one->s1));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), one->out1, w->batch_bytes, cudaMemcpyDeviceToHost, one->s1));
         LAB_CHECK(cudaStreamSynchronize(one->s1));
     }
@@ -110,9 +117,9 @@ static int run(lab_ctx *ctx) {
 #endif
         LAB_CHECK(cudaSetDevice(0));
         LAB_CHECK(cudaMemcpyAsync(k->in0, lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, k->s0));
-        LAB_CHECK(kernels_process(k->mid0, k->in0, w->batch_elems, w->process, k->s0));
+        LAB_CHECK(kernels_widen(k->mid0, k->in0, w->batch_elems, w->process, k->s0));
         if (i >= RING) LAB_CHECK(cudaStreamWaitEvent(k->s0, k->consumed, 0));
-        LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_bytes, k->s0));
+        LAB_CHECK(cudaMemcpyPeerAsync(k->mid1, 1, k->mid0, 0, w->batch_elems * sizeof(uint64_t), k->s0));
         LAB_CHECK(cudaEventRecord(k->copied, k->s0));
 #if !defined(LAB_VARIANT_STAGE2_FROM_GPU0)
         LAB_CHECK(cudaSetDevice(1));
@@ -120,7 +127,7 @@ static int run(lab_ctx *ctx) {
 #if !defined(LAB_VARIANT_STAGE2_UNORDERED)
         LAB_CHECK(cudaStreamWaitEvent(k->s1, k->copied, 0));
 #endif
-        LAB_CHECK(kernels_process(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
+        LAB_CHECK(kernels_narrow(k->out1, k->mid1, w->batch_elems, w->process, k->s1));
         LAB_CHECK(cudaEventRecord(k->consumed, k->s1)); /* record consumed */
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), k->out1, w->batch_bytes, cudaMemcpyDeviceToHost, k->s1));
 #if defined(LAB_VARIANT_SYNC_EACH_BATCH)
