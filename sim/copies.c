@@ -6,8 +6,8 @@
  * writing each block's bytes when its block group retires. cudaMemcpy and cudaMemset use
  * the legacy stream; copies.h gives them on the per-thread stream too. With a profile of
  * two devices a device-to-device copy between them is a peer copy (cudaMemcpyPeerAsync,
- * or cudaMemcpyAsync under unified addressing): over the link when the copy's device has
- * peer access to the other, else staged through the host, each at its profile's rate. */
+ * or cudaMemcpyAsync under unified addressing): over the link when either device has peer
+ * access to the other, else staged through the host, each at its profile's rate. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,13 +84,15 @@ static sim_op *device_memory_op(const sim_profile *p, void *dst, const void *src
 }
 
 /* The op of a peer copy between two devices, issued on a stream of stream_dev. It goes over
- * the link when stream_dev has peer access to the other device (which device's access
- * decides is not documented; the probe of docs/calibration/h200x2.md enabled both), else
- * through the host, staged by the driver. */
+ * the link when either device has peer access to the other, else through the host, staged
+ * by the driver. (The Runtime API does not say whose access a copy needs; on two H200s with
+ * CUDA 13 a copy queued on GPU 0's stream from GPU 0 to GPU 1 ran at the link's rate with
+ * only GPU 1's access enabled, as with only GPU 0's: docs/measured.md, "Lab 09 with a wide
+ * peer copy".) */
 static sim_op *peer_copy_op(const sim_profile *p, void *dst, uint32_t dst_dev, const void *src,
                             uint32_t src_dev, uint64_t bytes, uint32_t stream_dev) {
     uint32_t other = stream_dev == src_dev ? dst_dev : src_dev;
-    bool link = sim_peer_enabled(stream_dev, other);
+    bool link = sim_peer_enabled(stream_dev, other) || sim_peer_enabled(other, stream_dev);
     sim_op *op = sim_op_new(SIM_OP_COPY);
     sim_copy_state *c = &op->u.copy;
     c->dir = TRACE_COPY_D2D;

@@ -107,28 +107,21 @@ TEST(Lab09, WithoutPeerAccessTheLinkIsTheSlowestStage) {
     EXPECT_NE(FindFlat(o.err, ": peer access is not enabled"), std::string::npos) << o.err;
 }
 
-// Peer access one way: the lab's copies go from GPU 0 to GPU 1 on GPU 0's streams, and the
-// simulator takes the access of the device whose stream queues a copy. GPU 0's access alone
-// puts them on the link (a pass, nothing said about peer access); GPU 1's alone leaves them
-// staged, and the report names the direction that is missing.
-TEST(Lab09, PeerAccessOneWayIsEnoughOnlyTheWayTheCopiesGo) {
-    Outcome way = RunLab("labs/09_two_gpus_peer_access_gpu0_only_sim", Args());
-    EXPECT_EQ(way.exit_code, 0) << way.err;
-    cJSON *j = Json(way);
-    EXPECT_EQ(Str(j, "status"), "pass");
-    EXPECT_EQ(NextStep(j), "3/3 ");
-    cJSON_Delete(j);
-    EXPECT_EQ(FindFlat(way.err, "is not enabled"), std::string::npos) << way.err;
-
-    Outcome wrong = RunLab("labs/09_two_gpus_peer_access_gpu1_only_sim", Args());
-    EXPECT_EQ(wrong.exit_code, 1) << wrong.err;
-    j = Json(wrong);
-    EXPECT_TRUE(Bool(j, "correct"));
-    EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - 0.05);
-    EXPECT_EQ(NextStep(j), "0/3 TODO 1 (peer access, both ways)");
-    EXPECT_LT(WhyPeerRate(wrong.err), LinkGbps(j) / 2) << wrong.err;
-    cJSON_Delete(j);
-    EXPECT_NE(FindFlat(wrong.err, ": peer access from GPU 0 to GPU 1 is not enabled"), std::string::npos) << wrong.err;
+// Peer access one way: the lab's copies go from GPU 0 to GPU 1 on GPU 0's streams. Either
+// GPU's access to the other puts them on the link (so they went on two H200s with CUDA 13):
+// each way alone passes, with the link's rate and nothing said about peer access.
+TEST(Lab09, PeerAccessEitherWayPutsTheCopiesOnTheLink) {
+    for (const char *binary :
+         {"labs/09_two_gpus_peer_access_gpu0_only_sim", "labs/09_two_gpus_peer_access_gpu1_only_sim"}) {
+        Outcome o = RunLab(binary, Args());
+        EXPECT_EQ(o.exit_code, 0) << binary << "\n" << o.err;
+        cJSON *j = Json(o);
+        EXPECT_EQ(Str(j, "status"), "pass") << binary;
+        EXPECT_EQ(NextStep(j), "3/3 ") << binary;
+        EXPECT_GE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") + 0.05) << binary;
+        cJSON_Delete(j);
+        EXPECT_EQ(FindFlat(o.err, "is not enabled"), std::string::npos) << binary << "\n" << o.err;
+    }
 }
 
 TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {

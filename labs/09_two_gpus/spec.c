@@ -296,14 +296,14 @@ out:
 
 /* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ------------ */
 
-/* Peer copies go over the link when GPU 0, whose stream queues them, may access GPU 1's
- * memory; else the driver stages them through the host. The runtime says which access
- * your code left on; where it cannot, copies at less than half the link's rate with peer
- * access count as staged. */
+/* Peer copies go over the link when either GPU may access the other's memory (so it went on
+ * two H200s with CUDA 13, and so the simulator does); else the driver stages them through
+ * the host. The runtime says which access your code left on; where it cannot, copies at
+ * less than half the link's rate with peer access count as staged. */
 static bool link_rate(const lab_findings *f, const lab_workload *w) {
     (void)w;
     if (f->peer_copies == 0) return false;
-    if (f->peer_access >= 0) return (f->peer_access & 1) != 0;
+    if (f->peer_access >= 0) return (f->peer_access & 3) != 0;
     double fast = g_link_gbps > 0 ? g_link_gbps / 2 : 100.0;
     return f->peer_gbps >= fast;
 }
@@ -311,10 +311,9 @@ static int why_link(const lab_findings *f, const lab_workload *w, char *buf, siz
     (void)w;
     if (f->peer_copies == 0)
         return snprintf(buf, len, "no peer copy in your last run: stage 2 must get each batch from GPU 0");
-    const char *which = f->peer_access == 2 ? "from GPU 0 to GPU 1 " : "";
-    if (f->peer_gbps <= 0) return snprintf(buf, len, "peer access %sis not enabled: every peer copy is staged through the host", which);
-    return snprintf(buf, len, "peer copies at %.0f GB/s: peer access %sis not enabled (with it, the link ran at %.0f GB/s)",
-                    f->peer_gbps, which, g_link_gbps);
+    if (f->peer_gbps <= 0) return snprintf(buf, len, "peer access is not enabled: every peer copy is staged through the host");
+    return snprintf(buf, len, "peer copies at %.0f GB/s: peer access is not enabled (with it, the link ran at %.0f GB/s)",
+                    f->peer_gbps, g_link_gbps);
 }
 
 static bool no_host_waits(const lab_findings *f, const lab_workload *w) {

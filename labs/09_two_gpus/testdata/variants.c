@@ -25,12 +25,10 @@
  *                     cudaErrorInvalidResourceHandle at that line, run() returns 1 (error,
  *                     and not correct).
  *   PEER_ACCESS_GPU0_ONLY  the reference with peer access enabled one way, GPU 0's to GPU 1
- *                     (with GPU 0 current): the way the lab's copies go, on GPU 0's streams;
- *                     enough on the simulator, which takes the access of the device whose
- *                     stream queues the copy (pass there; the GPU bundle shows a driver's).
- *   PEER_ACCESS_GPU1_ONLY  the reference with only GPU 1's access to GPU 0: the simulator
- *                     stages every copy and the report names the missing direction (below
- *                     target there).
+ *                     (with GPU 0 current): the way the lab's copies go, on GPU 0's streams
+ *                     (pass).
+ *   PEER_ACCESS_GPU1_ONLY  the reference with only GPU 1's access to GPU 0: the copies still
+ *                     go over the link, as they did on two H200s with CUDA 13 (pass).
  *   RING_SHARED_STREAMS  the reference's ring of three slots (buffers and events), all of
  *                     them queued on the first slot's two streams: each device's work
  *                     runs in one queue, so a batch's upload waits behind the previous
