@@ -30,7 +30,7 @@ double WhyPeerRate(const std::string &err) {
 double LinkGbps(const cJSON *j) { return Num(cJSON_GetObjectItemCaseSensitive(j, "stages_us"), "link_gbps"); }
 
 TEST(Lab09, TheSkeletonIsCorrectSlowAndStagesItsPeerCopies) {
-    Outcome o = RunLab("labs/09_two_gpus_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "lab"), "09_two_gpus");
@@ -51,7 +51,7 @@ TEST(Lab09, TheSkeletonIsCorrectSlowAndStagesItsPeerCopies) {
 }
 
 TEST(Lab09, TheReferencePasses) {
-    Outcome o = RunLab("solutions/09_two_gpus_sim", Args());
+    Outcome o = RunLabOnce("solutions/09_two_gpus_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -73,7 +73,7 @@ TEST(Lab09, BothPairsLeaveRoomEitherSideOfTheTarget) {
         SCOPED_TRACE(profile);
         for (const std::string &build : {std::string("solutions/09_two_gpus_sim"),
                                          std::string("labs/09_two_gpus_stage2_from_gpu0_sim")}) {
-            Outcome o = RunLab(build, Args({"--profile=" + profile}));
+            Outcome o = RunLabOnce(build, Args({"--profile=" + profile}));
             EXPECT_EQ(o.exit_code, 0) << build << o.err;
             cJSON *j = Json(o);
             EXPECT_GE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") + 0.05) << build;
@@ -82,7 +82,7 @@ TEST(Lab09, BothPairsLeaveRoomEitherSideOfTheTarget) {
             EXPECT_GT(Num(st, "stage1_us"), 1.5 * Num(st, "upload_us")) << build;
             cJSON_Delete(j);
         }
-        Outcome off = RunLab("labs/09_two_gpus_peer_access_off_sim", Args({"--profile=" + profile}));
+        Outcome off = RunLabOnce("labs/09_two_gpus_peer_access_off_sim", Args({"--profile=" + profile}));
         EXPECT_EQ(off.exit_code, 1) << off.err;
         cJSON *j = Json(off);
         EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - 0.05);
@@ -91,7 +91,7 @@ TEST(Lab09, BothPairsLeaveRoomEitherSideOfTheTarget) {
 }
 
 TEST(Lab09, WithoutPeerAccessTheLinkIsTheSlowestStage) {
-    Outcome o = RunLab("labs/09_two_gpus_peer_access_off_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_peer_access_off_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -113,7 +113,7 @@ TEST(Lab09, WithoutPeerAccessTheLinkIsTheSlowestStage) {
 TEST(Lab09, PeerAccessEitherWayPutsTheCopiesOnTheLink) {
     for (const char *binary :
          {"labs/09_two_gpus_peer_access_gpu0_only_sim", "labs/09_two_gpus_peer_access_gpu1_only_sim"}) {
-        Outcome o = RunLab(binary, Args());
+        Outcome o = RunLabOnce(binary, Args());
         EXPECT_EQ(o.exit_code, 0) << binary << "\n" << o.err;
         cJSON *j = Json(o);
         EXPECT_EQ(Str(j, "status"), "pass") << binary;
@@ -125,7 +125,7 @@ TEST(Lab09, PeerAccessEitherWayPutsTheCopiesOnTheLink) {
 }
 
 TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {
-    Outcome o = RunLab("labs/09_two_gpus_sync_each_batch_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_sync_each_batch_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -154,7 +154,7 @@ TEST(Lab09, AHostWaitEachBatchMakesTheGpusTakeTurns) {
 }
 
 TEST(Lab09, OneSetOfBuffersIsTheStateAfterTodo2) {
-    Outcome o = RunLab("labs/09_two_gpus_one_slot_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_one_slot_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
@@ -169,7 +169,7 @@ TEST(Lab09, OneSetOfBuffersIsTheStateAfterTodo2) {
 // it stands, and it is told that its ring is there and its streams are not, not to add a
 // ring.
 TEST(Lab09, ARingOnSharedStreamsIsToldItsStreams) {
-    Outcome o = RunLab("labs/09_two_gpus_ring_shared_streams_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_ring_shared_streams_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Num(j, "races"), 0);
@@ -184,7 +184,7 @@ TEST(Lab09, ARingOnSharedStreamsIsToldItsStreams) {
 }
 
 TEST(Lab09, StageTwoBeforeItsPeerCopyIsOrderedIsARace) {
-    Outcome o = RunLab("labs/09_two_gpus_stage2_unordered_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_stage2_unordered_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_GT(Num(j, "races"), 0);
@@ -215,7 +215,7 @@ TEST(Lab09, StageTwoBeforeItsPeerCopyIsOrderedIsARace) {
 // The report a student reads (no --json): race reports name the devices, the timeline
 // groups its lanes by GPU with the link last, and the engines' use is per GPU.
 TEST(Lab09, TheReportNamesTheDevices) {
-    Outcome o = RunLab("labs/09_two_gpus_stage2_unordered_sim",
+    Outcome o = RunLabOnce("labs/09_two_gpus_stage2_unordered_sim",
                        {"--seed", "7", "--runs", "1", "--schedules", "0", "--width", "120"});
     EXPECT_EQ(o.exit_code, 2) << o.err;
     std::string report = o.out + o.err;
@@ -236,7 +236,7 @@ TEST(Lab09, TheReportNamesTheDevices) {
 }
 
 TEST(Lab09, AProfileOfOneDeviceIsRefused) {
-    Outcome o = RunLab("labs/09_two_gpus_sim", Args({"--profile=h100"}));
+    Outcome o = RunLabOnce("labs/09_two_gpus_sim", Args({"--profile=h100"}));
     EXPECT_EQ(o.exit_code, 64) << o.err;
     EXPECT_NE(FindFlat(o.err, "this lab needs 2 devices and the h100 profile simulates 1"), std::string::npos) << o.err;
 }
@@ -245,8 +245,8 @@ TEST(Lab09, AProfileOfOneDeviceIsRefused) {
 // setup(), in the device contexts the baseline shares) leaves the baseline's time as the
 // skeleton's run found it, so the speedup shows TODO 1's real gain.
 TEST(Lab09, TurningPeerAccessOnLeavesTheBaselineAlone) {
-    Outcome skeleton = RunLab("labs/09_two_gpus_sim", Args());
-    Outcome peer = RunLab("labs/09_two_gpus_peer_access_only_sim", Args());
+    Outcome skeleton = RunLabOnce("labs/09_two_gpus_sim", Args());
+    Outcome peer = RunLabOnce("labs/09_two_gpus_peer_access_only_sim", Args());
     cJSON *a = Json(skeleton), *b = Json(peer);
     const cJSON *ta = cJSON_GetObjectItemCaseSensitive(a, "timings");
     const cJSON *tb = cJSON_GetObjectItemCaseSensitive(b, "timings");
@@ -266,7 +266,7 @@ TEST(Lab09, TurningPeerAccessOnLeavesTheBaselineAlone) {
 // Stage 2 launched into GPU 1's stream while GPU 0 is current: the CUDA 13 runtime runs a
 // launch on its stream's device, and so does the simulator. The reference otherwise: pass.
 TEST(Lab09, ALaunchIntoGpu1sStreamRunsOnGpu1) {
-    Outcome o = RunLab("labs/09_two_gpus_stage2_from_gpu0_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_stage2_from_gpu0_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "pass");
@@ -282,7 +282,7 @@ TEST(Lab09, ARunThatFailedIsNotCorrectAnywhere) {
     const std::string file = "labs/09_two_gpus/testdata/variants.c";
     int record = LineOf(file, "/* record consumed */");
     ASSERT_GT(record, 0);
-    Outcome o = RunLab("labs/09_two_gpus_event_on_other_device_sim", Args());
+    Outcome o = RunLabOnce("labs/09_two_gpus_event_on_other_device_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     EXPECT_NE(FindFlat(o.err, file + ":" + std::to_string(record)), std::string::npos) << o.err;
     EXPECT_NE(FindFlat(o.err, "cudaErrorInvalidResourceHandle"), std::string::npos) << o.err;
