@@ -21,22 +21,9 @@ static cudaError_t launch(lab_client_call *c) {
     return (cudaError_t)reply[0];
 }
 
-cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
-                            cudaStream_t stream) {
-    if (lab_client_in_host_fn()) return cudaErrorNotPermitted;
-    lab_client_call c;
-    lab_client_begin(&c, LAB_OP_KERNEL_PROCESS, __builtin_return_address(0));
-    put_u64(&c, (uint64_t)(uintptr_t)out);
-    put_u64(&c, (uint64_t)(uintptr_t)in);
-    put_u64(&c, (uint64_t)n);
-    lab_client_put(&c, &params, sizeof(params));
-    put_u64(&c, (uint64_t)(uintptr_t)stream);
-    return launch(&c);
-}
-
-/* widen and narrow (lab 09's stages) travel as process does, under their own ops. */
-static cudaError_t launch_wide(uint32_t op, const void *out, const void *in, size_t n, kernels_process_params params,
-                               cudaStream_t stream, const void *site) {
+/* process, widen and narrow (lab 09's stages): the same arguments, each under its own op. */
+static cudaError_t launch_process_like(uint32_t op, const void *out, const void *in, size_t n,
+                                       kernels_process_params params, cudaStream_t stream, const void *site) {
     lab_client_call c;
     lab_client_begin(&c, op, site);
     put_u64(&c, (uint64_t)(uintptr_t)out);
@@ -47,16 +34,22 @@ static cudaError_t launch_wide(uint32_t op, const void *out, const void *in, siz
     return launch(&c);
 }
 
+cudaError_t kernels_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
+                            cudaStream_t stream) {
+    if (lab_client_in_host_fn()) return cudaErrorNotPermitted;
+    return launch_process_like(LAB_OP_KERNEL_PROCESS, out, in, n, params, stream, __builtin_return_address(0));
+}
+
 cudaError_t kernels_widen(uint64_t *out, const uint32_t *in, size_t n, kernels_process_params params,
                           cudaStream_t stream) {
     if (lab_client_in_host_fn()) return cudaErrorNotPermitted;
-    return launch_wide(LAB_OP_KERNEL_WIDEN, out, in, n, params, stream, __builtin_return_address(0));
+    return launch_process_like(LAB_OP_KERNEL_WIDEN, out, in, n, params, stream, __builtin_return_address(0));
 }
 
 cudaError_t kernels_narrow(uint32_t *out, const uint64_t *in, size_t n, kernels_process_params params,
                            cudaStream_t stream) {
     if (lab_client_in_host_fn()) return cudaErrorNotPermitted;
-    return launch_wide(LAB_OP_KERNEL_NARROW, out, in, n, params, stream, __builtin_return_address(0));
+    return launch_process_like(LAB_OP_KERNEL_NARROW, out, in, n, params, stream, __builtin_return_address(0));
 }
 
 cudaError_t kernels_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uint64_t duration_ns, uint32_t mark,
