@@ -190,10 +190,10 @@ static bool sm_shared(uint32_t s) {
 }
 
 /* The SM time a block of kernel k needs on SM s with everything resident there: the
- * SM's throughput is shared by its blocks, each taking what its kernel alone would
- * (throughput_ns over its time alone, at most the whole SM). Its own kernel's blocks
- * count as its share at least, as block_ns does; others' as they are. Sets *alone when
- * that is block_ns's own case. */
+ * SM's throughput is shared by the kernels on it, each other kernel taking what its
+ * blocks there would use alone (throughput_ns over their time alone, each), at most the
+ * whole SM. Its own kernel's blocks count as its share at least, as block_ns does. Sets
+ * *alone when that is block_ns's own case. */
 static double sm_busy(const sim_kernel_state *k, uint32_t s, bool *alone) {
     const resident *r = residents(s);
     double others = 0;
@@ -205,7 +205,8 @@ static double sm_busy(const sim_kernel_state *k, uint32_t s, bool *alone) {
             continue;
         }
         double t = o->throughput_ns > o->chain_ns ? o->throughput_ns : o->chain_ns;
-        if (t > 0) others += r[i].blocks * (o->throughput_ns / t);
+        double want = t > 0 ? r[i].blocks * (o->throughput_ns / t) : 0;
+        others += want < 1 ? want : 1;
     }
     if (others > 0 || own > k->share) *alone = false;
     double t = k->throughput_ns > k->chain_ns ? k->throughput_ns : k->chain_ns;
