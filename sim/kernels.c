@@ -42,17 +42,29 @@ uint32_t sim_kernel_residency(const sim_profile *p, uint32_t threads, uint32_t r
     return n;
 }
 
-double sim_kernel_block_ns(const sim_profile *p, const sim_kernel_cost *c, uint32_t nblocks,
-                           uint32_t residency) {
+/* The parts of a block's time: its share of the SM's blocks, the SM time it needs
+ * (throughput_ns) and its dependent chain (chain_ns). */
+static uint32_t block_share(const sim_profile *p, uint32_t nblocks, uint32_t residency) {
     uint32_t sms = (uint32_t)p->sm_count;
     uint32_t share = (nblocks + sms - 1) / sms;
     if (share > residency) share = residency;
     if (share < 1) share = 1;
+    return share;
+}
+
+static double throughput_ns(const sim_profile *p, const sim_kernel_cost *c) {
     double thr = c->int_ops / p->sm_int_ops_per_ns;
     double fp = c->fp32_ops / p->sm_fp32_ops_per_ns;
     double mem = c->dram_bytes / (p->dram_gbps / p->sm_count);
     if (fp > thr) thr = fp;
     if (mem > thr) thr = mem;
+    return thr;
+}
+
+double sim_kernel_block_ns(const sim_profile *p, const sim_kernel_cost *c, uint32_t nblocks,
+                           uint32_t residency) {
+    uint32_t share = block_share(p, nblocks, residency);
+    double thr = throughput_ns(p, c);
     double chain = c->chain_ops * p->op_latency_ns;
     double busy = share * thr;
     return c->fixed_ns + (busy > chain ? busy : chain);
@@ -92,6 +104,11 @@ cudaError_t sim_kernel_prepare(const sim_profile *p, dim3 grid, dim3 block, size
     k->regs = regs_per_block((uint32_t)threads, regs);
     k->smem = (uint32_t)(shared_bytes + (size_t)p->reserved_shared_mem_per_block);
     k->block_ns = sim_kernel_block_ns(p, cost, (uint32_t)nblocks, residency);
+    /* The parts of block_ns, for pricing a block beside other kernels' (compute.h). */
+    k->fixed_ns = cost->fixed_ns;
+    k->throughput_ns = throughput_ns(p, cost);
+    k->chain_ns = cost->chain_ops * p->op_latency_ns;
+    k->share = block_share(p, (uint32_t)nblocks, residency);
     k->overhead_ns = p->kernel_overhead_ns;
     return cudaSuccess;
 }

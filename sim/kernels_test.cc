@@ -1,9 +1,11 @@
 // sim/kernels_test.cc: kernels on the simulated SMs. A block runs for the time the cost
 // formula gives on the profile; blocks beyond what the SMs hold run in waves; kernels of
-// different streams share SMs when their blocks fit; pending blocks of a higher-priority
-// stream dispatch first but running blocks are never preempted; the CPU body runs for
-// every block once, when its block group retires, with the arguments as they were at
-// launch; a launch touching memory outside every allocation faults (sticky); bad launch
+// different streams share SMs when their blocks fit, and then share those SMs' throughput
+// (two that each fill the pipes take twice as long together; two on different SMs, or
+// waiting on their chains, as long as alone); pending blocks of a higher-priority stream
+// dispatch first but running blocks are never preempted; the CPU body runs for every
+// block once, when its block group retires, with the arguments as they were at launch; a
+// launch touching memory outside every allocation faults (sticky); bad launch
 // configurations get the runtime's error codes.
 #include <gtest/gtest.h>
 
@@ -106,6 +108,84 @@ TEST(Kernels, KernelsOfTwoStreamsShareSmsWhenTheirBlocksFit) {
     ASSERT_EQ(Spin(s2, 1e6, Sms(), 1024, "b"), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_LT(cap.Kernel("b").start_ns, cap.Kernel("a").end_ns);
+}
+
+// A kernel of one 256-thread block per SM whose blocks need the SM's whole fp32
+// throughput for about 1 ms (no dependent chain to wait on).
+sim_kernel_launch PipeFilling(const char *name, unsigned blocks) {
+    sim_kernel_launch l = Launch(name, blocks, 256);
+    l.cost.fp32_ops = 1e6 * Profile().sm_fp32_ops_per_ns;
+    return l;
+}
+
+TEST(Kernels, TwoKernelsThatFillThePipesTakeTwiceAsLongTogether) {
+    Reset();
+    Capture cap;
+    cudaStream_t s1, s2;
+    ASSERT_EQ(cudaStreamCreate(&s1), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreate(&s2), cudaSuccess);
+    sim_kernel_launch alone = PipeFilling("alone", Sms()), a = PipeFilling("a", Sms()), b = PipeFilling("b", Sms());
+    ASSERT_EQ(sim_launch_kernel(&alone, s1), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    // Both fit on the SMs at once (one block of each per SM) and share every SM.
+    ASSERT_EQ(sim_launch_kernel(&a, s1), cudaSuccess);
+    ASSERT_EQ(sim_launch_kernel(&b, s2), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    double one = Duration(cap.Kernel("alone"));
+    trace_op ta = cap.Kernel("a"), tb = cap.Kernel("b");
+    double lag = (double)(tb.start_ns - ta.start_ns);
+    ASSERT_LT(tb.start_ns, ta.end_ns);
+    ASSERT_LT(lag, one / 100) << "b starts while a has barely begun";
+    // Their total work takes what it takes one after the other; a ran alone until b came.
+    EXPECT_NEAR((double)(std::max(ta.end_ns, tb.end_ns) - ta.start_ns), 2 * one, lag + 1);
+    EXPECT_NEAR(Duration(ta), 2 * one - lag, lag + 1);
+    EXPECT_NEAR(Duration(tb), 2 * one - lag, lag + 1);
+}
+
+TEST(Kernels, KernelsOnDifferentSmsOverlapForFree) {
+    Reset();
+    Capture cap;
+    cudaStream_t s1, s2;
+    ASSERT_EQ(cudaStreamCreate(&s1), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreate(&s2), cudaSuccess);
+    // A quarter of the SMs each: b's blocks go to SMs a left idle.
+    sim_kernel_launch a = PipeFilling("a", Sms() / 4), b = PipeFilling("b", Sms() / 4);
+    ASSERT_EQ(sim_launch_kernel(&a, s1), cudaSuccess);
+    ASSERT_EQ(sim_launch_kernel(&b, s2), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    trace_op ta = cap.Kernel("a"), tb = cap.Kernel("b");
+    ASSERT_LT(tb.start_ns, ta.end_ns);
+    for (const trace_op &t : {ta, tb}) {
+        EXPECT_GE(Duration(t), 1e6 + MinTurnaround() - 1) << t.name;
+        EXPECT_LE(Duration(t), 1e6 + MaxTurnaround() + 1) << t.name << " runs as fast as alone";
+    }
+}
+
+TEST(Kernels, KernelsWaitingOnTheirChainsShareAnSmForFree) {
+    Reset();
+    Capture cap;
+    cudaStream_t s1, s2;
+    ASSERT_EQ(cudaStreamCreate(&s1), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreate(&s2), cudaSuccess);
+    // One 32-thread block per SM each, a 5000-deep dependent chain a thread: the SMs'
+    // pipes stay mostly idle, so the two kernels on the same SMs do not slow each other.
+    sim_kernel_launch a = Launch("a", Sms(), 32);
+    a.cost.fp32_ops = 32.0 * 5000;
+    a.cost.chain_ops = 5000;
+    sim_kernel_launch b = a;
+    b.name = "b";
+    const sim_profile &p = Profile();
+    double chain = 5000 * p.op_latency_ns;
+    ASSERT_LT(2 * a.cost.fp32_ops / p.sm_fp32_ops_per_ns, chain);
+    ASSERT_EQ(sim_launch_kernel(&a, s1), cudaSuccess);
+    ASSERT_EQ(sim_launch_kernel(&b, s2), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    trace_op ta = cap.Kernel("a"), tb = cap.Kernel("b");
+    ASSERT_LT(tb.start_ns, ta.end_ns);
+    for (const trace_op &t : {ta, tb}) {
+        EXPECT_GE(Duration(t), chain + MinTurnaround() - 1) << t.name;
+        EXPECT_LE(Duration(t), chain + MaxTurnaround() + 1) << t.name << " runs as fast as alone";
+    }
 }
 
 TEST(Kernels, AKernelWaitsForRoomWhenTheSmsAreFull) {

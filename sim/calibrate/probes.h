@@ -36,6 +36,7 @@ extern "C" {
 #define CAL_PROCESS_ITERS_HI 4000
 #define CAL_CHAIN_ITERS_LO 20000
 #define CAL_CHAIN_ITERS_HI 80000
+#define CAL_CONCURRENT_ITERS 8000 /* lab 02's producers */
 #define CAL_CALLS 1000 /* host calls timed together (launches, event records, syncs) */
 
 /* The host-device round trips: synchronisation, polling, host functions, graphs. */
@@ -111,6 +112,8 @@ extern "C" {
     X(ds_nonblocking, "ms", "model", "the same on cudaStreamNonBlocking streams")                             \
     X(prio_high, "us", "model", "8 urgent one-wave 20 us kernels behind a 100-wave one, high priority: mean latency")       \
     X(prio_equal, "us", "model", "the first urgent kernel behind a 100-wave one, equal priority: latency")      \
+    X(concurrent_one, "us", "model", "process kernel, one block per SM, 8000 iterations, alone: device time")   \
+    X(concurrent_pair, "us", "model", "two such kernels at once on two streams, one block of each per SM: device time") \
     CAL_ROUND_TRIP_FIGURES(X)
 
 typedef enum cal_figure_id {

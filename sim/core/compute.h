@@ -7,7 +7,11 @@
  * class s mod sm_classes) that differ slightly in block turnaround; blocks dispatched at
  * one instant to the SMs of one class retire together, as one event: a block holds its
  * slot for the kernel's block time plus its class's turnaround (docs/calibration.md says
- * why). The kernel's CPU body runs for each group's block range when the group retires. */
+ * why). Blocks of different kernels on one SM share its throughput: a block's time is its
+ * kernel's block_ns while nothing else is on its SMs, longer by what the other kernels'
+ * blocks there take of the SM while they run (each kernel at most the whole SM), and a group in flight is priced again
+ * whenever that changes (docs/calibration.md, "Kernels that share SMs"). The kernel's CPU
+ * body runs for each group's block range when the group retires. */
 #ifndef STREAMLAB_SIM_COMPUTE_H
 #define STREAMLAB_SIM_COMPUTE_H
 

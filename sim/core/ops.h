@@ -68,7 +68,11 @@ typedef struct sim_kernel_state {
     uint32_t threads;     /* per block */
     uint32_t regs;        /* per block, as allocated */
     uint32_t smem;        /* per block, with the driver's reservation */
-    double block_ns;      /* how long a block holds its slot */
+    double block_ns;      /* how long a block holds its slot, its kernel alone on the GPU */
+    /* block_ns = fixed_ns + max(share * throughput_ns, chain_ns) (streamlab_sim.h): the
+     * parts, with which the SMs price a block that shares its SM with other kernels'. */
+    double fixed_ns, throughput_ns, chain_ns;
+    uint32_t share;
     double overhead_ns;   /* launch overhead on the device before blocks dispatch */
     int32_t priority;
     uint64_t order;       /* dispatch order within a priority */

@@ -38,7 +38,9 @@ typedef void (*sim_kernel_body)(const void *args, uint32_t block_begin, uint32_t
  * where throughput_ns = max(int_ops / sm_int_ops_per_ns, fp32_ops / sm_fp32_ops_per_ns,
  * dram_bytes / (dram_bytes_per_ns / sm_count)), chain_ns = chain_ops * op_latency_ns,
  * and share is how many of this kernel's blocks share one SM (its residency limit, or
- * fewer when the grid is small). All counts are per block. */
+ * fewer when the grid is small). Blocks of other kernels on the same SM take their part
+ * of its throughput, and a block runs longer while they do (docs/calibration.md, "Kernels
+ * that share SMs"). All counts are per block. */
 typedef struct sim_kernel_cost {
     double fixed_ns;   /* device-independent time (a clock-based spin kernel) */
     double int_ops;    /* 32-bit integer operations, summed over the block's threads */
