@@ -20,6 +20,7 @@
 #include "sim/stream_capture.h"
 #include "sim/devices.h"
 #include "sim/kernels.h"
+#include "sim/pageable_staging.h"
 #include "sim/core/memory.h"
 #include "sim/core/scheduler.h"
 #include "sim/stream_handles.h"
@@ -286,10 +287,20 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
         sim_capture_add_op(si, op, &t);
         return cudaSuccess;
     }
+    /* cudaMemcpyAsync from pageable memory needs a slot of the driver's staging memory
+     * first: with every slot held by uploads still queued, the host waits here. */
+    uint32_t staging_slots = 0;
+    uint32_t staging_dev = 0;
+    if (rule.host_staged_src && !rule.sync_before) {
+        int dev = sim_mem_device_of(dst, count);
+        staging_dev = dev < 0 ? 0u : (uint32_t)dev;
+        staging_slots = sim_staging_acquire(p, staging_dev, si, count);
+    }
     op->trace_id = trace_record(&t, trace_stream);
     op->visible_ns = visible_now(p);
     sim_sched_enqueue(op, si);
     uint64_t id = op->trace_id, seq = op->seq;
+    if (staging_slots) sim_staging_hold(staging_dev, si, seq, staging_slots);
 
     /* cudaMemcpyAsync from pageable memory: the driver copies the source into staging
      * memory of its own at the call, without waiting for the stream's earlier work, and

@@ -2,7 +2,8 @@
 // engine at the profile's rate after its set-up time; both directions at once share the
 // bidirectional rate; pageable copies take the profile's pageable time for their size and
 // block the host as trace/record/copy_rules.h says (an upload from pageable memory is staged
-// at the call, not after the stream's earlier work); one shared engine when asyncEngineCount is 1; bytes move when a
+// at the call, not after the stream's earlier work, unless every staging slot of the driver is
+// held by uploads still queued); one shared engine when asyncEngineCount is 1; bytes move when a
 // copy completes; misuse gets the runtime's error codes.
 #include <gtest/gtest.h>
 
@@ -136,6 +137,89 @@ TEST(Copies, PageableUploadIntoABusyStreamReturnsOnceStaged) {
     ASSERT_EQ(cudaMemcpy(back.data(), d, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
     EXPECT_EQ(back.front(), 1) << "the copy moved what the source held at the call";
     EXPECT_EQ(back.back(), 1);
+}
+
+// The driver has few staging slots (pageable_staging_slots, measured on an H200 with
+// docs/calibration/pageable_async_probe.cu): behind a long kernel, that many pageable
+// uploads are staged and return at once, and the next one waits on the host until the
+// oldest has been copied, which is after the kernel. One of at most pageable_inline_bytes
+// holds no slot.
+TEST(Copies, PageableUploadsBehindABusyStreamWaitForAStagingSlot) {
+    Reset();
+    const size_t bytes = kMiB;
+    const int slots = (int)Profile().pageable_staging_slots;
+    ASSERT_GE(slots, 1);
+    ASSERT_LE((double)bytes, Profile().pageable_staging_chunk_bytes);
+    std::vector<std::vector<unsigned char>> h(slots + 2, std::vector<unsigned char>(bytes, 1));
+    unsigned char *d;
+    ASSERT_EQ(cudaMalloc(&d, bytes * h.size()), cudaSuccess);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    const double kernel_ns = 2e6;
+    uint64_t k0 = sim_now_ns();
+    ASSERT_EQ(simtest::Spin(s, kernel_ns), cudaSuccess);
+    const double staged = Profile().memcpy_call_ns + Profile().memcpy_call_ns_per_mib * 1.0 +
+                          sim_profile_pageable_ns(&Profile(), true, (double)bytes);
+    for (int i = 0; i < slots; i++) {
+        uint64_t t0 = sim_now_ns();
+        ASSERT_EQ(cudaMemcpyAsync(d + i * bytes, h[i].data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+        EXPECT_NEAR((double)(sim_now_ns() - t0), staged, 1.0) << "upload " << i << " had a free slot";
+    }
+    ASSERT_LT((double)(sim_now_ns() - k0), kernel_ns);
+    ASSERT_EQ(cudaMemcpyAsync(d + slots * bytes, h[slots].data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    EXPECT_GT((double)(sim_now_ns() - k0), kernel_ns + sim_profile_pageable_ns(&Profile(), true, (double)bytes))
+        << "the upload past the slots waited for the first staged one, copied after the kernel";
+    // A small upload goes with the command: no slot, no wait, even with every slot held.
+    ASSERT_EQ(simtest::Spin(s, kernel_ns), cudaSuccess);
+    for (int i = 0; i < slots; i++)
+        ASSERT_EQ(cudaMemcpyAsync(d + i * bytes, h[i].data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    const size_t small = (size_t)Profile().pageable_inline_bytes;
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaMemcpyAsync(d, h[slots + 1].data(), small, cudaMemcpyHostToDevice, s), cudaSuccess);
+    EXPECT_LT((double)(sim_now_ns() - t0), 2 * (Profile().memcpy_call_ns + sim_profile_pageable_ns(&Profile(), true, (double)small)));
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
+    ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+}
+
+// A kernel on another stream holds no slot: the upload's own stream is idle.
+TEST(Copies, PageableUploadsWaitOnlyForStagedUploads) {
+    Reset();
+    const size_t bytes = kMiB;
+    const int n = (int)Profile().pageable_staging_slots + 2;
+    std::vector<unsigned char> h(bytes, 3);
+    unsigned char *d;
+    ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+    cudaStream_t busy, s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    const double kernel_ns = 5e6;
+    uint64_t k0 = sim_now_ns();
+    ASSERT_EQ(simtest::Spin(busy, kernel_ns), cudaSuccess);
+    for (int i = 0; i < n; i++)
+        ASSERT_EQ(cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    EXPECT_LT((double)(sim_now_ns() - k0), kernel_ns) << "no upload waited for the other stream's kernel";
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
+}
+
+// An upload of more chunks than there are slots is staged as it is copied: behind a long
+// kernel it waits for its stream at the call.
+TEST(Copies, APageableUploadLargerThanTheSlotsWaitsForItsStream) {
+    Reset();
+    const size_t bytes = (size_t)(Profile().pageable_staging_chunk_bytes * (Profile().pageable_staging_slots + 2));
+    std::vector<unsigned char> h(bytes, 4);
+    unsigned char *d;
+    ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    const double kernel_ns = 2e6;
+    uint64_t k0 = sim_now_ns();
+    ASSERT_EQ(simtest::Spin(s, kernel_ns), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(d, h.data(), bytes, cudaMemcpyHostToDevice, s), cudaSuccess);
+    EXPECT_GT((double)(sim_now_ns() - k0), kernel_ns + sim_profile_pageable_ns(&Profile(), true, (double)bytes));
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
 }
 
 TEST(Copies, PageableDeviceToHostWaitsForCompletion) {

@@ -15,6 +15,7 @@
 #include "sim/devices.h"
 #include "sim/errors.h"
 #include "sim/graph.h"
+#include "sim/pageable_staging.h"
 #include "sim/profile_choice.h"
 #include "sim/runtime.h"
 #include "sim/stream_handles.h"
@@ -28,6 +29,7 @@ bool sim_runtime_in_use(void) {
 
 void sim_runtime_teardown(void) {
     sim_capture_reset();
+    sim_staging_reset();
     sim_graphs_reset(true);
     if (sim_runtime_streams_made()) {
         sim_sched_reset();

@@ -66,6 +66,9 @@ extern "C" {
     X(copy, h2d_fixed_ns, false, 0, 1e9)                                                      \
     X(copy, d2h_fixed_ns, false, 0, 1e9)                                                      \
     X(copy, pageable_fixed_ns, false, 0, 1e9)                                                 \
+    X(copy, pageable_staging_slots, true, 0, 64)                                              \
+    X(copy, pageable_staging_chunk_bytes, true, 4096, 1 << 30)                                \
+    X(copy, pageable_inline_bytes, true, 0, 1 << 30)                                          \
     X(compute, sm_fp32_ops_per_ns, false, 1e-3, 1e6)                                          \
     X(compute, sm_int_ops_per_ns, false, 1e-3, 1e6)                                           \
     X(compute, op_latency_ns, false, 0, 1e6)                                                  \
