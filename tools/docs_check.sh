@@ -3,7 +3,8 @@
 # repository, after a build (`bazel build //labs/... //solutions/... //grading:grade`):
 #
 #   tools/docs_check.sh            check; exit 0 when all is well, 1 with every problem listed
-#   tools/docs_check.sh --update   regenerate the sample outputs in the docs (then check)
+#   tools/docs_check.sh --update   regenerate the sample outputs in the docs and README.md's
+#                                  table of labs (then check)
 #
 # It reads README.md, docs/*.md and labs/*/README.md and checks that:
 #   1. every repository path they name (labs/..., docs/..., sim/..., a relative link)
@@ -16,7 +17,10 @@
 #   4. a sentence saying which labs exist ("Labs 00 to 09 exist", "Ten labs exist, 00 to
 #      09") names the last lab of labs/catalog.json; and the pages whose sources were checked
 #      against the CUDA Programming Guide (CITED_BY_SECTION below) cite its sections, not its
-#      root page (the others' root citations are listed as notes, not counted).
+#      root page (the others' root citations are listed as notes, not counted);
+#   5. README.md's table of labs, between the lines "<!-- labs: ..." and "<!-- end labs -->",
+#      is labs/catalog.json's labs in order, each linked to its lesson with its "concept"
+#      (a new lab's row comes from its catalog entry: --update writes it).
 # Placeholders (NN_topic, alice/, OUT, ...) and paths outside the repository are not
 # checked. .ci/run runs it.
 set -uo pipefail
@@ -141,6 +145,34 @@ for doc in "${docs[@]}"; do
     echo "docs_check: note: ${doc} cites the CUDA Programming Guide's root page (line ${hits% })"
   fi
 done
+
+# ---- 5. README.md's table of labs, from the catalog --------------------------------------
+# The table the catalog gives: a header, then "| [id](lesson) | concept |" per lab.
+catalog_table() {
+  printf '| lab | what it teaches |\n| --- | --- |\n'
+  jq -r '.labs | sort_by(.number) | .[] | "| [\(.id)](\(.lesson)) | \(.concept) |"' labs/catalog.json
+}
+if [[ -f labs/catalog.json && -f README.md ]] && grep -q '^<!-- labs: ' README.md; then
+  if ! want="$(catalog_table)"; then
+    problem "labs/catalog.json: jq could not read it (README.md's table of labs comes from it)"
+  else
+    have="$(sed -n '/^<!-- labs: /,/^<!-- end labs -->/p' README.md | sed '1d;$d')"
+    if [[ "${have}" != "${want}" ]]; then
+      if ((update)); then
+        tmp="$(mktemp)"
+        awk -v table="${want}" '
+          /^<!-- labs: / { print; print table; skip = 1; next }
+          /^<!-- end labs -->/ { skip = 0 }
+          !skip { print }' README.md >"${tmp}" && cat "${tmp}" >README.md
+        rm -f "${tmp}"
+        echo "docs_check: README.md's table of labs rewritten from labs/catalog.json"
+      else
+        problem "README.md: its table of labs is not labs/catalog.json's (tools/docs_check.sh --update writes it)"
+        diff <(echo "${have}") <(echo "${want}") | sed 's/^/    /' | head -n 20
+      fi
+    fi
+  fi
+fi
 
 # ---- 3. sample outputs -------------------------------------------------------------------
 if ((update)); then

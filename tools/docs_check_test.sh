@@ -82,5 +82,26 @@ else
   echo "ok: sections pass"
 fi
 
+# README.md's table of labs: the catalog's labs, linked to their lessons with their concept.
+printf '{"labs": [{"id": "00_x", "number": 0, "lesson": "labs/00_x/lab.c", "concept": "streams"}, {"id": "01_y", "number": 1, "lesson": "labs/00_x/lab.c", "concept": "events"}]}\n' >"${tree}/labs/catalog.json"
+printf '# Guide\nSee [the kit](../README.md#a-kit).\n' >"${tree}/docs/guide.md"
+cat >>"${tree}/README.md" <<'DOC'
+
+<!-- labs: from labs/catalog.json -->
+| lab | what it teaches |
+| --- | --- |
+| [00_x](labs/00_x/lab.c) | streams |
+<!-- end labs -->
+DOC
+expect 1 "its table of labs is not labs/catalog.json's" "a table of labs missing a catalog lab fails"
+DOCS_ROOT="${tree}" DOCS_SAMPLES_BIN="${bin}" DOCS_CHECK_NO_BAZEL=1 "${check}" --update >/dev/null 2>&1
+expect 0 "are as the kit is" "--update writes the table of labs from the catalog"
+grep -qF '| [01_y](labs/00_x/lab.c) | events |' "${tree}/README.md" && grep -qF '<!-- end labs -->' "${tree}/README.md" || {
+  echo "FAIL: --update did not write lab 01_y's row between the markers"
+  failures=$((failures + 1))
+}
+sed -i 's/| events |/| graphs |/' "${tree}/README.md"
+expect 1 "its table of labs is not labs/catalog.json's" "a row that says other than the catalog fails"
+
 ((failures == 0)) && echo "all docs_check tests passed"
 exit $((failures > 0))

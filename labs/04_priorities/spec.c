@@ -18,8 +18,12 @@
  * Measured with this lab on a real H200: p99 8.47 ms at equal priority, 0.14-0.15 ms on the
  * greatest (a request alone: 0.042-0.055 ms; the request's kernel runs slower beside the
  * spinning background blocks than alone, which the simulator, at 0.059 ms, does not
- * show). The target, a p99 within 5 times the bound (20%), fails the first by two orders
- * of magnitude and passes the second with room (docs/measured.md). The background must be
+ * show). Since the simulator shares an SM's throughput between the kernels on it, it shows
+ * that too: the reference's p99 is 0.17-0.19 ms on the simulator, an H100 and an H200, 25-27%
+ * of the bound, and every program that leaves the requests behind the background reaches 1-2%.
+ * The target, a p99 within about 6.7 times the bound (15%), sits between them with room on
+ * both sides (at least 9 points above the reference's lowest, 25% on an H200, and 13 above
+ * the highest of the rest; docs/measured.md). The background must be
  * done in every run and take at most 25% longer than the baseline's (it may not be starved
  * or skipped). */
 #include <stdbool.h>
@@ -189,7 +193,7 @@ const lab_spec LAB_SPEC = {
     .bound_name = "idle-device bound",
     .bound_label = "bound",
     .metric = LAB_METRIC_LATENCY,
-    .target_bound_fraction = 0.20,
+    .target_bound_fraction = 0.15,
     .request_first_us = 500,
     .request_every_us = 250,
     .background = background,

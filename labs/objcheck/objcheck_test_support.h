@@ -56,15 +56,21 @@ struct Checked {
     std::vector<std::string> messages;
 };
 
+}  // namespace objcheck_test
+
+// ASan's runtime entry point, present only where the binary was linked with it.
+extern "C" void __asan_init(void) __attribute__((weak));
+
+namespace objcheck_test {
+
 // Whether this test, and so the objects Bazel compiled beside it, is a sanitizer build
 // (--config=asan): objcheck then accepts what the sanitizers add, as labs/lab.bzl has it.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+// That build instruments the C files and links every binary with ASan's runtime, but
+// compiles the C++ tests as the default build does (.bazelrc), so __SANITIZE_ADDRESS__
+// cannot tell: the runtime linked in can.
+inline bool SanitizerBuild() { return __asan_init != nullptr; }
 
-inline Checked Check(const std::string &object, const char *source, bool sanitized = kSanitized) {
+inline Checked Check(const std::string &object, const char *source, bool sanitized = SanitizerBuild()) {
     Checked c;
     lab_objcheck_result r;
     lab_objcheck_options options = {source, sanitized};
