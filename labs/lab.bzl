@@ -37,11 +37,45 @@ def _lab_id(spec):
     "03_double_buffer/spec.c" or "//labs:03_double_buffer/spec.c"."""
     return spec.split(":")[-1].split("/")[0]
 
-def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = None):
+def _referee_copy_impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name)
+    ctx.actions.run_shell(
+        inputs = [ctx.file.src],
+        outputs = [out],
+        command = 'cp "$1" "$2" && chmod 0755 "$2"',
+        arguments = [ctx.file.src.path, out.path],
+        mnemonic = "CopyLabBinary",
+        progress_message = "Copying the lab binary %s" % ctx.label,
+    )
+    runfiles = ctx.runfiles(files = ctx.files.data)
+    for d in ctx.attr.data:
+        runfiles = runfiles.merge(d[DefaultInfo].default_runfiles)
+    return [DefaultInfo(executable = out, files = depset([out]), runfiles = runfiles)]
+
+# A lab binary that is another's, byte for byte, under this name: it starts the student's
+# program built beside it (NAME_student, found through /proc/self/exe), so a copy, not a
+# link, which would find the other's.
+_referee_copy = rule(
+    implementation = _referee_copy_impl,
+    attrs = {
+        "src": attr.label(allow_single_file = True, mandatory = True),
+        "data": attr.label_list(allow_files = True),
+    },
+    executable = True,
+)
+
+def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = None, binary_of = None):
     """The targets of one lab; copts are extra flags for the student's file only (tests),
     spec_copts for the spec's (a variant of the lab's workload, for a lesson's second part).
     The spec gets its lab's id, title and lesson from the catalog (LAB_ID, LAB_TITLE and
-    LAB_LESSON in "lab_catalog/lab_identity.h", @lab_catalog//:NN_topic_identity)."""
+    LAB_LESSON in "lab_catalog/lab_identity.h", @lab_catalog//:NN_topic_identity).
+
+    binary_of: another lab() of this package with the same spec and spec_copts (a variant
+    of the lab's own file): its lab binary, which holds the spec, the harness and the
+    referee and none of the student's code, is copied rather than compiled and linked again
+    (each variant differs only in its student program)."""
+    if binary_of and spec_copts:
+        fail("lab(%s): binary_of shares %s's spec as it was built; it cannot take spec_copts" % (name, binary_of))
     for backend in BACKENDS:
         native.cc_library(
             name = "%s_impl_%s" % (name, backend),
@@ -58,6 +92,36 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             tags = tags,
             visibility = ["//labs/objcheck:__pkg__"],
         )
+        # The student's program: the student's file and the client library, nothing of the
+        # harness; the lab binary below starts it and referees it (docs/referee.md).
+        native.cc_binary(
+            name = "%s_%s_student" % (name, backend),
+            deps = [
+                ":%s_student_%s" % (name, backend),
+                "//labs/client:client_" + backend,
+            ],
+            tags = tags,
+            visibility = visibility,
+        )
+        if binary_of:
+            _referee_copy(
+                name = "%s_%s" % (name, backend),
+                src = ":%s_%s" % (binary_of, backend),
+                data = [":%s_%s_student" % (name, backend)],
+                tags = tags,
+                visibility = visibility,
+            )
+            native.cc_binary(
+                name = "%s_%s_one_process" % (name, backend),
+                deps = [
+                    ":%s_student_%s" % (name, backend),
+                    ":%s_spec_%s" % (binary_of, backend),
+                    "//labs/harness:main_" + backend,
+                ],
+                tags = tags + ["manual"],
+                visibility = visibility,
+            )
+            continue
         native.cc_library(
             name = "%s_spec_%s" % (name, backend),
             srcs = [spec],
@@ -71,17 +135,6 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
             alwayslink = True,
             # The grader links submissions against the same spec library (//grading:kit.bzl).
             visibility = ["//grading:__pkg__"],
-        )
-        # The student's program: the student's file and the client library, nothing of the
-        # harness; the lab binary below starts it and referees it (docs/referee.md).
-        native.cc_binary(
-            name = "%s_%s_student" % (name, backend),
-            deps = [
-                ":%s_student_%s" % (name, backend),
-                "//labs/client:client_" + backend,
-            ],
-            tags = tags,
-            visibility = visibility,
         )
         native.cc_binary(
             name = "%s_%s" % (name, backend),

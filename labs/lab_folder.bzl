@@ -8,7 +8,8 @@ gives
     :04_priorities (_sim, _gpu, _run)  the lab on the student's file, 04_priorities/lab.c
     :04_priorities_VARIANT             each variant of 04_priorities/testdata/variants.c,
                                        built with -DLAB_VARIANT_<VARIANT> (the manifest's
-                                       "variants")
+                                       "variants"); its lab binary is the lab's own, copied
+                                       (lab()'s binary_of): only its student program differs
     :04_priorities_BUILD               each of the manifest's "builds": the skeleton or the
                                        reference against the spec built with spec_defines
     :04_priorities_lesson_test         the spec against its skeleton and lesson (when the
@@ -38,6 +39,7 @@ def lab_folder(lab_id, manifest):
             src = lab_id + "/testdata/variants.c",
             spec = spec,
             copts = ["-DLAB_VARIANT_" + variant.upper()],
+            binary_of = lab_id,
         )
 
     for build in manifest["builds"]:

@@ -26,12 +26,13 @@ const cJSON *Figures(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j
 
 // The margin every binary keeps from the target, in fractions of the bound.
 constexpr double kMargin = 0.05;
-// What the simulator's model leaves the wrong structures below the 82% target: a loader
-// with one buffer 4.5 to 5 points, a pageable ring 1 to 1.5 (on an H100, 6.5 and over 20:
-// docs/measured.md, lab 08 with 1 MiB batches). The 5 points the labs aim for are not
-// reached here: the simulator puts the pinned rings 8 to 10 points above the GPU.
+// What the simulator's model leaves a loader with one buffer below the 82% target: 4.5 to
+// 5 points (6-7 on an H100 and an H200: docs/measured.md, lab 08 with 1 MiB batches). The
+// 5 points the labs aim for are not reached here: the simulator puts the pinned rings 4 to
+// 10 points above the GPUs. A ring of pageable buffers keeps the full margin: 66% of the
+// bound, with the driver's staging slots (sim/pageable_staging.h) and the client's copy
+// into the referee's staging charged (labs/harness/remote.c); 56-67% on the GPUs.
 constexpr double kOneBufferMargin = 0.04;
-constexpr double kPageableMargin = 0.01;
 
 TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
     Outcome o = RunLabOnce("labs/08_prefetch_loader_sim", Args());
@@ -89,9 +90,15 @@ TEST(Lab08, APageableRingPaysForEveryUploadOnTheHost) {
     EXPECT_EQ(Str(j, "status"), "below_target");
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_EQ(Num(j, "races"), 0) << "each upload's source is staged before its call returns";
-    EXPECT_GT(Num(j, "speedup"), 1.3) << "the ring still lets the loader run ahead";
-    EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kPageableMargin);
+    // Still faster than waiting for every batch (1.0x; 1.17-1.29x on an H200), though its
+    // staging holds the loader back.
+    EXPECT_GT(Num(j, "speedup"), 1.15) << "the ring still lets the loader run ahead";
+    EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - 2 * kMargin)
+        << "each upload pays its staging, waits for a staging slot, and is copied into the referee's staging";
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
+    // Its uploads all read staging, so the advice names the pageable memory, not "one
+    // pinned buffer".
+    EXPECT_EQ(Why(j).rfind("48 of your copies came from pageable memory (malloc)", 0), 0u) << Why(j);
     cJSON_Delete(j);
     // The report says where the time went: every upload staged from pageable memory while
     // the host waited in the copy call.
