@@ -111,49 +111,39 @@ def lab(name, src, spec, copts = [], spec_copts = [], tags = [], visibility = No
                 tags = tags,
                 visibility = visibility,
             )
-            native.cc_binary(
-                name = "%s_%s_one_process" % (name, backend),
+        else:
+            native.cc_library(
+                name = "%s_spec_%s" % (name, backend),
+                srcs = [spec],
+                copts = spec_copts,
                 deps = [
-                    ":%s_student_%s" % (name, backend),
-                    ":%s_spec_%s" % (binary_of, backend),
-                    "//labs/harness:main_" + backend,
+                    "//kernels:cpu",
+                    "//labs/harness:lab_api_" + backend,
+                    "@lab_catalog//:%s_identity" % _lab_id(spec),
+                    "//labs/harness:spec_helpers_" + backend,
                 ],
-                tags = tags + ["manual"],
+                alwayslink = True,
+                # The grader links submissions against the same spec library (//grading:kit.bzl).
+                visibility = ["//grading:__pkg__"],
+            )
+            native.cc_binary(
+                name = "%s_%s" % (name, backend),
+                deps = [
+                    ":%s_spec_%s" % (name, backend),
+                    "//labs/harness:main_" + backend,
+                    "//labs/harness:referee_" + backend,
+                ],
+                data = [":%s_%s_student" % (name, backend)],
+                tags = tags,
                 visibility = visibility,
             )
-            continue
-        native.cc_library(
-            name = "%s_spec_%s" % (name, backend),
-            srcs = [spec],
-            copts = spec_copts,
-            deps = [
-                "//kernels:cpu",
-                "//labs/harness:lab_api_" + backend,
-                "@lab_catalog//:%s_identity" % _lab_id(spec),
-                "//labs/harness:spec_helpers_" + backend,
-            ],
-            alwayslink = True,
-            # The grader links submissions against the same spec library (//grading:kit.bzl).
-            visibility = ["//grading:__pkg__"],
-        )
-        native.cc_binary(
-            name = "%s_%s" % (name, backend),
-            deps = [
-                ":%s_spec_%s" % (name, backend),
-                "//labs/harness:main_" + backend,
-                "//labs/harness:referee_" + backend,
-            ],
-            data = [":%s_%s_student" % (name, backend)],
-            tags = tags,
-            visibility = visibility,
-        )
         # The student's code in the lab binary's own process, as before the referee: built only
         # when asked for, to measure what the referee costs on a GPU (kernels/gpu_bundle.sh).
         native.cc_binary(
             name = "%s_%s_one_process" % (name, backend),
             deps = [
                 ":%s_student_%s" % (name, backend),
-                ":%s_spec_%s" % (name, backend),
+                ":%s_spec_%s" % (binary_of or name, backend),
                 "//labs/harness:main_" + backend,
             ],
             tags = tags + ["manual"],

@@ -219,14 +219,18 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
     trace_engine lane;
     int src_dev = dir == TRACE_COPY_D2D ? sim_mem_device_of(src, count) : -1;
     int dst_dev = dir == TRACE_COPY_D2D ? sim_mem_device_of(dst, count) : -1;
+    /* A host-device copy's device: the one whose memory it reaches (0 if none is known). */
+    int reached = dir == TRACE_COPY_H2D ? sim_mem_device_of(dst, count)
+                  : dir == TRACE_COPY_D2H ? sim_mem_device_of(src, count)
+                                          : -1;
+    uint32_t copy_dev = reached < 0 ? 0u : (uint32_t)reached;
     if (dir == TRACE_COPY_H2D || dir == TRACE_COPY_D2H) {
         op = sim_op_new(SIM_OP_COPY);
         sim_copy_state *c = &op->u.copy;
         c->dir = dir;
         c->pinned = pinned;
         /* The copy engines of the device whose memory it reaches. */
-        int dev = sim_mem_device_of(dir == TRACE_COPY_H2D ? dst : src, count);
-        c->engine = sim_copy_engine_on(dev < 0 ? 0u : (uint32_t)dev, dir);
+        c->engine = sim_copy_engine_on(copy_dev, dir);
         c->dst = dst;
         c->src = src;
         c->bytes = count;
@@ -277,8 +281,7 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
     sim_devices_mark_ranges(&t);
     if (dir == TRACE_COPY_H2D || dir == TRACE_COPY_D2H) {
         /* On the copy engine of the device whose memory it reaches (as above). */
-        int dev = sim_mem_device_of(dir == TRACE_COPY_H2D ? dst : src, count);
-        trace_op_set_device(&t, dev < 0 ? 0u : (uint32_t)dev);
+        trace_op_set_device(&t, copy_dev);
     } else if (lane == TRACE_ENGINE_LINK) {
         trace_op_set_peer(&t, (uint32_t)src_dev, (uint32_t)dst_dev);
     }
@@ -290,17 +293,12 @@ static cudaError_t do_copy(sim_call *call, void *dst, const void *src, size_t co
     /* cudaMemcpyAsync from pageable memory needs a slot of the driver's staging memory
      * first: with every slot held by uploads still queued, the host waits here. */
     uint32_t staging_slots = 0;
-    uint32_t staging_dev = 0;
-    if (rule.host_staged_src && !rule.sync_before) {
-        int dev = sim_mem_device_of(dst, count);
-        staging_dev = dev < 0 ? 0u : (uint32_t)dev;
-        staging_slots = sim_staging_acquire(p, staging_dev, si, count);
-    }
+    if (rule.host_staged_src && !rule.sync_before) staging_slots = sim_staging_acquire(p, copy_dev, si, count);
     op->trace_id = trace_record(&t, trace_stream);
     op->visible_ns = visible_now(p);
     sim_sched_enqueue(op, si);
     uint64_t id = op->trace_id, seq = op->seq;
-    if (staging_slots) sim_staging_hold(staging_dev, si, seq, staging_slots);
+    if (staging_slots) sim_staging_hold(copy_dev, si, seq, staging_slots);
 
     /* cudaMemcpyAsync from pageable memory: the driver copies the source into staging
      * memory of its own at the call, without waiting for the stream's earlier work, and

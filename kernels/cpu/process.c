@@ -1,5 +1,7 @@
-/* kernels/cpu/process.c: the CPU body of process (see cpu.h). */
+/* kernels/cpu/process.c: the CPU bodies of process and of its two forms for lab 09's stages,
+ * widen and narrow, over the same grid (see cpu.h). */
 #include "kernels/cpu/cpu.h"
+#include "kernels/math.h"
 
 /* Elements [first, last) of blocks [block_begin, block_end) of a grid of
  * `per_block`-element blocks over n elements. */
@@ -24,4 +26,19 @@ void kernels_cpu_process_affine(uint32_t *out, const uint32_t *in, size_t n, ker
 void kernels_cpu_process(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
                          uint32_t block_begin, uint32_t block_end) {
     kernels_cpu_process_affine(out, in, n, kernels_affine_power(params), block_begin, block_end);
+}
+
+void kernels_cpu_widen_affine(uint64_t *out, const uint32_t *in, size_t n, kernels_affine map, uint32_t block_begin,
+                              uint32_t block_end) {
+    size_t first, last;
+    block_span(n, KERNELS_PROCESS_THREADS, block_begin, block_end, &first, &last);
+    for (size_t i = first; i < last; i++) out[i] = kernels_widen_pack(kernels_affine_apply(map, in[i]), in[i]);
+}
+
+void kernels_cpu_narrow_affine(uint32_t *out, const uint64_t *in, size_t n, kernels_affine map, uint32_t block_begin,
+                               uint32_t block_end) {
+    size_t first, last;
+    block_span(n, KERNELS_PROCESS_THREADS, block_begin, block_end, &first, &last);
+    for (size_t i = first; i < last; i++)
+        out[i] = kernels_narrow_add(kernels_affine_apply(map, kernels_wide_result(in[i])), in[i]);
 }

@@ -13,6 +13,9 @@
 
 #include "labs/objcheck/objcheck.h"
 
+// ASan's runtime entry point, present only where the binary was linked with it.
+extern "C" void __asan_init(void) __attribute__((weak));
+
 namespace objcheck_test {
 
 // The runfiles root of the workspace: the tests run there, so the paths the objects were
@@ -55,13 +58,6 @@ struct Checked {
     std::vector<std::string> symbols;  // each refusal's symbol
     std::vector<std::string> messages;
 };
-
-}  // namespace objcheck_test
-
-// ASan's runtime entry point, present only where the binary was linked with it.
-extern "C" void __asan_init(void) __attribute__((weak));
-
-namespace objcheck_test {
 
 // Whether this test, and so the objects Bazel compiled beside it, is a sanitizer build
 // (--config=asan): objcheck then accepts what the sanitizers add, as labs/lab.bzl has it.
