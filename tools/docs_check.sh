@@ -160,8 +160,9 @@ if [[ -f labs/catalog.json && -f README.md ]] && grep -q '^<!-- labs: ' README.m
     if [[ "${have}" != "${want}" ]]; then
       if ((update)); then
         tmp="$(mktemp)"
-        awk -v table="${want}" '
-          /^<!-- labs: / { print; print table; skip = 1; next }
+        # The table through the environment: awk -v would read backslashes as escapes.
+        table="${want}" awk '
+          /^<!-- labs: / { print; print ENVIRON["table"]; skip = 1; next }
           /^<!-- end labs -->/ { skip = 0 }
           !skip { print }' README.md >"${tmp}" && cat "${tmp}" >README.md
         rm -f "${tmp}"

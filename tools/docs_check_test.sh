@@ -102,6 +102,14 @@ grep -qF '| [01_y](labs/00_x/lab.c) | events |' "${tree}/README.md" && grep -qF 
 }
 sed -i 's/| events |/| graphs |/' "${tree}/README.md"
 expect 1 "its table of labs is not labs/catalog.json's" "a row that says other than the catalog fails"
+# A concept with a backslash is written as it is.
+sed -i 's/"concept": "events"/"concept": "events \\\\n not a newline"/' "${tree}/labs/catalog.json"
+DOCS_ROOT="${tree}" DOCS_SAMPLES_BIN="${bin}" DOCS_CHECK_NO_BAZEL=1 "${check}" --update >/dev/null 2>&1
+expect 0 "are as the kit is" "a concept with a backslash passes once written"
+grep -qF '| events \n not a newline |' "${tree}/README.md" || {
+  echo "FAIL: --update did not keep the backslash"
+  failures=$((failures + 1))
+}
 
 ((failures == 0)) && echo "all docs_check tests passed"
 exit $((failures > 0))
