@@ -26,13 +26,6 @@ const cJSON *Figures(const cJSON *j) { return cJSON_GetObjectItemCaseSensitive(j
 
 // The margin every binary keeps from the target, in fractions of the bound.
 constexpr double kMargin = 0.05;
-// What the simulator's model leaves a loader with one buffer below the 82% target: 4.5 to
-// 5 points (6-7 on an H100 and an H200: docs/measured.md, lab 08 with 1 MiB batches). The
-// 5 points the labs aim for are not reached here: the simulator puts the pinned rings 4 to
-// 10 points above the GPUs. A ring of pageable buffers keeps the full margin: 66% of the
-// bound, with the driver's staging slots (sim/pageable_staging.h) and the client's copy
-// into the referee's staging charged (labs/harness/remote.c); 56-67% on the GPUs.
-constexpr double kOneBufferMargin = 0.04;
 
 TEST(Lab08, TheSkeletonIsCorrectAndTheLoaderWaitsForTheDevice) {
     Outcome o = RunLabOnce("labs/08_prefetch_loader_sim", Args());
@@ -114,7 +107,7 @@ TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_EQ(Num(j, "races"), 0);
     EXPECT_GT(Num(j, "speedup"), 1.3) << "the loader overlaps the kernel and the download";
-    EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kOneBufferMargin);
+    EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
     EXPECT_EQ(Why(j).rfind("your uploads read one pinned buffer", 0), 0u) << Why(j);
     cJSON_Delete(j);
@@ -262,7 +255,9 @@ TEST(Lab08, EveryVariantIsAdvisedByWhatItDoes) {
               "        LAB_CHECK(cudaStreamSynchronize(stream));", true},
              {"labs/08_prefetch_loader_one_buffer_sim", "1/2 TODO 2 (a ring of pinned buffers)",
               "cudaEventSynchronize()", v, event_wait, true},
-             {"labs/08_prefetch_loader_ring_of_two_sim", "2/2 ", "cudaEventSynchronize()", v, event_wait, false},
+             // Two buffers fill after two quick loads in a row: the loader then waits (7-8 times,
+             // about 6% of the run), which the report says; a third buffer removes it.
+             {"labs/08_prefetch_loader_ring_of_two_sim", "2/2 ", "cudaEventSynchronize()", v, event_wait, true},
              {"labs/08_prefetch_loader_sync_each_batch_sim", todo1, "cudaStreamSynchronize(\"device\")", v,
               "/* to be safe */", true},
              {"labs/08_prefetch_loader_ring_wait_at_once_sim", "2/2 ", "cudaEventSynchronize()", v,
