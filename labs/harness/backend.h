@@ -26,7 +26,8 @@ typedef struct lab_backend_info {
 } lab_backend_info;
 
 /* Starts the backend before any other CUDA call: checks --backend against this build,
- * selects the profile (simulator) or starts CUPTI before the warm-up (GPU). Returns 0, or
+ * selects the profile (simulator) or finds the device (GPU; nothing is timed until
+ * lab_backend_device_times). Returns 0, or
  * an exit status (LAB_EXIT_USAGE, LAB_EXIT_FAIL) with err filled. */
 int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, size_t err_len);
 /* --probe-device: writes the device's name and returns 0 when this build can run, or
@@ -60,9 +61,10 @@ bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *by
 void lab_backend_name_stream(cudaStream_t stream, const char *name);
 void lab_backend_name_event(cudaEvent_t event, const char *name);
 /* Whether recording device times slows the program down: on a GPU, CUPTI's records cost
- * the host a few percent more per operation (docs/gpu-tracing.md, "Overhead"); on the
- * simulator nothing. When it does, the runner times the graded runs with device timing
- * off and records the timeline in traced runs of their own, not timed. */
+ * the host a few percent more per operation (docs/gpu-tracing.md, "Overhead"), and CUPTI
+ * once started keeps costing each call after it stops; on the simulator nothing. When it
+ * does, the runner times the graded runs with device timing off (CUPTI not yet started)
+ * and records the timeline in traced runs of their own, not timed, after them. */
 bool lab_backend_timing_costs(void);
 /* How much of the device's work is timed from now on. */
 typedef enum lab_device_times {
@@ -72,8 +74,7 @@ typedef enum lab_device_times {
     LAB_TIMES_RESULTS, /* the end of each copy to the host only: the least timing that gives
                           a request's latency (a lab of requests with no background work,
                           lab 06), for the least host time a call in its timed runs */
-    LAB_TIMES_FULL  /* as init chose: CUPTI, or what STREAMLAB_GPU_TIMING asks for; info->timing
-                       says how */
+    LAB_TIMES_FULL  /* CUPTI, or what STREAMLAB_GPU_TIMING asks for; info->timing says how */
 } lab_device_times;
 /* Sets the device timing (a GPU; the simulator always times, at no cost). */
 void lab_backend_device_times(lab_device_times times, lab_backend_info *info);

@@ -48,13 +48,15 @@ int lab_backend_init(const lab_options *o, lab_backend_info *info, char *err, si
     if (lab_backend_need_devices(o->devices, err, err_len) != 0) return LAB_EXIT_USAGE;
     if (o->profile)
         fprintf(stderr, "note: --profile=%s is for the simulator; this run uses the real GPU\n", o->profile);
-    /* Before the warm-up: CUPTI's set-up costs milliseconds. */
+    /* Nothing is timed yet: the runner chooses (lab_backend_device_times) before the
+     * warm-up. CUPTI is begun only for runs that are traced, never before timed runs that
+     * are not: once started in a process it slows each later runtime call even after it is
+     * stopped (docs/measured.md, "what CUPTI leaves in a timed run"). */
     trace_gpu_set_autoflush(false); /* the runner flushes after each run, outside its timing */
-    lab_backend_device_times(LAB_TIMES_FULL, info);
     return 0;
 }
 
-bool lab_backend_timing_costs(void) { return trace_gpu_status() != TRACE_GPU_OFF; }
+bool lab_backend_timing_costs(void) { return trace_gpu_timing_wanted(); }
 
 void lab_backend_device_times(lab_device_times times, lab_backend_info *info) {
     trace_gpu_end(); /* delivers what is known, and stops CUPTI's records or the events */

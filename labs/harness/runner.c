@@ -880,6 +880,10 @@ int main(int argc, char **argv) {
         /* What recording costs each call (the race checker's, the work count's) is paid
          * after each of these runs, not in it (recorder.h, trace_defer). */
         h->defer = true;
+    } else {
+        /* The timed runs are traced: device timing from the warm-up on (CUPTI's set-up
+         * costs milliseconds). */
+        lab_backend_device_times(LAB_TIMES_FULL, &R.backend);
     }
     lab_events_hello(h->events, &R);
 

@@ -207,6 +207,11 @@ bool trace_gpu_autoflush(void) { return !C.manual_flush; }
 
 trace_gpu_mode trace_gpu_status(void) { return C.mode; }
 
+bool trace_gpu_timing_wanted(void) {
+    char notes[400];
+    return resolve(NULL, notes, sizeof(notes)).request != TRACE_GPU_WANT_NONE;
+}
+
 const char *trace_gpu_status_message(void) { return C.message; }
 
 const char *trace_gpu_strategy(void) { return C.strategy; }

@@ -102,6 +102,11 @@ void trace_gpu_set_autoflush(bool on);
 bool trace_gpu_autoflush(void);
 
 trace_gpu_mode trace_gpu_status(void);
+/* Whether trace_gpu_begin would time ops: false only when the environment turns GPU timing
+ * off (STREAMLAB_GPU_TIMING=none). Starts nothing: a caller can decide before anything is
+ * begun (CUPTI, once started in a process, still costs each later runtime call some
+ * tenths of a microsecond after it is stopped: docs/measured.md). */
+bool trace_gpu_timing_wanted(void);
 /* A sentence saying how ops are timed, or why they are not. */
 const char *trace_gpu_status_message(void);
 /* The timing strategy in use, short: "cupti-callback", "cupti-stream",
