@@ -121,13 +121,22 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaEventQuery", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
-    sim_host_charge(sim_prof()->query_ns);
+    /* A query costs query_ns when it finds the event complete and query_pending_ns when it
+     * does not, and answers as the device is when it returns: the cheaper of the two is
+     * paid, the event looked at, the rest of that answer's cost paid, and the event looked
+     * at again. */
+    const sim_profile *p = sim_prof();
+    double first = p->query_ns < p->query_pending_ns ? p->query_ns : p->query_pending_ns;
+    sim_host_charge(first);
     uint32_t i;
     if (!resolve(event, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     err = sim_capture_check_event_sync(i);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     sim_sched_advance(sim_host_now());
-    if (!sim_event_complete(sim_event_at(i))) return sim_call_end(&call, cudaErrorNotReady);
+    bool done = sim_event_complete(sim_event_at(i));
+    sim_host_charge((done ? p->query_ns : p->query_pending_ns) - first);
+    sim_sched_advance(sim_host_now());
+    if (!done && !sim_event_complete(sim_event_at(i))) return sim_call_end(&call, cudaErrorNotReady);
     /* cudaSuccess: the event's last record has completed, which orders its work before what
      * the host does next, as cudaEventSynchronize would (a cudaErrorNotReady orders nothing). */
     trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventQuery", call.start_ns, sim_host_now());

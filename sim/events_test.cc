@@ -1,6 +1,6 @@
 // sim/events_test.cc: events. Timing between records, cudaEventDisableTiming and
 // unrecorded events (cudaErrorInvalidResourceHandle from cudaEventElapsedTime), queries
-// and synchronisation, cross-stream waits on the record as it was at the call, and the
+// (what each answer costs) and synchronisation, cross-stream waits on the record as it was at the call, and the
 // host cost of a record.
 #include <gtest/gtest.h>
 
@@ -215,6 +215,64 @@ TEST(Events, RecordingCostsTheMeasuredHostTime) {
     uint64_t t2 = sim_now_ns();
     EXPECT_EQ(t1 - t0, simtest::Ns(Profile().event_record_ns));
     EXPECT_EQ(t2 - t1, simtest::Ns(Profile().event_record_no_timing_ns));
+}
+
+// A query costs what its answer costs: query_ns when the event is complete,
+// query_pending_ns when not (measured apart on GPUs: 0.205 and 0.171 us on an H200), and
+// cudaStreamQuery stream_query_ns.
+TEST(Events, AQueryCostsWhatItsAnswerCosts) {
+    Reset(simtest::ProfileWith({{"host", "query_ns", 900}, {"host", "query_pending_ns", 400},
+                                {"host", "stream_query_ns", 650}})
+              .c_str());
+    cudaStream_t s;
+    cudaEvent_t e;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(Spin(s, 1 * kMs, 1, 32, "k"), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+    uint64_t t0 = sim_now_ns();
+    ASSERT_EQ(cudaEventQuery(e), cudaErrorNotReady);
+    uint64_t t1 = sim_now_ns();
+    ASSERT_EQ(cudaStreamQuery(s), cudaErrorNotReady);
+    uint64_t t2 = sim_now_ns();
+    EXPECT_EQ(t1 - t0, 400u);
+    EXPECT_EQ(t2 - t1, 650u);
+    ASSERT_EQ(cudaEventSynchronize(e), cudaSuccess);
+    uint64_t t3 = sim_now_ns();
+    ASSERT_EQ(cudaEventQuery(e), cudaSuccess);
+    EXPECT_EQ(sim_now_ns() - t3, 900u);
+}
+
+// The answer is the device's state when the call returns: where an answer of "pending"
+// costs more than one of "done", work that ends between the call's first look (after the
+// cheaper answer's cost) and its return is seen, and the call costs the pending answer's
+// time; work that ends before the first look costs the done answer's.
+TEST(Events, AQueryAnswersAsTheDeviceIsWhenItReturns) {
+    Reset(simtest::ProfileWith({{"host", "query_ns", 200}, {"host", "query_pending_ns", 2000}}).c_str());
+    cudaStream_t s;
+    cudaEvent_t e;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), cudaSuccess);
+    Capture cap;
+    ASSERT_EQ(Spin(s, 1 * kMs, 1, 32, "k"), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+    // Poll until it succeeds: the kernel's end falls in one of the queries.
+    int polls = 0;
+    cudaError_t r;
+    uint64_t last = sim_now_ns(); /* when the query that succeeded began */
+    while ((r = cudaEventQuery(e)) == cudaErrorNotReady && polls < 10000) {
+        last = sim_now_ns();
+        polls++;
+    }
+    ASSERT_EQ(r, cudaSuccess);
+    uint64_t returned = sim_now_ns(), end = cap.Kernel("k").end_ns;
+    ASSERT_GT(end, last) << "the queries before it answered pending";
+    if (end <= last + 200)
+        EXPECT_EQ(returned, last + 200) << "ended before the first look: the done answer's cost";
+    else
+        EXPECT_EQ(returned, last + 2000) << "ended after the first look: seen at the return, the pending cost";
+    // This kernel's end falls after the first look of its query (the case the rule is for).
+    EXPECT_GT(end, last + 200);
 }
 
 TEST(Events, DestroyedEventsAreInvalidHandles) {

@@ -80,7 +80,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaStreamQuery", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
-    sim_host_charge(sim_prof()->query_ns);
+    sim_host_charge(sim_prof()->stream_query_ns);
     uint32_t i;
     if (!sim_stream_resolve(stream, &i)) return sim_call_end(&call, cudaErrorInvalidResourceHandle);
     err = sim_capture_check_stream_sync(i);

@@ -1,8 +1,9 @@
-// sim/streams_test.cc: stream semantics. Work in a stream runs in order; streams run
-// concurrently; the legacy default stream is a barrier against blocking streams and not
-// against cudaStreamNonBlocking ones; cudaStreamPerThread synchronises with the legacy
-// stream; synchronising or querying the legacy stream covers the blocking streams; and the
-// stream calls answer as the runtime does.
+// sim/streams_test.cc: stream semantics. Work in a stream runs in order (a kernel queued
+// behind another sets up while it runs); streams run concurrently; the legacy default
+// stream is a barrier against blocking streams and not against cudaStreamNonBlocking ones;
+// cudaStreamPerThread synchronises with the legacy stream; synchronising or querying the
+// legacy stream covers the blocking streams; and the stream calls answer as the runtime
+// does.
 #include <gtest/gtest.h>
 
 #include "sim/test_support.h"
@@ -35,8 +36,32 @@ TEST(Streams, WorkInOneStreamRunsInOrder) {
     ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
     trace_op a = cap.Kernel("a"), b = cap.Kernel("b");
     ASSERT_TRUE(a.timed && b.timed);
-    // b starts only after a ended and b's own launch overhead passed.
-    EXPECT_GE(b.start_ns, a.end_ns + simtest::Ns(simtest::Profile().kernel_overhead_ns));
+    // b starts only after a ended and b's own set-up passed: queued behind a, it set up
+    // while a ran, so it pays kernel_queued_overhead_ns, less than a kernel alone.
+    EXPECT_EQ(b.start_ns, a.end_ns + simtest::Ns(simtest::Profile().kernel_queued_overhead_ns));
+    EXPECT_LT(simtest::Profile().kernel_queued_overhead_ns, simtest::Profile().kernel_overhead_ns);
+}
+
+// A kernel that reaches the device after the one before it in its stream ended (nothing
+// to overlap its set-up with), or behind work that is not a kernel, pays
+// kernel_overhead_ns in full.
+TEST(Streams, AKernelNotQueuedBehindAKernelPaysItsWholeSetUp) {
+    Reset();
+    Capture cap;
+    cudaStream_t s;
+    cudaEvent_t e;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    ASSERT_EQ(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(Spin(s, 1 * kMs, 1, 32, "a"), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    ASSERT_EQ(Spin(s, 1 * kMs, 1, 32, "late"), cudaSuccess); /* a ended before it was launched */
+    ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+    ASSERT_EQ(Spin(s, 1 * kMs, 1, 32, "behind_record"), cudaSuccess); /* queued, behind a record */
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    trace_op late = cap.Kernel("late"), behind = cap.Kernel("behind_record");
+    const uint64_t full = simtest::Ns(simtest::Profile().kernel_overhead_ns);
+    EXPECT_GE(late.start_ns, cap.Kernel("a").end_ns + full);
+    EXPECT_EQ(behind.start_ns, late.end_ns + full);
 }
 
 TEST(Streams, KernelsInTwoStreamsOverlap) {

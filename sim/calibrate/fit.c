@@ -264,45 +264,59 @@ static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
 
 /* ---- the host-device round trips (CAL_ROUND_TRIP_FIGURES) ------------------------------------ */
 
+/* How long after a piece of work ends a poll of cudaEventQuery returns success, at the
+ * median over ends spread evenly over one pending query (the calibration's poll rounds).
+ * The simulator's query pays the cheaper of done (query_ns) and pending
+ * (query_pending_ns), looks, pays the rest of the answer it got, and looks again
+ * (sim/event_calls.c). With done >= pending, an end u into a query is seen at its first
+ * look: the lag is done - u, median done - pending / 2. With done < pending, an end before
+ * the first look (u < done) is seen there, lag done - u; a later one at the second look,
+ * lag pending - u: the lag is uniform on [0, done) and on [0, pending - done), each with
+ * its share, and its median follows. */
+static double poll_lag_ns(double done, double pending) {
+    if (pending <= 0) return done;
+    if (done >= pending) return done - pending / 2;
+    double a = fmin(done, pending - done);
+    return a >= pending / 4 ? pending / 4 : pending / 2 - a;
+}
+
 /* Queries, submission, wake-up, host functions, graph launches and instantiation, from the
  * round-trip figures; launch_ns must be fitted already. The copy fits subtract
  * submit_latency_ns and sync_wake_ns, so this runs before them. */
 static void fit_round_trips(const cal_device *dev, cal_fit *f, const double *fig) {
     sim_profile *p = &f->profile;
-    /* cudaEventQuery and cudaStreamQuery each charge query_ns, whatever they answer
-     * (sim/event_calls.c, sim/stream_calls.c): one value for the three figures, the one
-     * that misses the smallest and the largest by the same fraction, one above and one
-     * below. */
+    /* cudaEventQuery charges query_ns when it finds its event complete and
+     * query_pending_ns when not; cudaStreamQuery stream_query_ns (sim/event_calls.c,
+     * sim/stream_calls.c). */
     double qe = fig[CAL_event_query_done] * 1e3, qp = fig[CAL_event_query_pending] * 1e3,
            qs = fig[CAL_stream_query_idle] * 1e3;
-    double lo = fmin(qe, fmin(qp, qs)), hi = fmax(qe, fmax(qp, qs));
-    double q = lo + hi > 0 ? 2 * lo * hi / (lo + hi) : 0;
-    if (hi > 1.1 * lo)
-        note(f, "cudaEventQuery took %.3f us on a completed event and %.3f us on a pending one, cudaStreamQuery "
-                "%.3f us on an idle stream; query_ns serves all three: %.3f us", qe / 1e3, qp / 1e3, qs / 1e3,
-             q / 1e3);
-    set(f, "host", "query_ns", &p->query_ns, q,
-        "measured: %d calls each of cudaEventQuery on a completed event (%.3f us each) and on a pending one (%.3f "
-        "us), and of cudaStreamQuery on an idle stream (%.3f us), host time; one value for the three", CAL_CALLS,
-        qe / 1e3, qp / 1e3, qs / 1e3);
+    const char *how = "measured: %d calls each of cudaEventQuery on a completed event (%.3f us each) and on a pending "
+                      "one (%.3f us), and of cudaStreamQuery on an idle stream (%.3f us), host time: %s";
+    set(f, "host", "query_ns", &p->query_ns, qe, how, CAL_CALLS, qe / 1e3, qp / 1e3, qs / 1e3,
+        "cudaEventQuery that finds its event complete (and cudaEventElapsedTime)");
+    set(f, "host", "query_pending_ns", &p->query_pending_ns, qp, how, CAL_CALLS, qe / 1e3, qp / 1e3, qs / 1e3,
+        "cudaEventQuery that finds its event not yet reached");
+    set(f, "host", "stream_query_ns", &p->stream_query_ns, qs, how, CAL_CALLS, qe / 1e3, qp / 1e3, qs / 1e3,
+        "cudaStreamQuery, whatever it answers (measured on an idle stream)");
     /* A round into an idle stream: record a timing event (event_record_ns on the host),
      * launch the kernel (launch_ns), record another. Each becomes visible to the device
      * submit_latency_ns after its call returns (visible_ns in sim/kernels.c and
      * sim/event_calls.c), so the start event is stamped at R + S, the kernel starts at
      * R + L + S and ends K later, and the end event is stamped then: end - start = L + K.
-     * A poll whose queries take query_ns each sees the end up to query_ns after it; the
-     * probe spreads the rounds' phases over one query, so the median round sees it
-     * query_ns / 2 after it (within query_ns / 32), and its host time is
-     * R + L + S + K + query_ns / 2, and poll_return (host time - (end - start) - R) =
-     * submit_latency_ns + query_ns / 2. On a GPU, the time for the completion to reach
-     * the host's view is carried here too: the simulator's poll sees it at once. */
+     * A poll returns some time after the end (poll_lag_ns: the query in flight when it
+     * came, and the cost of the one that saw it); the probe spreads the rounds' phases
+     * over one pending query, so the median round's host time is R + L + S + K + lag, and
+     * poll_return (host time - (end - start) - R) = submit_latency_ns + lag. On a GPU, the
+     * time for the completion to reach the host's view is carried here too: the
+     * simulator's poll sees it at once. */
     double poll = fig[CAL_poll_return] * 1e3;
-    double submit = at_least_zero(f, "submit_latency_ns", poll - q / 2);
+    double submit = at_least_zero(f, "submit_latency_ns", poll - poll_lag_ns(qe, qp));
     set(f, "host", "submit_latency_ns", &p->submit_latency_ns, submit,
         "measured: %d rounds of (record an event, launch a one-block %.0f us kernel into an idle stream, record an "
         "event, poll cudaEventQuery on it until it succeeds) took %.3f us each beyond the device time between the "
-        "events and one event record; less half a query (query_ns / 2): the work's way from a call's return to the "
-        "device", CAL_ROUNDS, CAL_ROUND_KERNEL_NS / 1e3, poll / 1e3);
+        "events and one event record; less the poll's median lag behind the end (%.3f us, from query_ns and "
+        "query_pending_ns): the work's way from a call's return to the device", CAL_ROUNDS, CAL_ROUND_KERNEL_NS / 1e3, poll / 1e3,
+        poll_lag_ns(qe, qp) / 1e3);
     /* The same round with cudaStreamSynchronize: the host wakes sync_wake_ns after the end
      * (sim/core/scheduler.c, host_wait; sync_call_ns is paid while the kernel runs), so
      * sync_return = submit_latency_ns + sync_wake_ns. */
@@ -364,6 +378,27 @@ static void fit_graph_nodes(cal_fit *f, const double *fig) {
         at_least_zero(f, "graph_kernel_overhead_ns", node - block),
         "measured: a graph of empty one-block kernels in a chain, %d per SM, took %.3f us a node (device time); "
         "less an empty block's turnaround as fitted (%.0f ns)", CAL_CHAIN_SM_MULTIPLE, node / 1e3, block);
+}
+
+/* A kernel queued behind another of its stream pays kernel_queued_overhead_ns before its
+ * block, one alone kernel_overhead_ns (sim/core/compute.c). The chain of n direct launches
+ * behind a gate and an event record: the first pays kernel_overhead_ns, the n - 1 after it
+ * are queued, and each runs an empty block (as for graph nodes), so
+ * kernel_queued_overhead_ns = (n kernel_chain - kernel_overhead_ns - n block) / (n - 1).
+ * kernel_overhead_ns and the block values must be fitted already. */
+static void fit_kernel_chain(cal_fit *f, const double *fig) {
+    sim_profile *p = &f->profile;
+    double chain = fig[CAL_kernel_chain] * 1e3;
+    double n = CAL_CHAIN_SM_MULTIPLE * p->sm_count;
+    double block = p->block_overhead_ns + p->block_overhead_spread_ns * mean_class_fraction(p) +
+                   4.0 * p->sm_count / p->dram_gbps;
+    double queued = n > 1 ? (n * chain - p->kernel_overhead_ns - n * block) / (n - 1) : chain - block;
+    set(f, "compute", "kernel_queued_overhead_ns", &p->kernel_queued_overhead_ns,
+        at_least_zero(f, "kernel_queued_overhead_ns", queued),
+        "measured: empty one-block kernels launched back to back into one stream behind a gate, %d per SM, took "
+        "%.3f us each (device time); the first at kernel_overhead_ns, and each an empty block's turnaround as "
+        "fitted (%.0f ns): a kernel queued behind another of its stream starts this long after it",
+        CAL_CHAIN_SM_MULTIPLE, chain / 1e3, block);
 }
 
 void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile *base, cal_fit *out) {
@@ -512,4 +547,5 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
             CAL_CHAIN_ITERS_HI, per_iter);
     }
     fit_graph_nodes(out, fig);
+    fit_kernel_chain(out, fig);
 }

@@ -59,7 +59,7 @@ extern "C" {
     X(sync_gap, "us", "model", "the same: device idle from a round's end event to the next round's start event") \
     X(host_fn_call, "us", "fit", "cudaLaunchHostFunc of an empty function, host time")                         \
     X(host_fn_gap, "us", "fit", "kernel, event, empty host function, event, kernel: device time between the events") \
-    X(kernel_chain, "us", "model", "empty one-block kernels launched back to back, 2 per SM, device time per kernel") \
+    X(kernel_chain, "us", "fit", "empty one-block kernels launched back to back, 2 per SM, device time per kernel") \
     X(graph_node, "us", "fit", "a graph of the same kernels, 2 per SM, device time per node")                  \
     X(graph_instantiate, "us", "fit", "that graph's instantiation, first launch's extra and destroys, host time") \
     X(graph_launch, "us", "fit", "cudaGraphLaunch of a one-node graph, host time per launch")                 \

@@ -364,8 +364,12 @@ static void dispatch(uint64_t now) {
     }
 }
 
-void sim_compute_start(sim_op *op, uint64_t now) {
-    double ns = op->u.kernel.overhead_ns * op->jitter;
+void sim_compute_start(sim_op *op, uint64_t now, bool queued) {
+    double overhead = op->u.kernel.overhead_ns;
+    on_device(op->device);
+    double queued_ns = K.prof->kernel_queued_overhead_ns;
+    if (queued && queued_ns < overhead) overhead = queued_ns;
+    double ns = overhead * op->jitter;
     env.push(now + (uint64_t)llround(ns > 0 ? ns : 0), SIM_EV_KERNEL_READY, op->stream, 0, op);
 }
 

@@ -26,8 +26,10 @@ extern "C" {
 
 void sim_compute_init(const sim_profile *profile, const sim_engine_env *scheduler);
 void sim_compute_reset(void);
-/* A compute op reached the head of its stream at now. */
-void sim_compute_start(sim_op *op, uint64_t now);
+/* A compute op reached the head of its stream at now; queued: it was visible to the device
+ * before the kernel ahead of it in its stream ended, so it pays the profile's
+ * kernel_queued_overhead_ns where that is less than its own overhead. */
+void sim_compute_start(sim_op *op, uint64_t now, bool queued);
 /* Its launch overhead is over (SIM_EV_KERNEL_READY). */
 void sim_compute_ready(sim_op *op, uint64_t now);
 /* A block group retired (SIM_EV_GROUP). */

@@ -74,6 +74,7 @@ extern "C" {
     X(compute, op_latency_ns, false, 0, 1e6)                                                  \
     X(compute, dram_gbps, false, 1e-3, 1e6)                                                   \
     X(compute, kernel_overhead_ns, false, 0, 1e9)                                             \
+    X(compute, kernel_queued_overhead_ns, false, 0, 1e9)                                      \
     X(compute, graph_kernel_overhead_ns, false, 0, 1e9)                                       \
     X(compute, block_overhead_ns, false, 0, 1e9)                                              \
     X(compute, block_overhead_spread_ns, false, 0, 1e9)                                       \
@@ -93,6 +94,8 @@ extern "C" {
     X(host, event_create_ns, false, 0, 1e9)                                                   \
     X(host, event_destroy_ns, false, 0, 1e9)                                                  \
     X(host, query_ns, false, 0, 1e9)                                                          \
+    X(host, query_pending_ns, false, 0, 1e9)                                                  \
+    X(host, stream_query_ns, false, 0, 1e9)                                                   \
     X(host, stream_create_ns, false, 0, 1e9)                                                  \
     X(host, stream_destroy_ns, false, 0, 1e9)                                                 \
     X(host, stream_wait_event_ns, false, 0, 1e9)                                              \

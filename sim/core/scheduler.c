@@ -239,6 +239,7 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
     }
     st->done_seq = op->seq;
     st->last_end_ns = t;
+    st->last_was_kernel = op->kind == SIM_OP_COMPUTE;
     S.outstanding--;
     S.dirty = true;
     sim_op_free(op);
@@ -288,7 +289,9 @@ static void start(sim_op *op) {
         sim_copy_start(op, S.now);
         break;
     case SIM_OP_COMPUTE:
-        sim_compute_start(op, S.now);
+        /* Queued behind a kernel of its stream (visible to the device before that one
+         * ended), its set-up overlapped that kernel's run. */
+        sim_compute_start(op, S.now, st->last_was_kernel && op->visible_ns <= st->last_end_ns);
         break;
     }
 }

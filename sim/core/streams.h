@@ -29,6 +29,7 @@ typedef struct sim_stream {
     uint64_t enq_seq;    /* ops enqueued so far */
     uint64_t done_seq;   /* ops completed so far (they complete in order) */
     uint64_t last_end_ns; /* when its last completed op ended */
+    bool last_was_kernel; /* its last completed op was a kernel (or a memset, a D2D copy) */
     uint64_t wake_at;    /* a wake-up is scheduled for this time (0: none) */
     bool active;         /* in the scheduler's list of streams with queued ops */
     uint32_t conn;       /* the hardware work queue its outstanding work goes through */
