@@ -2,14 +2,16 @@
 """tools/fidelity_table.py: the simulator against a GPU, variant by variant, as a Markdown
 table for docs/measured.md ("Fidelity").
 
-    tools/fidelity_table.py LOGS [--gpu H100] [--seeds 21,22,23] [--sim-cache DIR]
+    tools/fidelity_table.py LOGS [--gpu H100] [--seeds 21,22,23] [--sim-cache DIR] [--profile FILE]
 
 LOGS is the logs/ folder of a `kernels/gpu_bundle.sh` bundle run with ONLY=verdict: for
 each lab binary NAME_gpu it holds NAME_gpu-verdict-SEED.log, whose last line starting
 with "{" is the lab's --json result. For each such binary and seed, the simulator build of
 the same program (bazel-bin/labs/..._sim or bazel-bin/solutions/..._sim, after
 `bazel build //labs/... //solutions/...`) is run with the same arguments (--json --runs 9
---seed SEED); --sim-cache keeps its results between runs of this tool. Each row gives,
+--seed SEED), on its default profile or on --profile (a built-in name or a profile file,
+such as the calibrated.json that //sim:calibrate wrote on the same GPU machine);
+--sim-cache keeps its results between runs of this tool, per profile. Each row gives,
 as medians over the seeds: the baseline's and the program's figure (ms, or the requests'
 p99 latency in ms for a lab of requests) on the simulator and on the GPU with the gap
 between them, the fraction of the bound each reached and the lab's target (a fraction of
@@ -61,14 +63,18 @@ def sim_binary(gpu_name):
     return path if os.path.exists(path) else None
 
 
-def run_sim(binary, seed, cache):
+def run_sim(binary, seed, cache, profile=None):
     where = os.path.basename(os.path.dirname(binary))  # labs or solutions: the same names in both
-    key = os.path.join(cache, "%s_%s-%d.json" % (where, os.path.basename(binary), seed)) if cache else None
+    tag = "" if not profile else "@" + re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.abspath(profile) if os.path.exists(profile) else profile)
+    key = os.path.join(cache, "%s_%s-%d%s.json" % (where, os.path.basename(binary), seed, tag)) if cache else None
     if key and os.path.exists(key):
         with open(key) as f:
             saved = json.load(f)
         return saved["rc"], saved["result"]
-    p = subprocess.run([binary, "--json", "--runs", "9", "--seed", str(seed)], capture_output=True, text=True)
+    args = [binary, "--json", "--runs", "9", "--seed", str(seed)]
+    if profile:
+        args += ["--profile", os.path.abspath(profile) if os.path.exists(profile) else profile]
+    p = subprocess.run(args, capture_output=True, text=True)
     d = result_of(p.stdout)
     if key:
         with open(key, "w") as f:
@@ -97,6 +103,7 @@ def main():
     ap.add_argument("--gpu", default="GPU")
     ap.add_argument("--seeds", default="21,22,23")
     ap.add_argument("--sim-cache")
+    ap.add_argument("--profile", help="the simulator's profile: a built-in name or a profile file")
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(",")]
     if a.sim_cache:
@@ -120,7 +127,7 @@ def main():
             rows_gpu.append(figures(d))
             rc_gpu.add(d.get("exit_code") if d else "no result")
             if binary:
-                rc, s = run_sim(binary, seed, a.sim_cache)
+                rc, s = run_sim(binary, seed, a.sim_cache, a.profile)
                 rows_sim.append(figures(s))
                 rc_sim.add(rc)
         cols = []
