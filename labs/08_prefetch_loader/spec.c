@@ -40,10 +40,10 @@
  * ring of three pageable buffers 66%. The h100 profile gives the same within a point.
  *
  * The target, 80%, sits between a loader that waits for the device after each batch or
- * each upload (at most 74% here, 70-73% on an H200) and every ring of pinned buffers (at
- * least 90% here, 87-92% on an H200, whose host pays more for each call than the
+ * each upload (at most 74% here, 70-73% on H200s) and every ring of pinned buffers (at
+ * least 90% here, 87-94% on H200s, whose host pays more for each call than the
  * simulator charges, about 30 us a batch), and above a ring of pageable buffers (66% here,
- * 62-64% on an H200: each upload stages its batch on the loader's time and waits for one
+ * 61-64% on H200s: each upload stages its batch on the loader's time and waits for one
  * of the driver's two staging slots, sim/pageable_staging.h, and the student's process
  * first copies the batch into memory the referee can read, about 150 us a MiB,
  * docs/referee.md). The quicker a quick load against the device's batch, the longer one
