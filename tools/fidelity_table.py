@@ -16,7 +16,8 @@ as medians over the seeds: the baseline's and the program's figure (ms, or the r
 p99 latency in ms for a lab of requests) on the simulator and on the GPU with the gap
 between them, the fraction of the bound each reached and the lab's target (a fraction of
 the bound), and the exit status of each (the verdict: 0 pass, 1 below target, 2 wrong or
-racy).
+racy). A last line on stderr counts the programs with both figures within 15% and those
+with the same exit status on every seed.
 """
 import argparse
 import json
@@ -97,6 +98,14 @@ def gap(sim, gpu):
     return "%+.0f%%" % (100.0 * (gpu / sim - 1))
 
 
+def close(sim, gpu, within=0.15):
+    """Whether the GPU's figure is within 15% of the simulator's; None where either is
+    missing or zero (a program that stopped)."""
+    if sim is None or gpu is None or sim == 0 or gpu == 0:
+        return None
+    return abs(gpu / sim - 1) <= within
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("logs")
@@ -115,6 +124,7 @@ def main():
     print("| program | baseline: sim | %s | gap | yours: sim | %s | gap | of the bound: sim | %s | target "
           "| exit: sim | %s |" % (g, g, g, g))
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    with_figures = within = verdicts_equal = 0
     for name in names:
         binary = sim_binary(name)
         rows_sim, rows_gpu, rc_sim, rc_gpu = [], [], set(), set()
@@ -139,6 +149,14 @@ def main():
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             program, fmt(cols[0][0]), fmt(cols[0][1]), gap(*cols[0]), fmt(cols[1][0]), fmt(cols[1][1]),
             gap(*cols[1]), fmt(cols[2][0], 2), fmt(cols[2][1], 2), fmt(target, 2), codes(rc_sim), codes(rc_gpu)))
+        gaps = [close(*cols[0]), close(*cols[1])]
+        if None not in gaps:
+            with_figures += 1
+            within += all(gaps)
+        verdicts_equal += rc_sim == rc_gpu
+    # The summary, on stderr so that stdout stays the table.
+    print("fidelity_table: %d of %d programs with both figures within 15%% of the %s; %d of %d with the same exit "
+          "status on every seed" % (within, with_figures, g, verdicts_equal, len(names)), file=sys.stderr)
 
 
 if __name__ == "__main__":
