@@ -65,8 +65,9 @@ def sim_binary(gpu_name):
 
 
 def run_sim(binary, seed, cache, profile=None):
+    """profile: a built-in name or a profile file's absolute path (main resolves it)."""
     where = os.path.basename(os.path.dirname(binary))  # labs or solutions: the same names in both
-    tag = "" if not profile else "@" + re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.abspath(profile) if os.path.exists(profile) else profile)
+    tag = "" if not profile else "@" + re.sub(r"[^A-Za-z0-9_.-]", "_", profile)
     key = os.path.join(cache, "%s_%s-%d%s.json" % (where, os.path.basename(binary), seed, tag)) if cache else None
     if key and os.path.exists(key):
         with open(key) as f:
@@ -74,7 +75,7 @@ def run_sim(binary, seed, cache, profile=None):
         return saved["rc"], saved["result"]
     args = [binary, "--json", "--runs", "9", "--seed", str(seed)]
     if profile:
-        args += ["--profile", os.path.abspath(profile) if os.path.exists(profile) else profile]
+        args += ["--profile", profile]
     p = subprocess.run(args, capture_output=True, text=True)
     d = result_of(p.stdout)
     if key:
@@ -115,6 +116,8 @@ def main():
     ap.add_argument("--profile", help="the simulator's profile: a built-in name or a profile file")
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(",")]
+    # A file is named by its absolute path (the simulator runs elsewhere; the cache's key).
+    profile = os.path.abspath(a.profile) if a.profile and os.path.exists(a.profile) else a.profile
     if a.sim_cache:
         os.makedirs(a.sim_cache, exist_ok=True)
     names = sorted({m.group(1) for f in os.listdir(a.logs) for m in [re.match(r"(.+_gpu)-verdict-\d+\.log$", f)] if m})
@@ -137,7 +140,7 @@ def main():
             rows_gpu.append(figures(d))
             rc_gpu.add(d.get("exit_code") if d else "no result")
             if binary:
-                rc, s = run_sim(binary, seed, a.sim_cache, a.profile)
+                rc, s = run_sim(binary, seed, a.sim_cache, profile)
                 rows_sim.append(figures(s))
                 rc_sim.add(rc)
         cols = []

@@ -363,17 +363,22 @@ static double mean_class_fraction(const sim_profile *p) {
     return sum / sms;
 }
 
+/* The device time of an empty one-block spin kernel's block in the chain probes: its SM's
+ * turnaround (block_overhead_ns and the SM class's share of block_overhead_spread_ns; a
+ * chain puts two on every SM, so the mean over the SMs) and its 4 bytes at one SM's share
+ * of dram_gbps (sim/kernels.c, sim_kernel_block_ns). The block values must be fitted
+ * already. */
+static double empty_block_ns(const sim_profile *p) {
+    return p->block_overhead_ns + p->block_overhead_spread_ns * mean_class_fraction(p) +
+           4.0 * p->sm_count / p->dram_gbps;
+}
+
 /* A kernel node pays graph_kernel_overhead_ns on the device (sim/graph_launch.c) and then
- * runs its block: an empty one-block spin kernel's block takes its SM's turnaround
- * (block_overhead_ns and the SM class's share of block_overhead_spread_ns; the chain puts
- * two on every SM, so the mean over the SMs) and its 4 bytes at one SM's share of
- * dram_gbps (sim/kernels.c, sim_kernel_block_ns). graph_kernel_overhead_ns = graph_node
- * less that block. The block values must be fitted already. */
+ * runs its block: graph_kernel_overhead_ns = graph_node less an empty block. */
 static void fit_graph_nodes(cal_fit *f, const double *fig) {
     sim_profile *p = &f->profile;
     double node = fig[CAL_graph_node] * 1e3;
-    double block = p->block_overhead_ns + p->block_overhead_spread_ns * mean_class_fraction(p) +
-                   4.0 * p->sm_count / p->dram_gbps;
+    double block = empty_block_ns(p);
     set(f, "compute", "graph_kernel_overhead_ns", &p->graph_kernel_overhead_ns,
         at_least_zero(f, "graph_kernel_overhead_ns", node - block),
         "measured: a graph of empty one-block kernels in a chain, %d per SM, took %.3f us a node (device time); "
@@ -383,15 +388,14 @@ static void fit_graph_nodes(cal_fit *f, const double *fig) {
 /* A kernel queued behind another of its stream pays kernel_queued_overhead_ns before its
  * block, one alone kernel_overhead_ns (sim/core/compute.c). The chain of n direct launches
  * behind a gate and an event record: the first pays kernel_overhead_ns, the n - 1 after it
- * are queued, and each runs an empty block (as for graph nodes), so
+ * are queued, and each runs an empty block (empty_block_ns), so
  * kernel_queued_overhead_ns = (n kernel_chain - kernel_overhead_ns - n block) / (n - 1).
  * kernel_overhead_ns and the block values must be fitted already. */
 static void fit_kernel_chain(cal_fit *f, const double *fig) {
     sim_profile *p = &f->profile;
     double chain = fig[CAL_kernel_chain] * 1e3;
     double n = CAL_CHAIN_SM_MULTIPLE * p->sm_count;
-    double block = p->block_overhead_ns + p->block_overhead_spread_ns * mean_class_fraction(p) +
-                   4.0 * p->sm_count / p->dram_gbps;
+    double block = empty_block_ns(p);
     double queued = n > 1 ? (n * chain - p->kernel_overhead_ns - n * block) / (n - 1) : chain - block;
     set(f, "compute", "kernel_queued_overhead_ns", &p->kernel_queued_overhead_ns,
         at_least_zero(f, "kernel_queued_overhead_ns", queued),
