@@ -1,4 +1,13 @@
-/* labs/harness/bound_recheck.h: a bound measured longer than the baseline is measured again.
+/* labs/harness/bound_recheck.h: the bound measured more than once: three times across the
+ * timed runs, the median standing, and again where it came out longer than the baseline.
+ *
+ * A bound measured once, before the timed runs, is one sample of a machine whose speed
+ * drifts: on a lent H200, lab 07's graph bound came out 1.24 ms in one process and 1.52 ms
+ * in another (three replays each) while the reference's median run was 1.39-1.42 ms in
+ * every process, so the same program read 88% of the bound on one seed and 107% on
+ * another. The runner measures it before the timed runs, after the middle one and after
+ * the last, and the median of the three stands, so a host that slows down or speeds up
+ * during the runs moves the bound with them (lab_bound_median_index).
  *
  * A spec's bound is the lab's work done as well as the device allows, so it cannot take
  * longer than the baseline's median run; one that did was disturbed while it was measured
@@ -11,6 +20,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* How many times the runner measures the bound (before the timed runs, after the middle
+ * one, after the last one; only before them when there is one timed run). */
+#define LAB_BOUND_MEASUREMENTS 3
+
+/* The index of the median of n measurements (ns; the shorter middle one for an even n),
+ * or -1 when n <= 0. */
+int lab_bound_median_index(const double *ideal_ns, int n);
 
 /* How to measure the bound again: measure() writes the new measurement's length (ns) and
  * returns 0, or returns non-zero where it failed; keep() makes the last measurement the

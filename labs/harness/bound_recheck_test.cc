@@ -1,5 +1,6 @@
-// labs/harness/bound_recheck_test.cc: a bound longer than the baseline is measured again and
-// the shortest measurement stands; a bound within the baseline is never measured again.
+// labs/harness/bound_recheck_test.cc: of the bound's measurements across the timed runs the
+// median stands; a bound longer than the baseline is measured again and the shortest
+// measurement stands; a bound within the baseline is never measured again.
 #include "labs/harness/bound_recheck.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +78,31 @@ TEST(BoundRecheck, NoBaselineNoRecheck) {
     double ideal = 9e6;
     EXPECT_EQ(Recheck(&ideal, 0, 2, &p), 0);
     EXPECT_EQ(ideal, 9e6);
+}
+
+TEST(BoundMedian, TheMiddleMeasurementStandsWhereverItWasMade) {
+    // Lab 07 on a lent H200: a fast first measurement no longer sets the bound alone.
+    const double fast_first[] = {1.24e6, 1.40e6, 1.42e6};
+    EXPECT_EQ(lab_bound_median_index(fast_first, 3), 1);
+    const double slow_last[] = {1.40e6, 1.38e6, 1.52e6};
+    EXPECT_EQ(lab_bound_median_index(slow_last, 3), 0);
+    const double middle_last[] = {3.0, 1.0, 2.0};
+    EXPECT_EQ(lab_bound_median_index(middle_last, 3), 2);
+}
+
+TEST(BoundMedian, EqualMeasurementsGiveOneAnswer) {
+    const double same[] = {2.0, 2.0, 2.0};
+    EXPECT_EQ(lab_bound_median_index(same, 3), 1);
+    const double two_same[] = {5.0, 2.0, 2.0};
+    EXPECT_EQ(lab_bound_median_index(two_same, 3), 2);
+}
+
+TEST(BoundMedian, FewerMeasurements) {
+    const double one[] = {4.0};
+    EXPECT_EQ(lab_bound_median_index(one, 1), 0);
+    const double two[] = {4.0, 3.0};
+    EXPECT_EQ(lab_bound_median_index(two, 2), 1);  // the shorter of two
+    EXPECT_EQ(lab_bound_median_index(two, 0), -1);
 }
 
 }  // namespace

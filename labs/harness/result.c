@@ -539,6 +539,8 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddNumberToObject(bound, LAB_KEY_BOUND_SPEEDUP, r->speedup_bound);
     cJSON_AddNumberToObject(bound, LAB_KEY_BOUND_IDEAL_MS, r->ideal_ms);
     cJSON_AddStringToObject(bound, LAB_KEY_BOUND_DETAIL, r->bound.detail);
+    if (r->n_bound_measured > 1)
+        cJSON_AddItemToObject(bound, LAB_KEY_BOUND_MEASURED_MS, ms_array(r->bound_measured_ms, r->n_bound_measured));
     cJSON_AddNumberToObject(o, LAB_KEY_RUNS, r->runs);
     cJSON_AddNumberToObject(o, LAB_KEY_BATCHES, r->workload.batches);
     cJSON_AddNumberToObject(o, LAB_KEY_SCHEDULES, r->schedules);

@@ -38,6 +38,9 @@ typedef enum lab_status {
  * this fraction of the run. */
 #define LAB_WAIT_SHOWN 0.02
 
+/* The most measurements of the bound a result keeps (the runner makes three). */
+#define LAB_BOUND_MEASURED_MAX 4
+
 typedef struct lab_result {
     const lab_spec *spec;
     lab_backend_info backend;
@@ -50,8 +53,12 @@ typedef struct lab_result {
     double baseline_median_ms, yours_median_ms;
     double baseline_best_ms, yours_best_ms;
 
-    lab_bound bound;        /* what the spec's measure_bound found */
+    lab_bound bound;        /* what the spec's measure_bound found: the median measurement */
     bool bound_ok;
+    /* Each measurement of the bound, in the order made (before the timed runs, after the
+     * middle one, after the last; labs/harness/bound_recheck.h), ms. */
+    double bound_measured_ms[LAB_BOUND_MEASURED_MAX];
+    int n_bound_measured;
     double ideal_ms;        /* the bound: the shortest time a run of the workload can take */
     double speedup;         /* median baseline / median yours */
     double speedup_best;    /* best baseline / best yours */

@@ -120,6 +120,7 @@
 #define LAB_KEY_BOUND_SPEEDUP "speedup"          /* number: the speedup at the bound */
 #define LAB_KEY_BOUND_IDEAL_MS "ideal_ms"        /* number: the bound's time, ms */
 #define LAB_KEY_BOUND_DETAIL "detail"            /* string: how the bound comes about */
+#define LAB_KEY_BOUND_MEASURED_MS "measured_ms"  /* array of numbers: each measurement, ms (the median stands) */
 
 /* ---- timings ---------------------------------------------------------------------------- */
 #define LAB_KEY_TIMINGS_BASELINE_MS "baseline_ms" /* array of numbers: each baseline run, ms */
