@@ -7,6 +7,7 @@
 #define STREAMLAB_LAB_FAULT_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,13 @@ typedef struct lab_fault {
      * caller's call instruction (a return address less one). */
     uintptr_t frames[LAB_FAULT_MAX_FRAMES];
     size_t n_frames;
+    /* A write into a lab's result (lab_output) from the student's process, which may read
+     * its results but not write them (docs/referee.md): which batch, and the byte. Set by
+     * the harness from the address, outside the handler; in_result false otherwise. */
+    bool in_result;
+    bool result_pinned; /* the lab's results are page-locked */
+    int result_batch;
+    size_t result_offset, result_bytes;
 } lab_fault;
 
 /* Outside any handler, once: readies the stack walk (its first use loads a library). */

@@ -159,6 +159,27 @@ static void device_message(lab_sig_text *t, int k, const lab_fault *f, uintptr_t
                        "the copy), then read the host copy.\n");
 }
 
+/* The message for a host write into a result (lab_output): the student's process may read
+ * its results, and only the device's copies write them. */
+static void result_message(lab_sig_text *t, int k, const lab_fault *f) {
+    lab_sig_put(t, G.prefix);
+    lab_sig_put(t, " crashed with ");
+    lab_sig_put(t, detail_names[k]);
+    lab_sig_put(t, ": it wrote batch ");
+    lab_sig_put_dec(t, (uint64_t)f->result_batch);
+    lab_sig_put(t, "'s result from the host (lab_output(ctx, ");
+    lab_sig_put_dec(t, (uint64_t)f->result_batch);
+    lab_sig_put(t, "), byte ");
+    lab_sig_put_dec(t, f->result_offset);
+    lab_sig_put(t, " of ");
+    lab_sig_put_dec(t, f->result_bytes);
+    lab_sig_put(t, "). Your code may read lab_output but not write it: a result must be the device's work, "
+                   "copied there from device memory with cudaMemcpy or cudaMemcpyAsync (device to host)");
+    lab_sig_put(t, f->result_pinned ? ". It is page-locked already: copy into it directly, not through a host "
+                                      "buffer of your own.\n"
+                                    : ".\n");
+}
+
 /* Where in the source the fault happened, as far as can be told. Timeouts say it only
  * when the line is known. */
 static void where_line(lab_sig_text *t, int k, const lab_fault *f) {
@@ -199,7 +220,9 @@ static void finish(int k, const lab_fault *f) {
     lab_sig_text t = lab_sig_text_on(buf, sizeof(buf));
     const void *base = NULL;
     size_t bytes = 0;
-    if ((k == F_SEGV || k == F_BUS) && f && f->addr && lab_backend_device_allocation(f->addr, &base, &bytes))
+    if (k == F_SEGV && f && f->in_result)
+        result_message(&t, k, f);
+    else if ((k == F_SEGV || k == F_BUS) && f && f->addr && lab_backend_device_allocation(f->addr, &base, &bytes))
         device_message(&t, k, f, (uintptr_t)base, bytes);
     else
         lab_sig_put(&t, G.messages[k]);

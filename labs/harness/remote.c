@@ -962,6 +962,25 @@ static void frames_of(const lab_last_words *w, lab_fault *f) {
     f->pc = f->n_frames ? f->frames[0] : 0;
 }
 
+/* Whether a fault's address lies in one of the student's results (lab_output), which its
+ * process may read and never write: which batch, and the byte. */
+static void find_result(lab_fault *f) {
+    const lab_buffers *b = R.ctx ? R.ctx->buffers : NULL;
+    if (!b || !b->outputs) return;
+    size_t bytes = b->workload.batch_bytes;
+    for (int i = 0; i < b->workload.batches; i++) {
+        uintptr_t base = (uintptr_t)b->outputs[i];
+        if (base && f->addr >= base && f->addr - base < bytes) {
+            f->in_result = true;
+            f->result_batch = i;
+            f->result_offset = f->addr - base;
+            f->result_bytes = bytes;
+            f->result_pinned = b->output_memory == LAB_MEMORY_PINNED;
+            return;
+        }
+    }
+}
+
 /* The student's process did not come back from a phase: say what happened, as the guard
  * says it of a lab in one process, and end. */
 static _Noreturn void ended_badly(lab_phase_end end) {
@@ -992,6 +1011,7 @@ static _Noreturn void ended_badly(lab_phase_end end) {
         f.addr = (uintptr_t)w.fault_addr;
         frames_of(&w, &f);
         f.access = w.access == 2 ? LAB_FAULT_WRITE : w.access == 1 ? LAB_FAULT_READ : LAB_FAULT_ACCESS_UNKNOWN;
+        if (sig == SIGSEGV && f.access != LAB_FAULT_READ) find_result(&f);
     }
     lab_guard_student_ended(sig, -1, &f);
 }

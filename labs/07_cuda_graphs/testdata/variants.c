@@ -19,6 +19,13 @@
  *                         sure it is done": the host waits twice a step, and the device
  *                         waits for the host's next call each time (below target; both
  *                         TODOs done).
+ *   STAGED_GRAPH          the copies captured into the graph too, made in setup() through
+ *                         two pinned staging buffers of its own: every step memcpy()s the
+ *                         step's input into the upload's buffer, launches the graph, waits
+ *                         for it (cudaStreamSynchronize) and memcpy()s the result out of the
+ *                         download's buffer into lab_output. A result must be the device's
+ *                         work: the host's store into lab_output is refused, and run()
+ *                         crashes with a message that names the batch (error).
  *   SYNC_IN_CAPTURE       cudaStreamSynchronize on a capturing stream, "to be sure B is
  *                         done": the capture refuses it (cudaErrorStreamCaptureUnsupported)
  *                         and setup() fails (error).
@@ -38,6 +45,9 @@ static cudaStream_t stream_a, stream_b;
 static cudaEvent_t fork_ev, join_ev;
 static uint32_t *d_buf;
 static cudaGraphExec_t step_graph;
+#if defined(LAB_VARIANT_STAGED_GRAPH)
+static uint32_t *stage_in, *stage_out; /* pinned: the graph's copies read and write them */
+#endif
 
 /* The step's kernels, as the skeleton's queue_chains (with the variants' slips). */
 static int queue_chains(lab_ctx *ctx, cudaStream_t second) {
@@ -76,10 +86,14 @@ static int make_graph(lab_ctx *ctx) {
     LAB_CHECK(cudaStreamBeginCapture(stream_a, cudaStreamCaptureModeGlobal));
 #if defined(LAB_VARIANT_COPIES_IN_GRAPH)
     LAB_CHECK(cudaMemcpyAsync(d_buf, lab_input(ctx, 0), w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
+#elif defined(LAB_VARIANT_STAGED_GRAPH)
+    LAB_CHECK(cudaMemcpyAsync(d_buf, stage_in, w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
 #endif
     if (queue_chains(ctx, second) != 0) return 1;
 #if defined(LAB_VARIANT_COPIES_IN_GRAPH)
     LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, 0), d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
+#elif defined(LAB_VARIANT_STAGED_GRAPH)
+    LAB_CHECK(cudaMemcpyAsync(stage_out, d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
 #endif
     LAB_CHECK(cudaStreamEndCapture(stream_a, &graph));
     LAB_CHECK(cudaGraphInstantiate(&step_graph, graph, 0));
@@ -102,6 +116,10 @@ static int setup(lab_ctx *ctx) {
     LAB_CHECK(cudaEventCreateWithFlags(&fork_ev, cudaEventDisableTiming));
     LAB_CHECK(cudaEventCreateWithFlags(&join_ev, cudaEventDisableTiming));
     LAB_CHECK(cudaMalloc((void **)&d_buf, w->batch_bytes));
+#if defined(LAB_VARIANT_STAGED_GRAPH)
+    LAB_CHECK(cudaMallocHost((void **)&stage_in, w->batch_bytes));
+    LAB_CHECK(cudaMallocHost((void **)&stage_out, w->batch_bytes));
+#endif
     if (GRAPH_IN_SETUP && make_graph(ctx) != 0) return 1;
     return 0;
 }
@@ -112,6 +130,13 @@ static int run(lab_ctx *ctx) {
     if (make_graph(ctx) != 0) return 1;
 #endif
     for (int s = 0; s < w->batches; s++) {
+#if defined(LAB_VARIANT_STAGED_GRAPH)
+        memcpy(stage_in, lab_input(ctx, s), w->batch_bytes);
+        LAB_CHECK(cudaGraphLaunch(step_graph, stream_a));
+        LAB_CHECK(cudaStreamSynchronize(stream_a)); /* stage_out holds this step's result */
+        memcpy(lab_output(ctx, s), stage_out, w->batch_bytes);
+        continue;
+#endif
 #if !defined(LAB_VARIANT_COPIES_IN_GRAPH)
         LAB_CHECK(cudaMemcpyAsync(d_buf, lab_input(ctx, s), w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
 #endif
@@ -144,6 +169,10 @@ static int run(lab_ctx *ctx) {
 static void teardown(lab_ctx *ctx) {
     (void)ctx;
     if (step_graph) cudaGraphExecDestroy(step_graph);
+#if defined(LAB_VARIANT_STAGED_GRAPH)
+    cudaFreeHost(stage_in);
+    cudaFreeHost(stage_out);
+#endif
     cudaEventDestroy(fork_ev);
     cudaEventDestroy(join_ev);
     cudaFree(d_buf);
