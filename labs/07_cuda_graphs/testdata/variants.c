@@ -39,6 +39,8 @@
  *
  * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
  * without the timeline, labs/lab.bzl.) */
+#include <string.h>
+
 #include "labs/harness/lab.h"
 
 static cudaStream_t stream_a, stream_b;
