@@ -17,6 +17,9 @@
 #ifndef STREAMLAB_LABS_HARNESS_BOUND_RECHECK_H
 #define STREAMLAB_LABS_HARNESS_BOUND_RECHECK_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,6 +31,12 @@ extern "C" {
 /* The index of the median of n measurements (ns; the shorter middle one for an even n),
  * or -1 when n <= 0. */
 int lab_bound_median_index(const double *ideal_ns, int n);
+
+/* Writes into buf, for the report, the n measurements (ms) of a bound that differ by more
+ * than 2% of their median ("measured 3 times, before, during and after your runs (1.392,
+ * 1.228, 1.380 ms): this machine's speed moved, and the median stands"). Returns whether
+ * it wrote it: false for fewer than two, or for measurements that agree. */
+bool lab_bound_spread_text(const double *ms, int n, char *buf, size_t len);
 
 /* How to measure the bound again: measure() writes the new measurement's length (ns) and
  * returns 0, or returns non-zero where it failed; keep() makes the last measurement the

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace {
@@ -103,6 +104,32 @@ TEST(BoundMedian, FewerMeasurements) {
     const double two[] = {4.0, 3.0};
     EXPECT_EQ(lab_bound_median_index(two, 2), 1);  // the shorter of two
     EXPECT_EQ(lab_bound_median_index(two, 0), -1);
+}
+
+TEST(BoundSpread, MeasurementsThatMovedAreShownWithTheMedianStanding) {
+    const double moved[] = {1.392, 1.228, 1.380};
+    char text[200];
+    ASSERT_TRUE(lab_bound_spread_text(moved, 3, text, sizeof(text)));
+    EXPECT_STREQ(text, "measured 3 times, before, during and after your runs (1.392, 1.228, 1.380 ms): this "
+                       "machine's speed moved, and the median stands");
+}
+
+TEST(BoundSpread, MeasurementsThatAgreeAreNotShown) {
+    const double agree[] = {2.442, 2.447, 2.440};  // lab 03 on an H200: within 0.3%
+    const double same[] = {1.363, 1.363, 1.363};   // the simulator
+    const double one[] = {1.0};
+    char text[200] = "";
+    EXPECT_FALSE(lab_bound_spread_text(agree, 3, text, sizeof(text)));
+    EXPECT_FALSE(lab_bound_spread_text(same, 3, text, sizeof(text)));
+    EXPECT_FALSE(lab_bound_spread_text(one, 1, text, sizeof(text)));
+    EXPECT_STREQ(text, "");
+}
+
+TEST(BoundSpread, AShortBufferIsCutNotOverrun) {
+    const double moved[] = {1.392, 1.228, 1.380};
+    char text[24];
+    ASSERT_TRUE(lab_bound_spread_text(moved, 3, text, sizeof(text)));
+    EXPECT_EQ(std::string(text), "measured 3 times, befor");
 }
 
 }  // namespace

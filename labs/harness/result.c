@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "labs/harness/bound_recheck.h"
 #include "labs/harness/result_schema.h"
 #include "labs/harness/wrap.h"
 
@@ -184,6 +185,13 @@ static void print_waits(const lab_result *r, FILE *out) {
     }
 }
 
+/* The bound's measurements, when they differ enough to say so (bound_recheck.h). */
+static void bound_spread(FILE *out, const lab_result *r) {
+    char text[200];
+    if (lab_bound_spread_text(r->bound_measured_ms, r->n_bound_measured, text, sizeof(text)))
+        fprintf(out, "             %s\n", text);
+}
+
 /* The report into out, a stream of w's: its prose is wrapped, the timeline is not. */
 static void print_text(const lab_result *r, lab_report_level level, FILE *out, lab_wrap *w) {
     const lab_spec *s = r->spec;
@@ -290,6 +298,7 @@ static void print_text(const lab_result *r, lab_report_level level, FILE *out, l
                 best, target, r->speedup >= r->target_speedup ? "reached" : "NOT reached");
         fprintf(out, "  %-10s %.0f%% of the %s %s: %s\n", s->bound_label ? s->bound_label : "bound",
                 100.0 * r->bound_fraction, s->bound_name ? s->bound_name : "bound", at_bound, r->bound.detail);
+        bound_spread(out, r);
     } else {
         fprintf(out, "  %-10s %s (median of %d); the %s could not be measured\n", lab_metric_name(s->metric), value,
                 r->runs, s->bound_name ? s->bound_name : "bound");
