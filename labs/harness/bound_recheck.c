@@ -40,7 +40,7 @@ bool lab_bound_spread_text(const double *ms, int n, char *buf, size_t len) {
         if (ms[i] > hi) hi = ms[i];
     }
     double median = ms[lab_bound_median_index(ms, n)];
-    if (!(lo > 0) || hi - lo <= 0.02 * median) return false;
+    if (!(lo > 0) || hi - lo <= 0.05 * median) return false;
     size_t used = (size_t)snprintf(buf, len, "measured %d times, before, during and after your runs (", n);
     for (int i = 0; i < n && used < len; i++) used += (size_t)snprintf(buf + used, len - used, "%s%.3f", i ? ", " : "", ms[i]);
     if (used < len) snprintf(buf + used, len - used, " ms): this machine's speed moved, and the median stands");

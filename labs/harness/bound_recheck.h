@@ -33,7 +33,7 @@ extern "C" {
 int lab_bound_median_index(const double *ideal_ns, int n);
 
 /* Writes into buf, for the report, the n measurements (ms) of a bound that differ by more
- * than 2% of their median ("measured 3 times, before, during and after your runs (1.392,
+ * than 5% of their median ("measured 3 times, before, during and after your runs (1.392,
  * 1.228, 1.380 ms): this machine's speed moved, and the median stands"). Returns whether
  * it wrote it: false for fewer than two, or for measurements that agree. */
 bool lab_bound_spread_text(const double *ms, int n, char *buf, size_t len);

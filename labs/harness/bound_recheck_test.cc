@@ -116,10 +116,12 @@ TEST(BoundSpread, MeasurementsThatMovedAreShownWithTheMedianStanding) {
 
 TEST(BoundSpread, MeasurementsThatAgreeAreNotShown) {
     const double agree[] = {2.442, 2.447, 2.440};  // lab 03 on an H200: within 0.3%
+    const double near[] = {1.428, 1.403, 1.439};   // lab 07 on an H200: within 2.5%
     const double same[] = {1.363, 1.363, 1.363};   // the simulator
     const double one[] = {1.0};
     char text[200] = "";
     EXPECT_FALSE(lab_bound_spread_text(agree, 3, text, sizeof(text)));
+    EXPECT_FALSE(lab_bound_spread_text(near, 3, text, sizeof(text)));
     EXPECT_FALSE(lab_bound_spread_text(same, 3, text, sizeof(text)));
     EXPECT_FALSE(lab_bound_spread_text(one, 1, text, sizeof(text)));
     EXPECT_STREQ(text, "");
