@@ -199,6 +199,33 @@ static void test_slow_baseline(void) {
     }
 }
 
+/* A wrong result where the run changed an input (lab_input is read-only, lab.h): says which
+ * input and how, in place of a guess at the wrong value's cause. Labs of requests, whose
+ * inputs appear only when they arrive, are left to the usual diagnosis. */
+static void explain_mismatch_by_changed_input(harness *h, const lab_buffers *buf, int32_t run, lab_mismatch *m) {
+    const lab_workload *w = &buf->workload;
+    if (m->correct || m->first_batch < 0 || buf->pending) return;
+    uint32_t *fresh = malloc(w->batch_bytes);
+    if (!fresh) return;
+    const char *item = lab_item(h->res->spec);
+    for (int b = 0; b < w->batches; b++) {
+        lab_fill_batch(fresh, w->batch_elems, h->res->seed, run, b);
+        for (size_t i = 0; i < w->batch_elems; i++) {
+            if (fresh[i] == buf->inputs[b][i]) continue;
+            bool result_there = buf->inputs[b][i] == buf->expected[b][i];
+            snprintf(m->why, sizeof(m->why),
+                     "the run changed %s %d's input, which is read-only (lab_input(ctx, %d)[%zu] was 0x%08x, the "
+                     "harness wrote 0x%08x)%s",
+                     item, b, b, i, buf->inputs[b][i], fresh[i],
+                     result_there ? ". It holds that result: the copy back went to lab_input, not lab_output"
+                                  : ": compute into buffers of your own");
+            free(fresh);
+            return;
+        }
+    }
+    free(fresh);
+}
+
 /* One run of the baseline or yours: prepare, time run(), read the results at once (before
  * any synchronisation of the harness's own, so a missing one shows), then quiesce. */
 static run_outcome do_run(harness *h, who w, const char *label) {
@@ -244,6 +271,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     /* What follows is the harness's, not part of the run's timeline. */
     trace_set_run(-1);
     o.check = lab_verify(buf, lab_item(h->res->spec), lab_items(h->res->spec));
+    explain_mismatch_by_changed_input(h, buf, run, &o.check);
     o.cuda = cudaGetLastError();
     /* The work run() left on the device is run()'s: waiting for it is charged to whoever
      * ran, so that a student's endless kernel is their timeout, not the harness's. */

@@ -15,7 +15,11 @@
  *                      passes, and the report says what teardown() left registered.
  *   SHARED_BUFFERS     both TODOs, but every stream uses the same pair of device buffers
  *                      (racy: a batch's upload overwrites what another batch's kernel is
- *                      still reading). */
+ *                      still reading).
+ *   RESULT_INTO_INPUT  both TODOs, but each result copied back over its batch's input
+ *                      ("the input is pinned and done with") instead of into lab_output:
+ *                      the outputs are never written, and the report says where the
+ *                      results went (wrong). */
 #include "labs/harness/lab.h"
 
 #define MAX_BATCHES 64
@@ -83,7 +87,12 @@ static int run(lab_ctx *ctx) {
     for (int b = 0; b < w->batches; b++) {
         LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, streams[b]));
         LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, streams[b]));
+#if defined(LAB_VARIANT_RESULT_INTO_INPUT)
+        LAB_CHECK(cudaMemcpyAsync((uint32_t *)lab_input(ctx, b), d_out[b], w->batch_bytes, cudaMemcpyDeviceToHost,
+                                  streams[b]));
+#else
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[b], w->batch_bytes, cudaMemcpyDeviceToHost, streams[b]));
+#endif
     }
     for (int b = 0; b < w->batches; b++) LAB_CHECK(cudaStreamSynchronize(streams[b]));
 #if defined(LAB_VARIANT_PIN_EACH_TIME)
