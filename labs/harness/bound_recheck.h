@@ -24,8 +24,9 @@
 extern "C" {
 #endif
 
-/* How many times the runner measures the bound (before the timed runs, after the middle
- * one, after the last one; only before them when there is one timed run). */
+/* How many times the runner measures the bound on a GPU (before the timed runs, after the
+ * middle one, after the last one; only before them when there is one timed run, and on the
+ * simulator, whose clock does not drift). */
 #define LAB_BOUND_MEASUREMENTS 3
 
 /* The index of the median of n measurements (ns; the shorter middle one for an even n),
