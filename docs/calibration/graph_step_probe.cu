@@ -14,14 +14,18 @@
 //   sync2    the same with a synchronisation after the upload too
 //   rebuilt  the graph captured, instantiated and destroyed inside the timed run
 //   direct   every kernel launched on its own (the lab's baseline)
-// and prints each as a fraction of the bound (bound time / its time).
+// and prints each as a fraction of the bound (bound time / its time). With --sets 2 the
+// steps alternate between two sets of buffer, streams and graph, so that a step's upload
+// may overlap the step before it (a workload in which host waits cannot hide behind the
+// device's own gap between a download and the next upload).
 //
-//   nvcc -O2 -arch=sm_90 -o graph_step_probe graph_step_probe.cu && ./graph_step_probe
+//   nvcc -O2 -arch=sm_90 -o graph_step_probe graph_step_probe.cu && ./graph_step_probe [--sets 2]
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -58,29 +62,37 @@ struct shape {
     int k, l;
 };
 
-static cudaStream_t st[MAX_K];
-static cudaEvent_t fork_ev, join_ev[MAX_K];
-static uint32_t *d_buf, *h_in, *h_out;
+/* One set of what a step uses: its streams, fork and join events, device buffer and graph.
+ * With two sets, step i uses set i % 2: its upload may run while the step before it
+ * computes, as a double-buffered pipeline's would. */
+struct step_set {
+    cudaStream_t st[MAX_K];
+    cudaEvent_t fork_ev, join_ev[MAX_K];
+    uint32_t *d_buf;
+    cudaGraphExec_t exec;
+};
+static step_set sets[2];
+static uint32_t *h_in, *h_out;
 
-static void queue_chains(shape s) {
+static void queue_chains(step_set &q, shape s) {
     size_t slice = ELEMS / s.k;
     unsigned blocks = (unsigned)((slice + 255) / 256);
-    CHECK(cudaEventRecord(fork_ev, st[0]));
-    for (int c = 1; c < s.k; c++) CHECK(cudaStreamWaitEvent(st[c], fork_ev, 0));
+    CHECK(cudaEventRecord(q.fork_ev, q.st[0]));
+    for (int c = 1; c < s.k; c++) CHECK(cudaStreamWaitEvent(q.st[c], q.fork_ev, 0));
     for (int j = 0; j < s.l; j++)
-        for (int c = 0; c < s.k; c++) process<<<blocks, 256, 0, st[c]>>>(d_buf + c * slice, slice, 0, 0, 16);
+        for (int c = 0; c < s.k; c++) process<<<blocks, 256, 0, q.st[c]>>>(q.d_buf + c * slice, slice, 0, 0, 16);
     for (int c = 1; c < s.k; c++) {
-        CHECK(cudaEventRecord(join_ev[c], st[c]));
-        CHECK(cudaStreamWaitEvent(st[0], join_ev[c], 0));
+        CHECK(cudaEventRecord(q.join_ev[c], q.st[c]));
+        CHECK(cudaStreamWaitEvent(q.st[0], q.join_ev[c], 0));
     }
 }
 
-static cudaGraphExec_t make_graph(shape s) {
+static cudaGraphExec_t make_graph(step_set &q, shape s) {
     cudaGraph_t g;
     cudaGraphExec_t e;
-    CHECK(cudaStreamBeginCapture(st[0], cudaStreamCaptureModeGlobal));
-    queue_chains(s);
-    CHECK(cudaStreamEndCapture(st[0], &g));
+    CHECK(cudaStreamBeginCapture(q.st[0], cudaStreamCaptureModeGlobal));
+    queue_chains(q, s);
+    CHECK(cudaStreamEndCapture(q.st[0], &g));
     CHECK(cudaGraphInstantiate(&e, g, 0));
     CHECK(cudaGraphDestroy(g));
     return e;
@@ -93,73 +105,85 @@ struct host_split {
     double queued_us, launch_us, launch_max_us, upload_us, download_us;
 };
 
-static double run(enum how h, shape s, int steps, cudaGraphExec_t exec, host_split *split = nullptr) {
+static double run(enum how h, shape s, int steps, int n_sets, host_split *split = nullptr) {
     const size_t bytes = ELEMS * sizeof(uint32_t);
     host_split hs = {};
+    cudaGraphExec_t exec[2] = {sets[0].exec, sets[1].exec};
     double t0 = now_us();
-    if (h == REBUILT) exec = make_graph(s);
+    if (h == REBUILT)
+        for (int q = 0; q < n_sets; q++) exec[q] = make_graph(sets[q], s);
     for (int i = 0; i < steps; i++) {
+        step_set &q = sets[i % n_sets];
         double c0 = now_us();
-        CHECK(cudaMemcpyAsync(d_buf, h_in + (size_t)i * ELEMS, bytes, cudaMemcpyHostToDevice, st[0]));
+        CHECK(cudaMemcpyAsync(q.d_buf, h_in + (size_t)i * ELEMS, bytes, cudaMemcpyHostToDevice, q.st[0]));
         double c1 = now_us();
-        if (h == SYNC2) CHECK(cudaStreamSynchronize(st[0]));
+        if (h == SYNC2) CHECK(cudaStreamSynchronize(q.st[0]));
         double c2 = now_us();
         if (h == DIRECT)
-            queue_chains(s);
+            queue_chains(q, s);
         else
-            CHECK(cudaGraphLaunch(exec, st[0]));
+            CHECK(cudaGraphLaunch(exec[i % n_sets], q.st[0]));
         double c3 = now_us();
-        CHECK(cudaMemcpyAsync(h_out + (size_t)i * ELEMS, d_buf, bytes, cudaMemcpyDeviceToHost, st[0]));
+        CHECK(cudaMemcpyAsync(h_out + (size_t)i * ELEMS, q.d_buf, bytes, cudaMemcpyDeviceToHost, q.st[0]));
         double c4 = now_us();
         hs.upload_us += c1 - c0;
         hs.launch_us += c3 - c2;
         hs.launch_max_us = std::max(hs.launch_max_us, c3 - c2);
         hs.download_us += c4 - c3;
-        if (h == SYNC1 || h == SYNC2) CHECK(cudaStreamSynchronize(st[0]));
+        if (h == SYNC1 || h == SYNC2) CHECK(cudaStreamSynchronize(q.st[0]));
     }
     hs.queued_us = now_us() - t0;
     if (split) *split = hs;
-    CHECK(cudaStreamSynchronize(st[0]));
-    if (h == REBUILT) CHECK(cudaGraphExecDestroy(exec));
+    for (int q = 0; q < n_sets; q++) CHECK(cudaStreamSynchronize(sets[q].st[0]));
+    if (h == REBUILT)
+        for (int q = 0; q < n_sets; q++) CHECK(cudaGraphExecDestroy(exec[q]));
     return now_us() - t0;
 }
 
-int main() {
+int main(int argc, char **argv) {
+    /* --sets 2: two buffers, streams and graphs, step i on set i % 2 (default 1, the lab's). */
+    int n_sets = argc > 2 && std::string(argv[1]) == "--sets" ? std::atoi(argv[2]) : 1;
+    if (n_sets < 1 || n_sets > 2) {
+        std::fprintf(stderr, "usage: graph_step_probe [--sets 1|2]\n");
+        return 64;
+    }
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s\n", prop.name);
-    CHECK(cudaMalloc(&d_buf, ELEMS * sizeof(uint32_t)));
+    std::printf("device: %s; %d set(s) of buffer, streams and graph\n", prop.name, n_sets);
     CHECK(cudaMallocHost(&h_in, (size_t)MAX_STEPS * ELEMS * sizeof(uint32_t)));
     CHECK(cudaMallocHost(&h_out, (size_t)MAX_STEPS * ELEMS * sizeof(uint32_t)));
     for (size_t i = 0; i < (size_t)MAX_STEPS * ELEMS; i++) h_in[i] = (uint32_t)i;
-    for (int c = 0; c < MAX_K; c++) {
-        CHECK(cudaStreamCreateWithFlags(&st[c], cudaStreamNonBlocking));
-        CHECK(cudaEventCreateWithFlags(&join_ev[c], cudaEventDisableTiming));
+    for (step_set &q : sets) {
+        CHECK(cudaMalloc(&q.d_buf, ELEMS * sizeof(uint32_t)));
+        for (int c = 0; c < MAX_K; c++) {
+            CHECK(cudaStreamCreateWithFlags(&q.st[c], cudaStreamNonBlocking));
+            CHECK(cudaEventCreateWithFlags(&q.join_ev[c], cudaEventDisableTiming));
+        }
+        CHECK(cudaEventCreateWithFlags(&q.fork_ev, cudaEventDisableTiming));
     }
-    CHECK(cudaEventCreateWithFlags(&fork_ev, cudaEventDisableTiming));
 
     const shape shapes[] = {{2, 32}, {2, 24}, {2, 16}, {2, 12}, {2, 8}, {4, 16}, {4, 12}, {4, 8}, {8, 8}, {8, 6}, {8, 4}};
     const int step_counts[] = {24, 48, 96};
     std::printf("%-6s %-6s %-6s %10s %8s %8s %8s %8s %8s  (bound in us; the rest as fractions of the bound)\n", "K",
                 "L", "steps", "bound_us", "b/step", "sync1", "sync2", "rebuilt", "direct");
     for (shape s : shapes) {
-        cudaGraphExec_t exec = make_graph(s);
+        for (int q = 0; q < n_sets; q++) sets[q].exec = make_graph(sets[q], s);
         for (int steps : step_counts) {
             std::vector<double> t[N_HOW];
-            for (int h = 0; h < N_HOW; h++) run((enum how)h, s, steps, exec); /* warm-up */
+            for (int h = 0; h < N_HOW; h++) run((enum how)h, s, steps, n_sets); /* warm-up */
             for (int r = 0; r < REPS; r++)
-                for (int h = 0; h < N_HOW; h++) t[h].push_back(run((enum how)h, s, steps, exec));
+                for (int h = 0; h < N_HOW; h++) t[h].push_back(run((enum how)h, s, steps, n_sets));
             double b = median(t[BOUND]);
             std::printf("%-6d %-6d %-6d %10.1f %8.2f", s.k, s.l, steps, b, b / steps);
             for (int h = SYNC1; h < N_HOW; h++) std::printf(" %8.3f", b / median(t[h]));
             host_split hs;
-            double whole = run(BOUND, s, steps, exec, &hs);
+            double whole = run(BOUND, s, steps, n_sets, &hs);
             std::printf("\n   bound's host: queued at %.0f of %.0f us; graph launches %.1f us a step (longest %.1f), "
                         "uploads %.1f, downloads %.1f\n",
                         hs.queued_us, whole, hs.launch_us / steps, hs.launch_max_us, hs.upload_us / steps,
                         hs.download_us / steps);
         }
-        CHECK(cudaGraphExecDestroy(exec));
+        for (int q = 0; q < n_sets; q++) CHECK(cudaGraphExecDestroy(sets[q].exec));
     }
     return 0;
 }

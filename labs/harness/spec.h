@@ -159,6 +159,9 @@ typedef struct lab_findings {
     int peer_buffers;     /* distinct buffers the run's peer copies wrote */
     int kernel_streams;   /* streams the run's kernels ran on (a graph's branches count; a graph
                              launched as one op, on a GPU: its branches, trace_graph_op_branches) */
+    int graph_width;      /* the most chains one graph launch ran its kernels on: a GPU's graph
+                             op, its branches (trace_graph_op_branches); the simulator's, its
+                             launch stream and its "graph branch N" streams (0: no graph ran) */
     int graphs_made;      /* cudaGraphInstantiate calls inside the run */
     int graph_launches;   /* cudaGraphLaunch calls inside the run */
     uint64_t graph_made_site; /* the first of those cudaGraphInstantiate calls, and its line */

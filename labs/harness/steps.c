@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "labs/harness/steps.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,11 +164,19 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         if (op->kind == TRACE_OP_KERNEL && op->stream < MAX_STREAMS && !kernel_on[op->stream]) {
             kernel_on[op->stream] = true;
             f->kernel_streams++;
+            /* The simulator runs a graph's branch N (N >= 1) on a stream of its own, beside
+             * the launch stream's branch 0: the graph spans N + 1 chains. */
+            const trace_stream *st = trace_timeline_stream(tl, op->stream);
+            unsigned branch = 0;
+            if (st && sscanf(st->name, "graph branch %u", &branch) == 1 &&
+                (int)branch + 1 > f->graph_width)
+                f->graph_width = (int)branch + 1;
         }
         /* A graph launched as one op (a GPU's trace): its kernels ran on as many chains as
          * the graph has branches, whatever stream launched it. */
         int branches = trace_graph_op_branches(op);
         if (branches > graph_branches) graph_branches = branches;
+        if (branches > f->graph_width) f->graph_width = branches;
         lab_stream_fact *s = (lab_stream_fact *)lab_fact_stream(f, op->stream);
         if (!s) {
             if (f->n_streams >= LAB_FACT_STREAMS) continue;
@@ -191,6 +200,8 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         s->request_kernels += request && op->kind == TRACE_OP_KERNEL;
     }
     if (graph_branches > f->kernel_streams) f->kernel_streams = graph_branches;
+    /* A graph whose kernels all ran on its launch stream: one chain. */
+    if (f->graph_launches > 0 && f->graph_width == 0 && f->kernel_streams > 0) f->graph_width = 1;
 }
 
 /* Every wait of the run and what it cost (trace/view/blame.h); their lines are the

@@ -1,6 +1,7 @@
 /* labs/07_cuda_graphs/testdata/variants.c: what students write on the way through lab 07,
  * for the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One
- * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape:
+ * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape
+ * (step s on set s % 2 of streams, events, buffer and graph, each set's graph made once):
  *
  *   GRAPH_PER_STEP        the step captured, instantiated and launched anew in every step
  *                         of run(): correct, and the capture and instantiation cost more
@@ -11,14 +12,22 @@
  *   ONE_STREAM_GRAPH      the graph made once in setup(), but both chains captured on
  *                         stream A: a graph keeps only the concurrency it was captured
  *                         with, so the chains run one after the other (below target).
- *   COPIES_IN_GRAPH       the copies captured into the graph in setup(), with step 0's
- *                         host buffers: every replay uploads step 0 and writes step 0's
- *                         result; the other steps' outputs are never written (incorrect).
- *   SETUP_GRAPH_SYNCED    the graph made once in setup(), as the reference, and
+ *   COPIES_IN_GRAPH       the copies captured into each set's graph in setup(), with the
+ *                         host buffers of steps 0 and 1: every replay uploads and writes
+ *                         one of those two; the other steps' outputs are never written
+ *                         (incorrect).
+ *   SETUP_GRAPH_SYNCED    the graphs made once in setup(), as the reference, and
  *                         cudaStreamSynchronize(A) after every upload and every step "to be
  *                         sure it is done": the host waits twice a step, and the device
  *                         waits for the host's next call each time (below target; both
  *                         TODOs done).
+ *   STEP_SYNCED           the same with one wait a step, after its download: no step
+ *                         overlaps the next, and the device idles through every round trip
+ *                         (below target; both TODOs done).
+ *   ONE_GRAPH             one graph, captured on set 0's buffer, launched for the steps of
+ *                         both sets: a graph works on the buffer it was captured with, so
+ *                         set 1's steps compute set 0's buffer again, beside set 0's own
+ *                         steps (incorrect).
  *   STAGED_GRAPH          the copies captured into the graph too, made in setup() through
  *                         two pinned staging buffers of its own: every step memcpy()s the
  *                         step's input into the upload's buffer, launches the graph, waits
@@ -43,62 +52,67 @@
 
 #include "labs/harness/lab.h"
 
-static cudaStream_t stream_a, stream_b;
-static cudaEvent_t fork_ev, join_ev;
-static uint32_t *d_buf;
-static cudaGraphExec_t step_graph;
+/* Two sets, step s on set s % 2: while one step computes, the next one's upload runs. */
+typedef struct step_set {
+    cudaStream_t a, b;
+    cudaEvent_t fork_ev, join_ev;
+    uint32_t *d_buf;
+    cudaGraphExec_t graph;
 #if defined(LAB_VARIANT_STAGED_GRAPH)
-static uint32_t *stage_in, *stage_out; /* pinned: the graph's copies read and write them */
+    uint32_t *stage_in, *stage_out; /* pinned: the graph's copies read and write them */
 #endif
+} step_set;
+static step_set sets[2];
 
 /* The step's kernels, as the skeleton's queue_chains (with the variants' slips). */
-static int queue_chains(lab_ctx *ctx, cudaStream_t second) {
+static int queue_chains(lab_ctx *ctx, step_set *q, cudaStream_t second) {
     const lab_workload *w = lab_get_workload(ctx);
     size_t half = w->batch_elems / 2;
 #if !defined(LAB_VARIANT_FORK_OUTSIDE_CAPTURE)
-    LAB_CHECK(cudaEventRecord(fork_ev, stream_a));
+    LAB_CHECK(cudaEventRecord(q->fork_ev, q->a));
 #endif
-    LAB_CHECK(cudaStreamWaitEvent(second, fork_ev, 0));
+    LAB_CHECK(cudaStreamWaitEvent(second, q->fork_ev, 0));
     for (int k = 0; k < w->steps; k++) {
-        LAB_CHECK(kernels_process(d_buf, d_buf, half, w->process, stream_a));
-        LAB_CHECK(kernels_process(d_buf + half, d_buf + half, w->batch_elems - half, w->process, second));
+        LAB_CHECK(kernels_process(q->d_buf, q->d_buf, half, w->process, q->a));
+        LAB_CHECK(kernels_process(q->d_buf + half, q->d_buf + half, w->batch_elems - half, w->process, second));
     }
 #if defined(LAB_VARIANT_SYNC_IN_CAPTURE)
-    LAB_CHECK(cudaStreamSynchronize(stream_b)); /* refused: B is capturing */
+    LAB_CHECK(cudaStreamSynchronize(q->b)); /* refused: B is capturing */
 #endif
-    LAB_CHECK(cudaEventRecord(join_ev, second));
+    LAB_CHECK(cudaEventRecord(q->join_ev, second));
 #if !defined(LAB_VARIANT_NOT_JOINED)
-    LAB_CHECK(cudaStreamWaitEvent(stream_a, join_ev, 0));
+    LAB_CHECK(cudaStreamWaitEvent(q->a, q->join_ev, 0));
 #endif
     return 0;
 }
 
-/* Captures the step (with the copies of step 0, for COPIES_IN_GRAPH) into step_graph. */
-static int make_graph(lab_ctx *ctx) {
+/* Captures set q's step (with the copies of step q, for COPIES_IN_GRAPH) into its graph. */
+static int make_graph(lab_ctx *ctx, int set) {
     const lab_workload *w = lab_get_workload(ctx);
-    cudaStream_t second = stream_b;
+    step_set *q = &sets[set];
+    cudaStream_t second = q->b;
 #if defined(LAB_VARIANT_ONE_STREAM_GRAPH)
-    second = stream_a;
+    second = q->a;
 #endif
     (void)w;
 #if defined(LAB_VARIANT_FORK_OUTSIDE_CAPTURE)
-    LAB_CHECK(cudaEventRecord(fork_ev, stream_a)); /* too early: outside the capture */
+    LAB_CHECK(cudaEventRecord(q->fork_ev, q->a)); /* too early: outside the capture */
 #endif
     cudaGraph_t graph;
-    LAB_CHECK(cudaStreamBeginCapture(stream_a, cudaStreamCaptureModeGlobal));
+    LAB_CHECK(cudaStreamBeginCapture(q->a, cudaStreamCaptureModeGlobal));
 #if defined(LAB_VARIANT_COPIES_IN_GRAPH)
-    LAB_CHECK(cudaMemcpyAsync(d_buf, lab_input(ctx, 0), w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
+    LAB_CHECK(cudaMemcpyAsync(q->d_buf, lab_input(ctx, set), w->batch_bytes, cudaMemcpyHostToDevice, q->a));
 #elif defined(LAB_VARIANT_STAGED_GRAPH)
-    LAB_CHECK(cudaMemcpyAsync(d_buf, stage_in, w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
+    LAB_CHECK(cudaMemcpyAsync(q->d_buf, q->stage_in, w->batch_bytes, cudaMemcpyHostToDevice, q->a));
 #endif
-    if (queue_chains(ctx, second) != 0) return 1;
+    if (queue_chains(ctx, q, second) != 0) return 1;
 #if defined(LAB_VARIANT_COPIES_IN_GRAPH)
-    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, 0), d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
+    LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, set), q->d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, q->a));
 #elif defined(LAB_VARIANT_STAGED_GRAPH)
-    LAB_CHECK(cudaMemcpyAsync(stage_out, d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
+    LAB_CHECK(cudaMemcpyAsync(q->stage_out, q->d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, q->a));
 #endif
-    LAB_CHECK(cudaStreamEndCapture(stream_a, &graph));
-    LAB_CHECK(cudaGraphInstantiate(&step_graph, graph, 0));
+    LAB_CHECK(cudaStreamEndCapture(q->a, &graph));
+    LAB_CHECK(cudaGraphInstantiate(&q->graph, graph, 0));
     LAB_CHECK(cudaGraphDestroy(graph));
     return 0;
 }
@@ -111,75 +125,94 @@ static int make_graph(lab_ctx *ctx) {
 
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
-    LAB_CHECK(cudaStreamCreateWithFlags(&stream_a, cudaStreamNonBlocking));
-    LAB_CHECK(cudaStreamCreateWithFlags(&stream_b, cudaStreamNonBlocking));
-    lab_name_stream(ctx, stream_a, "A");
-    lab_name_stream(ctx, stream_b, "B");
-    LAB_CHECK(cudaEventCreateWithFlags(&fork_ev, cudaEventDisableTiming));
-    LAB_CHECK(cudaEventCreateWithFlags(&join_ev, cudaEventDisableTiming));
-    LAB_CHECK(cudaMalloc((void **)&d_buf, w->batch_bytes));
+    static const char *const names[2][2] = {{"A0", "B0"}, {"A1", "B1"}};
+    for (int i = 0; i < 2; i++) {
+        step_set *q = &sets[i];
+        LAB_CHECK(cudaStreamCreateWithFlags(&q->a, cudaStreamNonBlocking));
+        LAB_CHECK(cudaStreamCreateWithFlags(&q->b, cudaStreamNonBlocking));
+        lab_name_stream(ctx, q->a, names[i][0]);
+        lab_name_stream(ctx, q->b, names[i][1]);
+        LAB_CHECK(cudaEventCreateWithFlags(&q->fork_ev, cudaEventDisableTiming));
+        LAB_CHECK(cudaEventCreateWithFlags(&q->join_ev, cudaEventDisableTiming));
+        LAB_CHECK(cudaMalloc((void **)&q->d_buf, w->batch_bytes));
 #if defined(LAB_VARIANT_STAGED_GRAPH)
-    LAB_CHECK(cudaMallocHost((void **)&stage_in, w->batch_bytes));
-    LAB_CHECK(cudaMallocHost((void **)&stage_out, w->batch_bytes));
+        LAB_CHECK(cudaMallocHost((void **)&q->stage_in, w->batch_bytes));
+        LAB_CHECK(cudaMallocHost((void **)&q->stage_out, w->batch_bytes));
 #endif
-    if (GRAPH_IN_SETUP && make_graph(ctx) != 0) return 1;
+    }
+    for (int i = 0; i < 2; i++) {
+#if defined(LAB_VARIANT_ONE_GRAPH)
+        if (i == 1) continue; /* "the graph is the same for both sets" */
+#endif
+        if (GRAPH_IN_SETUP && make_graph(ctx, i) != 0) return 1;
+    }
     return 0;
 }
 
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
-    if (make_graph(ctx) != 0) return 1;
+    if (make_graph(ctx, 0) != 0 || make_graph(ctx, 1) != 0) return 1;
 #endif
     for (int s = 0; s < w->batches; s++) {
+        step_set *q = &sets[s % 2];
 #if defined(LAB_VARIANT_STAGED_GRAPH)
-        memcpy(stage_in, lab_input(ctx, s), w->batch_bytes);
-        LAB_CHECK(cudaGraphLaunch(step_graph, stream_a));
-        LAB_CHECK(cudaStreamSynchronize(stream_a)); /* stage_out holds this step's result */
-        memcpy(lab_output(ctx, s), stage_out, w->batch_bytes);
+        memcpy(q->stage_in, lab_input(ctx, s), w->batch_bytes);
+        LAB_CHECK(cudaGraphLaunch(q->graph, q->a));
+        LAB_CHECK(cudaStreamSynchronize(q->a)); /* stage_out holds this step's result */
+        memcpy(lab_output(ctx, s), q->stage_out, w->batch_bytes);
         continue;
 #endif
 #if !defined(LAB_VARIANT_COPIES_IN_GRAPH)
-        LAB_CHECK(cudaMemcpyAsync(d_buf, lab_input(ctx, s), w->batch_bytes, cudaMemcpyHostToDevice, stream_a));
+        LAB_CHECK(cudaMemcpyAsync(q->d_buf, lab_input(ctx, s), w->batch_bytes, cudaMemcpyHostToDevice, q->a));
 #endif
 #if defined(LAB_VARIANT_SETUP_GRAPH_SYNCED)
-        LAB_CHECK(cudaStreamSynchronize(stream_a)); /* to be sure the upload is done */
+        LAB_CHECK(cudaStreamSynchronize(q->a)); /* to be sure the upload is done */
 #endif
 #if defined(LAB_VARIANT_GRAPH_PER_STEP)
-        if (make_graph(ctx) != 0) return 1;
+        if (make_graph(ctx, s % 2) != 0) return 1;
 #endif
-        LAB_CHECK(cudaGraphLaunch(step_graph, stream_a));
+#if defined(LAB_VARIANT_ONE_GRAPH)
+        LAB_CHECK(cudaGraphLaunch(sets[0].graph, q->a));
+#else
+        LAB_CHECK(cudaGraphLaunch(q->graph, q->a));
+#endif
 #if defined(LAB_VARIANT_GRAPH_PER_STEP)
-        LAB_CHECK(cudaGraphExecDestroy(step_graph)); /* the launch already holds what it needs */
-        step_graph = NULL;
+        LAB_CHECK(cudaGraphExecDestroy(q->graph)); /* the launch already holds what it needs */
+        q->graph = NULL;
 #endif
 #if !defined(LAB_VARIANT_COPIES_IN_GRAPH)
-        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, s), d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, s), q->d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, q->a));
 #endif
-#if defined(LAB_VARIANT_SETUP_GRAPH_SYNCED)
-        LAB_CHECK(cudaStreamSynchronize(stream_a)); /* to be sure the step is done */
+#if defined(LAB_VARIANT_SETUP_GRAPH_SYNCED) || defined(LAB_VARIANT_STEP_SYNCED)
+        LAB_CHECK(cudaStreamSynchronize(q->a)); /* to be sure the step is done */
 #endif
     }
-    LAB_CHECK(cudaStreamSynchronize(stream_a)); /* every step queued */
+    for (int i = 0; i < 2; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a)); /* every step queued */
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
-    LAB_CHECK(cudaGraphExecDestroy(step_graph));
-    step_graph = NULL;
+    for (int i = 0; i < 2; i++) {
+        LAB_CHECK(cudaGraphExecDestroy(sets[i].graph));
+        sets[i].graph = NULL;
+    }
 #endif
     return 0;
 }
 
 static void teardown(lab_ctx *ctx) {
     (void)ctx;
-    if (step_graph) cudaGraphExecDestroy(step_graph);
+    for (int i = 0; i < 2; i++) {
+        step_set *q = &sets[i];
+        if (q->graph) cudaGraphExecDestroy(q->graph);
 #if defined(LAB_VARIANT_STAGED_GRAPH)
-    cudaFreeHost(stage_in);
-    cudaFreeHost(stage_out);
+        cudaFreeHost(q->stage_in);
+        cudaFreeHost(q->stage_out);
 #endif
-    cudaEventDestroy(fork_ev);
-    cudaEventDestroy(join_ev);
-    cudaFree(d_buf);
-    cudaStreamDestroy(stream_a);
-    cudaStreamDestroy(stream_b);
+        cudaEventDestroy(q->fork_ev);
+        cudaEventDestroy(q->join_ev);
+        cudaFree(q->d_buf);
+        cudaStreamDestroy(q->a);
+        cudaStreamDestroy(q->b);
+    }
 }
 
 const lab_impl LAB_STUDENT = {setup, run, teardown};
