@@ -24,6 +24,13 @@
  *   STEP_SYNCED           the same with one wait a step, after its download: no step
  *                         overlaps the next, and the device idles through every round trip
  *                         (below target; both TODOs done).
+ *   PAIR_SYNCED           the graphs made once, and cudaDeviceSynchronize after every
+ *                         second step: two steps overlap, then the device drains and
+ *                         waits for the host (below target).
+ *   WAIT_BEFORE_REUSE     the graphs made once, and the host waits for a set's stream
+ *                         before each upload into its buffer (for the step two back): the
+ *                         other set's step is queued behind it, so the device does not
+ *                         idle (correct, passes: a wait where the host needs one).
  *   ONE_GRAPH             one graph, captured on set 0's buffer, launched for the steps of
  *                         both sets: a graph works on the buffer it was captured with, so
  *                         set 1's steps compute set 0's buffer again, beside set 0's own
@@ -163,6 +170,9 @@ static int run(lab_ctx *ctx) {
         memcpy(lab_output(ctx, s), q->stage_out, w->batch_bytes);
         continue;
 #endif
+#if defined(LAB_VARIANT_WAIT_BEFORE_REUSE)
+        LAB_CHECK(cudaStreamSynchronize(q->a)); /* the set's step before last is done: its buffer is free */
+#endif
 #if !defined(LAB_VARIANT_COPIES_IN_GRAPH)
         LAB_CHECK(cudaMemcpyAsync(q->d_buf, lab_input(ctx, s), w->batch_bytes, cudaMemcpyHostToDevice, q->a));
 #endif
@@ -186,6 +196,9 @@ static int run(lab_ctx *ctx) {
 #endif
 #if defined(LAB_VARIANT_SETUP_GRAPH_SYNCED) || defined(LAB_VARIANT_STEP_SYNCED)
         LAB_CHECK(cudaStreamSynchronize(q->a)); /* to be sure the step is done */
+#endif
+#if defined(LAB_VARIANT_PAIR_SYNCED)
+        if (s % 2 == 1) LAB_CHECK(cudaDeviceSynchronize()); /* both sets' steps are done */
 #endif
     }
     for (int i = 0; i < 2; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a)); /* every step queued */
