@@ -138,6 +138,21 @@ TEST(Lab07, AGraphMadeInSetupWithTwoHostWaitsEachStepIsToldTheWait) {
     ExpectToldTheWait("setup_graph_synced", 0.5);
 }
 
+// Every step on set 0: correct, both TODOs done, and told that its steps queue behind one
+// another on one stream.
+TEST(Lab07, OneSetForEveryStepIsToldItsStepsQueue) {
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_one_set_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_LT(Num(j, "bound_fraction"), 0.65);
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    EXPECT_EQ(Advice(j).rfind("every step of your run goes up, through its graph and down on one stream (\"A0\")", 0),
+              0u)
+        << Advice(j);
+    cJSON_Delete(j);
+}
+
 // One graph for both sets: launched on set 1's stream it works on set 0's buffer, beside
 // set 0's own step, with no order between them: a race, and wrong results from step 0 on.
 TEST(Lab07, OneGraphForBothSetsRacesOnSet0sBuffer) {

@@ -243,12 +243,23 @@ static int why_made_once(const lab_findings *f, const lab_workload *w, char *buf
 
 /* Both steps done, and the lab still fails or is slow. */
 static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
-    (void)w;
     if (!f->correct && f->graph_launches > 0 && f->copy_calls == 0)
         return snprintf(buf, len,
                         "your graph is made once and replayed, and your run makes no copy of its own: the copies "
                         "are in the graph, which froze the pointers it captured, so every replay copies the same "
                         "step. Keep the copies out of the graph (cudaMemcpyAsync on A around each launch).");
+    /* Every step's upload on one stream: one set, each step behind the one before it. */
+    const lab_stream_fact *up = NULL;
+    int upload_streams = 0;
+    for (int i = 0; i < f->n_streams; i++)
+        if (f->streams[i].h2d > 0) upload_streams++, up = &f->streams[i];
+    if (f->correct && f->graph_launches >= w->batches && upload_streams == 1)
+        return snprintf(buf, len,
+                        "every step of your run goes up, through its graph and down on one stream (%s), so each "
+                        "step waits for the one before it to come back. Give step s the set s %% 2 (its streams, "
+                        "its buffer and a graph captured on that buffer), as the skeleton does: the next step's "
+                        "upload and kernels then run beside this one.",
+                        up->label);
     return 0;
 }
 
