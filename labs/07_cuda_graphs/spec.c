@@ -40,8 +40,10 @@
  * wait before reuse: 0.90 here, 0.85-0.96 on H200s) and the fastest that should not (a
  * device synchronisation every second step: 0.75 here, 0.70-0.81 there): 7 and 8 points
  * from them here, 2 on the closest H200 starts; the reference reads 0.92-0.97 there
- * (docs/measured.md, "Lab 07 with two sets"). The costs of making
- * a graph are host driver costs measured on a lent H100 machine
+ * (docs/measured.md, "Lab 07 with two sets"), short of 1.0 because a run on a GPU pays
+ * some tens of microseconds the bound's replays do not (the device idle between runs, the
+ * first launch's latency), with 24 steps a few percent of a 0.75 ms run. The costs of
+ * making a graph are host driver costs measured on a lent H100 machine
  * (docs/calibration/graph_probe.cu: 0.7 us a captured call, 3 us a node to instantiate,
  * upload and destroy). */
 #include <stdbool.h>
@@ -197,8 +199,9 @@ out:
 /* Direct launches stay below a fifth of the bound (the host's launches), a graph made anew
  * every step below a tenth; graphs replayed for every step reach half of it, even when
  * they are made in run() (51%) or run the two chains one after the other (61%). */
-/* The facts of the two TODOs: how many graphs a run launches and makes, and on how many
- * streams its kernels run. No graph call seen (a backend that records none): the speed. */
+/* The facts of the two TODOs: how many graphs a run launches and makes, and how many
+ * chains its widest graph runs side by side. No graph call seen (a backend that records
+ * none): the speed. */
 static bool replays_a_graph(const lab_findings *f, const lab_workload *w) {
     if (f->graph_launches == 0 && f->graphs_made == 0 && f->n_streams == 0) return f->bound_fraction >= 0.40;
     return f->graph_launches >= w->batches && f->graphs_made < f->graph_launches && f->graph_width >= 2;
