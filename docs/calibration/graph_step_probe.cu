@@ -14,12 +14,15 @@
 //   sync2    the same with a synchronisation after the upload too
 //   rebuilt  the graph captured, instantiated and destroyed inside the timed run
 //   direct   every kernel launched on its own (the lab's baseline)
-// and prints each as a fraction of the bound (bound time / its time). With --sets 2 the
-// steps alternate between two sets of buffer, streams and graph, so that a step's upload
-// may overlap the step before it (a workload in which host waits cannot hide behind the
-// device's own gap between a download and the next upload).
+//   reuse    the bound's, with cudaStreamSynchronize(A) of a step's set before its upload
+//            (with several sets: the wait for the set's last step, whose buffer it reuses)
+//   pair     the bound's, with cudaDeviceSynchronize after every second step
+// and prints each as a fraction of the bound (bound time / its time). With --sets 2 or 3
+// the steps take turns between that many sets of buffer, streams and graph, so that a
+// step's upload may overlap the steps before it (a workload in which host waits cannot
+// hide behind the device's own gap between a download and the next upload).
 //
-//   nvcc -O2 -arch=sm_90 -o graph_step_probe graph_step_probe.cu && ./graph_step_probe [--sets 2]
+//   nvcc -O2 -arch=sm_90 -o graph_step_probe graph_step_probe.cu && ./graph_step_probe [--sets 2|3]
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -71,7 +74,8 @@ struct step_set {
     uint32_t *d_buf;
     cudaGraphExec_t exec;
 };
-static step_set sets[2];
+enum { MAX_SETS = 3 };
+static step_set sets[MAX_SETS];
 static uint32_t *h_in, *h_out;
 
 static void queue_chains(step_set &q, shape s) {
@@ -98,7 +102,7 @@ static cudaGraphExec_t make_graph(step_set &q, shape s) {
     return e;
 }
 
-enum how { BOUND, SYNC1, SYNC2, REBUILT, DIRECT, N_HOW };
+enum how { BOUND, SYNC1, SYNC2, REBUILT, DIRECT, REUSE, PAIR, N_HOW };
 
 /* Where a run's host time went: queuing (to the loop's end), and in which calls. */
 struct host_split {
@@ -108,12 +112,14 @@ struct host_split {
 static double run(enum how h, shape s, int steps, int n_sets, host_split *split = nullptr) {
     const size_t bytes = ELEMS * sizeof(uint32_t);
     host_split hs = {};
-    cudaGraphExec_t exec[2] = {sets[0].exec, sets[1].exec};
+    cudaGraphExec_t exec[MAX_SETS];
+    for (int q = 0; q < MAX_SETS; q++) exec[q] = sets[q].exec;
     double t0 = now_us();
     if (h == REBUILT)
         for (int q = 0; q < n_sets; q++) exec[q] = make_graph(sets[q], s);
     for (int i = 0; i < steps; i++) {
         step_set &q = sets[i % n_sets];
+        if (h == REUSE) CHECK(cudaStreamSynchronize(q.st[0])); /* the set's last step, whose buffer is reused */
         double c0 = now_us();
         CHECK(cudaMemcpyAsync(q.d_buf, h_in + (size_t)i * ELEMS, bytes, cudaMemcpyHostToDevice, q.st[0]));
         double c1 = now_us();
@@ -131,6 +137,7 @@ static double run(enum how h, shape s, int steps, int n_sets, host_split *split 
         hs.launch_max_us = std::max(hs.launch_max_us, c3 - c2);
         hs.download_us += c4 - c3;
         if (h == SYNC1 || h == SYNC2) CHECK(cudaStreamSynchronize(q.st[0]));
+        if (h == PAIR && i % 2 == 1) CHECK(cudaDeviceSynchronize());
     }
     hs.queued_us = now_us() - t0;
     if (split) *split = hs;
@@ -143,8 +150,8 @@ static double run(enum how h, shape s, int steps, int n_sets, host_split *split 
 int main(int argc, char **argv) {
     /* --sets 2: two buffers, streams and graphs, step i on set i % 2 (default 1, the lab's). */
     int n_sets = argc > 2 && std::string(argv[1]) == "--sets" ? std::atoi(argv[2]) : 1;
-    if (n_sets < 1 || n_sets > 2) {
-        std::fprintf(stderr, "usage: graph_step_probe [--sets 1|2]\n");
+    if (n_sets < 1 || n_sets > MAX_SETS) {
+        std::fprintf(stderr, "usage: graph_step_probe [--sets 1|2|3]\n");
         return 64;
     }
     cudaDeviceProp prop;
@@ -164,8 +171,8 @@ int main(int argc, char **argv) {
 
     const shape shapes[] = {{2, 32}, {2, 24}, {2, 16}, {2, 12}, {2, 8}, {4, 16}, {4, 12}, {4, 8}, {8, 8}, {8, 6}, {8, 4}};
     const int step_counts[] = {24, 48, 96};
-    std::printf("%-6s %-6s %-6s %10s %8s %8s %8s %8s %8s  (bound in us; the rest as fractions of the bound)\n", "K",
-                "L", "steps", "bound_us", "b/step", "sync1", "sync2", "rebuilt", "direct");
+    std::printf("%-6s %-6s %-6s %10s %8s %8s %8s %8s %8s %8s %8s  (bound in us; the rest as fractions of the bound)\n", "K",
+                "L", "steps", "bound_us", "b/step", "sync1", "sync2", "rebuilt", "direct", "reuse", "pair");
     for (shape s : shapes) {
         for (int q = 0; q < n_sets; q++) sets[q].exec = make_graph(sets[q], s);
         for (int steps : step_counts) {
