@@ -2,28 +2,29 @@
  *
  * Each kernel of the step runs for less time on the device than its launch costs the host,
  * so launching them one by one leaves the GPU waiting for the CPU. setup() records a step's
- * two chains into a graph once for each of the two sets: a capture begun on A takes in B
+ * two chains into a graph once for each of the three sets: a capture begun on A takes in B
  * when B waits on an event recorded on A during the capture (the fork), and B must be
  * joined back (A waits on an event recorded on B) before the capture ends. run() then
  * submits a step's 64 kernels with one cudaGraphLaunch, and the graph runs the two chains
- * side by side, while the other set's graph runs the step before or after it.
+ * side by side, while the other sets' graphs run the steps before and after it.
  *
  * A graph freezes the arguments it was captured with. The kernels work in place on their
  * set's d_buf, which setup() allocated and which never moves, so one graph a set serves
- * every step of every run (two buffers, two graphs); the copies read and write a different
+ * every step of every run (three buffers, three graphs); the copies read and write a different
  * host buffer each step, so they stay outside the graph and bring the new input into d_buf
  * (and the result out) around each launch. */
 #include "labs/harness/lab.h"
 
-/* Two of everything a step uses: step s runs on set s % 2, so that the next step's upload
- * runs while this one computes. A graph freezes its buffer, so each set has its own. */
+/* Three of everything a step uses: step s runs on set s % SETS, so that the next steps'
+ * uploads run while this one computes. A graph freezes its buffer, so each set has its own. */
+enum { SETS = 3 };
 typedef struct step_set {
     cudaStream_t a, b;
     cudaEvent_t fork_ev, join_ev;
     uint32_t *d_buf;
     cudaGraphExec_t graph;
 } step_set;
-static step_set sets[2];
+static step_set sets[SETS];
 
 static int make_graph(lab_ctx *ctx, step_set *q) {
     const lab_workload *w = lab_get_workload(ctx);
@@ -46,21 +47,24 @@ static int make_graph(lab_ctx *ctx, step_set *q) {
 
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
-    static const char *const names[2][4] = {{"A0", "B0", "fork_ev 0", "join_ev 0"},
-                                            {"A1", "B1", "fork_ev 1", "join_ev 1"}};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < SETS; i++) {
         step_set *q = &sets[i];
         LAB_CHECK(cudaStreamCreateWithFlags(&q->a, cudaStreamNonBlocking));
         LAB_CHECK(cudaStreamCreateWithFlags(&q->b, cudaStreamNonBlocking));
-        lab_name_stream(ctx, q->a, names[i][0]);
-        lab_name_stream(ctx, q->b, names[i][1]);
+        char name[16];
+        snprintf(name, sizeof(name), "A%d", i);
+        lab_name_stream(ctx, q->a, name);
+        snprintf(name, sizeof(name), "B%d", i);
+        lab_name_stream(ctx, q->b, name);
         LAB_CHECK(cudaEventCreateWithFlags(&q->fork_ev, cudaEventDisableTiming));
         LAB_CHECK(cudaEventCreateWithFlags(&q->join_ev, cudaEventDisableTiming));
-        lab_name_event(ctx, q->fork_ev, names[i][2]);
-        lab_name_event(ctx, q->join_ev, names[i][3]);
+        snprintf(name, sizeof(name), "fork_ev %d", i);
+        lab_name_event(ctx, q->fork_ev, name);
+        snprintf(name, sizeof(name), "join_ev %d", i);
+        lab_name_event(ctx, q->join_ev, name);
         LAB_CHECK(cudaMalloc((void **)&q->d_buf, w->batch_bytes));
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < SETS; i++)
         if (make_graph(ctx, &sets[i]) != 0) return 1;
     return 0;
 }
@@ -68,18 +72,18 @@ static int setup(lab_ctx *ctx) {
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int s = 0; s < w->batches; s++) {
-        step_set *q = &sets[s % 2];
+        step_set *q = &sets[s % SETS];
         LAB_CHECK(cudaMemcpyAsync(q->d_buf, lab_input(ctx, s), w->batch_bytes, cudaMemcpyHostToDevice, q->a));
         LAB_CHECK(cudaGraphLaunch(q->graph, q->a));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, s), q->d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, q->a));
     }
-    for (int i = 0; i < 2; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a));
+    for (int i = 0; i < SETS; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a));
     return 0;
 }
 
 static void teardown(lab_ctx *ctx) {
     (void)ctx;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < SETS; i++) {
         step_set *q = &sets[i];
         if (q->graph) cudaGraphExecDestroy(q->graph);
         cudaEventDestroy(q->fork_ev);

@@ -55,10 +55,10 @@ TEST(Lab07, AGraphMadeEveryRunIsTheStateAfterTodo1) {
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_LT(Num(j, "speedup"), Num(j, "target"));
-    EXPECT_GT(Num(j, "bound_fraction"), 0.45);
+    EXPECT_GT(Num(j, "bound_fraction"), 0.25);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (make the graph in setup(), not in run())");
     EXPECT_EQ(Why(j), "cudaGraphInstantiate at " + ShortLine(kVariants, "cudaGraphInstantiate(&q->graph") +
-                          " runs 2 times in every run(): each timed run builds the graphs again");
+                          " runs 3 times in every run(): each timed run builds the graphs again");
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(o.err, "expected state after"), std::string::npos) << o.err;
 }
@@ -98,10 +98,11 @@ TEST(Lab07, CopiesCapturedWithTheFirstStepsBuffersWriteOnlyThoseSteps) {
     EXPECT_FALSE(Bool(j, "correct"));
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "first_mismatch");
     ASSERT_NE(m, nullptr) << o.out;
-    // Set 0's graph copies step 0, set 1's step 1: step 2 is the first never written.
-    EXPECT_EQ(Num(m, "batch"), 2);
+    // Set 0's graph copies step 0, set 1's step 1, set 2's step 2: step 3 is the first never
+    // written.
+    EXPECT_EQ(Num(m, "batch"), 3);
     EXPECT_EQ(Num(m, "got"), 0xdeadbeefu);
-    EXPECT_EQ(Num(m, "wrong_batches"), Num(j, "batches") - 2);
+    EXPECT_EQ(Num(m, "wrong_batches"), Num(j, "batches") - 3);
     // The graph is made in setup() and replayed: both TODOs are done, and what is wrong is
     // the copies it froze.
     EXPECT_EQ(NextStep(j), "2/2 ");
@@ -122,7 +123,7 @@ void ExpectToldTheWait(const std::string &variant, double below) {
     EXPECT_EQ(Str(j, "status"), "below_target");
     EXPECT_LT(Num(j, "bound_fraction"), below);
     EXPECT_EQ(NextStep(j), "2/2 ");
-    const std::string call = "cudaStreamSynchronize(one of 2 streams)";
+    const std::string call = "cudaStreamSynchronize(one of 3 streams)";
     std::string line = ShortLine(kVariants, "/* to be sure the step is done */");
     EXPECT_EQ(Advice(j).rfind(call + " at " + line + " held the host", 0), 0u) << Advice(j);
     ExpectBlamed(Blamed(j), call, kVariants, "/* to be sure the step is done */");
@@ -132,10 +133,10 @@ void ExpectToldTheWait(const std::string &variant, double below) {
     EXPECT_EQ(FindFlat(o.err, "inside run()"), std::string::npos) << o.err;
 }
 
-TEST(Lab07, AGraphMadeInSetupWithAHostWaitEachStepIsToldTheWait) { ExpectToldTheWait("step_synced", 0.55); }
+TEST(Lab07, AGraphMadeInSetupWithAHostWaitEachStepIsToldTheWait) { ExpectToldTheWait("step_synced", 0.45); }
 
 TEST(Lab07, AGraphMadeInSetupWithTwoHostWaitsEachStepIsToldTheWait) {
-    ExpectToldTheWait("setup_graph_synced", 0.5);
+    ExpectToldTheWait("setup_graph_synced", 0.4);
 }
 
 // Every step on set 0: correct, both TODOs done, and told that its steps queue behind one
@@ -153,9 +154,9 @@ TEST(Lab07, OneSetForEveryStepIsToldItsStepsQueue) {
     cJSON_Delete(j);
 }
 
-// One graph for both sets: launched on set 1's stream it works on set 0's buffer, beside
+// One graph for every set: launched on set 1's stream it works on set 0's buffer, beside
 // set 0's own step, with no order between them: a race, and wrong results from step 0 on.
-TEST(Lab07, OneGraphForBothSetsRacesOnSet0sBuffer) {
+TEST(Lab07, OneGraphForEverySetRacesOnSet0sBuffer) {
     Outcome o = RunLabOnce("labs/07_cuda_graphs_one_graph_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
@@ -209,13 +210,18 @@ TEST(Lab07, AForkEventRecordedBeforeTheCaptureIsIsolation) {
 TEST(Lab07, EveryVariantIsAdvisedByWhatItDoes) {
     const std::string v = kVariants, last = "/* every step queued */";
     const std::string todo1 = "0/2 TODO 1 (capture the step's kernels once, replay them every step)";
-    const std::string sync = "cudaStreamSynchronize(one of 2 streams)";
+    const std::string sync = "cudaStreamSynchronize(one of 3 streams)";
+    // The reference's launch: two lines below ONE_GRAPH's (labs/07_cuda_graphs/testdata/variants.c).
+    const std::string fork = "cudaStreamWaitEvent(one of 6 streams)", launch = "cudaGraphLaunch(sets[0].graph";
     for (const AdviceCase &c : std::vector<AdviceCase>{
              {"labs/07_cuda_graphs_graph_per_step_sim", todo1, sync, v, last, false},
              {"labs/07_cuda_graphs_one_stream_graph_sim", todo1, sync, v, last, false},
+             // Three graphs launched in turn, each holding its branch stream between its fork
+             // and its join: that wait (at the launch's line) held streams longer than the
+             // final synchronisation held the host, and neither cost the run anything.
              {"labs/07_cuda_graphs_rebuilt_graph_sim", "1/2 TODO 2 (make the graph in setup(), not in run())",
-              sync, v, last, false},
-             {"labs/07_cuda_graphs_copies_in_graph_sim", "2/2 ", sync, v, last, false},
+              fork, v, launch, false, 2},
+             {"labs/07_cuda_graphs_copies_in_graph_sim", "2/2 ", fork, v, launch, false, 2},
              {"labs/07_cuda_graphs_setup_graph_synced_sim", "2/2 ", sync, v,
               "/* to be sure the step is done */", true},
          })

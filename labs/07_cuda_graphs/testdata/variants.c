@@ -1,7 +1,7 @@
 /* labs/07_cuda_graphs/testdata/variants.c: what students write on the way through lab 07,
  * for the tests (its lab_test.cc) and for checking the verdicts on a real GPU. One
  * variant per build, chosen with -DLAB_VARIANT_<NAME>; without one, the reference's shape
- * (step s on set s % 2 of streams, events, buffer and graph, each set's graph made once):
+ * (step s on set s % SETS of streams, events, buffer and graph, each set's graph made once):
  *
  *   GRAPH_PER_STEP        the step captured, instantiated and launched anew in every step
  *                         of run(): correct, and the capture and instantiation cost more
@@ -13,9 +13,9 @@
  *                         stream A: a graph keeps only the concurrency it was captured
  *                         with, so the chains run one after the other (below target).
  *   COPIES_IN_GRAPH       the copies captured into each set's graph in setup(), with the
- *                         host buffers of steps 0 and 1: every replay uploads and writes
- *                         one of those two; the other steps' outputs are never written
- *                         (incorrect).
+ *                         host buffers of steps 0, 1 and 2: every replay uploads and
+ *                         writes one of those three; the other steps' outputs are never
+ *                         written (incorrect).
  *   SETUP_GRAPH_SYNCED    the graphs made once in setup(), as the reference, and
  *                         cudaStreamSynchronize(A) after every upload and every step "to be
  *                         sure it is done": the host waits twice a step, and the device
@@ -28,15 +28,15 @@
  *                         second step: two steps overlap, then the device drains and
  *                         waits for the host (below target).
  *   WAIT_BEFORE_REUSE     the graphs made once, and the host waits for a set's stream
- *                         before each upload into its buffer (for the step two back): the
- *                         other set's step is queued behind it, so the device does not
- *                         idle (correct, passes: a wait where the host needs one).
+ *                         before each upload into its buffer (for the step three back):
+ *                         the other sets' steps are queued behind it, so the device does
+ *                         not idle (correct, passes: a wait that costs little).
  *   ONE_SET               every step on set 0: one buffer, one graph, each step behind
  *                         the one before it on A0 (below target; both TODOs done).
  *   ONE_GRAPH             one graph, captured on set 0's buffer, launched for the steps of
- *                         both sets: a graph works on the buffer it was captured with, so
- *                         set 1's steps compute set 0's buffer again, beside set 0's own
- *                         steps (incorrect).
+ *                         every set: a graph works on the buffer it was captured with, so
+ *                         the other sets' steps compute set 0's buffer again, beside set
+ *                         0's own steps (incorrect).
  *   STAGED_GRAPH          the copies captured into the graph too, made in setup() through
  *                         two pinned staging buffers of its own: every step memcpy()s the
  *                         step's input into the upload's buffer, launches the graph, waits
@@ -61,7 +61,8 @@
 
 #include "labs/harness/lab.h"
 
-/* Two sets, step s on set s % 2: while one step computes, the next one's upload runs. */
+/* Three sets, step s on set s % SETS: while one step computes, the next ones' uploads run. */
+enum { SETS = 3 };
 typedef struct step_set {
     cudaStream_t a, b;
     cudaEvent_t fork_ev, join_ev;
@@ -71,7 +72,7 @@ typedef struct step_set {
     uint32_t *stage_in, *stage_out; /* pinned: the graph's copies read and write them */
 #endif
 } step_set;
-static step_set sets[2];
+static step_set sets[SETS];
 
 /* The step's kernels, as the skeleton's queue_chains (with the variants' slips). */
 static int queue_chains(lab_ctx *ctx, step_set *q, cudaStream_t second) {
@@ -134,13 +135,15 @@ static int make_graph(lab_ctx *ctx, int set) {
 
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
-    static const char *const names[2][2] = {{"A0", "B0"}, {"A1", "B1"}};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < SETS; i++) {
         step_set *q = &sets[i];
         LAB_CHECK(cudaStreamCreateWithFlags(&q->a, cudaStreamNonBlocking));
         LAB_CHECK(cudaStreamCreateWithFlags(&q->b, cudaStreamNonBlocking));
-        lab_name_stream(ctx, q->a, names[i][0]);
-        lab_name_stream(ctx, q->b, names[i][1]);
+        char name[16];
+        snprintf(name, sizeof(name), "A%d", i);
+        lab_name_stream(ctx, q->a, name);
+        snprintf(name, sizeof(name), "B%d", i);
+        lab_name_stream(ctx, q->b, name);
         LAB_CHECK(cudaEventCreateWithFlags(&q->fork_ev, cudaEventDisableTiming));
         LAB_CHECK(cudaEventCreateWithFlags(&q->join_ev, cudaEventDisableTiming));
         LAB_CHECK(cudaMalloc((void **)&q->d_buf, w->batch_bytes));
@@ -149,9 +152,9 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaMallocHost((void **)&q->stage_out, w->batch_bytes));
 #endif
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < SETS; i++) {
 #if defined(LAB_VARIANT_ONE_GRAPH)
-        if (i == 1) continue; /* "the graph is the same for both sets" */
+        if (i > 0) continue; /* "the graph is the same for every set" */
 #endif
         if (GRAPH_IN_SETUP && make_graph(ctx, i) != 0) return 1;
     }
@@ -161,13 +164,14 @@ static int setup(lab_ctx *ctx) {
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
-    if (make_graph(ctx, 0) != 0 || make_graph(ctx, 1) != 0) return 1;
+    for (int i = 0; i < SETS; i++)
+        if (make_graph(ctx, i) != 0) return 1;
 #endif
     for (int s = 0; s < w->batches; s++) {
 #if defined(LAB_VARIANT_ONE_SET)
         step_set *q = &sets[0]; /* "one graph is enough" */
 #else
-        step_set *q = &sets[s % 2];
+        step_set *q = &sets[s % SETS];
 #endif
 #if defined(LAB_VARIANT_STAGED_GRAPH)
         memcpy(q->stage_in, lab_input(ctx, s), w->batch_bytes);
@@ -177,7 +181,7 @@ static int run(lab_ctx *ctx) {
         continue;
 #endif
 #if defined(LAB_VARIANT_WAIT_BEFORE_REUSE)
-        LAB_CHECK(cudaStreamSynchronize(q->a)); /* the set's step before last is done: its buffer is free */
+        LAB_CHECK(cudaStreamSynchronize(q->a)); /* the set's last step is done: its buffer is free */
 #endif
 #if !defined(LAB_VARIANT_COPIES_IN_GRAPH)
         LAB_CHECK(cudaMemcpyAsync(q->d_buf, lab_input(ctx, s), w->batch_bytes, cudaMemcpyHostToDevice, q->a));
@@ -186,7 +190,7 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaStreamSynchronize(q->a)); /* to be sure the upload is done */
 #endif
 #if defined(LAB_VARIANT_GRAPH_PER_STEP)
-        if (make_graph(ctx, s % 2) != 0) return 1;
+        if (make_graph(ctx, s % SETS) != 0) return 1;
 #endif
 #if defined(LAB_VARIANT_ONE_GRAPH)
         LAB_CHECK(cudaGraphLaunch(sets[0].graph, q->a));
@@ -204,12 +208,12 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaStreamSynchronize(q->a)); /* to be sure the step is done */
 #endif
 #if defined(LAB_VARIANT_PAIR_SYNCED)
-        if (s % 2 == 1) LAB_CHECK(cudaDeviceSynchronize()); /* both sets' steps are done */
+        if (s % 2 == 1) LAB_CHECK(cudaDeviceSynchronize()); /* the last two steps are done */
 #endif
     }
-    for (int i = 0; i < 2; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a)); /* every step queued */
+    for (int i = 0; i < SETS; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a)); /* every step queued */
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < SETS; i++) {
         LAB_CHECK(cudaGraphExecDestroy(sets[i].graph));
         sets[i].graph = NULL;
     }
@@ -219,7 +223,7 @@ static int run(lab_ctx *ctx) {
 
 static void teardown(lab_ctx *ctx) {
     (void)ctx;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < SETS; i++) {
         step_set *q = &sets[i];
         if (q->graph) cudaGraphExecDestroy(q->graph);
 #if defined(LAB_VARIANT_STAGED_GRAPH)
