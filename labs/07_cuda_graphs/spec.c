@@ -270,10 +270,10 @@ static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_
     if (f->correct && f->graph_launches >= w->batches && upload_streams == 1)
         return snprintf(buf, len,
                         "every step of your run goes up, through its graph and down on one stream (%s), so each "
-                        "step waits for the one before it to come back. Give step s the set s %% 3 (its streams, "
-                        "its buffer and a graph captured on that buffer), as the skeleton does: the next step's "
-                        "upload and kernels then run beside this one.",
-                        up->label);
+                        "step waits for the one before it to come back. Give step s the set s %% %d (its streams, "
+                        "its buffer and a graph captured on that buffer), as the skeleton does: the next steps' "
+                        "uploads and kernels then run beside this one.",
+                        up->label, SETS);
     return 0;
 }
 
