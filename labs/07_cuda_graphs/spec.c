@@ -190,9 +190,9 @@ static int measure_bound(lab_ctx *ctx, lab_bound *out) {
     }
     out->ideal_ns = lab_spec_median(t, SAMPLES);
     snprintf(out->detail, sizeof(out->detail),
-             "the step's %d kernels captured once into a graph for each of the three buffers and replayed for each "
+             "the step's %d kernels captured once into a graph for each of the %d buffers and replayed for each "
              "of the %d steps take %.3f ms (%.1f us a step, copies included)",
-             2 * w->steps, w->batches, out->ideal_ns / 1e6, out->ideal_ns / 1e3 / w->batches);
+             2 * w->steps, SETS, w->batches, out->ideal_ns / 1e6, out->ideal_ns / 1e3 / w->batches);
     out->figures_key = "graph_us";
     lab_bound_add(out, "all_steps", out->ideal_ns / 1e3);
     lab_bound_add(out, "per_step", out->ideal_ns / 1e3 / w->batches);

@@ -176,7 +176,6 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
          * the graph has branches, whatever stream launched it. */
         int branches = trace_graph_op_branches(op);
         if (branches > graph_branches) graph_branches = branches;
-        if (branches > f->graph_width) f->graph_width = branches;
         lab_stream_fact *s = (lab_stream_fact *)lab_fact_stream(f, op->stream);
         if (!s) {
             if (f->n_streams >= LAB_FACT_STREAMS) continue;
@@ -200,6 +199,7 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         s->request_kernels += request && op->kind == TRACE_OP_KERNEL;
     }
     if (graph_branches > f->kernel_streams) f->kernel_streams = graph_branches;
+    if (graph_branches > f->graph_width) f->graph_width = graph_branches;
     /* A graph whose kernels all ran on its launch stream: one chain. */
     if (f->graph_launches > 0 && f->graph_width == 0 && f->kernel_streams > 0) f->graph_width = 1;
 }

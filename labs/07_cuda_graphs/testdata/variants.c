@@ -96,7 +96,7 @@ static int queue_chains(lab_ctx *ctx, step_set *q, cudaStream_t second) {
     return 0;
 }
 
-/* Captures set q's step (with the copies of step q, for COPIES_IN_GRAPH) into its graph. */
+/* Captures the step of set `set` (with the copies of step `set`, for COPIES_IN_GRAPH) into its graph. */
 static int make_graph(lab_ctx *ctx, int set) {
     const lab_workload *w = lab_get_workload(ctx);
     step_set *q = &sets[set];
