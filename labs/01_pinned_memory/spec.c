@@ -12,7 +12,7 @@
  * all on an H200, not 2 x 55). A perfect pipeline uploads the first batch alone, then
  * moves every other batch up while the one before comes down, then downloads the last one
  * alone: 1.57 ms on the simulated H200 (85 GB/s), 1.6-1.8 ms on a lent H100. The pageable
- * skeleton reaches 10-12% of it on an H200 and an H100 (13% on the simulator); pinned but one stream, 56-59% (the simulated H200, a real
+ * skeleton reaches 9-12% of it on an H200 and an H100 (9% on the simulator); pinned but one stream, 56-59% (the simulated H200, a real
  * H200 and an H100), and an estimated 66% on H100 hosts whose link carries less both ways
  * at once (47 GB/s one way, 68 both); pinned with both directions at once, 99% on the
  * simulator, 94% on an H200 and 87-91% on an H100. The target, 75%, sits between the two
