@@ -8,19 +8,21 @@
  * (tens of microseconds), so a host round trip between stages (a synchronisation, then
  * the next launch) is not small next to a stage: the skeleton, which orders the stages by
  * making the host wait four times a batch, leaves the device idle at each wait: 81% of the
- * bound on the simulated H200 (the host's wake-up there is an assumed 2 us), 80-85% on a
- * real H200.
+ * bound on the simulated H200, 79-84% on lent H200s with this build.
  *
  * Two graded parts. Speed: the bound is the same graph ordered by events alone, measured
  * on this device (the host queues every batch and the device runs them back to back), with
- * the combine timed by events as the lab asks; the target, 92% of it, fails the
- * host-synchronised skeleton and passes the events (100% simulated, 98-99% on a real
- * H200; docs/measured.md). Measurement: the student reports the GPU time of the
- * combine kernels of a run (lab_report_ms(ctx, "combine", ms)), which the harness checks
- * against the trace within 10% and 12 us per kernel. An event pair includes what the trace's
- * kernel time does not: the kernel's start-up, and, on a stream the host has just let run
- * dry, the launch's trip to the GPU (an event recorded on an idle stream completes at
- * once; the kernel arrives later): 5 us a kernel on the simulator, 8-10 on a real H200.
+ * the combine timed by events as the lab asks; the target, 90% of it, fails the
+ * host-synchronised skeleton and passes the events (100% simulated, 95-99% on lent H200s:
+ * the reference's run is timed on the host, from its first command to the return after its
+ * 32 elapsed-time reads, the bound by events on the device), with at least 5 points either
+ * side on both (docs/measured.md, "Room on the target"). Measurement: the student reports
+ * the GPU time of the combine kernels of a run (lab_report_ms(ctx, "combine", ms)), which
+ * the harness checks against the trace within 10% and 12 us per kernel. An event pair
+ * includes what the trace's kernel time does not: the kernel's start-up, and, on a stream
+ * the host has just let run dry, the launch's trip to the GPU (an event recorded on an idle
+ * stream completes at once; the kernel arrives later): 5 us a kernel on the simulator, 8-10
+ * on a real H200.
  * Each combine kernel runs about 33-35 us, a launch takes about 3 on the host: a host clock
  * around the launches reports a fifth of the GPU's time or less, and fails. */
 #include <stdbool.h>
@@ -259,7 +261,7 @@ const lab_spec LAB_SPEC = {
     .bound_name = "event-ordered bound",
     .bound_label = "bound",
     .metric = LAB_METRIC_SPEEDUP,
-    .target_bound_fraction = 0.92,
+    .target_bound_fraction = 0.90,
     .stages = stages,
     .n_stages = (int)(sizeof(stages) / sizeof(stages[0])),
     .steps = steps,
