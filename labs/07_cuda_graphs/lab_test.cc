@@ -27,7 +27,11 @@ TEST(Lab07, TheSkeletonIsCorrectAndBoundByItsLaunches) {
     EXPECT_EQ(Str(j, "status"), "below_target");
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_EQ(Num(j, "races"), 0);
-    EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
+    // The baseline's launches, each a command to the referee (0.3 us to serve on the
+    // simulator, as measured on H200s): about 10% slower than the baseline, which makes
+    // them in the lab's own process (0.93-0.95x on lent H200s).
+    EXPECT_GT(Num(j, "speedup"), 0.85);
+    EXPECT_LT(Num(j, "speedup"), 0.95);
     EXPECT_LT(Num(j, "bound_fraction"), 0.45);
     // Launch-bound: the graph bound is several times the direct launches.
     EXPECT_GT(Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "speedup"), 2.5);

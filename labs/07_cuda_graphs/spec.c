@@ -18,13 +18,13 @@
  * step's copies around them, measured on this device and timed as the harness times a run
  * (the host's clock from the first call to the final synchronisation's return). Figures on
  * the simulated H200 (seed 21): the baseline 4.24 ms, the bound 0.49 ms (8.7x); the
- * skeleton 12% of it; a graph captured and instantiated anew in every step 6%; the graphs
+ * skeleton 10% of it; a graph captured and instantiated anew in every step 6%; the graphs
  * made once but with both chains captured on A 62%; made once per run(), before the loop,
- * 33% (their capture, instantiation and destruction cost about 1 ms a run); made once,
+ * 31% (their capture, instantiation and destruction cost about 1 ms a run); made once,
  * with a host wait after every step 32% (with a wait after every upload too, 29%; with
  * cudaDeviceSynchronize after every second step 52%); every step on one set 36%; made
  * once, with the host waiting for a set's stream before reusing its buffer (the step
- * three back: the other sets' steps stay queued) 91%; the reference, made once in
+ * three back: the other sets' steps stay queued) 90%; the reference, made once in
  * setup(), 100%.
  *
  * Why three sets: with one, a step waits for the step before it to come back down, and on
@@ -208,7 +208,7 @@ out:
 
 /* Direct launches stay below a seventh of the bound (the host's launches), a graph made
  * anew every step below a tenth; graphs replayed for every step reach a third of it or
- * more, even when they are made in run() (33%) or run the two chains one after the other
+ * more, even when they are made in run() (31%) or run the two chains one after the other
  * (62%). */
 /* The facts of the two TODOs: how many graphs a run launches and makes, and how many
  * chains its widest graph runs side by side. No graph call seen (a backend that records
