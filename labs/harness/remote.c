@@ -283,9 +283,14 @@ static bool is_staging(const void *p, size_t n) {
  * every call (48 uploads, 164 us each) where the same ring of pinned buffers spent 0.51 ms
  * (11 us a batch), so about 150 us a MiB (docs/referee.md). */
 #define STAGING_COPY_NS_PER_MIB 150000.0
+/* The referee's path (charge_command, below), and a staged call's round trip: a GPU's
+ * client waits for an asynchronous copy that staged pageable memory. */
+#define REFEREE_SERVE_NS 300u
+#define REFEREE_ROUND_TRIP_NS 510u
 static void charge_staging_copy(size_t bytes) {
     if (!R.simulated || !bytes) return;
-    lab_backend_host_work((uint64_t)(STAGING_COPY_NS_PER_MIB * (double)bytes / (1024.0 * 1024.0)));
+    lab_backend_host_work((uint64_t)(STAGING_COPY_NS_PER_MIB * (double)bytes / (1024.0 * 1024.0)) +
+                          REFEREE_ROUND_TRIP_NS);
 }
 
 /* ---- the reply ----------------------------------------------------------------------- */
@@ -358,10 +363,9 @@ static int32_t deferred_error;
  * processes on an H200 host (../shared/calibration/referee_ring.md), during which the
  * referee has nothing to perform: every call but a launch and an asynchronous call, which
  * a GPU's client sends one-way (on the simulator every call waits, so that its error is
- * its own). Both are charged to the simulated host, as the time the calls after it start
- * later. */
-#define REFEREE_SERVE_NS 300u
-#define REFEREE_ROUND_TRIP_NS 510u
+ * its own; an asynchronous copy that staged pageable memory waits on a GPU too, and
+ * charge_staging_copy adds its round trip). Both are charged to the simulated host, as the
+ * time the calls after it start later. The figures are defined with the staging copy's. */
 static void charge_command(bool answered) {
     if (!R.simulated || t_ring != R.ref.ring) return;
     lab_backend_host_work(REFEREE_SERVE_NS + (answered ? REFEREE_ROUND_TRIP_NS : 0u));
