@@ -191,15 +191,15 @@ def main():
         program = re.sub(r"_gpu$", "", name).replace("labs_", "").replace("solutions_", "reference ")
         codes = lambda s: "/".join(str(c) for c in sorted(s, key=str)) or "-"
         target = cols[3][1] if cols[3][1] is not None else cols[3][0]
+        verdicts_equal += rc_sim == rc_gpu
         if a.margins:
-            verdicts_equal += rc_sim == rc_gpu
-            sim_room, sim_why = room(rc_sim, [r[2] for r in rows_sim], target)
-            gpu_room, gpu_why = room(rc_gpu, [r[2] for r in rows_gpu], target)
+            frac_sim, frac_gpu = [r[2] for r in rows_sim], [r[2] for r in rows_gpu]
+            sim_room, sim_why = room(rc_sim, frac_sim, target)
+            gpu_room, gpu_why = room(rc_gpu, frac_gpu, target)
             show = lambda r, why: "%+.3f" % r if r is not None else why
             print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                program, codes(rc_sim), codes(rc_gpu), fractions_range([r[2] for r in rows_sim]),
-                fractions_range([r[2] for r in rows_gpu]), fmt(target, 2), show(sim_room, sim_why),
-                show(gpu_room, gpu_why)))
+                program, codes(rc_sim), codes(rc_gpu), fractions_range(frac_sim), fractions_range(frac_gpu),
+                fmt(target, 2), show(sim_room, sim_why), show(gpu_room, gpu_why)))
             if sim_room is not None and gpu_room is not None:
                 decided += 1
                 if min(sim_room, gpu_room) >= ROOM - 1e-9:
@@ -214,7 +214,6 @@ def main():
         if None not in gaps:
             with_figures += 1
             within += all(gaps)
-        verdicts_equal += rc_sim == rc_gpu
     # The summary, on stderr so that stdout stays the table.
     if a.margins:
         print("fidelity_table: %d of %d programs whose verdict the bound decided on both have %.0f points of room or "

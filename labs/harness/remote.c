@@ -40,25 +40,13 @@ enum cuda_index {
     CI_COUNT
 };
 
-/* Whether a call is an error string's (its answer is text, not an error code). */
-#define PURE_pure true
-#define PURE_sync false
-#define PURE_async false
-#define PURE_host false
-static const bool cuda_is_pure[CI_COUNT] = {
-#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) [CI_##name] = PURE_##sync,
-#include "cuda_calls/cuda_calls.inc"
-#undef CUDA_CALLS_ENTRY
-};
-
-/* Whether a call is asynchronous: the student's process sends it one-way on a GPU (unless it
- * staged pageable memory), and on the simulator too waits for its answer (cuda_stubs.c). */
-#define ASYNC_pure false
-#define ASYNC_sync false
-#define ASYNC_async true
-#define ASYNC_host false
-static const bool cuda_is_async[CI_COUNT] = {
-#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) [CI_##name] = ASYNC_##sync,
+/* Each call's synchronisation kind, the list's fourth column: an error string's ("pure": its
+ * answer is text, not an error code), an asynchronous one (the student's process sends it
+ * one-way on a GPU unless it staged pageable memory; on the simulator it too waits for its
+ * answer, cuda_stubs.c), or one that returns when done. */
+typedef enum { CALL_pure, CALL_sync, CALL_async, CALL_host } call_sync;
+static const call_sync cuda_sync[CI_COUNT] = {
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) [CI_##name] = CALL_##sync,
 #include "cuda_calls/cuda_calls.inc"
 #undef CUDA_CALLS_ENTRY
 };
@@ -283,10 +271,27 @@ static bool is_staging(const void *p, size_t n) {
  * every call (48 uploads, 164 us each) where the same ring of pinned buffers spent 0.51 ms
  * (11 us a batch), so about 150 us a MiB (docs/referee.md). */
 #define STAGING_COPY_NS_PER_MIB 150000.0
-/* The referee's path (charge_command, below), and a staged call's round trip: a GPU's
- * client waits for an asynchronous copy that staged pageable memory. */
+
+/* On the simulator, what the referee's own path costs a command of the student's on a GPU,
+ * where the referee performs the student's calls one after the other. Serving a command
+ * beyond performing it: 0.29-0.32 us on lent H200s (lab 07's skeleton, 1536 launches one by
+ * one through the referee, took 0.45-0.49 ms longer than its baseline, the same launches in
+ * the lab's own process: docs/measured.md, "The referee's commands charged on the
+ * simulator"; 0.3-0.8 us in lab 06's timed runs on an H100). A command the student's
+ * process waits for on a GPU costs a round trip of the ring besides, 0.51 us at the median
+ * on an H200 host (../shared/calibration/referee_ring.md), while the referee has nothing to
+ * perform: every call but a launch and an asynchronous call, which a GPU's client sends
+ * one-way (on the simulator every call waits, so that its error is its own), and an
+ * asynchronous copy that staged pageable memory (charge_staging_copy). Charged to the
+ * simulated host: the calls after it start later. main_ring: the command came on the main
+ * ring (a host function's are charged to its op, charge_host_fn_work). */
 #define REFEREE_SERVE_NS 300u
 #define REFEREE_ROUND_TRIP_NS 510u
+static void charge_command(bool main_ring, bool answered) {
+    if (!R.simulated || !main_ring) return;
+    lab_backend_host_work(REFEREE_SERVE_NS + (answered ? REFEREE_ROUND_TRIP_NS : 0u));
+}
+
 static void charge_staging_copy(size_t bytes) {
     if (!R.simulated || !bytes) return;
     lab_backend_host_work((uint64_t)(STAGING_COPY_NS_PER_MIB * (double)bytes / (1024.0 * 1024.0)) +
@@ -351,25 +356,6 @@ static __thread unsigned char t_reply[LAB_RING_REPLY_MAX];
 static __thread bool t_error_first, t_one_way;
 /* The first error of a one-way call that no waited call has answered yet (main ring only). */
 static int32_t deferred_error;
-
-/* On the simulator, what the referee's own path costs a command of the student's on a GPU,
- * where the referee performs the student's calls one after the other: serving a command
- * beyond performing it took 0.29-0.32 us on lent H200s (lab 07's skeleton, 1536 launches
- * one by one through the referee, took 0.45-0.49 ms longer than its baseline, the same
- * launches in the lab's own process: docs/measured.md, "The referee's commands charged on
- * the simulator"; 0.3-0.8 us in lab 06's timed runs on an H100, "What the referee costs
- * after the wake-up fix"), and a command the student's process
- * waits for costs a round trip of the ring besides, 0.51 us at the median between two
- * processes on an H200 host (../shared/calibration/referee_ring.md), during which the
- * referee has nothing to perform: every call but a launch and an asynchronous call, which
- * a GPU's client sends one-way (on the simulator every call waits, so that its error is
- * its own; an asynchronous copy that staged pageable memory waits on a GPU too, and
- * charge_staging_copy adds its round trip). Both are charged to the simulated host, as the
- * time the calls after it start later. The figures are defined with the staging copy's. */
-static void charge_command(bool answered) {
-    if (!R.simulated || t_ring != R.ref.ring) return;
-    lab_backend_host_work(REFEREE_SERVE_NS + (answered ? REFEREE_ROUND_TRIP_NS : 0u));
-}
 
 static void reply(const lab_ring_record *rec, const void *p, size_t n) {
     if (t_error_first && n >= sizeof(int32_t) && t_ring == R.ref.ring) {
@@ -962,12 +948,12 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     bool launch = rec->op == LAB_OP_KERNEL_PROCESS || rec->op == LAB_OP_KERNEL_SPIN ||
                   rec->op == LAB_OP_KERNEL_CHECKSUM || rec->op == LAB_OP_KERNEL_WIDEN ||
                   rec->op == LAB_OP_KERNEL_NARROW;
-    t_error_first = (cuda && !cuda_is_pure[rec->op - LAB_OP_CUDA]) || launch;
+    call_sync kind = cuda ? cuda_sync[rec->op - LAB_OP_CUDA] : CALL_sync;
+    t_error_first = (cuda && kind != CALL_pure) || launch;
     const unsigned char *args = (const unsigned char *)payload + sizeof(h);
     uint32_t len = rec->len - (uint32_t)sizeof(h);
     charge_host_work();
-    /* What the student's process waits for on a GPU: all but a launch or an asynchronous call. */
-    charge_command(!(launch || (cuda && cuda_is_async[rec->op - LAB_OP_CUDA])));
+    charge_command(ring == R.ref.ring, !(launch || kind == CALL_async));
     /* Every op the call records carries the student's line. */
     trace_call_site_enter((const void *)(uintptr_t)((h.site & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT));
     int rc;
