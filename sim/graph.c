@@ -107,9 +107,7 @@ static sim_graph_exec *exec_new(const sim_graph *src, int priority) {
     bool forked = false;
     for (uint32_t b = 1; b < src->n_branches; b++) {
         if (!x->branch_used[b]) continue;
-        char name[32];
-        snprintf(name, sizeof(name), "graph branch %u", b);
-        x->branch_stream[b] = sim_stream_add_internal(name, priority);
+        x->branch_stream[b] = sim_stream_add_graph_branch(b, priority);
         trace_event_created(x->tokens + src->n + b, cudaEventDisableTiming);
         forked = true;
     }

@@ -223,6 +223,10 @@ TEST(Graphs, BranchesOfAMultiStreamCaptureRunConcurrently) {
     const trace_stream *branch = trace_stream_get(side.stream);
     ASSERT_NE(branch, nullptr);
     EXPECT_STREQ(branch->name, "graph branch 1");
+    EXPECT_EQ(branch->graph_branch, 1u) << "the recorder knows the stream as the graph's branch 1";
+    const trace_stream *launch = trace_stream_get(main_k.stream);
+    ASSERT_NE(launch, nullptr);
+    EXPECT_EQ(launch->graph_branch, 0u) << "the launch stream is the program's";
     EXPECT_GE(side.start_ns, first.end_ns);
     EXPECT_LT(side.start_ns, main_k.end_ns) << "the branches overlap";
     EXPECT_LT(main_k.start_ns, side.end_ns);

@@ -25,10 +25,11 @@ const void *sim_stream_trace_handle(uint32_t index);
 /* A new stream of the program's: added to the table with a handle, registered with the
  * recorder. Returns its index. */
 uint32_t sim_stream_add(unsigned flags, int priority);
-/* A stream for the simulator's own use (a graph branch): non-blocking, never resolvable
- * from a handle the program holds, registered with the recorder under name. Returns its
- * index; sim_stream_trace_handle gives the handle the recorder knows it by. */
-uint32_t sim_stream_add_internal(const char *name, int priority);
+/* A stream for the simulator's own use, branch `branch` (>= 1) of a launched graph:
+ * non-blocking, never resolvable from a handle the program holds, registered with the
+ * recorder as that branch (trace_stream.graph_branch) and named "graph branch N". Returns
+ * its index; sim_stream_trace_handle gives the handle the recorder knows it by. */
+uint32_t sim_stream_add_graph_branch(uint32_t branch, int priority);
 /* Records that the host waited (start_ns to end_ns, in `api`) for every stream of one
  * device: a device sync on a profile of one device; with two, a stream sync of each stream
  * of that device that has had work, so that the race checker orders the host after that

@@ -167,10 +167,8 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
             /* The simulator runs a graph's branch N (N >= 1) on a stream of its own, beside
              * the launch stream's branch 0: the graph spans N + 1 chains. */
             const trace_stream *st = trace_timeline_stream(tl, op->stream);
-            unsigned branch = 0;
-            if (st && sscanf(st->name, "graph branch %u", &branch) == 1 &&
-                (int)branch + 1 > f->graph_width)
-                f->graph_width = (int)branch + 1;
+            if (st && st->graph_branch > 0 && (int)st->graph_branch + 1 > f->graph_width)
+                f->graph_width = (int)st->graph_branch + 1;
         }
         /* A graph launched as one op (a GPU's trace): its kernels ran on as many chains as
          * the graph has branches, whatever stream launched it. */

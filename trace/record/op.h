@@ -148,6 +148,10 @@ typedef struct trace_stream {
     uint32_t device;          /* the device current when it was made (each device's default
                                  stream is a stream of its own; the legacy one, id 0, is
                                  device 0's) */
+    uint32_t graph_branch;    /* N >= 1: the simulator's stream for branch N of a launched
+                                 graph, beside the launch stream's branch 0 (a program cannot
+                                 make or name one: its name alone does not say it); 0 for
+                                 every other stream */
 } trace_stream;
 
 /* "H2D", "kernel", ... for messages and the event stream. */

@@ -219,6 +219,17 @@ void trace_stream_set_name(const void *handle, const char *name) {
     unlock();
 }
 
+void trace_stream_set_graph_branch(const void *handle, uint32_t branch) {
+    lock();
+    hand_over();
+    int32_t id = find_stream(handle);
+    if (id > 0) {
+        R.streams[id].info.graph_branch = branch;
+        notify_stream(&R.streams[id].info);
+    }
+    unlock();
+}
+
 int32_t trace_stream_id(const void *handle) {
     lock();
     /* A stream already known reads the same whatever is kept; one registered now must

@@ -70,6 +70,9 @@ void trace_stream_destroyed(const void *handle);
 void trace_stream_set_legacy(const void *handle);
 /* Gives a stream a display name ("buf A"); NULL or 0x1 names the legacy stream. */
 void trace_stream_set_name(const void *handle, const char *name);
+/* Marks a stream as the simulator's own for branch `branch` (>= 1) of a launched graph
+ * (trace_stream.graph_branch). */
+void trace_stream_set_graph_branch(const void *handle, uint32_t branch);
 /* The id of a stream handle: NULL and cudaStreamLegacy (0x1) are 0, cudaStreamPerThread
  * (0x2) is registered on first use; an unknown handle is -1. */
 int32_t trace_stream_id(const void *handle);

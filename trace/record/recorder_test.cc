@@ -61,6 +61,12 @@ TEST_F(RecorderTest, StreamHandlesMapToIdsInCreationOrder) {
     EXPECT_EQ(trace_stream_id(&unknown), -1);
     trace_stream_set_name(&a, "buf A");
     EXPECT_STREQ(trace_stream_get(1)->name, "buf A");
+    // A name says nothing of what a stream is: only the simulator marks a graph's branch.
+    trace_stream_set_name(&b, "graph branch 1");
+    EXPECT_EQ(trace_stream_get(2)->graph_branch, 0u);
+    trace_stream_set_graph_branch(&b, 3);
+    EXPECT_EQ(trace_stream_get(2)->graph_branch, 3u);
+    EXPECT_EQ(seen.streams.back().graph_branch, 3u) << "the sinks hear of it";
     trace_stream_destroyed(&a);
     EXPECT_EQ(trace_stream_id(&a), -1);
     EXPECT_TRUE(trace_stream_get(1)->destroyed);
