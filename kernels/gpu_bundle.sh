@@ -2,7 +2,8 @@
 # kernels/gpu_bundle.sh: packs streamlab's GPU tests and measurement binaries into a folder
 # that runs on a machine with an NVIDIA GPU, its driver and CUDA but no Bazel.
 #
-#   kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX] [--grader LAB] [--tui]
+#   kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX] [--grader LAB[,LAB...]]
+#                         [--class DIR] [--tui]
 #
 # --only REGEX packs only the targets whose label matches REGEX (an extended regular
 # expression, e.g. '05_cross|01_pinned'): the whole bundle is over the 64 MiB a device
@@ -15,7 +16,12 @@
 # as student corpus_NAME, with its expected.json beside it in OUT_DIR/grader/expected/
 # for grading/corpus_compare.py), and writes
 # OUT_DIR/run_grader.sh, which grades that class there with --backend gpu (the machine's
-# gcc builds the submissions; the bundle brings the libraries the kits link with).
+# gcc builds the submissions; the bundle brings the libraries the kits link with). Several
+# labs, comma-separated, pack each one's kits and class (a student's folder holds each
+# lab's file of that name: `skeleton` hands in every lab's skeleton).
+#
+# --class DIR (with --grader) adds a class of one's own: every DIR/STUDENT/labs/LAB/lab.c
+# of a packed LAB, as student STUDENT (programs written to see what the GPU says of them).
 #
 # --tui also packs the live timeline (//tui) and writes OUT_DIR/run_tui.sh BINARY LAB
 # [ARG...], which runs it on one lab binary of the bundle in a detached tmux window of
@@ -31,14 +37,15 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX] [--grader LAB] [--tui]" >&2
+  echo "usage: kernels/gpu_bundle.sh OUT_DIR [--no-build] [--only REGEX] [--grader LAB[,LAB...]] [--class DIR] [--tui]" >&2
   exit 2
 }
 
 out=""
 build=1
 only=""
-grader_lab=""
+grader_labs=()
+class_dir=""
 tui=0
 while (($#)); do
   case "$1" in
@@ -50,9 +57,16 @@ while (($#)); do
       ;;
     --grader)
       [[ $# -ge 2 ]] || { echo "gpu_bundle: --grader needs a lab id (09_two_gpus)" >&2; usage; }
-      grader_lab="$2"
-      [[ -f "labs/${grader_lab}/lab.c" || -f "$(dirname "${BASH_SOURCE[0]}")/../labs/${grader_lab}/lab.c" ]] ||
-        { echo "gpu_bundle: --grader ${grader_lab}: no labs/${grader_lab}/lab.c" >&2; exit 2; }
+      IFS=, read -r -a grader_labs <<<"$2"
+      for lab in "${grader_labs[@]}"; do
+        [[ -f "labs/${lab}/lab.c" || -f "$(dirname "${BASH_SOURCE[0]}")/../labs/${lab}/lab.c" ]] ||
+          { echo "gpu_bundle: --grader ${lab}: no labs/${lab}/lab.c" >&2; exit 2; }
+      done
+      shift
+      ;;
+    --class)
+      [[ $# -ge 2 ]] || { echo "gpu_bundle: --class needs a folder of students" >&2; usage; }
+      class_dir="$(cd "$2" 2>/dev/null && pwd)" || { echo "gpu_bundle: --class $2: no such folder" >&2; exit 2; }
       shift
       ;;
     --tui) tui=1 ;;
@@ -63,6 +77,7 @@ while (($#)); do
   shift
 done
 [[ -n "${out}" ]] || usage
+[[ -z "${class_dir}" || ${#grader_labs[@]} -gt 0 ]] || { echo "gpu_bundle: --class needs --grader" >&2; usage; }
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${root}"
@@ -124,7 +139,8 @@ targets+=(
 if [[ -n "${only}" ]]; then
   kept=()
   for t in "${targets[@]}"; do [[ "${t%% *}" =~ ${only} ]] && kept+=("${t}"); done
-  ((${#kept[@]})) || { echo "gpu_bundle: --only '${only}' matches no target" >&2; exit 2; }
+  # A grader's bundle may pack no other target.
+  ((${#kept[@]} || ${#grader_labs[@]})) || { echo "gpu_bundle: --only '${only}' matches no target" >&2; exit 2; }
   targets=("${kept[@]}")
 fi
 
@@ -133,7 +149,8 @@ for t in "${targets[@]}"; do
   labels+=("${t%% *}")
   [[ "${t#* }" == cost* ]] && labels+=("${t%% *}_one_process")
 done
-[[ -z "${grader_lab}" ]] || labels+=("//grading:grade" "//grading:kits/${grader_lab}_gpu" "//grading:kits/${grader_lab}_sim")
+((${#grader_labs[@]} == 0)) || labels+=("//grading:grade")
+for lab in "${grader_labs[@]}"; do labels+=("//grading:kits/${lab}_gpu" "//grading:kits/${lab}_sim"); done
 ((tui == 0)) || labels+=("//tui:tui")
 
 if ((build)); then
@@ -195,56 +212,66 @@ for t in "${targets[@]}"; do
   fi
 done
 
-if [[ -n "${grader_lab}" ]]; then
+if ((${#grader_labs[@]})); then
   g="${out}/grader"
   rm -rf "${g}"
-  mkdir -p "${g}/kits" "${g}/lib" "${g}/class"
+  mkdir -p "${g}/kits" "${g}/lib" "${g}/class" "${g}/expected"
   install -m 0755 "${bin_dir}/grading/grade" "${g}/grade"
   copy_needed_libs "${bin_dir}/grading/grade" "${g}/lib"
-  for backend in gpu sim; do
-    kit="${bin_dir}/grading/kits/${grader_lab}_${backend}"
-    [[ -f "${kit}/manifest.json" ]] || { echo "gpu_bundle: ${kit} is missing" >&2; exit 1; }
-    if grep -q '"sanitized":true' "${kit}/manifest.json"; then
-      echo "gpu_bundle: ${kit} was built with sanitizers (--config=asan); build it without" >&2
-      exit 1
-    fi
-    cp -RL "${kit}" "${g}/kits/"
-    chmod -R u+w "${g}/kits"
-  done
-  # The kits' objcheck (labs/objcheck) needs elfutils' libelf and libdw.
-  copy_needed_libs "${g}/kits/${grader_lab}_gpu/bin/objcheck" "${g}/lib"
   install -m 0644 grading/rubric.json "${g}/rubric.json"
-  # The libraries the kits link with by name (-lcjson): the file and the name the linker
-  # looks for, which a machine with only the runtime package lacks.
-  for flag in $(grep -o '"-l[A-Za-z0-9_+-]*"' "${g}/kits/${grader_lab}_gpu/manifest.json" | tr -d '"' | sort -u); do
-    name="lib${flag#-l}.so"
-    path="$(ldconfig -p | awk -v n="${name}." '$1 ~ "^"n && !found {print $NF; found = 1}')"
-    [[ -n "${path}" ]] || continue
-    is_base_lib "${path}" && continue
-    install -m 0644 "$(readlink -f "${path}")" "${g}/lib/$(basename "${path}")"
-    install -m 0644 "$(readlink -f "${path}")" "${g}/lib/${name}"
-  done
-  # The class: the skeleton, the reference and each variant, one student each.
-  # (A student's folder keeps the repository's path of the file, as students hand it in.)
-  student_file() { mkdir -p "${g}/class/$1/labs/${grader_lab}" && echo "${g}/class/$1/labs/${grader_lab}/lab.c"; }
-  install -m 0644 "labs/${grader_lab}/lab.c" "$(student_file skeleton)"
-  install -m 0644 "solutions/${grader_lab}.c" "$(student_file reference)"
-  variants="labs/${grader_lab}/testdata/variants.c"
-  if [[ -f "${variants}" ]]; then
-    for v in $(grep -o 'LAB_VARIANT_[A-Z0-9][A-Z0-9_]*' "${variants}" | sort -u); do
-      f="$(student_file "$(tr 'A-Z' 'a-z' <<<"${v#LAB_VARIANT_}")")"
-      { echo "#define ${v}"; cat "${variants}"; } >"${f}"
+  for grader_lab in "${grader_labs[@]}"; do
+    for backend in gpu sim; do
+      kit="${bin_dir}/grading/kits/${grader_lab}_${backend}"
+      [[ -f "${kit}/manifest.json" ]] || { echo "gpu_bundle: ${kit} is missing" >&2; exit 1; }
+      if grep -q '"sanitized":true' "${kit}/manifest.json"; then
+        echo "gpu_bundle: ${kit} was built with sanitizers (--config=asan); build it without" >&2
+        exit 1
+      fi
+      cp -RL "${kit}" "${g}/kits/"
+      chmod -R u+w "${g}/kits"
     done
-  fi
-  # The grader's corpus for this lab, with what each case expects (compared where the
-  # results come back: grading/corpus_compare.py).
-  mkdir -p "${g}/expected"
-  for case_dir in grading/testdata/*/ grading/testdata/refereed/*/; do
-    name="$(basename "${case_dir}")"
-    [[ -f "${case_dir}labs/${grader_lab}/lab.c" && -f "${case_dir}expected.json" ]] || continue
-    install -m 0644 "${case_dir}labs/${grader_lab}/lab.c" "$(student_file "corpus_${name}")"
-    install -m 0644 "${case_dir}expected.json" "${g}/expected/corpus_${name}.json"
+    # The kits' objcheck (labs/objcheck) needs elfutils' libelf and libdw.
+    copy_needed_libs "${g}/kits/${grader_lab}_gpu/bin/objcheck" "${g}/lib"
+    # The libraries the kits link with by name (-lcjson): the file and the name the linker
+    # looks for, which a machine with only the runtime package lacks.
+    for flag in $(grep -o '"-l[A-Za-z0-9_+-]*"' "${g}/kits/${grader_lab}_gpu/manifest.json" | tr -d '"' | sort -u); do
+      name="lib${flag#-l}.so"
+      path="$(ldconfig -p | awk -v n="${name}." '$1 ~ "^"n && !found {print $NF; found = 1}')"
+      [[ -n "${path}" ]] || continue
+      is_base_lib "${path}" && continue
+      install -m 0644 "$(readlink -f "${path}")" "${g}/lib/$(basename "${path}")"
+      install -m 0644 "$(readlink -f "${path}")" "${g}/lib/${name}"
+    done
+    # The class: the skeleton, the reference and each variant, one student each.
+    # (A student's folder keeps the repository's path of the file, as students hand it in.)
+    student_file() { mkdir -p "${g}/class/$1/labs/${grader_lab}" && echo "${g}/class/$1/labs/${grader_lab}/lab.c"; }
+    install -m 0644 "labs/${grader_lab}/lab.c" "$(student_file skeleton)"
+    install -m 0644 "solutions/${grader_lab}.c" "$(student_file reference)"
+    variants="labs/${grader_lab}/testdata/variants.c"
+    if [[ -f "${variants}" ]]; then
+      for v in $(grep -o 'LAB_VARIANT_[A-Z0-9][A-Z0-9_]*' "${variants}" | sort -u); do
+        f="$(student_file "$(tr 'A-Z' 'a-z' <<<"${v#LAB_VARIANT_}")")"
+        { echo "#define ${v}"; cat "${variants}"; } >"${f}"
+      done
+    fi
+    # The grader's corpus for this lab, with what each case expects (compared where the
+    # results come back: grading/corpus_compare.py).
+    for case_dir in grading/testdata/*/ grading/testdata/refereed/*/; do
+      name="$(basename "${case_dir}")"
+      [[ -f "${case_dir}labs/${grader_lab}/lab.c" && -f "${case_dir}expected.json" ]] || continue
+      install -m 0644 "${case_dir}labs/${grader_lab}/lab.c" "$(student_file "corpus_${name}")"
+      install -m 0644 "${case_dir}expected.json" "${g}/expected/corpus_${name}.json"
+    done
+    # A class of one's own (--class).
+    if [[ -n "${class_dir}" ]]; then
+      for f in "${class_dir}"/*/labs/"${grader_lab}"/lab.c; do
+        [[ -f "${f}" ]] || continue
+        student="${f#"${class_dir}"/}"
+        install -m 0644 "${f}" "$(student_file "${student%%/*}")"
+      done
+    fi
   done
+  grader_lab="$(IFS=,; echo "${grader_labs[*]}")"
   cat >"${out}/run_grader.sh" <<RUN
 #!/usr/bin/env bash
 # run_grader.sh: grades the bundle's class of ${grader_lab} with --backend gpu on this machine
@@ -607,3 +634,8 @@ RUN
 chmod 0755 "${out}/run_all.sh"
 
 echo "gpu_bundle: wrote ${out} ($(du -sh "${out}" | cut -f1)); on the GPU machine run ${out##*/}/run_all.sh"
+# A device command carries at most 64 MiB; a grader's libraries and two labs' GPU kits are
+# more, and compress to about a fifth.
+if (($(du -sm "${out}" | cut -f1) > 60)); then
+  echo "gpu_bundle: over 60 MiB: carry a compressed copy (tar cJf ${out##*/}.txz -C ${out%/*} ${out##*/}) and unpack it there"
+fi
