@@ -325,6 +325,15 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
         free(w);
         return;
     }
+    /* Requests served beside a background (lab 04) count only when the background was done
+     * as the lab requires: all of it, not starved, started with run(). */
+    const cJSON *requests = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_LATENCY);
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(requests, LAB_KEY_LATENCY_BACKGROUND_OK))) {
+        char *w = grade_strf("not scored: %s", str(requests, LAB_KEY_LATENCY_BACKGROUND_WHY));
+        grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, w);
+        free(w);
+        return;
+    }
     char msg[256];
     if (grade_speed_thresholds(&rule->speed, lab->pipeline_bound, lab->lab_target, &lab->floor_speedup,
                                &lab->target_speedup, msg, sizeof(msg)) != 0) {

@@ -59,6 +59,7 @@ TEST(Lab04, TheReferencePassesWithTheBackgroundDone) {
     EXPECT_LT(Num(l, "p99_ms"), 0.189);
     EXPECT_GE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") + 0.05);
     EXPECT_LT(Num(l, "background_ms"), 1.05 * Num(l, "baseline_background_ms"));
+    EXPECT_LT(Num(l, "background_done_ms"), 1.10 * Num(l, "baseline_background_done_ms"));
     EXPECT_EQ(NextStep(j), "1/1 ");
     EXPECT_EQ(OverSynced(j), "");
     cJSON_Delete(j);
@@ -138,6 +139,22 @@ TEST(Lab04, SkippingTheBackgroundIsCaught) {
     EXPECT_EQ(Num(Latency(j), "background_ops"), 0);
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(o.err, "a run of yours did 0 of the background's 1 operations"), std::string::npos) << o.err;
+}
+
+// A background queued only after every request was served is as long as the baseline's,
+// but done late: the requests never met it, so their latency says nothing of priorities.
+TEST(Lab04, QueuingTheBackgroundLastIsCaught) {
+    Outcome o = RunLabOnce("labs/04_priorities_background_last_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_FALSE(Bool(Latency(j), "background_ok"));
+    EXPECT_EQ(Num(Latency(j), "background_ops"), 1);
+    EXPECT_LT(Num(Latency(j), "background_ms"), 1.05 * Num(Latency(j), "baseline_background_ms"));
+    EXPECT_GT(Num(Latency(j), "background_done_ms"), 1.25 * Num(Latency(j), "baseline_background_done_ms"));
+    cJSON_Delete(j);
+    EXPECT_NE(FindFlat(o.err, "it must start with run(), so that the requests arrive while it runs"), std::string::npos)
+        << o.err;
 }
 
 // The lesson's second part: behind a background of single-wave kernels no block is ever

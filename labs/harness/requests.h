@@ -55,6 +55,8 @@ typedef struct lab_run_latency {
                              requests served per ms is requests / span_ms (lab 06) */
     int background_ops;   /* the background's ops in the run */
     double background_ms; /* from its first op's start to its last op's end */
+    double background_done_ms; /* from run()'s start to the background's last op's end: late
+                                  when the background was queued after the requests */
 } lab_run_latency;
 
 /* The nearest-rank percentile q (0..1] of n values in ascending order (n > 0). */

@@ -121,7 +121,7 @@ typedef struct lab_result {
     /* Labs of requests (lab 04): each timed run's latencies and background, [0] the
      * baseline's and [1] yours ([runs] each, NULL for other labs), and their medians. */
     lab_run_latency *latency[2];
-    double p50_ms[2], p99_ms[2], background_ms[2];
+    double p50_ms[2], p99_ms[2], background_ms[2], background_done_ms[2];
     double p99_pooled_ms[2];   /* the p99 of every timed run's requests together */
     double host_wait_p99_ms[2]; /* the median over timed runs of the requests' p99 wait on the host */
     double span_ms[2];      /* first arrival to last request's end (median): the throughput */

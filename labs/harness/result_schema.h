@@ -115,6 +115,11 @@
 #define LAB_KEY_WORK_OK "ok"                     /* bool: the runs did the lab's work on the device */
 #define LAB_KEY_WORK_WHY "why"                   /* string: what was missing, in words */
 
+/* ---- latency (a lab of requests) --------------------------------------------------------- */
+#define LAB_KEY_LATENCY_BACKGROUND_OK "background_ok"   /* bool: the runs did the whole background, at
+                                                           the baseline's pace, from run()'s start */
+#define LAB_KEY_LATENCY_BACKGROUND_WHY "background_why" /* string, when not ok: what was wrong, in words */
+
 /* ---- bound ------------------------------------------------------------------------------ */
 #define LAB_KEY_BOUND_NAME "name"                /* string: the bound's name ("pipeline bound") */
 #define LAB_KEY_BOUND_SPEEDUP "speedup"          /* number: the speedup at the bound */

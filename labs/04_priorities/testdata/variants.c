@@ -14,7 +14,11 @@
  *   BOTH_GREATEST     the requests on the greatest priority, and the background given the
  *                     greatest too (below target: equal priorities, the background first).
  *   DEVICE_SYNC_EACH  the requests on the greatest priority, and cudaDeviceSynchronize()
- *                     after each one, which waits for the background too (below target). */
+ *                     after each one, which waits for the background too (below target).
+ *   BACKGROUND_LAST   every request served and waited for, and only then the background:
+ *                     the requests are fast because nothing was in their way, and the
+ *                     background is done late (below target: the background must start
+ *                     with run()). */
 #include "labs/harness/lab.h"
 
 static cudaStream_t background_stream, request_stream;
@@ -55,7 +59,7 @@ static int setup(lab_ctx *ctx) {
 
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
-#if !defined(LAB_VARIANT_NO_BACKGROUND)
+#if !defined(LAB_VARIANT_NO_BACKGROUND) && !defined(LAB_VARIANT_BACKGROUND_LAST)
     if (lab_background(ctx, background_stream) != 0) return 1;
 #endif
     for (int i = 0; i < w->batches; i++) {
@@ -76,6 +80,9 @@ static int run(lab_ctx *ctx) {
 #endif
     }
     LAB_CHECK(cudaStreamSynchronize(request_stream));
+#if defined(LAB_VARIANT_BACKGROUND_LAST)
+    if (lab_background(ctx, background_stream) != 0) return 1;
+#endif
     LAB_CHECK(cudaStreamSynchronize(background_stream));
     return 0;
 }
