@@ -392,6 +392,28 @@ TEST(Summary, AFailureShowsItsWholeFirstLine) {
     EXPECT_EQ(Take(grade_lab_outcome(&a.s.labs[0])), "0: crashed with SIGSEGV in run() of your lab");
 }
 
+// A lab that stopped on an error of the program's (its setup() returned 1) is an error in
+// the summary and the gradebook, with the lab's words, not "wrong and racy": its race
+// check was never made.
+TEST(Summary, AnErrorIsNamedAsTheLabSaidIt) {
+    Student a("alice", "error: your setup() returned 1 after cudaHostRegister failed", 0);
+    grade_lab *lab = &a.s.labs[0];
+    lab->result = cJSON_Parse(
+        "{\"status\": \"error\", \"error\": \"your setup() returned 1 after cudaHostRegister failed: "
+        "cudaErrorInvalidValue (invalid argument)\"}");
+    ASSERT_NE(lab->result, nullptr);
+    for (int c = 0; c < GRADE_CHECKS; c++) grade_check_set(&lab->checks[c], 0, "not checked");
+    grade_student_total(&a.s);
+    EXPECT_EQ(Take(grade_lab_outcome(lab)),
+              "0/100: error: your setup() returned 1 after cudaHostRegister failed: cudaErrorInvalidValue (invalid "
+              "argument)");
+    const grade_student *list[] = {&a.s};
+    std::string csv = Take(grade_gradebook_csv(list, 1));
+    EXPECT_NE(csv.find("03_double_buffer: your setup() returned 1 after cudaHostRegister failed"), std::string::npos)
+        << csv;
+    EXPECT_EQ(csv.find("wrong results"), std::string::npos) << csv;
+}
+
 // A check has one name in every report: report.txt, the JUnit testcase and the Gradescope
 // test (the gradebook's columns keep the rubric's keys).
 TEST(Reports, ChecksAreNamedTheSameWayInEveryReport) {

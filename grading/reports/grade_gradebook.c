@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "grading/base/grade_text.h"
+#include "grading/score/grade_score.h"
 
 /* Bytes of a space at s (ASCII white space, and the Unicode spaces a spreadsheet may trim
  * before it reads a formula: no-break, en/em and other fixed spaces, zero-width space and
@@ -97,6 +98,7 @@ static char *note(const grade_student *s) {
         if (!lab->submitted) why = "not submitted";
         else if (lab->build_error) why = lab->build_error;
         else if (lab->failure) why = lab->failure;
+        else if (grade_lab_error(lab)) why = grade_lab_error(lab);
         else if (!lab->checks[GRADE_CORRECT].passed) why = "wrong results";
         else if (!lab->checks[GRADE_RACE_FREE].passed) why = "races";
         else if (!lab->checks[GRADE_SPEEDUP].passed) why = "below the speed target";

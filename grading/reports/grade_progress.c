@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "grading/base/grade_text.h"
+#include "grading/score/grade_score.h"
 
 static double now_s(void) {
     struct timespec t;
@@ -106,6 +107,15 @@ char *grade_lab_outcome(const grade_lab *lab) {
         /* The whole first line: "crashed with SIGSEGV in run() of your lab". */
         char *first = grade_text_first_line(lab->failure, 200);
         grade_buf_printf(&b, "%.4g: %s", score, first);
+        free(first);
+        after_checks(&b, lab);
+        return grade_buf_take(&b);
+    }
+    const char *error = grade_lab_error(lab);
+    if (error) {
+        /* "0/100: error: your setup() returned 1 after cudaHostRegister failed: ...". */
+        char *first = grade_text_first_line(error, 200);
+        grade_buf_printf(&b, "%.4g/%.4g: error: %s", score, grade_round_points(max), first);
         free(first);
         after_checks(&b, lab);
         return grade_buf_take(&b);

@@ -236,6 +236,12 @@ static void score_measurement(const grade_rubric_lab *rule, grade_lab *lab, bool
     free(why);
 }
 
+const char *grade_lab_error(const grade_lab *lab) {
+    if (!lab->result || strcmp(str(lab->result, LAB_KEY_STATUS), "error") != 0) return NULL;
+    const char *e = str(lab->result, LAB_KEY_ERROR);
+    return e[0] ? e : "the lab stopped with an error";
+}
+
 void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
     if (!lab->submitted) {
         char *why = grade_strf("not submitted: %s", lab->missing ? lab->missing : "no file");

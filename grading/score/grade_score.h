@@ -50,6 +50,10 @@ double grade_median(const double *v, int n);
  * the lab's "why" (the failed stages only, when it did not); "the lab reported no
  * measurement" when the result has none. Returns the reason, to free. */
 char *grade_measurement_reason(const cJSON *result, bool *ok);
+/* What stopped a lab that ran to its end with an error of the program's (its setup() or
+ * run() returned non-zero, a CUDA error after it): the lab's words, for the summary and the
+ * gradebook, which must not call it "wrong and racy"; NULL when the lab did not stop so. */
+const char *grade_lab_error(const grade_lab *lab);
 /* Sets lab->checks from what lab holds (see grade_result.h) and the rule. */
 void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab);
 

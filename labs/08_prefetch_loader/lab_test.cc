@@ -224,6 +224,23 @@ TEST(Lab08, PollingAnEventUntilItSucceedsOrdersTheHost) {
     EXPECT_EQ(FindFlat(o.err, "race 1:"), std::string::npos) << o.err;
 }
 
+// Memory the program allocated itself cannot be pinned with cudaHostRegister: the program
+// runs in a process of its own and only shared memory reaches the GPU. The error names the
+// call the setup stopped on, and the refusal says why and what to use instead.
+TEST(Lab08, RegisteringMallocMemoryIsRefusedWithTheReason) {
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_malloc_registered_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "error");
+    EXPECT_NE(Str(j, "error").find("your setup() returned 1 after cudaHostRegister failed: cudaErrorInvalidValue"),
+              std::string::npos)
+        << Str(j, "error");
+    EXPECT_NE(Str(j, "refused").find("only memory it shares with the lab reaches the GPU; pin with cudaMallocHost"),
+              std::string::npos)
+        << Str(j, "refused");
+    cJSON_Delete(j);
+}
+
 // A command the referee refused (here a second cudaFree of the same buffer, its error
 // ignored) means the program failed, whatever its results: not correct in the report, in
 // --json or in the event stream, with the refusal named.

@@ -116,10 +116,12 @@ static struct remote {
     bool have_process_clock;
     lab_host_charge fn_charge;   /* the credit of its host functions' thread */
     char refusals[1024];
+    char failed_call[200]; /* lab_remote_failed_call: this phase's last failed call */
 } R = {.timeout_ms = -1};
 
 bool lab_remote_active(void) { return R.active; }
 const char *lab_remote_refusals(void) { return R.refusals; }
+const char *lab_remote_failed_call(void) { return R.failed_call; }
 void lab_remote_set_timeout_ms(int ms) { R.timeout_ms = ms; }
 
 /* Notes a refused command once per kind, for the report. */
@@ -127,6 +129,13 @@ static void refuse(const char *what) {
     if (strstr(R.refusals, what)) return;
     size_t len = strlen(R.refusals);
     snprintf(R.refusals + len, sizeof(R.refusals) - len, "%s%s", len ? "; " : "", what);
+}
+
+/* Notes a call of the student's that failed (lab_remote_failed_call). */
+static void note_failed(const char *name, cudaError_t e) {
+    if (e == cudaSuccess || e == cudaErrorNotReady) return;
+    snprintf(R.failed_call, sizeof(R.failed_call), "%s failed: %s (%s)", name, cudaGetErrorName(e),
+             cudaGetErrorString(e));
 }
 
 static bool locate_student(lab_fault *f);
@@ -467,8 +476,20 @@ static bool shared_memory(const void *p, size_t n) {
 
 static cudaError_t remote_cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
     if (!shared_memory(ptr, size)) {
-        refuse("cudaHostRegister of memory from malloc (pin with cudaMallocHost, or register the lab's own "
-               "buffers)");
+        void *start = NULL;
+        size_t bytes = 0;
+        if (lab_arena_find(R.arena, ptr, 0, &start, &bytes, NULL) || lab_arena_find(R.outputs, ptr, 0, &start, &bytes, NULL)) {
+            char said[200];
+            snprintf(said, sizeof(said),
+                     "cudaHostRegister of %zu bytes that run past the end of the buffer they start in (%zu bytes "
+                     "from there to its end): register each buffer on its own",
+                     size, bytes - (size_t)((const char *)ptr - (const char *)start));
+            refuse(said);
+        } else {
+            refuse("cudaHostRegister of memory your program allocated itself (malloc, aligned_alloc, a static array): "
+                   "your code runs in a process of its own, and only memory it shares with the lab reaches the GPU; "
+                   "pin with cudaMallocHost or cudaHostAlloc, or register the lab's own buffers");
+        }
         return cudaErrorInvalidValue;
     }
     return cudaHostRegister(ptr, size, flags);
@@ -642,6 +663,7 @@ static void ended(int index, uint64_t handle) {
         w_put(&w_, head_, sizeof(head_));                                                  \
         CUDA_CALLS_EACH(ENC_, params)                                                      \
         if (err_ == cudaSuccess) ended(CI_##name, destroyed_);                             \
+        note_failed(#name, err_);                                                          \
         reply(rec, t_reply, (size_t)(w_.at - t_reply));                                    \
         return 0;                                                                          \
     }
@@ -768,6 +790,12 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
     }
     /* Answered as every call is; on a real device the student's process does not wait for it,
      * and the error stays the runtime's last error, as an asynchronous launch error does. */
+    note_failed(op == LAB_OP_KERNEL_SPIN       ? "kernels_spin"
+                : op == LAB_OP_KERNEL_CHECKSUM ? "kernels_checksum"
+                : op == LAB_OP_KERNEL_WIDEN    ? "kernels_widen"
+                : op == LAB_OP_KERNEL_NARROW   ? "kernels_narrow"
+                                               : "kernels_process",
+                e);
     int32_t answer[2] = {(int32_t)e, 0};
     reply(rec, answer, sizeof(answer));
     return 0;
@@ -1042,6 +1070,7 @@ static _Noreturn void ended_badly(lab_phase_end end) {
 
 static int phase(lab_ctx *ctx, lab_phase p) {
     R.ctx = ctx;
+    R.failed_call[0] = '\0';
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     lab_host_charge_begin(&R.host_charge);
     lab_host_charge_begin(&R.fn_charge);

@@ -55,6 +55,11 @@ void lab_remote_set_timeout_ms(int ms);
 
 /* Commands the referee refused and why, for the report ("" when none). */
 const char *lab_remote_refusals(void);
+/* The last CUDA call of the student's that failed in the phase last served, as
+ * "cudaDeviceEnablePeerAccess failed: cudaErrorInvalidDevice (invalid device ordinal)"
+ * ("" when none did; cudaErrorNotReady, a query's answer, is not a failure): what a phase
+ * that returned non-zero most likely stopped on. */
+const char *lab_remote_failed_call(void);
 /* Ends the student's process. */
 void lab_remote_stop(void);
 

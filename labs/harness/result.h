@@ -102,6 +102,7 @@ typedef struct lab_result {
     char devices_busy[320];
 
     char error[512];        /* LAB_STATUS_ERROR: what failed */
+    bool error_has_refusals; /* error already says what the referee refused until it */
     /* The commands of yours the referee refused, and why (remote.h; "" when none). */
     char refused[1024];
     lab_status status;

@@ -293,12 +293,33 @@ static run_outcome do_run(harness *h, who w, const char *label) {
     return o;
 }
 
+/* What a phase of yours that returned rc stopped on, for the error: the last CUDA call of
+ * the phase that failed (the referee saw it fail), and what the referee refused until then,
+ * which is often why; a refusal after it (a teardown() destroying handles that setup()
+ * never made) is in the report's own line, not here. */
+static void stopped_on(lab_result *r, const char *what, int rc) {
+    const char *failed = lab_remote_active() ? lab_remote_failed_call() : "";
+    if (failed[0])
+        snprintf(r->error, sizeof(r->error), "%s returned %d after %s", what, rc, failed);
+    else
+        snprintf(r->error, sizeof(r->error), "%s returned %d (your program's output says which call failed)", what,
+                 rc);
+    const char *refused = lab_remote_active() ? lab_remote_refusals() : "";
+    size_t at = strlen(r->error);
+    if (refused[0] && at < sizeof(r->error))
+        snprintf(r->error + at, sizeof(r->error) - at, " (the referee refused: %s)", refused);
+    r->error_has_refusals = true;
+}
+
 /* Turns a failed run into the result's error. Returns true when it failed. */
 static bool run_failed(harness *h, who w, const char *label, const run_outcome *o) {
     if (o->rc != 0) {
-        snprintf(h->res->error, sizeof(h->res->error), "%s: %s run() returned %d%s", label,
-                 w == WHO_YOURS ? "your" : "the baseline's", o->rc,
-                 w == WHO_YOURS ? " (the message above says which call failed)" : "");
+        char what[96];
+        snprintf(what, sizeof(what), "%s: %s run()", label, w == WHO_YOURS ? "your" : "the baseline's");
+        if (w == WHO_YOURS)
+            stopped_on(h->res, what, o->rc);
+        else
+            snprintf(h->res->error, sizeof(h->res->error), "%s returned %d", what, o->rc);
         return true;
     }
     if (o->missing_request >= 0) {
@@ -827,6 +848,7 @@ static void note_refusals(lab_result *r) {
     const char *refused = lab_remote_refusals();
     if (!refused[0]) return;
     snprintf(r->refused, sizeof(r->refused), "%s", refused);
+    if (r->error_has_refusals) return;
     char *to = r->error[0] ? r->error : !r->correct && r->mismatch.first_batch >= 0 ? r->mismatch.why : NULL;
     size_t cap = r->error[0] ? sizeof(r->error) : sizeof(r->mismatch.why);
     if (!to) return;
@@ -1036,7 +1058,7 @@ int main(int argc, char **argv) {
     h->setup_t1 = lab_backend_now_ns();
     lab_backend_phase("setup (yours)", false);
     if (rc != 0) {
-        snprintf(R.error, sizeof(R.error), "your setup() returned %d (the message above says which call failed)", rc);
+        stopped_on(&R, "your setup()", rc);
         goto teardown;
     }
     if (sync_devices() != cudaSuccess) {

@@ -28,6 +28,12 @@
  *                       the race checker reports each write as unordered with the upload
  *                       (racy); on the simulator's perturbed schedules a late device
  *                       uploads a batch already overwritten by a later one (incorrect).
+ *   MALLOC_REGISTERED   the reference's ring allocated with aligned_alloc and pinned with
+ *                       cudaHostRegister, as a program pins memory it already has: this
+ *                       kit runs the program in a process of its own, where only memory it
+ *                       shares with the lab (cudaMallocHost, cudaHostAlloc, the lab's own
+ *                       buffers) reaches the GPU, so the referee refuses the registration
+ *                       and setup() stops on its error (error, the refusal saying why).
  *   UPLOAD_IN_HOST_FN   the upload queued from a host function (cudaLaunchHostFunc) "so
  *                       that it starts when the stream gets there": a host function must not
  *                       call CUDA, the call fails (cudaErrorNotPermitted), and run() reports
@@ -91,6 +97,10 @@ static int setup(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_PAGEABLE_RING)
         staging[k] = malloc(w->batch_bytes);
         if (!staging[k]) return 1;
+#elif defined(LAB_VARIANT_MALLOC_REGISTERED)
+        staging[k] = aligned_alloc(4096, (w->batch_bytes + 4095) / 4096 * 4096);
+        if (!staging[k]) return 1;
+        LAB_CHECK(cudaHostRegister(staging[k], w->batch_bytes, cudaHostRegisterDefault));
 #else
         LAB_CHECK(cudaMallocHost((void **)&staging[k], w->batch_bytes));
 #endif
@@ -157,6 +167,9 @@ static void teardown(lab_ctx *ctx) {
     (void)ctx;
     for (int k = 0; k < RING; k++) {
 #if defined(LAB_VARIANT_PAGEABLE_RING)
+        free(staging[k]);
+#elif defined(LAB_VARIANT_MALLOC_REGISTERED)
+        if (staging[k]) cudaHostUnregister(staging[k]);
         free(staging[k]);
 #else
         cudaFreeHost(staging[k]);
