@@ -203,6 +203,13 @@ TEST(Lab06, TooSmallAPoolFallsBehind) {
     ExpectFallsBehind("small_pool", 0.33, "your requests go to 2 streams, and the queue still grows");
 }
 
+// A pool with the legacy default stream in it, beside blocking streams: each request there
+// waits for the others and holds them back. The advice names stream 0, not the pool's size
+// (a larger pool of blocking streams would be held back the same way).
+TEST(Lab06, TheLegacyStreamInThePoolIsNamed) {
+    ExpectFallsBehind("legacy_in_pool", 0.33, "your code puts work on stream 0, the legacy default stream");
+}
+
 TEST(Lab06, WaitingAfterEachRequestServesOneAtATime) {
     ExpectFallsBehind("device_sync", 0.1,
                       "cudaDeviceSynchronize() at " + ShortLine(kVariants, "cudaDeviceSynchronize());") + " held the host");
