@@ -89,13 +89,16 @@ static const lab_stream_fact *background_stream(const lab_findings *f) {
     return NULL;
 }
 
-/* The first stream of requests that is not where TODO 1 puts them, or NULL. */
+/* The first stream of requests that is not where TODO 1 puts them, or NULL: a stream of
+ * greater priority than the background's (the greatest the device offers is what the lesson
+ * uses, and any priority above the background's is as good: the GPU compares the two); with
+ * no background seen, the greatest. */
 static const lab_stream_fact *misplaced(const lab_findings *f) {
     const lab_stream_fact *bg = background_stream(f);
     for (int i = 0; i < f->n_streams; i++) {
         const lab_stream_fact *s = &f->streams[i];
         if (s->requests == 0) continue;
-        if (s->background > 0 || s->priority != f->priority_greatest || (bg && s->priority >= bg->priority)) return s;
+        if (s->background > 0 || (bg ? s->priority >= bg->priority : s->priority != f->priority_greatest)) return s;
     }
     return NULL;
 }

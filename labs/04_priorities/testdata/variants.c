@@ -15,6 +15,9 @@
  *                     greatest too (below target: equal priorities, the background first).
  *   DEVICE_SYNC_EACH  the requests on the greatest priority, and cudaDeviceSynchronize()
  *                     after each one, which waits for the background too (below target).
+ *   ONE_ABOVE         the requests on the priority just above the background's (least - 1),
+ *                     not the greatest: the GPU compares the two, so this is as good (pass,
+ *                     TODO 1 done).
  *   BACKGROUND_LAST   every request served and waited for, and only then the background:
  *                     the requests are fast because nothing was in their way, and the
  *                     background is done late (below target: the background must start
@@ -38,6 +41,10 @@ static int setup(lab_ctx *ctx) {
     (void)least;
     LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, greatest));
     LAB_CHECK(cudaStreamCreateWithPriority(&request_stream, cudaStreamNonBlocking, greatest));
+#elif defined(LAB_VARIANT_ONE_ABOVE)
+    (void)greatest;
+    LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, least));
+    LAB_CHECK(cudaStreamCreateWithPriority(&request_stream, cudaStreamNonBlocking, least - 1));
 #elif defined(LAB_VARIANT_ONE_STREAM)
     (void)greatest;
     LAB_CHECK(cudaStreamCreateWithPriority(&background_stream, cudaStreamNonBlocking, least));
