@@ -203,6 +203,22 @@ TEST(Lab06, TooSmallAPoolFallsBehind) {
     ExpectFallsBehind("small_pool", 0.33, "your requests go to 2 streams, and the queue still grows");
 }
 
+// A program that passes by another road than the lesson's (the host hands out a free buffer
+// set instead of the stream waiting for it) is not sent back to the step it did its own
+// way: neither the report nor --hint names a TODO.
+TEST(Lab06, APassingProgramGetsNoHintForAStepDoneItsOwnWay) {
+    std::string state = std::string(std::getenv("TEST_TMPDIR")) + "/hint_state";
+    setenv("XDG_STATE_HOME", state.c_str(), 1);
+    Outcome h = RunLab("labs/06_stream_pool_host_ordered_ring_sim", {"--seed", "7", "--runs", "1", "--schedules", "0", "--hint"});
+    unsetenv("XDG_STATE_HOME");
+    EXPECT_EQ(h.exit_code, 0) << h.err;
+    EXPECT_NE(FindFlat(h.out, "No hint needed: your program passes, in its own way"), std::string::npos) << h.out;
+    EXPECT_EQ(FindFlat(h.out, "You are at TODO"), std::string::npos) << h.out;
+    Outcome o = RunLabOnce("labs/06_stream_pool_host_ordered_ring_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "Next:"), std::string::npos) << o.err;
+}
+
 // A pool with the legacy default stream in it, beside blocking streams: each request there
 // waits for the others and holds them back. The advice names stream 0, not the pool's size
 // (a larger pool of blocking streams would be held back the same way).

@@ -874,7 +874,7 @@ static void emit(harness *h) {
         else if (r->spec->n_steps == 0)
             fprintf(o, "This lab has no hints yet; the lesson: %s\n", r->spec->lesson);
         else
-            lab_hints_print_next(r->spec, &h->findings, keep ? path : NULL, o);
+            lab_hints_print_next(r->spec, &h->findings, r->status == LAB_STATUS_PASS, keep ? path : NULL, o);
         lab_wrap_end(&w);
     } else if (h->opt.json) {
         lab_result_print_text(r, h->opt.quiet ? LAB_REPORT_VERDICT : LAB_REPORT_SUMMARY, stderr);

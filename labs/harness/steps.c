@@ -397,8 +397,14 @@ bool lab_hints_path(char *buf, size_t len) { return cli_state_path("hints.json",
 
 static const char *const tier_name[LAB_HINT_TIERS] = {"a question", "the idea", "the shape of the code"};
 
-void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const char *path, FILE *out) {
+void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, bool passed, const char *path, FILE *out) {
     int i = lab_steps_first_open(spec, f);
+    /* A program that passes by another road than the lesson's is not sent back to a step:
+     * the report says nothing of it either (lab_steps_print_next). */
+    if (i >= 0 && passed && !spec->steps[i].beyond_target) {
+        fprintf(out, "No hint needed: your program passes, in its own way (the lesson's road: %s).\n", spec->lesson);
+        return;
+    }
     if (i < 0) {
         char why[1024];
         if (lab_steps_beyond(spec, f, why, sizeof(why)) > 0)

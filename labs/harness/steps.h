@@ -60,8 +60,9 @@ bool lab_hints_path(char *buf, size_t len);
 
 /* --hint: prints the next tier of hints for the first open step of spec (the first tier
  * when the step differs from the one hinted last), remembering it in the file at path
- * (NULL: nothing remembered, always the first tier). */
-void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, const char *path, FILE *out);
+ * (NULL: nothing remembered, always the first tier). A program that passed is given no
+ * hint for a step it did another way (one not marked beyond_target). */
+void lab_hints_print_next(const lab_spec *spec, const lab_findings *f, bool passed, const char *path, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,11 @@
  *                    a time (below target).
  *   HOST_WAIT_EACH   the reference's pool, and cudaStreamSynchronize on the request's
  *                    stream after each request (below target).
+ *   HOST_ORDERED_RING  RING_EVENTS with the host waiting for a set's event
+ *                    (cudaEventSynchronize) before it hands the set to its next user, instead
+ *                    of that user's stream waiting on it: the set is free by then on this
+ *                    workload, so the host hardly waits (correct, race-free, pass; TODO 2
+ *                    done another way than the lesson's, so no hint sends the student back).
  *   LEGACY_IN_POOL   a pool of four whose first stream is the legacy default stream (0) and
  *                    whose others are blocking streams (cudaStreamCreate): every request on
  *                    stream 0 waits for the other three and holds them back, so the pool
@@ -42,8 +47,8 @@
 
 #include "labs/harness/lab.h"
 
-#if defined(LAB_VARIANT_EVENT_AFTER_KERNEL)
-#define LAB_VARIANT_RING_EVENTS 1 /* the ring with events, but one recorded too early */
+#if defined(LAB_VARIANT_EVENT_AFTER_KERNEL) || defined(LAB_VARIANT_HOST_ORDERED_RING)
+#define LAB_VARIANT_RING_EVENTS 1 /* the ring with events, recorded too early or waited on by the host */
 #endif
 #if defined(LAB_VARIANT_RING_NO_EVENTS) || defined(LAB_VARIANT_RING_EVENTS)
 #define POOL 8
@@ -98,7 +103,11 @@ static int run(lab_ctx *ctx) {
         cudaStream_t st = streams[i % POOL];
         int b = i % SETS;
 #if defined(LAB_VARIANT_RING_EVENTS)
+#if defined(LAB_VARIANT_HOST_ORDERED_RING)
+        if (i >= SETS) LAB_CHECK(cudaEventSynchronize(set_free[b])); /* the host hands out only a free set */
+#else
         if (i >= SETS) LAB_CHECK(cudaStreamWaitEvent(st, set_free[b], 0)); /* the set's last user is done */
+#endif
 #endif
 #if defined(LAB_VARIANT_LEGACY_MEMCPY)
         LAB_CHECK(cudaMemcpy(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice));
