@@ -84,6 +84,24 @@ TEST(Lab02, FastEnoughButHostTimedIsNotAPass) {
     EXPECT_NE(FindFlat(o.err, "but the time you reported is not what the GPU did"), std::string::npos) << o.err;
 }
 
+// Events that span no combine (recorded on the other stream) are a wrong measurement, and the
+// report says the events do not span the combine, not that a host clock was used.
+TEST(Lab02, EventsOnTheWrongStreamAreNotCalledAHostClock) {
+    Outcome o = RunLabOnce("labs/02_events_timed_on_b_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    const cJSON *st = Stage(j);
+    EXPECT_FALSE(Bool(st, "ok"));
+    EXPECT_NE(Str(st, "why").find("the events you read do not span them"), std::string::npos) << Str(st, "why");
+    EXPECT_EQ(Str(st, "why").find("host clock"), std::string::npos) << Str(st, "why");
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (time the combine on the GPU)");
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(j, "steps");
+    EXPECT_NE(Str(steps, "why").find("your run reads events (cudaEventElapsedTime 32 times)"), std::string::npos)
+        << Str(steps, "why");
+    cJSON_Delete(j);
+}
+
 TEST(Lab02, AnEventRecordedTooEarlyIsARaceThatNamesTheRecord) {
     Outcome o = RunLabOnce("labs/02_events_early_record_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;

@@ -193,6 +193,20 @@ static bool timed_on_gpu(const lab_findings *f, const lab_workload *w) {
     (void)w;
     return f->measured;
 }
+/* A host clock, or events that do not bracket the combine kernels alone: the facts say
+ * which the program used (the "measured" line says what it reported and what ran). */
+static int why_timed(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    if (f->elapsed_calls == 0)
+        return snprintf(buf, len,
+                        "your run reads no event (no cudaEventElapsedTime): the time you report comes from a host "
+                        "clock, which says how long the launches took to queue, not how long the kernels ran");
+    return snprintf(buf, len,
+                    "your run reads events (cudaEventElapsedTime %d time%s), but what they span is not the combine "
+                    "kernels alone: a pair recorded on another stream than the combine's, around more than the "
+                    "combine, reused before it was read, or read before both had completed measures something else",
+                    f->elapsed_calls, f->elapsed_calls == 1 ? "" : "s");
+}
 static bool ordered_by_events(const lab_findings *f, const lab_workload *w) {
     (void)w;
     return f->host_syncs == 0;
@@ -201,9 +215,10 @@ static bool ordered_by_events(const lab_findings *f, const lab_workload *w) {
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (time the combine on the GPU)",
-        .next = "the time you report for \"combine\" comes from a host clock around the launches (the \"measured\" "
-                "line): it says how long they took to queue, not how long the kernels ran. Time each combine kernel "
-                "with a pair of events and add up what cudaEventElapsedTime gives, once they have completed.",
+        .next = "the time you report for \"combine\" is not what the combine kernels took on the device (the "
+                "\"measured\" line). Time each combine kernel with a pair of events recorded on its stream just "
+                "before and just after its launch, and add up what cudaEventElapsedTime gives, once they have "
+                "completed.",
         .hints =
             {
                 "Where is the combine kernel when the call that launches it returns? What does the host clock "
@@ -218,6 +233,7 @@ static const lab_step steps[] = {
                 "batches and give that to lab_report_ms.",
             },
         .done = timed_on_gpu,
+        .why = why_timed,
     },
     {
         .todo = "TODO 2 (order the streams with events, not the host)",

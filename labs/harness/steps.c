@@ -158,6 +158,7 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
                 f->graph_made_site = op->call_site;
             f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
             f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
+            f->elapsed_calls += !strcmp(op->name, "cudaEventElapsedTime");
             continue;
         }
         if (!trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;

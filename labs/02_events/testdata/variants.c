@@ -7,6 +7,11 @@
  *   EVENTS_HOST_TIMED      TODO 2 only: the stages ordered with events, the combine still
  *                          timed with a host clock (fast enough, measurement wrong: below
  *                          target, and the report says why).
+ *   TIMED_ON_B             both TODOs, but the combine's pair of events recorded on stream B,
+ *                          which has nothing to do then: the pair spans no kernel of the
+ *                          combine's (fast enough, measurement wrong: below target, and the
+ *                          report says the events do not span the combine, not that a host
+ *                          clock was used).
  *   EARLY_RECORD           both TODOs, but the event that should follow producer B is
  *                          recorded before producer B is launched (racy: the combine may
  *                          read what producer B has not written; the report names the
@@ -77,9 +82,14 @@ static int run(lab_ctx *ctx) {
             LAB_CHECK(cudaStreamSynchronize(stream_b));
         }
         double t0 = lab_host_ms();
-        if (GPU_TIMED) LAB_CHECK(cudaEventRecord(start[b], stream_a));
+#if defined(LAB_VARIANT_TIMED_ON_B)
+        cudaStream_t timed = stream_b; /* not the combine's stream */
+#else
+        cudaStream_t timed = stream_a;
+#endif
+        if (GPU_TIMED) LAB_CHECK(cudaEventRecord(start[b], timed));
         LAB_CHECK(kernels_process(d_out, d_mid, w->batch_elems, w->process, stream_a));
-        if (GPU_TIMED) LAB_CHECK(cudaEventRecord(stop[b], stream_a));
+        if (GPU_TIMED) LAB_CHECK(cudaEventRecord(stop[b], timed));
         host_ms += lab_host_ms() - t0;
         if (!EVENTS) LAB_CHECK(cudaStreamSynchronize(stream_a));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, stream_a));
