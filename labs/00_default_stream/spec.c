@@ -138,6 +138,45 @@ static bool waits_for_all(const lab_findings *f, const lab_workload *w) {
     return f->correct && f->busy_at_return == 0;
 }
 
+/* Which streams the tasks' kernels went to: what TODO 1 finds. */
+static int why_own_streams(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    int with = 0, kernels = 0;
+    const lab_stream_fact *first = NULL;
+    for (int i = 0; i < f->n_streams; i++)
+        if (f->streams[i].kernels > 0) {
+            with++;
+            kernels += f->streams[i].kernels;
+            if (!first) first = &f->streams[i];
+        }
+    if (!first) return 0;
+    if (with == 1)
+        return snprintf(buf, len, "your %d tasks' %d kernels all go to one stream, %s", w->batches, kernels,
+                        first->label);
+    return snprintf(buf, len, "your %d tasks' kernels go to %d streams, not one each", w->batches, with);
+}
+
+/* How run() ended: the waits it made at the end, and the streams still busy. */
+static int why_waits_for_all(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_wait_fact *last = NULL;
+    int final_waits = 0;
+    for (int i = 0; i < f->n_waits; i++)
+        if (f->waits[i].host && !f->waits[i].in_loop) {
+            final_waits++;
+            last = &f->waits[i];
+        }
+    if (f->busy_at_return > 0 && !last)
+        return snprintf(buf, len, "run() returns without waiting for the device: %d of your streams still had work",
+                        f->busy_at_return);
+    if (f->busy_at_return > 0) {
+        char at[160] = "";
+        if (last->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(last->line));
+        return snprintf(buf, len, "run() ends with %s%s%s, and %d of your streams still had work when it returned",
+                        last->call, at, final_waits > 1 ? " (the last of its waits)" : "", f->busy_at_return);
+    }
+    return 0;
+}
+
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (a stream per task)",
@@ -156,6 +195,7 @@ static const lab_step steps[] = {
                 "not 0.",
             },
         .done = own_streams,
+        .why = why_own_streams,
     },
     {
         .todo = "TODO 2 (streams that stream 0 cannot hold back)",
@@ -176,9 +216,10 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 3 (wait for every stream)",
-        .next = "your streams no longer wait for stream 0, so cudaStreamSynchronize(0) no longer waits for them: "
-                "run() returned while they still had work, and the results were read before they were written. "
-                "This is the expected state after TODO 2. Wait for each of your streams before run() returns.",
+        .next = "run() returned while your streams still had work, and the results were read before they were "
+                "written. This is the expected state after TODO 2: streams that do not wait for stream 0 are not "
+                "waited for by cudaStreamSynchronize(0) either. Wait for each of your streams before run() "
+                "returns.",
         .hints =
             {
                 "cudaStreamSynchronize(0) waits for stream 0. Which of your streams does it still wait for now "
@@ -190,6 +231,7 @@ static const lab_step steps[] = {
                 "instead of (or after) cudaStreamSynchronize(0).",
             },
         .done = waits_for_all,
+        .why = why_waits_for_all,
     },
 };
 
