@@ -122,6 +122,22 @@ TEST(Lab01, PinningInsideEveryRunCostsMoreThanItSaves) {
         << o.err;
 }
 
+// Pinning on the first run() only is paid in the warm-up, which the lab does not time: the
+// program passes, and the report says what that first run spent pinning.
+TEST(Lab01, PinningOnTheFirstRunIsReported) {
+    Outcome o = RunLabOnce("labs/01_pinned_memory_pin_on_first_call_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    cJSON *warmup = cJSON_GetObjectItemCaseSensitive(Host(j), "pinning_in_warmup");
+    EXPECT_EQ(Num(warmup, "calls"), 16);
+    EXPECT_EQ(Str(warmup, "names"), "cudaHostRegister");
+    EXPECT_GT(Num(warmup, "ms"), 0);
+    EXPECT_EQ(Num(cJSON_GetObjectItemCaseSensitive(Host(j), "pinning_in_run"), "calls"), 0);
+    cJSON_Delete(j);
+    EXPECT_NE(FindFlat(o.err, "your first run() (the warm-up, not timed) spent"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "16 calls (cudaHostRegister)"), std::string::npos) << o.err;
+}
+
 TEST(Lab01, ForgettingToUnregisterPassesAndTheReportSaysWhatWasLeft) {
     Outcome o = RunLabOnce("labs/01_pinned_memory_no_unregister_sim", Args());
     EXPECT_EQ(o.exit_code, 0) << o.err;

@@ -165,7 +165,7 @@ TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
     cJSON *j = Json(o);
     EXPECT_EQ(Str(j, "status"), "incorrect");
     EXPECT_FALSE(Bool(j, "correct"));
-    EXPECT_NE(FindFlat(o.err, "two batches shared a buffer without an order between them"), std::string::npos) << o.err;
+    EXPECT_NE(FindFlat(o.err, "two batches sharing a buffer without an order between them"), std::string::npos) << o.err;
     EXPECT_GT(Num(j, "races"), 0);
     const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "race_reports"), 0);
     ASSERT_NE(r, nullptr) << o.out;

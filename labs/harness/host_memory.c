@@ -47,6 +47,16 @@ static double figure(const lab_bound *b, const char *key) {
     return 0;
 }
 
+void lab_host_memory_scan_warmup(lab_host_memory *m, trace_timeline *tl, int32_t run) {
+    memset(&m->warmup, 0, sizeof(m->warmup));
+    size_t n = trace_timeline_count(tl);
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (trace_timeline_in_run(op, run) && op->kind == TRACE_OP_API && lab_is_pinning_call(op->name))
+            add_pinning(&m->warmup, op);
+    }
+}
+
 void lab_host_memory_scan_run(lab_host_memory *m, trace_timeline *tl, int32_t run, double run_ms, const lab_bound *b) {
     memset(&m->run, 0, sizeof(m->run));
     memset(m->pageable, 0, sizeof(m->pageable));
@@ -103,7 +113,7 @@ void lab_host_memory_payoff(lab_host_memory *m, double baseline_ms, double yours
 
 bool lab_host_memory_worth_showing(const lab_host_memory *m, const lab_spec *spec) {
     return spec->inputs == LAB_MEMORY_PAGEABLE || spec->outputs == LAB_MEMORY_PAGEABLE || m->setup.calls > 0 ||
-           m->run.calls > 0 || m->pageable[0] > 0 || m->pageable[1] > 0;
+           m->run.calls > 0 || m->warmup.calls > 0 || m->pageable[0] > 0 || m->pageable[1] > 0;
 }
 
 static const char *const DIR_NAME[2] = {"H2D", "D2H"};
@@ -129,6 +139,10 @@ void lab_host_memory_print(const lab_host_memory *m, FILE *out) {
         fprintf(out, "  pinning    run() pins every time: %d call%s (%s) took %.2f ms of a %.2f ms run; pin once, in "
                      "setup(), and keep it\n",
                 m->run.calls, m->run.calls == 1 ? "" : "s", m->run.names, m->run.ms, m->run_ms);
+    if (m->warmup.calls > m->run.calls)
+        fprintf(out, "  pinning    your first run() (the warm-up, not timed) spent %.2f ms in %d call%s (%s): a "
+                     "program pays that in its first run; the lab's timed runs did not see it. Pin in setup().\n",
+                m->warmup.ms, m->warmup.calls, m->warmup.calls == 1 ? "" : "s", m->warmup.names);
     if (m->setup.calls > 0) {
         fprintf(out, "  pinning    setup() spent %.2f ms in %d call%s (%s), once", m->setup.ms, m->setup.calls,
                 m->setup.calls == 1 ? "" : "s", m->setup.names);
@@ -157,6 +171,7 @@ cJSON *lab_host_memory_json(const lab_host_memory *m) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "pinning_in_setup", pinning_json(&m->setup));
     cJSON_AddItemToObject(o, "pinning_in_run", pinning_json(&m->run));
+    cJSON_AddItemToObject(o, "pinning_in_warmup", pinning_json(&m->warmup));
     for (int d = 0; d < 2; d++) {
         cJSON *c = cJSON_AddObjectToObject(o, d == 0 ? "pageable_h2d" : "pageable_d2h");
         cJSON_AddNumberToObject(c, "copies", m->pageable[d]);

@@ -33,6 +33,7 @@ typedef struct lab_pinning {
 
 typedef struct lab_host_memory {
     lab_pinning setup;          /* in the student's setup() */
+    lab_pinning warmup;         /* in the student's warm-up run (untimed): pinning on the first run() */
     lab_pinning run;            /* in the student's last timed run */
     double run_ms;              /* that run's time */
     /* Copies of that run, by direction (0 H2D, 1 D2H), whose host side was pageable. */
@@ -49,6 +50,9 @@ bool lab_is_pinning_call(const char *api);
 
 /* The pinning calls the trace holds between host times t0 and t1 (setup()). */
 void lab_host_memory_scan_setup(lab_host_memory *m, trace_timeline *tl, uint64_t t0, uint64_t t1);
+/* The pinning calls of recorder run `run`, the student's warm-up: a program that pins on
+ * its first run() only pays there, in a run the lab does not time. */
+void lab_host_memory_scan_warmup(lab_host_memory *m, trace_timeline *tl, int32_t run);
 /* The pinning calls, pageable copies and copy waits of recorder run `run`, which took
  * run_ms; the pinned rates come from the bound's figures "h2d_gbps" and "d2h_gbps". */
 void lab_host_memory_scan_run(lab_host_memory *m, trace_timeline *tl, int32_t run, double run_ms, const lab_bound *b);

@@ -79,6 +79,7 @@ typedef struct harness {
     int32_t next_run;  /* recorder run numbers, from 1 */
     bool yours_run[MAX_RUNS];
     int32_t last_yours_run;  /* your last timed run: its timeline and metrics are reported */
+    int32_t yours_warmup_run; /* your warm-up run (its pinning is reported) */
     uint64_t last_yours_returned_ns; /* when run() returned in it */
     lab_findings findings;   /* what that run shows of your code (steps.h) */
     uint64_t setup_t0, setup_t1; /* when your setup() began and returned */
@@ -568,6 +569,7 @@ static void compute_metrics(harness *h) {
     }
     if (h->last_yours_run > 0) describe_streams(h);
     lab_host_memory_scan_setup(&r->host, h->timeline, h->setup_t0, h->setup_t1);
+    if (h->yours_warmup_run > 0) lab_host_memory_scan_warmup(&r->host, h->timeline, h->yours_warmup_run);
     if (h->last_yours_run > 0) {
         lab_host_memory_scan_run(&r->host, h->timeline, h->last_yours_run, h->last_yours_ms,
                                  r->bound_ok ? &r->bound : NULL);
@@ -702,6 +704,7 @@ static bool run_all(harness *h) {
     run_outcome o;
 
     o = do_run(h, WHO_YOURS, "warm-up (yours)");
+    h->yours_warmup_run = h->next_run - 1;
     if (run_failed(h, WHO_YOURS, "warm-up", &o)) return false;
     note_result(h, &o, "warm-up");
 

@@ -1,7 +1,7 @@
 /* labs/harness/verify.c: exact comparison of outputs with the oracle, and a diagnosis of
  * the first wrong value: never written (the copy back had not finished, or never ran),
  * the untouched input (the kernel did not run on it), or another batch's result (a buffer
- * shared between batches without an order). */
+ * shared between batches without an order, or a copy to the wrong output). */
 #include "labs/harness/verify.h"
 
 #include <stdio.h>
@@ -15,9 +15,9 @@ static void diagnose(const lab_buffers *b, const char *item, const char *items, 
     uint32_t got = m->got;
     if (got == LAB_POISON) {
         snprintf(m->why, sizeof(m->why),
-                 "it was never written: the copy back of %s %d had not finished when run() "
-                 "returned (or was never issued)",
-                 item, batch);
+                 "it was never written: no copy back into %s %d's output had reached it when run() "
+                 "returned (one not finished, never issued, or shorter than the %s)",
+                 item, batch, item);
         return;
     }
     if (got == b->inputs[batch][i]) {
@@ -30,9 +30,10 @@ static void diagnose(const lab_buffers *b, const char *item, const char *items, 
     for (int other = 0; other < b->workload.batches; other++) {
         if (other != batch && b->expected[other][i] == got) {
             snprintf(m->why, sizeof(m->why),
-                     "it is %s %d's result: two %s shared a buffer without an order "
-                     "between them",
-                     item, other, items);
+                     "it is %s %d's result: another %s's result reached this output (two %s "
+                     "sharing a buffer without an order between them, or a result copied to "
+                     "the wrong %s's output)",
+                     item, other, item, items, item);
             return;
         }
     }
