@@ -262,11 +262,11 @@ static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (wait for the upload, not for the whole batch)",
-        .next = "the host loads a batch, queues its upload, kernel and download, and then waits for all of it "
-                "before it loads the next: the loader and the device take turns (the host lane's waits). The "
-                "loader needs only the upload to be over before it writes the buffer again: record an event after "
-                "the upload and wait on that event (cudaEventSynchronize) just before the next lab_load_batch into "
-                "that buffer, instead of synchronising the stream after every batch. If the report shows races "
+        .next = "when the host waits for a whole batch (its upload, kernel and download) before it loads the "
+                "next, the loader and the device take turns (the host lane's waits). The loader needs only the "
+                "upload to be over before it writes the buffer again: record an event after the upload and wait on "
+                "that event (cudaEventSynchronize) just before the next lab_load_batch into that buffer, instead of "
+                "synchronising the stream or the device in the loop. If the report shows races "
                 "instead: the loader writes a pinned buffer whose upload has not finished; the wait on the event "
                 "is what orders them.",
         .hints =
