@@ -11,12 +11,20 @@
  * The host pays graph_launch_ns for the call; a kernel node (and a memset or
  * device-to-device copy node) pays graph_kernel_overhead_ns on the device in place of
  * kernel_overhead_ns. Launches of one executable graph are ordered, as the runtime
- * documents: a launch waits for the previous launch of the same graph. */
+ * documents: a launch waits for the previous launch of the same graph.
+ *
+ * The memory a node uses is checked at every launch, not only at capture: a graph replays
+ * raw pointers, and the program may have freed what they point to since. A kernel node (a
+ * memset, a device-to-device copy) whose memory is no longer the device's faults the device
+ * as a direct launch of it would (an illegal address, sticky); a copy node whose device side
+ * is gone is refused with the launch (cudaErrorInvalidValue), before anything is queued: the
+ * simulator's copies would move host bytes where the device memory used to be. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/call.h"
+#include "sim/core/memory.h"
 #include "sim/stream_capture.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
@@ -47,6 +55,26 @@ static void enqueue_wait(const launch *l, uint32_t stream, const void *token, ui
     op->visible_ns = l->visible_ns;
     op->trace_id = token ? trace_record_stream_wait(sim_stream_trace_handle(stream), token, l->host_ns) : 0;
     sim_sched_enqueue(op, stream);
+}
+
+/* Whether every range of a node's record lies in memory the device can use now. */
+static bool node_memory_live(const sim_graph_node *nd) {
+    for (uint32_t r = 0; r < nd->trace.n_ranges && r < TRACE_MAX_RANGES; r++) {
+        const trace_range *range = &nd->trace.ranges[r];
+        if (range->bytes && !sim_mem_device_accessible((const void *)(uintptr_t)range->addr, range->bytes)) return false;
+    }
+    return true;
+}
+
+/* A copy node whose device side is no longer device memory, or whose pinned host side is
+ * no longer pinned (freed with cudaFreeHost): the launch is refused. */
+static bool copy_node_stale(const sim_graph_node *nd) {
+    if (nd->proto->kind != SIM_OP_COPY) return false;
+    const sim_copy_state *c = &nd->proto->u.copy;
+    const void *device = c->dir == TRACE_COPY_H2D ? c->dst : c->src;
+    const void *host = c->dir == TRACE_COPY_H2D ? c->src : c->dst;
+    if (!sim_mem_device_accessible(device, c->bytes)) return true;
+    return c->pinned && !c->staged && !sim_mem_range_is(host, c->bytes, SIM_MEM_PINNED);
 }
 
 static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profile *p) {
@@ -85,6 +113,7 @@ static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profi
         if (op->kind == SIM_OP_COMPUTE) {
             op->u.kernel.overhead_ns = p->graph_kernel_overhead_ns;
             op->u.kernel.priority = priority;
+            if (!node_memory_live(nd)) op->u.kernel.illegal = true; /* freed since the capture */
         }
         trace_op t = nd->trace;
         t.id = 0;
@@ -125,6 +154,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
         sim_capture_invalidate_stream(ls);
         return sim_call_end(&call, cudaErrorStreamCaptureUnsupported);
     }
+    for (uint32_t i = 0; i < x->g.n; i++)
+        if (copy_node_stale(&x->g.nodes[i])) return sim_call_end(&call, cudaErrorInvalidValue);
     launch l = {call.start_ns, sim_host_now() + (uint64_t)p->submit_latency_ns};
     run(x, ls, &l, p);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));

@@ -346,4 +346,101 @@ TEST(Graphs, LaunchesAreDeterministic) {
     EXPECT_GT(a.size(), 12u);
 }
 
+// A graph replays raw pointers. A kernel node whose buffer was freed after the capture
+// faults the device at launch, as a direct launch on freed memory does (an illegal address,
+// sticky), and its body does not run on what is now the host's memory; a buffer allocated
+// again at the same place is device memory again, and the replay runs.
+int g_tiny_bodies = 0;
+void CountBody(const void *args, uint32_t block_begin, uint32_t block_end) {
+    (void)args;
+    g_tiny_bodies += (int)(block_end - block_begin);
+}
+
+cudaError_t CountedTiny(float *x, cudaStream_t s) {
+    sim_kernel_launch l{};
+    l.name = "tiny";
+    l.grid = dim3(1);
+    l.block = dim3(32);
+    l.cost.fp32_ops = 32;
+    l.body = CountBody;
+    l.n_ranges = 1;
+    l.ranges[0] = {(uint64_t)(uintptr_t)x, 32 * 4, TRACE_RANGE_READ | TRACE_RANGE_WRITE};
+    return sim_launch_kernel(&l, s);
+}
+
+TEST(Graphs, AKernelNodeOnFreedMemoryFaultsAtLaunch) {
+    Reset();
+    float *x = nullptr;
+    CK(cudaMalloc((void **)&x, 4096));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CK(CountedTiny(x, s));
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    g_tiny_bodies = 0;
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    EXPECT_EQ(g_tiny_bodies, 1) << "the replay on live memory runs";
+    CK(cudaFree(x));
+    EXPECT_EQ(cudaGraphLaunch(ge, s), cudaSuccess) << "the launch itself succeeds, as on hardware";
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorIllegalAddress);
+    EXPECT_EQ(g_tiny_bodies, 1) << "the faulting node's body is not run";
+    EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+}
+
+TEST(Graphs, AKernelNodeOnMemoryAllocatedAgainAtTheSamePlaceRuns) {
+    Reset();
+    float *x = nullptr, *again = nullptr;
+    CK(cudaMalloc((void **)&x, 4096));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CK(CountedTiny(x, s));
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaFree(x));
+    CK(cudaMalloc((void **)&again, 4096));
+    g_tiny_bodies = 0;
+    CK(cudaGraphLaunch(ge, s));
+    if (again == x) {
+        CK(cudaStreamSynchronize(s));
+        EXPECT_EQ(g_tiny_bodies, 1);
+    } else {
+        EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorIllegalAddress) << "another address: the old one is not device memory";
+    }
+    EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+}
+
+// A copy node whose device side was freed, or whose pinned host side was, is refused with
+// the launch: nothing is queued, and no byte moves to or from where the memory used to be.
+TEST(Graphs, ACopyNodeOnFreedMemoryIsRefusedAtLaunch) {
+    for (int freed_host = 0; freed_host < 2; freed_host++) {
+        Reset();
+        void *d = nullptr, *h = nullptr;
+        CK(cudaMalloc(&d, 4096));
+        CK(cudaMallocHost(&h, 4096));
+        cudaStream_t s;
+        CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+        CK(cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s));
+        CK(cudaStreamEndCapture(s, &g));
+        CK(cudaGraphInstantiate(&ge, g, 0));
+        CK(cudaGraphLaunch(ge, s));
+        CK(cudaStreamSynchronize(s));
+        if (freed_host)
+            CK(cudaFreeHost(h));
+        else
+            CK(cudaFree(d));
+        EXPECT_EQ(cudaGraphLaunch(ge, s), cudaErrorInvalidValue) << (freed_host ? "pinned host side" : "device side");
+        EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess) << "nothing was queued";
+    }
+}
+
 }  // namespace
