@@ -56,12 +56,24 @@ typedef struct rc_cell {
 
 /* A wait a stream made (cudaStreamWaitEvent), with where its event was last recorded at
  * the time: for naming an event recorded on the wrong stream. */
+/* A range of the work an event's record follows on its stream: what the record marks. */
+typedef struct rc_mark {
+    uint64_t lo, hi;
+    bool write;
+} rc_mark;
+
+typedef struct rc_marks {
+    rc_mark m[TRACE_MAX_RANGES];
+    uint32_t n;
+} rc_marks;
+
 typedef struct rc_wait {
     uint64_t event;      /* the event's id */
     uint64_t op, site;   /* the EVENT_WAIT op and its call site */
     int32_t rec_stream;  /* the stream the event was last recorded on when it was waited on */
     uint64_t rec_op;     /* that EVENT_RECORD op's id */
     uint64_t rec_site;   /* and its call site */
+    rc_marks marks;      /* what that record marked (the ranges of the work before it) */
 } rc_wait;
 
 /* The waits each stream remembers: its last WAITS_KEPT. */
@@ -75,6 +87,7 @@ typedef struct rc_stream {
     char name[32];
     trace_vc clock;
     uint64_t last_op; /* the last op enqueued on it: clock is that op's vector clock */
+    rc_marks last_work; /* the ranges of its last op that had any (a copy, kernel, memset) */
     rc_wait waits[WAITS_KEPT]; /* its last waits on recorded events, a ring */
     uint32_t n_waits;          /* waits made in all (the ring holds the last WAITS_KEPT) */
 } rc_stream;
@@ -91,6 +104,7 @@ typedef struct rc_event {
     uint64_t rec_site;   /* its call site */
     uint64_t rec_clock;  /* the recording stream's own clock entry at the record (the record op's tick) */
     uint64_t waited;     /* bit s: stream s waited on it since that record (s < EARLY_MAX_STREAMS) */
+    rc_marks marks;      /* the ranges of the work the last record followed on its stream */
     char name[32];       /* the program's name for it (its records and waits carry it), "" none */
 } rc_event;
 
@@ -305,7 +319,9 @@ static void note_race(trace_racecheck *rc, const rc_access *first, bool second_o
 /* The event recorded too early for this race, or NULL: both sides are stream ops on two
  * streams, the event was last recorded on first's stream before first (in that stream's
  * order) and second's stream has waited on it since. The latest such record wins. Sets
- * *id to the event's id. O(events), and only for a race being reported. */
+ * *id to the event's id. O(events), and only for a race being reported. When another
+ * event was recorded on first's stream after first, the program does mark first, and the
+ * wait named the wrong event (another buffer's, say): no record is early, and NULL. */
 static const rc_event *early_record(const trace_racecheck *rc, const rc_pending *p, const rc_who *second,
                                     uint64_t *id) {
     const rc_who *f = &p->first;
@@ -316,8 +332,11 @@ static const rc_event *early_record(const trace_racecheck *rc, const rc_pending 
     const rc_event *best = NULL;
     for (uint64_t i = 1; i < rc->n_events; i++) {
         const rc_event *e = &rc->events[i];
+        if (e->recorded && e->rec_stream == f->stream && e->rec_clock >= p->first_clock) return NULL;
+    }
+    for (uint64_t i = 1; i < rc->n_events; i++) {
+        const rc_event *e = &rc->events[i];
         if (!e->recorded || e->rec_stream != f->stream || !(e->waited & bit)) continue;
-        if (e->rec_clock >= p->first_clock) continue; /* recorded after first: it does order it */
         if (!best || e->rec_clock > best->rec_clock) {
             best = e;
             *id = i;
@@ -326,12 +345,33 @@ static const rc_event *early_record(const trace_racecheck *rc, const rc_pending 
     return best;
 }
 
+/* Whether the work a wait's event marks conflicts with one of op's ranges (one of the two
+ * writes the bytes): the wait orders something op needs, so it is doing a job of its own and
+ * is not a wait meant for another race. */
+static bool wait_serves(const rc_wait *w, const trace_op *op) {
+    uint32_t n = op && op->n_ranges < TRACE_MAX_RANGES ? op->n_ranges : op ? TRACE_MAX_RANGES : 0;
+    for (uint32_t r = 0; r < n; r++) {
+        const trace_range *rg = &op->ranges[r];
+        uint64_t hi = trace_imap_end(rg->addr, rg->bytes);
+        bool write = (rg->flags & TRACE_RANGE_WRITE) != 0;
+        for (uint32_t k = 0; k < w->marks.n; k++) {
+            const rc_mark *m = &w->marks.m[k];
+            if (m->lo < hi && rg->addr < m->hi && (m->write || write)) return true;
+        }
+    }
+    return false;
+}
+
 /* The wait on an event recorded on the wrong stream for this race, or NULL: both sides are
  * stream ops on two streams, and second's stream waited (before second) on an event that
  * was recorded after first was enqueued but on another stream than first's: the program
  * meant that record to mark first, and the wait orders nothing between them. The latest
- * such wait of those second's stream remembers wins. */
-static const rc_wait *wrong_stream_wait(const trace_racecheck *rc, const rc_pending *p, const rc_who *second) {
+ * such wait of those second's stream remembers is the one. When its event marks work that
+ * second itself depends on (an upload second reads), that wait is doing its own job: no
+ * wait is blamed, and the report gives the plain fix rather than send the student to move
+ * a record that is right. */
+static const rc_wait *wrong_stream_wait(const trace_racecheck *rc, const rc_pending *p, const rc_who *second,
+                                        const trace_op *second_op) {
     const rc_who *f = &p->first;
     if (f->on_host || p->second_on_host || f->stream < 0 || second->stream < 0) return NULL;
     if (f->stream == second->stream || (uint32_t)second->stream >= rc->n_streams) return NULL;
@@ -340,12 +380,12 @@ static const rc_wait *wrong_stream_wait(const trace_racecheck *rc, const rc_pend
     uint32_t kept = b->n_waits < WAITS_KEPT ? b->n_waits : WAITS_KEPT;
     for (uint32_t k = 0; k < kept; k++) {
         const rc_wait *w = &b->waits[(b->n_waits - 1 - k) % WAITS_KEPT];
-        if (w->rec_stream != f->stream && w->rec_op > f->id) return w;
+        if (w->rec_stream != f->stream && w->rec_op > f->id) return wait_serves(w, second_op) ? NULL : w;
     }
     return NULL;
 }
 
-static void flush_pending(trace_racecheck *rc, const rc_who *second) {
+static void flush_pending(trace_racecheck *rc, const rc_who *second, const trace_op *second_op) {
     for (size_t i = 0; i < rc->n_pending; i++) {
         const rc_pending *p = &rc->pending[i];
         trace_race race;
@@ -369,7 +409,7 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second) {
             race.early_record_site = early->rec_site;
             snprintf(race.early_event_name, sizeof(race.early_event_name), "%.31s", early->name);
         } else {
-            const rc_wait *wrong = wrong_stream_wait(rc, p, &s);
+            const rc_wait *wrong = wrong_stream_wait(rc, p, &s, second_op);
             if (wrong) {
                 const rc_stream *c = stream_of(rc, wrong->rec_stream);
                 race.wrong_event = wrong->event;
@@ -553,6 +593,7 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
             w->rec_stream = e->rec_stream;
             w->rec_op = e->rec_op;
             w->rec_site = e->rec_site;
+            w->marks = e->marks;
         }
     }
     rc_access me;
@@ -570,10 +611,21 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
             e->rec_site = op->call_site;
             e->rec_clock = me.clock;
             e->waited = 0;
+            e->marks = s->last_work;
             if (op->name[0]) snprintf(e->name, sizeof(e->name), "%.31s", op->name);
         }
     }
     s->last_op = op->id;
+    if (op->kind != TRACE_OP_EVENT_RECORD && op->kind != TRACE_OP_EVENT_WAIT && op->n_ranges > 0) {
+        uint32_t n = op->n_ranges < TRACE_MAX_RANGES ? op->n_ranges : TRACE_MAX_RANGES;
+        s->last_work.n = 0;
+        for (uint32_t r = 0; r < n; r++) {
+            const trace_range *rg = &op->ranges[r];
+            uint64_t hi = trace_imap_end(rg->addr, rg->bytes);
+            if (rg->addr >= hi) continue;
+            s->last_work.m[s->last_work.n++] = (rc_mark){rg->addr, hi, (rg->flags & TRACE_RANGE_WRITE) != 0};
+        }
+    }
     rc_recent *slot = &rc->recent[op->id % RECENT_SLOTS];
     slot->op = op->id;
     slot->stream = op->stream;
@@ -650,7 +702,7 @@ static void on_op(void *ctx, const trace_op *op) {
     }
     if (rc->n_pending) {
         second = who_of(op, false);
-        flush_pending(rc, &second);
+        flush_pending(rc, &second, op);
     }
 }
 

@@ -596,6 +596,38 @@ TEST_F(RaceCheck, EventRecordedOnTheWrongStreamNamesTheStreamTheRecordAndTheWait
     EXPECT_NE(std::string(text).find("  nothing orders them.\n" + want + "  fix: "), std::string::npos) << text;
 }
 
+// Lab 05's reuse wait issued after the kernel it should order: the last wait before that
+// kernel is on the upload's event, recorded on another stream than the download the kernel
+// races with, but it orders the kernel's own input and does its job. It is not blamed (its
+// record is right): the plain fix says what is missing.
+TEST_F(RaceCheck, AWaitThatOrdersTheSecondOpsOwnInputIsNotBlamed) {
+    program->Run("stream up; stream compute; stream down; event U; event D; buffer hIn 4096; buffer In 4096; "
+                 "buffer Out 4096; buffer hOut 4096;");
+    program->Run("down: d2h hOut <- Out batch 0; up: h2d In <- hIn batch 2; up: record U; compute: wait U; "
+                 "compute: kernel process reads In writes Out; down: record D; compute: wait D");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    EXPECT_EQ(r.wrong_event, 0u);
+    EXPECT_EQ(r.early_event, 0u);
+    EXPECT_NE(std::string(r.fix).find("record an event on \"down\" after D2H batch 0"), std::string::npos) << r.fix;
+    EXPECT_EQ(std::string(r.fix).find("was recorded on"), std::string::npos) << r.fix;
+}
+
+// A download that waits on the other buffer's event: the writer's stream does record an
+// event after the kernel the download races with (the right one), so no record is early;
+// the plain fix, not "record it after the kernel", which would move a right record.
+TEST_F(RaceCheck, AWaitOnAnotherBuffersEventDoesNotCallItsRecordEarly) {
+    program->Run("stream compute; stream down; event C0; event C1; buffer In 4096; buffer Out0 4096; "
+                 "buffer Out1 4096; buffer hOut 4096;");
+    program->Run("compute: kernel process reads In writes Out0; compute: record C0; "
+                 "compute: kernel process reads In writes Out1; compute: record C1; "
+                 "down: wait C0; down: d2h hOut <- Out1 batch 1");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_RAW);
+    EXPECT_EQ(r.early_event, 0u);
+    EXPECT_EQ(std::string(r.fix).rfind("record an event on \"compute\" after kernel process", 0), 0u) << r.fix;
+}
+
 TEST_F(RaceCheck, EventRecordedOnAThirdStreamIsNamed) {
     program->Run("stream A; stream B; stream C; event E; event F; buffer X 4096; buffer Y 4096;");
     program->Run("A: kernel process writes X; C: record F; C: record E; B: wait E; B: kernel consume reads X writes Y");
