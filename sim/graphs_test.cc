@@ -368,18 +368,24 @@ cudaError_t CountedTiny(float *x, cudaStream_t s) {
     return sim_launch_kernel(&l, s);
 }
 
+// A graph of one counted kernel on a fresh 4 KiB buffer *x, made on a new stream *s.
+cudaGraphExec_t CountedGraph(float **x, cudaStream_t *s) {
+    cudaGraph_t g;
+    cudaGraphExec_t ge = nullptr;
+    EXPECT_EQ(cudaMalloc((void **)x, 4096), cudaSuccess);
+    EXPECT_EQ(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), cudaSuccess);
+    EXPECT_EQ(cudaStreamBeginCapture(*s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    EXPECT_EQ(CountedTiny(*x, *s), cudaSuccess);
+    EXPECT_EQ(cudaStreamEndCapture(*s, &g), cudaSuccess);
+    EXPECT_EQ(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+    return ge;
+}
+
 TEST(Graphs, AKernelNodeOnFreedMemoryFaultsAtLaunch) {
     Reset();
     float *x = nullptr;
-    CK(cudaMalloc((void **)&x, 4096));
     cudaStream_t s;
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    CK(CountedTiny(x, s));
-    CK(cudaStreamEndCapture(s, &g));
-    CK(cudaGraphInstantiate(&ge, g, 0));
+    cudaGraphExec_t ge = CountedGraph(&x, &s);
     g_tiny_bodies = 0;
     CK(cudaGraphLaunch(ge, s));
     CK(cudaStreamSynchronize(s));
@@ -394,15 +400,8 @@ TEST(Graphs, AKernelNodeOnFreedMemoryFaultsAtLaunch) {
 TEST(Graphs, AKernelNodeOnMemoryAllocatedAgainAtTheSamePlaceRuns) {
     Reset();
     float *x = nullptr, *again = nullptr;
-    CK(cudaMalloc((void **)&x, 4096));
     cudaStream_t s;
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    CK(CountedTiny(x, s));
-    CK(cudaStreamEndCapture(s, &g));
-    CK(cudaGraphInstantiate(&ge, g, 0));
+    cudaGraphExec_t ge = CountedGraph(&x, &s);
     CK(cudaFree(x));
     CK(cudaMalloc((void **)&again, 4096));
     g_tiny_bodies = 0;
