@@ -313,8 +313,9 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 5 (wait for the downloads before returning)",
-        .next = "run() waits for the compute stream only, so the results may be read before the downloads on "
-                "\"down\" have written them (host read before completion). Wait for what writes the results.",
+        .next = "run() does not wait for the downloads on \"down\" (the skeleton waits for the compute stream "
+                "only), so the results may be read before they are written (host read before completion). Wait "
+                "for what writes the results.",
         .hints =
             {
                 "Which stream writes lab_output()? Which stream does run() wait for?",
