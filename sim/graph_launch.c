@@ -11,13 +11,16 @@
  * The host pays graph_launch_ns for the call; a kernel node (and a memset or
  * device-to-device copy node) pays graph_kernel_overhead_ns on the device in place of
  * kernel_overhead_ns. Launches of one executable graph are ordered, as the runtime
- * documents: a launch waits for the previous launch of the same graph. */
+ * documents: a launch waits for the previous launch of the same graph. A kernel node whose
+ * memory was freed after the capture faults as a kernel launched on it would
+ * (cudaErrorIllegalAddress, sticky; its body is not run). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/call.h"
 #include "sim/stream_capture.h"
+#include "sim/core/memory.h"
 #include "sim/core/scheduler.h"
 #include "sim/errors.h"
 #include "sim/graph.h"
@@ -47,6 +50,16 @@ static void enqueue_wait(const launch *l, uint32_t stream, const void *token, ui
     op->visible_ns = l->visible_ns;
     op->trace_id = token ? trace_record_stream_wait(sim_stream_trace_handle(stream), token, l->host_ns) : 0;
     sim_sched_enqueue(op, stream);
+}
+
+/* Whether the device can reach every range of a node's record now. */
+static bool accessible(const trace_op *t) {
+    uint32_t n = t->n_ranges < TRACE_MAX_RANGES ? t->n_ranges : TRACE_MAX_RANGES;
+    for (uint32_t i = 0; i < n; i++)
+        if (t->ranges[i].bytes && !sim_mem_device_accessible((const void *)(uintptr_t)t->ranges[i].addr,
+                                                             t->ranges[i].bytes))
+            return false;
+    return true;
 }
 
 static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profile *p) {
@@ -85,6 +98,10 @@ static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profi
         if (op->kind == SIM_OP_COMPUTE) {
             op->u.kernel.overhead_ns = p->graph_kernel_overhead_ns;
             op->u.kernel.priority = priority;
+            /* The memory it was captured on may have been freed since: as at a launch
+             * (sim/kernels.c), a kernel that touches memory outside every allocation
+             * faults, and its body is not run. */
+            op->u.kernel.illegal = !accessible(&nd->trace);
         }
         trace_op t = nd->trace;
         t.id = 0;
