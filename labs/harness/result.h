@@ -103,7 +103,7 @@ typedef struct lab_result {
 
     char error[512];        /* LAB_STATUS_ERROR: what failed */
     /* The commands of yours the referee refused, and why (remote.h; "" when none). */
-    char refused[1024];
+    char refused[2048];
     lab_status status;
     int exit_code;
     lab_findings findings;  /* what your last timed run shows of your code */
