@@ -4,7 +4,8 @@
 // with or querying the capturing stream or the device, a synchronous copy or cudaMalloc
 // in global mode (not in relaxed mode), the legacy stream while a blocking stream
 // captures, querying or synchronising on an event recorded in the capture, waiting in a
-// capture on work outside it, merging two captures. And where capture may begin.
+// capture on work outside it, merging two captures. And where capture may begin, and
+// which capture a stream is in (sim_stream_capture_id, the referee's question).
 #include <gtest/gtest.h>
 
 #include "sim/test_support.h"
@@ -182,6 +183,71 @@ TEST(Capture, AnEventRecordedOutsideCaptureWorksAsBefore) {
     CK(cudaEventSynchronize(e));
     CK(cudaEventQuery(e));
     CK(cudaStreamSynchronize(s));
+    CK(cudaGraphDestroy(g));
+}
+
+// sim_stream_capture_id: the capture a stream began or joined, the same id for both, a new
+// one for every capture, none once it ended (or was invalidated and ended); and asking
+// costs the host nothing and invalidates nothing.
+TEST(Capture, EachCaptureHasAnIdOfItsOwnThatItsJoinedStreamsShare) {
+    Reset();
+    cudaStream_t a, b, c;
+    CK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
+    cudaEvent_t fork, join;
+    CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    uint64_t id = 0, joined = 0, other = 0, again = 0;
+    EXPECT_FALSE(sim_stream_capture_id(a, &id));
+    EXPECT_FALSE(sim_stream_capture_id((cudaStream_t)0x1234, &id)) << "no stream";
+
+    CK(cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal));
+    ASSERT_TRUE(sim_stream_capture_id(a, &id));
+    EXPECT_FALSE(sim_stream_capture_id(b, &joined)) << "b has not joined yet";
+    CK(cudaEventRecord(fork, a));
+    CK(cudaStreamWaitEvent(b, fork, 0));
+    ASSERT_TRUE(sim_stream_capture_id(b, &joined));
+    EXPECT_EQ(joined, id);
+    // A second capture at the same time has an id of its own.
+    CK(cudaStreamBeginCapture(c, cudaStreamCaptureModeRelaxed));
+    ASSERT_TRUE(sim_stream_capture_id(c, &other));
+    EXPECT_NE(other, id);
+    uint64_t before = sim_now_ns();
+    for (int i = 0; i < 100; i++) ASSERT_TRUE(sim_stream_capture_id(a, &again));
+    EXPECT_EQ(sim_now_ns(), before) << "asking costs the host nothing";
+    EXPECT_EQ(Status(a), cudaStreamCaptureStatusActive) << "asking invalidates nothing";
+
+    CK(cudaEventRecord(join, b));
+    CK(cudaStreamWaitEvent(a, join, 0));
+    cudaGraph_t g, h;
+    CK(cudaStreamEndCapture(a, &g));
+    EXPECT_FALSE(sim_stream_capture_id(a, &again));
+    EXPECT_FALSE(sim_stream_capture_id(b, &again)) << "a joined stream leaves with the capture";
+    ASSERT_TRUE(sim_stream_capture_id(c, &again));
+    EXPECT_EQ(again, other);
+    CK(cudaStreamEndCapture(c, &h));
+
+    // The next capture on the same stream is another capture; an invalidated one keeps
+    // its id until it ends.
+    CK(cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal));
+    ASSERT_TRUE(sim_stream_capture_id(a, &again));
+    EXPECT_NE(again, id);
+    EXPECT_NE(again, other);
+    EXPECT_EQ(cudaStreamSynchronize(a), cudaErrorStreamCaptureUnsupported);
+    uint64_t invalidated = 0;
+    ASSERT_TRUE(sim_stream_capture_id(a, &invalidated));
+    EXPECT_EQ(invalidated, again);
+    ExpectInvalidated(a);
+    EXPECT_FALSE(sim_stream_capture_id(a, &again));
+    // A reset starts no id again.
+    Reset();
+    CK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+    CK(cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal));
+    uint64_t after_reset = 0;
+    ASSERT_TRUE(sim_stream_capture_id(a, &after_reset));
+    EXPECT_GT(after_reset, invalidated);
+    CK(cudaStreamEndCapture(a, &g));
     CK(cudaGraphDestroy(g));
 }
 

@@ -4,9 +4,10 @@
 // concurrently on internal streams that the trace names "graph branch N", and the trace
 // sees every node and the events between branches; the costs (2000 tiny kernels as direct
 // launches and as one graph) follow the profile; cudaGraphGetNodes counts the nodes; runs
-// are deterministic.
+// are deterministic; a kernel node launched after its memory was freed faults.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,57 @@ TEST(Graphs, CapturedWorkDoesNotRunAndIsNotRecordedUntilLaunched) {
     CK(cudaGraphExecDestroy(ge));
     CK(cudaFree(d));
     CK(cudaFreeHost(h));
+}
+
+// A kernel that writes 1 to x[0] and counts its runs.
+int g_pokes = 0;
+void PokeBody(const void *args, uint32_t, uint32_t) {
+    int *x;
+    memcpy(&x, args, sizeof(x));
+    *x = 1;
+    g_pokes++;
+}
+
+cudaError_t Poke(int *x, cudaStream_t s) {
+    sim_kernel_launch l{};
+    l.name = "poke";
+    l.grid = dim3(1);
+    l.block = dim3(1);
+    l.body = PokeBody;
+    l.args = &x;
+    l.args_size = sizeof(x);
+    l.n_ranges = 1;
+    l.ranges[0] = {(uint64_t)(uintptr_t)x, sizeof(int), TRACE_RANGE_WRITE};
+    return sim_launch_kernel(&l, s);
+}
+
+// A graph keeps the addresses it was captured with. Launched after the memory its kernel
+// was captured on was freed, the kernel faults as one launched on freed memory does: the
+// launch returns, the fault is sticky (cudaErrorIllegalAddress), and its body never runs
+// on the freed memory (which the process no longer has: running it would crash).
+TEST(Graphs, AKernelNodeOnMemoryFreedSinceCaptureFaults) {
+    Reset();
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    int *x;
+    CK(cudaMalloc((void **)&x, 1 << 20));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CK(Poke(x, s));
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(s, &g));
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    g_pokes = 0;
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    EXPECT_EQ(g_pokes, 1) << "on live memory the node runs";
+    CK(cudaFree(x));
+    EXPECT_EQ(cudaGraphLaunch(ge, s), cudaSuccess) << "the launch itself succeeds, as on a GPU";
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorIllegalAddress);
+    EXPECT_EQ(g_pokes, 1) << "the body did not run on freed memory";
+    EXPECT_EQ(cudaGetLastError(), cudaErrorIllegalAddress);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress) << "sticky";
+    Reset();
 }
 
 TEST(Graphs, ALaunchRunsInItsStreamsOrder) {

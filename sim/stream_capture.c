@@ -1,11 +1,14 @@
 /* sim/stream_capture.c: capture sequences (see stream_capture.h) and cudaStreamBeginCapture,
- * cudaStreamEndCapture and cudaStreamIsCapturing. What the runtime documents, and the
+ * cudaStreamEndCapture and cudaStreamIsCapturing (and streamlab_sim.h's
+ * sim_stream_capture_id, which asks what cudaStreamGetCaptureInfo would). What the runtime documents, and the
  * simulator models: the CUDA Runtime API reference (cudaStreamBeginCapture,
  * cudaStreamEndCapture, cudaStreamIsCapturing, cudaThreadExchangeStreamCaptureMode, the
  * cudaErrorStreamCapture* codes) and the Programming Guide's CUDA graphs section ("Cross-
  * stream dependencies and events", "Prohibited and unhandled operations", "Invalidation").
  * docs/simulator.md lists the cases and what is not modelled. */
 #include "sim/stream_capture.h"
+
+#include <streamlab_sim.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,7 @@ typedef struct captured_event {
 typedef struct capture {
     bool used;
     bool invalid;
+    uint64_t id; /* sim_stream_capture_id's: unique in the process */
     enum cudaStreamCaptureMode mode;
     sim_graph *graph;
     member *m; /* m[0] is the origin stream; a node's branch is its member's index */
@@ -45,6 +49,10 @@ typedef struct capture {
     captured_event *ev;
     uint32_t ne, ce;
 } capture;
+
+/* The last capture's id (sim_stream_capture_id): never reset, so that an id outlives no
+ * reset to name another capture. */
+static uint64_t last_capture_id;
 
 static struct {
     capture *c;
@@ -307,6 +315,7 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
     capture *c = &C.c[slot];
     memset(c, 0, sizeof(*c));
     c->used = true;
+    c->id = ++last_capture_id;
     c->mode = mode;
     c->graph = sim_graph_new();
     add_member(c, si);
@@ -372,6 +381,14 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
     }
     *pGraph = sim_graph_register(g);
     return sim_call_end(&call, cudaSuccess);
+}
+
+bool sim_stream_capture_id(cudaStream_t stream, uint64_t *id) {
+    uint32_t si;
+    const capture *c = sim_stream_resolve(stream, &si) ? capture_of_stream(si) : NULL;
+    if (!c) return false;
+    *id = c->id;
+    return true;
 }
 
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus) {

@@ -1,6 +1,9 @@
-/* grading/run/grade_lines.c: the source lines of a sandboxed run's races (see grade_lines.h). */
+/* grading/run/grade_lines.c: the source lines of a sandboxed run's races and refusals (see
+ * grade_lines.h). */
 #include "grading/run/grade_lines.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/addr2line.h"
@@ -8,27 +11,12 @@
 
 #define MAX_SITES 16
 
-void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result) {
-    static const char *const keys[2][2] = {{LAB_KEY_RACE_FIRST_SITE, LAB_KEY_RACE_FIRST_LINE},
-                                                {LAB_KEY_RACE_SECOND_SITE, LAB_KEY_RACE_SECOND_LINE}};
-    cJSON *reports = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_RACE_REPORTS);
-    const char *sites[MAX_SITES];
-    cJSON *owner[MAX_SITES];
-    const char *line_key[MAX_SITES];
-    size_t n = 0;
-    cJSON *race;
-    cJSON_ArrayForEach(race, reports) {
-        for (int side = 0; side < 2 && n < MAX_SITES; side++) {
-            const cJSON *site = cJSON_GetObjectItemCaseSensitive(race, keys[side][0]);
-            if (!cJSON_IsString(site) || strncmp(site->valuestring, "0x", 2) != 0) continue;
-            if (strspn(site->valuestring + 2, "0123456789abcdef") != strlen(site->valuestring + 2)) continue;
-            if (cJSON_GetObjectItemCaseSensitive(race, keys[side][1])) continue;
-            sites[n] = site->valuestring;
-            owner[n] = race;
-            line_key[n] = keys[side][1];
-            n++;
-        }
-    }
+/* Looks up n sites ("0x..." addresses in binary) with one addr2line run: lines[i] gets
+ * site i's line, relative to build_dir where the binary was built from it, or "" where
+ * addr2line has none. */
+static void look_up(const char *binary, const char *build_dir, const char *const *sites, size_t n,
+                    char lines[][1024]) {
+    for (size_t i = 0; i < n; i++) lines[i][0] = '\0';
     if (n == 0) return;
     char tool[4096];
     cli_addr2line_find(tool, sizeof(tool));
@@ -51,9 +39,127 @@ void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result) 
         if (cli_addr2line_take(at, len, line, sizeof(line))) {
             const char *shown = line;
             if (dir && strncmp(line, build_dir, dir) == 0 && line[dir] == '/') shown = line + dir + 1;
-            cJSON_AddStringToObject(owner[i], line_key[i], shown);
+            snprintf(lines[i], sizeof(lines[i]), "%s", shown);
         }
         if (!nl) break;
         at = nl + 1;
     }
+}
+
+/* The races' sides: "first_site" and "second_site" get their "..._line". */
+static void fill_races(const char *binary, const char *build_dir, cJSON *result) {
+    static const char *const keys[2][2] = {{LAB_KEY_RACE_FIRST_SITE, LAB_KEY_RACE_FIRST_LINE},
+                                                {LAB_KEY_RACE_SECOND_SITE, LAB_KEY_RACE_SECOND_LINE}};
+    cJSON *reports = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_RACE_REPORTS);
+    const char *sites[MAX_SITES] = {0};
+    cJSON *owner[MAX_SITES];
+    const char *line_key[MAX_SITES];
+    size_t n = 0;
+    cJSON *race;
+    cJSON_ArrayForEach(race, reports) {
+        for (int side = 0; side < 2 && n < MAX_SITES; side++) {
+            const cJSON *site = cJSON_GetObjectItemCaseSensitive(race, keys[side][0]);
+            if (!cJSON_IsString(site) || strncmp(site->valuestring, "0x", 2) != 0) continue;
+            if (strspn(site->valuestring + 2, "0123456789abcdef") != strlen(site->valuestring + 2)) continue;
+            if (cJSON_GetObjectItemCaseSensitive(race, keys[side][1])) continue;
+            sites[n] = site->valuestring;
+            owner[n] = race;
+            line_key[n] = keys[side][1];
+            n++;
+        }
+    }
+    static char lines[MAX_SITES][1024];
+    look_up(binary, build_dir, sites, n, lines);
+    for (size_t i = 0; i < n; i++)
+        if (lines[i][0]) cJSON_AddStringToObject(owner[i], line_key[i], lines[i]);
+}
+
+/* The next "address 0x... of your program" in text from at: its start and length, and the
+ * address ("0x..."), or false. */
+static bool next_site_words(const char *text, size_t at, size_t *start, size_t *len, char *hex, size_t hex_cap) {
+    const size_t prefix = strlen(LAB_SITE_WORDS_PREFIX), suffix = strlen(LAB_SITE_WORDS_SUFFIX);
+    for (const char *p = strstr(text + at, LAB_SITE_WORDS_PREFIX); p; p = strstr(p + 1, LAB_SITE_WORDS_PREFIX)) {
+        size_t digits = strspn(p + prefix, "0123456789abcdef");
+        if (digits == 0 || digits > 16 || strncmp(p + prefix + digits, LAB_SITE_WORDS_SUFFIX, suffix) != 0) continue;
+        *start = (size_t)(p - text);
+        *len = prefix + digits + suffix;
+        snprintf(hex, hex_cap, "0x%.*s", (int)digits, p + prefix);
+        return true;
+    }
+    return false;
+}
+
+/* Every string of the result that holds site words (the refusal, the error that repeats
+ * it), up to MAX_SITES of them. */
+static void strings_with_words(cJSON *node, cJSON **found, size_t *n) {
+    for (cJSON *c = node ? node->child : NULL; c && *n < MAX_SITES; c = c->next) {
+        if (cJSON_IsString(c) && c->valuestring && strstr(c->valuestring, LAB_SITE_WORDS_PREFIX))
+            found[(*n)++] = c;
+        else if (cJSON_IsObject(c) || cJSON_IsArray(c))
+            strings_with_words(c, found, n);
+    }
+}
+
+/* Site words in the result's strings become the line they name, where addr2line has one. */
+static void fill_words(const char *binary, const char *build_dir, cJSON *result) {
+    cJSON *strings[MAX_SITES];
+    size_t n_strings = 0;
+    strings_with_words(result, strings, &n_strings);
+    char hex[MAX_SITES][24];
+    const char *sites[MAX_SITES] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < n_strings; i++) {
+        size_t at = 0, start, len;
+        char h[24];
+        while (n < MAX_SITES && next_site_words(strings[i]->valuestring, at, &start, &len, h, sizeof(h))) {
+            bool seen = false;
+            for (size_t k = 0; k < n && !seen; k++) seen = strcmp(hex[k], h) == 0;
+            if (!seen) {
+                snprintf(hex[n], sizeof(hex[n]), "%s", h);
+                sites[n] = hex[n];
+                n++;
+            }
+            at = start + len;
+        }
+    }
+    if (n == 0) return;
+    static char lines[MAX_SITES][1024];
+    look_up(binary, build_dir, sites, n, lines);
+    for (size_t i = 0; i < n_strings; i++) {
+        const char *text = strings[i]->valuestring;
+        size_t at = 0, start, len, words = 0;
+        char h[24];
+        while (next_site_words(text, at, &start, &len, h, sizeof(h))) {
+            words++;
+            at = start + len;
+        }
+        /* Each phrase becomes a line of at most 1023 bytes. */
+        char *out = malloc(strlen(text) + 1 + words * sizeof(lines[0]));
+        if (!out) return;
+        size_t used = 0;
+        at = 0;
+        while (next_site_words(text, at, &start, &len, h, sizeof(h))) {
+            const char *line = NULL;
+            for (size_t k = 0; k < n && !line; k++)
+                if (strcmp(hex[k], h) == 0 && lines[k][0]) line = lines[k];
+            memcpy(out + used, text + at, start - at);
+            used += start - at;
+            /* Words addr2line had no line for stay as they are: an address to look up. */
+            const char *put = line ? line : text + start;
+            size_t put_len = line ? strlen(line) : len;
+            memcpy(out + used, put, put_len);
+            used += put_len;
+            at = start + len;
+        }
+        size_t rest = strlen(text + at);
+        memcpy(out + used, text + at, rest);
+        out[used + rest] = '\0';
+        cJSON_SetValuestring(strings[i], out);
+        free(out);
+    }
+}
+
+void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result) {
+    fill_races(binary, build_dir, result);
+    fill_words(binary, build_dir, result);
 }

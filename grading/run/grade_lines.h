@@ -1,10 +1,13 @@
-/* grading/run/grade_lines.h: the student's source lines of the races a sandboxed run shows.
+/* grading/run/grade_lines.h: the student's source lines of the races and refusals a
+ * sandboxed run shows.
  *
  * A lab under the grader may not start a process, so the harness cannot run addr2line
- * itself; it gives each race side's call site as an address in the lab binary instead
- * ("first_site", "second_site": labs/harness/result.c). The grader, outside the sandbox,
- * looks them up in the binary it built and adds "first_line" / "second_line", as an
- * unsandboxed `bazel run` of the lab prints them. */
+ * itself; it gives each race side's call site as an address in the student's program instead
+ * ("first_site", "second_site": labs/harness/result.c), and a refusal that names the line
+ * that freed a buffer names it as "address 0x... of your program" (LAB_SITE_WORDS_FORMAT,
+ * labs/harness/remote.c). The grader, outside the sandbox, looks them up in the program it
+ * built and adds "first_line" / "second_line", and puts each line in place of those words,
+ * as an unsandboxed `bazel run` of the lab prints them. */
 #ifndef STREAMLAB_GRADE_LINES_H
 #define STREAMLAB_GRADE_LINES_H
 
@@ -16,8 +19,9 @@ extern "C" {
 
 /* Adds the lines of result's race_reports sites from binary (addr2line, stopped after a
  * few seconds), as paths relative to build_dir where the binary was built from it
- * ("labs/03_double_buffer/lab.c:31"). Sites addr2line has no line for, or a missing
- * addr2line, add nothing. */
+ * ("labs/03_double_buffer/lab.c:31"), and puts the line of each "address 0x... of your
+ * program" in its place in the result's strings. Sites addr2line has no line for, or a
+ * missing addr2line, change nothing. */
 void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result);
 
 #ifdef __cplusplus

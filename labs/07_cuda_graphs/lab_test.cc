@@ -8,7 +8,9 @@
 // captured the first steps' copies write only those steps, and one graph launched for both
 // sets computes only set 0's buffer (exit 2), and the capture errors (a sync inside the
 // capture, a fork never joined back, a fork event recorded before the capture) fail
-// setup() with the call, its line and what the rule is (exit 2).
+// setup() with the call, its line and what the rule is (exit 2). Graphs launched after
+// the buffer they were captured with was freed are refused, with the buffer and the line
+// that freed it (exit 2); captured again on the new buffer, they are correct (exit 1).
 #include "labs/lab_test_support.h"
 
 #include <string>
@@ -172,6 +174,48 @@ TEST(Lab07, OneGraphForEverySetRacesOnSet0sBuffer) {
     EXPECT_NE(Str(m, "why").find("on \"A1\" may read what kernel process batch 0 on \"A0\" has not written yet"),
               std::string::npos)
         << Str(m, "why");
+    cJSON_Delete(j);
+}
+
+// A graph keeps the addresses it was captured with. Graphs made in setup() and launched
+// after run() freed the buffer they were captured with: the referee refuses the launch
+// (never runs the kernels on memory that is no longer the program's, which on the
+// simulator is its own), and says which buffer and which line freed it, as it refuses a
+// kernel launched on a freed buffer. The same fresh buffers with each graph captured again
+// on its new buffer are correct.
+TEST(Lab07, AGraphLaunchedAfterItsBufferWasFreedIsRefused) {
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_freed_before_replay_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    ASSERT_NE(j, nullptr) << o.out;
+    EXPECT_EQ(Str(j, "status"), "error");
+    const std::string freed = std::string(kVariants) + ":" + std::to_string(LineOf(kVariants, "/* the graph's buffer, freed */"));
+    const std::string said =
+        "cudaGraphLaunch of a graph whose kernels_process was captured on device memory that is no longer the "
+        "program's (the ";
+    std::string refused = Str(j, "refused");
+    EXPECT_EQ(refused.rfind(said, 0), 0u) << refused;
+    EXPECT_NE(refused.find(" bytes at 0x"), std::string::npos) << refused;
+    EXPECT_NE(refused.find(", freed by cudaFree at " + freed + "; a graph keeps the addresses it was captured with)"),
+              std::string::npos)
+        << refused;
+    EXPECT_NE(Str(j, "error").find("(the referee refused: " + said), std::string::npos) << Str(j, "error");
+    cJSON_Delete(j);
+    // The student's failed call; nothing crashed.
+    EXPECT_NE(FindFlat(o.err, ": cudaGraphLaunch(q->graph, q->a) failed: cudaErrorInvalidValue"), std::string::npos)
+        << o.err;
+    EXPECT_EQ(FindFlat(o.err, "crashed"), std::string::npos) << o.err;
+}
+
+TEST(Lab07, AGraphCapturedAgainOnAFreshBufferIsCorrect) {
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_recaptured_after_realloc_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    ASSERT_NE(j, nullptr) << o.out;
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(Str(j, "refused"), "") << "nothing to refuse";
     cJSON_Delete(j);
 }
 

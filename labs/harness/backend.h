@@ -1,6 +1,7 @@
 /* labs/harness/backend.h: what differs between the real-GPU and the simulated build of a
  * lab: the clock runs are timed with, start-up, device naming, schedule perturbation,
- * making device times known, and which device allocation an address is in. backend_gpu.c and backend_sim.c implement it; a lab binary
+ * making device times known, which device allocation an address is in, and which capture a
+ * stream is in. backend_gpu.c and backend_sim.c implement it; a lab binary
  * links one of them. */
 #ifndef STREAMLAB_LAB_BACKEND_H
 #define STREAMLAB_LAB_BACKEND_H
@@ -57,6 +58,13 @@ void lab_backend_phase(const char *name, bool begin);
  * starts and the bytes asked for: what a crash report says of a faulting address.
  * Async-signal-safe. */
 bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *bytes);
+/* The capture sequence stream belongs to (begun on it or joined through an event), active
+ * or invalidated: true with an id that no other capture of this process shares; false when
+ * the stream captures nothing. The referee asks it of the student's commands while a
+ * capture is open, to know which graph a captured command's memory goes with (remote.c):
+ * on the simulator it costs no simulated time and records nothing (sim_stream_capture_id);
+ * on a GPU it is cudaStreamGetCaptureInfo, which leaves the runtime's last error as it was. */
+bool lab_backend_capture_id(cudaStream_t stream, uint64_t *id);
 /* Names a stream on the timeline (and in Nsight Systems on a GPU). */
 void lab_backend_name_stream(cudaStream_t stream, const char *name);
 void lab_backend_name_event(cudaEvent_t event, const char *name);

@@ -133,6 +133,23 @@ bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *by
     return trace_gpu_device_allocation_of((const void *)addr, base, bytes);
 }
 
+bool lab_backend_capture_id(cudaStream_t stream, uint64_t *id) {
+    /* The legacy stream never captures, and asking about it while a blocking stream
+     * captures is an error (cudaErrorStreamCaptureImplicit). */
+    if (stream == NULL || stream == cudaStreamLegacy) return false;
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned long long capture = 0;
+    cudaError_t before = cudaPeekAtLastError();
+    if (cudaStreamGetCaptureInfo(stream, &status, &capture, NULL, NULL, NULL, NULL) != cudaSuccess) {
+        /* The program's last error stays its own. */
+        if (before == cudaSuccess) (void)cudaGetLastError();
+        return false;
+    }
+    if (status == cudaStreamCaptureStatusNone) return false;
+    *id = (uint64_t)capture;
+    return true;
+}
+
 void lab_backend_flush(void) { trace_gpu_flush(); }
 
 void lab_backend_reset(void) { (void)cudaDeviceSynchronize(); }

@@ -113,6 +113,8 @@ bool lab_backend_device_allocation(uintptr_t addr, const void **base, size_t *by
     return sim_device_allocation_of((const void *)addr, base, bytes);
 }
 
+bool lab_backend_capture_id(cudaStream_t stream, uint64_t *id) { return sim_stream_capture_id(stream, id); }
+
 bool lab_backend_timing_costs(void) { return false; }
 
 void lab_backend_device_times(lab_device_times times, lab_backend_info *info) {

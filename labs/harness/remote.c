@@ -18,9 +18,12 @@
 #include "labs/harness/backend.h"
 #include "labs/harness/ctx.h"
 #include "labs/harness/fault.h"
+#include "labs/harness/freed.h"
+#include "labs/harness/graph_memory.h"
 #include "labs/harness/guard.h"
 #include "labs/harness/host_charge.h"
 #include "labs/harness/requests.h"
+#include "labs/harness/result_schema.h"
 #include "labs/harness/source_line.h"
 #include "labs/referee/arena.h"
 #include "labs/referee/process.h"
@@ -88,6 +91,13 @@ static bool set_has(const set *s, uintptr_t v) {
     return false;
 }
 
+/* The bytes of the entry that starts at v (0 when none does). */
+static size_t set_bytes(const set *s, uintptr_t v) {
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i].start == v) return s->e[i].bytes;
+    return 0;
+}
+
 /* Whether [p, p + n) lies in one of the set's ranges. */
 static bool set_covers(const set *s, uintptr_t p, size_t n) {
     for (size_t i = 0; i < s->n; i++)
@@ -106,6 +116,8 @@ static struct remote {
     lab_arena *outputs;    /* the outputs' memory: written only here */
     lab_ctx *ctx;          /* the student's context, for the lab_* calls */
     set streams, events, graphs, execs, devmem;
+    set capturing;               /* streams a capture began on that may not have ended */
+    lab_graph_memory *graph_mem; /* the memory each captured graph reaches (graph_memory.h) */
     void *staging;
     size_t staging_bytes;
     clockid_t child_clock;
@@ -115,7 +127,7 @@ static struct remote {
     clockid_t process_clock;     /* the student's process's CPU clock, all its threads */
     bool have_process_clock;
     lab_host_charge fn_charge;   /* the credit of its host functions' thread */
-    char refusals[1024];
+    char refusals[2048]; /* a refusal that names a freed buffer and its line takes 250 bytes */
     char failed_call[200]; /* lab_remote_failed_call: this phase's last failed call */
 } R = {.timeout_ms = -1};
 
@@ -155,7 +167,9 @@ int lab_remote_start(const char *path, bool simulated, char *err, size_t err_len
     void *outputs = lab_referee_outputs(&R.ref, &out_bytes);
     R.arena = lab_arena_new(data, bytes);
     R.outputs = lab_arena_new(outputs, out_bytes);
-    if (!R.arena || !R.outputs) {
+    R.graph_mem = lab_graph_memory_new();
+    lab_freed_clear();
+    if (!R.arena || !R.outputs || !R.graph_mem) {
         snprintf(err, err_len, "out of memory");
         lab_referee_stop(&R.ref);
         return -1;
@@ -201,6 +215,10 @@ void lab_remote_stop(void) {
     lab_arena_free_all(R.arena);
     lab_arena_free_all(R.outputs);
     R.arena = R.outputs = NULL;
+    lab_graph_memory_free(R.graph_mem);
+    R.graph_mem = NULL;
+    R.capturing.n = 0;
+    lab_freed_clear();
     lab_buffers_set_provider(NULL);
     R.active = false;
 }
@@ -253,14 +271,155 @@ static bool stream_ok(cudaStream_t s) {
     return v == 0 || s == cudaStreamLegacy || s == cudaStreamPerThread || set_has(&R.streams, v);
 }
 
+/* Memory a kernel may be given: the student's device allocations. */
+static bool device_memory_ok(uint64_t p, size_t n) { return set_covers(&R.devmem, (uintptr_t)p, n); }
+
 /* Memory a call may read or write for the student: the student's device allocations, or the
  * shared memory (which is pinned, an input, an output or staging). Never the baseline's or
  * the harness's device memory, nor any address of this process. */
 static bool memory_ok(const void *p, size_t n) {
     if (n == 0) return true;
     if (!p) return false;
-    if (set_covers(&R.devmem, (uintptr_t)p, n)) return true;
+    if (device_memory_ok((uintptr_t)p, n)) return true;
     return lab_arena_find(R.arena, p, n, NULL, NULL, NULL) || lab_arena_find(R.outputs, p, n, NULL, NULL, NULL);
+}
+
+/* ---- words for a refusal of memory ------------------------------------------------------ */
+
+/* The student's line of a call site (trace_call_site: the return address, marked as the
+ * student's), as "labs/07_cuda_graphs/lab.c:62"; where this run may not look lines up (the
+ * grader's sandbox, STREAMLAB_NO_SUBPROCESS), the address in the student's program, in the
+ * words the grader looks up once the run is over (LAB_SITE_WORDS, grading/run/grade_lines.c). A
+ * refusal is rare, but a program may repeat one: the last lookup is kept. */
+static void site_words(uint64_t site, char *out, size_t cap) {
+    static uint64_t last_site;
+    static char last[600];
+    if (site && site == last_site) {
+        snprintf(out, cap, "%s", last);
+        return;
+    }
+    uintptr_t pc = (uintptr_t)site - 1, offset = 0;
+    char line[600];
+    lab_line_result found = site ? lab_source_line_of(&pc, 1, line, sizeof(line), &offset) : LAB_LINE_FAILED;
+    if (found == LAB_LINE_FOUND)
+        snprintf(out, cap, "%s", line);
+    else if (offset)
+        snprintf(out, cap, LAB_SITE_WORDS_FORMAT, (unsigned long long)offset);
+    else
+        snprintf(out, cap, "a line of your program");
+    last_site = site;
+    snprintf(last, sizeof(last), "%s", out);
+}
+
+/* What a refusal of memory at addr says of it where the program freed it: "the 1048576
+ * bytes at 0x7f..., freed by cudaFree at labs/07_cuda_graphs/lab.c:62"; "" where it did not
+ * (or the free is too far back to be kept, freed.h). */
+static void freed_words(uint64_t addr, char *out, size_t cap) {
+    lab_freed f;
+    out[0] = '\0';
+    if (!lab_freed_find(addr, &f)) return;
+    char line[600];
+    site_words(f.site, line, sizeof(line));
+    snprintf(out, cap, "the %llu bytes at %#llx, freed by %s at %s", (unsigned long long)f.bytes,
+             (unsigned long long)f.start, f.call, line);
+}
+
+/* ---- the memory of captured commands ---------------------------------------------------- */
+
+/* A command served on stream reached uses and succeeded. Where the stream captures, the
+ * command was not run: it is a node of the capture's graph, and its ranges go with the
+ * graph, to be checked again at each launch (graph_memory.h). Asked of the backend only
+ * while a capture may be open. */
+static void note_captured(cudaStream_t stream, const lab_graph_use *uses, size_t n) {
+    uint64_t capture;
+    if (!n || !R.capturing.n || !lab_backend_capture_id(stream, &capture)) return;
+    for (size_t i = 0; i < n; i++) lab_graph_memory_note(R.graph_mem, capture, &uses[i]);
+}
+
+/* Whether a range a graph reaches passes, now, the check its command passed when it was
+ * captured: device memory for a kernel (serve_kernel), the program's memory for a copy or a
+ * memset (SERVE_CALL's memory_ok). */
+static bool graph_use_ok(const lab_graph_use *u) {
+    if (u->need == LAB_GRAPH_NEED_DEVICE) return device_memory_ok(u->start, (size_t)u->bytes);
+    return memory_ok((const void *)(uintptr_t)u->start, (size_t)u->bytes);
+}
+
+/* The graph calls, as the student's process asks them: what a capture reaches goes with the
+ * graph it makes and the executable graphs made from that, and a launch is refused where any
+ * of it is no longer the program's (a buffer freed after the capture), as the command itself
+ * would be refused now. */
+static cudaError_t remote_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+    cudaError_t e = cudaStreamBeginCapture(stream, mode);
+    if (e == cudaSuccess && !set_has(&R.capturing, (uintptr_t)stream)) set_add(&R.capturing, (uintptr_t)stream, 0);
+    return e;
+}
+
+static cudaError_t remote_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+    uint64_t capture = 0, after = 0;
+    bool was = lab_backend_capture_id(stream, &capture);
+    cudaError_t e = cudaStreamEndCapture(stream, pGraph);
+    bool still = lab_backend_capture_id(stream, &after);
+    /* Ended (with a graph, or invalidated or unjoined with none), or still open (ended on a
+     * stream that joined it: cudaErrorStreamCaptureUnmatched). */
+    if (was && !(still && after == capture))
+        lab_graph_memory_captured(R.graph_mem, capture, e == cudaSuccess && pGraph ? (uint64_t)(uintptr_t)*pGraph : 0);
+    if (!still) set_remove(&R.capturing, (uintptr_t)stream);
+    return e;
+}
+
+static cudaError_t remote_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus) {
+    return cudaStreamIsCapturing(stream, pCaptureStatus);
+}
+
+static cudaError_t remote_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                               unsigned long long flags) {
+    cudaError_t e = cudaGraphInstantiate(pGraphExec, graph, flags);
+    if (e == cudaSuccess && pGraphExec)
+        lab_graph_memory_instantiated(R.graph_mem, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)*pGraphExec);
+    return e;
+}
+
+static cudaError_t remote_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    lab_graph_use bad;
+    lab_graph_check c = lab_graph_memory_check(R.graph_mem, (uint64_t)(uintptr_t)graphExec, graph_use_ok, &bad);
+    if (c == LAB_GRAPH_UNCHECKED) {
+        char said[200];
+        snprintf(said, sizeof(said),
+                 "cudaGraphLaunch of a graph whose memory the referee cannot check (it reaches more than %u ranges)",
+                 LAB_GRAPH_MEMORY_MAX_USES);
+        refuse(said);
+        return cudaErrorInvalidValue;
+    }
+    if (c == LAB_GRAPH_BAD) {
+        char freed[700], said[1000];
+        freed_words(bad.start, freed, sizeof(freed));
+        if (!freed[0])
+            snprintf(freed, sizeof(freed), "the %llu bytes at %#llx", (unsigned long long)bad.bytes,
+                     (unsigned long long)bad.start);
+        snprintf(said, sizeof(said),
+                 "cudaGraphLaunch of a graph whose %s was captured on %s that is no longer the program's (%s; a "
+                 "graph keeps the addresses it was captured with)",
+                 bad.call, bad.need == LAB_GRAPH_NEED_DEVICE ? "device memory" : "memory", freed);
+        refuse(said);
+        return cudaErrorInvalidValue;
+    }
+    return cudaGraphLaunch(graphExec, stream);
+}
+
+static cudaError_t remote_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+    cudaError_t e = cudaGraphExecDestroy(graphExec);
+    if (e == cudaSuccess) lab_graph_memory_forget_exec(R.graph_mem, (uint64_t)(uintptr_t)graphExec);
+    return e;
+}
+
+static cudaError_t remote_cudaGraphDestroy(cudaGraph_t graph) {
+    cudaError_t e = cudaGraphDestroy(graph);
+    if (e == cudaSuccess) lab_graph_memory_forget_graph(R.graph_mem, (uint64_t)(uintptr_t)graph);
+    return e;
+}
+
+static cudaError_t remote_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes) {
+    return cudaGraphGetNodes(graph, nodes, numNodes);
 }
 
 /* Whether [p, p + n) touches the lab's outputs, and whether it is the student's device memory:
@@ -433,8 +592,12 @@ static cudaError_t remote_cudaFree(void *devPtr) {
         refuse("cudaFree of memory that is not the program's");
         return cudaErrorInvalidValue;
     }
+    size_t bytes = devPtr ? set_bytes(&R.devmem, (uintptr_t)devPtr) : 0;
     cudaError_t e = cudaFree(devPtr);
-    if (e == cudaSuccess && devPtr) set_remove(&R.devmem, (uintptr_t)devPtr);
+    if (e == cudaSuccess && devPtr) {
+        set_remove(&R.devmem, (uintptr_t)devPtr);
+        lab_freed_note((uintptr_t)devPtr, bytes, trace_call_site(), "cudaFree");
+    }
     return e;
 }
 
@@ -459,12 +622,14 @@ static cudaError_t remote_cudaHostAlloc(void **pHost, size_t size, unsigned int 
 
 static cudaError_t remote_cudaFreeHost(void *ptr) {
     if (!ptr) return cudaSuccess;
-    if (!lab_arena_find(R.arena, ptr, 0, NULL, NULL, NULL)) return cudaErrorInvalidValue;
+    size_t bytes = 0;
+    if (!lab_arena_find(R.arena, ptr, 0, NULL, &bytes, NULL)) return cudaErrorInvalidValue;
     /* As cudaFreeHost does, wait for the device before the memory goes. */
     cudaError_t e = cudaDeviceSynchronize();
     (void)cudaHostUnregister(ptr);
     (void)cudaGetLastError();
     if (!lab_arena_release(R.arena, ptr, LAB_ARENA_STUDENT)) return cudaErrorInvalidValue;
+    lab_freed_note((uintptr_t)ptr, bytes, trace_call_site(), "cudaFreeHost");
     return e;
 }
 
@@ -511,6 +676,13 @@ static bool handle_ok_any(const void *v) {
     (void)v;
     return true;
 }
+/* The stream a call names (its cudaStream_t parameter), for what it captures. */
+static void take_stream(cudaStream_t *to, const void *v) { *to = *(const cudaStream_t *)v; }
+static void take_nothing(cudaStream_t *to, const void *v) {
+    (void)to;
+    (void)v;
+}
+#define TAKE_STREAM(T, to, p) _Generic((T)0, cudaStream_t: take_stream, default: take_nothing)(to, p)
 #define HANDLE_OK(T, p)                                                                                    \
     _Generic((T)0, cudaStream_t: handle_ok_stream, cudaEvent_t: handle_ok_event, cudaGraph_t: handle_ok_graph, \
              cudaGraphExec_t: handle_ok_exec, default: handle_ok_any)(p)
@@ -544,7 +716,8 @@ static void ended(int index, uint64_t handle) {
 #define DEC_in(T, n)                        \
     T n;                                    \
     r_get(&rd_, &n, sizeof(T));             \
-    if (!HANDLE_OK(T, &n)) bad_handle_ = true;
+    if (!HANDLE_OK(T, &n)) bad_handle_ = true; \
+    TAKE_STREAM(T, &stream_, &n);
 #define DEC_in_default(T, n, v) DEC_in(T, n)
 #define DEC_out(T, n)                          \
     uint64_t n##_flag_;                        \
@@ -586,12 +759,22 @@ static void ended(int index, uint64_t handle) {
 #define CHECK_dst(T, n, b)                                        \
     if (!memory_ok((const void *)(n), (size_t)(b))) bad_memory_ = true; \
     to_output_ = is_output((const void *)(n), (size_t)(b));              \
-    if (is_staging((const void *)(n), (size_t)(b))) staged_out_ += (size_t)(b);
+    if (is_staging((const void *)(n), (size_t)(b))) staged_out_ += (size_t)(b); \
+    USE_(n, b, false);
 #define CHECK_src(T, n, b)                                        \
     if (!memory_ok((const void *)(n), (size_t)(b))) bad_memory_ = true; \
     if (is_output((const void *)(n), (size_t)(b))) bad_memory_ = true;   \
     from_host_ = !is_device((const void *)(n), (size_t)(b));             \
-    if (is_staging((const void *)(n), (size_t)(b))) staged_in_ += (size_t)(b);
+    if (is_staging((const void *)(n), (size_t)(b))) staged_in_ += (size_t)(b); \
+    USE_(n, b, true);
+/* A range the call reaches, for the graph it may be captured into (note_captured): the
+ * program's memory, and for the source of a copy into a lab output, its device memory. */
+#define USE_(n, b, source)                                                                         \
+    if (n_uses_ < sizeof(uses_) / sizeof(uses_[0])) {                                              \
+        uses_[n_uses_] = (lab_graph_use){(uint64_t)(uintptr_t)(n), (uint64_t)(b), LAB_GRAPH_NEED_MEMORY, \
+                                         call_name_};                                              \
+        use_is_source_[n_uses_++] = (source);                                                      \
+    }
 #define CHECK_host_mem(T, n, b)
 #define CHECK_addr(T, n)
 #define CHECK_host_fn(T, n)
@@ -620,20 +803,27 @@ static void ended(int index, uint64_t handle) {
 #define ENC_host_fn(T, n)
 #define ENC_host_fn_arg(T, n)
 
-/* Who performs a call: the memory calls are this file's, the rest the backend's. */
+/* Who performs a call: the memory and graph calls are this file's, the rest the backend's. */
 #define PERFORM_memory(name, params) remote_##name CUDA_CALLS_ARGS(params)
 #define PERFORM_device(name, params) name CUDA_CALLS_ARGS(params)
 #define PERFORM_error PERFORM_device
 #define PERFORM_copy PERFORM_device
 #define PERFORM_stream PERFORM_device
 #define PERFORM_event PERFORM_device
-#define PERFORM_graph PERFORM_device
+#define PERFORM_graph PERFORM_memory
 
 #define SERVE_CALL(name, kind, params)                                                     \
     {                                                                                      \
         reader rd_ = {payload, payload + len, false};                                      \
         bool bad_handle_ = false, bad_memory_ = false, to_output_ = false, from_host_ = false; \
         size_t staged_in_ = 0, staged_out_ = 0;                                            \
+        static const char call_name_[] = #name;                                            \
+        cudaStream_t stream_ = 0;                                                          \
+        lab_graph_use uses_[4];                                                            \
+        bool use_is_source_[4];                                                            \
+        size_t n_uses_ = 0;                                                                \
+        (void)call_name_;                                                                  \
+        (void)use_is_source_;                                                              \
         (void)staged_in_;                                                                  \
         (void)staged_out_;                                                                 \
         (void)bad_handle_;                                                                 \
@@ -657,6 +847,9 @@ static void ended(int index, uint64_t handle) {
             charge_staging_copy(staged_in_);                                               \
             err_ = PERFORM_##kind(name, params);                                           \
             charge_staging_copy(staged_out_);                                              \
+            for (size_t u_ = 0; u_ < n_uses_; u_++)                                        \
+                if (to_output_ && use_is_source_[u_]) uses_[u_].need = LAB_GRAPH_NEED_DEVICE; \
+            if (err_ == cudaSuccess) note_captured(stream_, uses_, n_uses_);               \
         }                                                                                  \
         writer w_ = {t_reply, t_reply + sizeof(t_reply)};                                  \
         int32_t head_[2] = {(int32_t)err_, 0};                                             \
@@ -732,10 +925,14 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
         r_get(&rd, &params, sizeof(params));
         r_get(&rd, &a[3], 8); /* stream */
         if (rd.short_) return -1;
-        char said[160];
-        if (a[2] > SIZE_MAX / sizeof(uint64_t) || !set_covers(&R.devmem, a[0], (size_t)a[2] * out_size) ||
-            !set_covers(&R.devmem, a[1], (size_t)a[2] * in_size)) {
-            snprintf(said, sizeof(said), "%s on memory that is not the program's device memory", name);
+        char said[900];
+        bool sized = a[2] <= SIZE_MAX / sizeof(uint64_t);
+        bool out_ok = sized && device_memory_ok(a[0], (size_t)a[2] * out_size);
+        if (!out_ok || !device_memory_ok(a[1], (size_t)a[2] * in_size)) {
+            char freed[700];
+            freed_words(out_ok ? a[1] : a[0], freed, sizeof(freed));
+            snprintf(said, sizeof(said), "%s on memory that is not the program's device memory%s%s%s", name,
+                     freed[0] ? " (" : "", freed, freed[0] ? ")" : "");
             refuse(said);
             e = cudaErrorInvalidValue;
         } else if (!stream_ok((cudaStream_t)(uintptr_t)a[3])) {
@@ -759,11 +956,16 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
             e = kernels_process((uint32_t *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1], (size_t)a[2], params,
                                 (cudaStream_t)(uintptr_t)a[3]);
         }
+        if (e == cudaSuccess) {
+            lab_graph_use uses[2] = {{a[0], (uint64_t)a[2] * out_size, LAB_GRAPH_NEED_DEVICE, name},
+                                     {a[1], (uint64_t)a[2] * in_size, LAB_GRAPH_NEED_DEVICE, name}};
+            note_captured((cudaStream_t)(uintptr_t)a[3], uses, 2);
+        }
     } else if (op == LAB_OP_KERNEL_SPIN) {
         for (int i = 0; i < 6; i++) r_get(&rd, &a[i], 8); /* marks, blocks, threads, ns, mark, stream */
         if (rd.short_) return -1;
         if (a[1] > UINT32_MAX || a[2] > UINT32_MAX || a[4] > UINT32_MAX ||
-            (a[0] && !set_covers(&R.devmem, a[0], (size_t)a[1] * sizeof(uint32_t)))) {
+            (a[0] && !device_memory_ok(a[0], (size_t)a[1] * sizeof(uint32_t)))) {
             refuse("kernels_spin on memory that is not the program's device memory");
             e = cudaErrorInvalidValue;
         } else if (!stream_ok((cudaStream_t)(uintptr_t)a[5])) {
@@ -772,12 +974,14 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
         } else {
             e = kernels_spin((uint32_t *)(uintptr_t)a[0], (uint32_t)a[1], (uint32_t)a[2], a[3], (uint32_t)a[4],
                              (cudaStream_t)(uintptr_t)a[5]);
+            lab_graph_use marks = {a[0], (uint64_t)a[1] * sizeof(uint32_t), LAB_GRAPH_NEED_DEVICE, "kernels_spin"};
+            if (e == cudaSuccess && a[0]) note_captured((cudaStream_t)(uintptr_t)a[5], &marks, 1);
         }
     } else {
         for (int i = 0; i < 4; i++) r_get(&rd, &a[i], 8); /* sum, in, n, stream */
         if (rd.short_) return -1;
-        if (a[2] > SIZE_MAX / sizeof(uint32_t) || !set_covers(&R.devmem, a[0], sizeof(uint64_t)) ||
-            !set_covers(&R.devmem, a[1], (size_t)a[2] * sizeof(uint32_t))) {
+        if (a[2] > SIZE_MAX / sizeof(uint32_t) || !device_memory_ok(a[0], sizeof(uint64_t)) ||
+            !device_memory_ok(a[1], (size_t)a[2] * sizeof(uint32_t))) {
             refuse("kernels_checksum on memory that is not the program's device memory");
             e = cudaErrorInvalidValue;
         } else if (!stream_ok((cudaStream_t)(uintptr_t)a[3])) {
@@ -786,6 +990,9 @@ static int serve_kernel(uint32_t op, const lab_ring_record *rec, const unsigned 
         } else {
             e = kernels_checksum((uint64_t *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1], (size_t)a[2],
                                  (cudaStream_t)(uintptr_t)a[3]);
+            lab_graph_use uses[2] = {{a[0], sizeof(uint64_t), LAB_GRAPH_NEED_DEVICE, "kernels_checksum"},
+                                     {a[1], (uint64_t)a[2] * sizeof(uint32_t), LAB_GRAPH_NEED_DEVICE, "kernels_checksum"}};
+            if (e == cudaSuccess) note_captured((cudaStream_t)(uintptr_t)a[3], uses, 2);
         }
     }
     /* Answered as every call is; on a real device the student's process does not wait for it,
@@ -954,7 +1161,8 @@ static void reset_student_device(const lab_ring_record *rec) {
     for (size_t i = 0; i < R.events.n; i++) (void)cudaEventDestroy((cudaEvent_t)R.events.e[i].start);
     for (size_t i = 0; i < R.streams.n; i++) (void)cudaStreamDestroy((cudaStream_t)R.streams.e[i].start);
     for (size_t i = 0; i < R.devmem.n; i++) (void)cudaFree((void *)R.devmem.e[i].start);
-    R.execs.n = R.graphs.n = R.events.n = R.streams.n = R.devmem.n = 0;
+    R.execs.n = R.graphs.n = R.events.n = R.streams.n = R.devmem.n = R.capturing.n = 0;
+    lab_graph_memory_clear(R.graph_mem);
     (void)cudaGetLastError();
     int32_t head[2] = {(int32_t)e, 0};
     reply(rec, head, sizeof(head));

@@ -8,7 +8,8 @@
  * back (a CUDA call, a kernel launch, a lab_* call) on this process's backend, where the
  * recorder, the race checker and the clock see them as they see the baseline's. Nothing the
  * student's process sends is trusted: handles, device addresses and host addresses are the
- * student's own or refused. */
+ * student's own or refused, and a graph's memory, noted as it was captured, is checked again
+ * at each of its launches (graph_memory.h). */
 #ifndef STREAMLAB_LAB_REMOTE_H
 #define STREAMLAB_LAB_REMOTE_H
 

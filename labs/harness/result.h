@@ -104,7 +104,7 @@ typedef struct lab_result {
     char error[512];        /* LAB_STATUS_ERROR: what failed */
     bool error_has_refusals; /* error already says what the referee refused until it */
     /* The commands of yours the referee refused, and why (remote.h; "" when none). */
-    char refused[1024];
+    char refused[2048];
     lab_status status;
     int exit_code;
     lab_findings findings;  /* what your last timed run shows of your code */

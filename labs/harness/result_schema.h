@@ -22,6 +22,16 @@
 /* The schema's version: an integer, 1 and up. */
 #define LAB_RESULT_VERSION 1
 
+/* A line of the student's program that the lab binary could not look up (the grader runs it
+ * with STREAMLAB_NO_SUBPROCESS), in the words of its result ("refused", "error": a refusal
+ * that names the line that freed a buffer, labs/harness/remote.c): the address, relative to
+ * the student's program, of the call. The grader replaces each such phrase in the result
+ * with the line, as it adds the lines of races (grading/run/grade_lines.c). printf format,
+ * of an unsigned long long; the prefix and suffix for readers. */
+#define LAB_SITE_WORDS_FORMAT "address %#llx of your program"
+#define LAB_SITE_WORDS_PREFIX "address 0x"
+#define LAB_SITE_WORDS_SUFFIX " of your program"
+
 /* ---- the result object ------------------------------------------------------------------ */
 #define LAB_KEY_VERSION "result_version"         /* number: LAB_RESULT_VERSION of the writer */
 #define LAB_KEY_LAB "lab"                        /* string: the lab's id, "03_double_buffer" */

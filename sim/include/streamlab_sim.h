@@ -101,6 +101,16 @@ void *sim_device_view(const void *ptr);
  * was asked for. Async-signal-safe: a crash handler may ask what a faulting address was. */
 bool sim_device_allocation_of(const void *addr, const void **base, size_t *bytes);
 
+/* ---- stream capture ------------------------------------------------------------------ */
+
+/* The capture sequence a stream belongs to (begun on it, or joined through an event),
+ * active or invalidated: true with its id, which no other capture of this process has
+ * had or will have; false when the stream captures nothing (or is no stream). The
+ * question cudaStreamGetCaptureInfo answers on a GPU, asked without a call: it charges no
+ * host time and records nothing, so that the lab's referee can ask it about every
+ * command it serves during a capture without changing a figure (labs/harness/backend.h). */
+bool sim_stream_capture_id(cudaStream_t stream, uint64_t *id);
+
 /* ---- the virtual host clock --------------------------------------------------------- */
 
 /* The host thread's virtual time in ns since the simulator started (or was reset). */

@@ -54,6 +54,15 @@
  *                         joins the capture, its kernels run at once, and A's wait on B's
  *                         event depends on work outside the capture:
  *                         cudaErrorStreamCaptureIsolation (error).
+ *   FREED_BEFORE_REPLAY   the graphs made once in setup(), and run() starts "from fresh
+ *                         buffers": each set gets a new one and the one its graph was
+ *                         captured with is freed, then the graph is launched. A graph keeps
+ *                         the addresses it was captured with: the referee refuses the
+ *                         launch, naming the buffer and the line that freed it (error; the
+ *                         referee itself once crashed running the kernels on freed memory).
+ *   RECAPTURED_AFTER_REALLOC  the same fresh buffers, and each set's graph captured again
+ *                         on its new buffer (the old executable graph destroyed): correct,
+ *                         and the graphs are made in every run (below target).
  *
  * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
  * without the timeline, labs/lab.bzl.) */
@@ -166,6 +175,18 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
     for (int i = 0; i < SETS; i++)
         if (make_graph(ctx, i) != 0) return 1;
+#endif
+#if defined(LAB_VARIANT_FREED_BEFORE_REPLAY) || defined(LAB_VARIANT_RECAPTURED_AFTER_REALLOC)
+    for (int i = 0; i < SETS; i++) { /* start every run from fresh buffers */
+        uint32_t *fresh;
+        LAB_CHECK(cudaMalloc((void **)&fresh, w->batch_bytes));
+        LAB_CHECK(cudaFree(sets[i].d_buf)); /* the graph's buffer, freed */
+        sets[i].d_buf = fresh;
+#if defined(LAB_VARIANT_RECAPTURED_AFTER_REALLOC)
+        LAB_CHECK(cudaGraphExecDestroy(sets[i].graph));
+        if (make_graph(ctx, i) != 0) return 1; /* on the fresh buffer */
+#endif
+    }
 #endif
     for (int s = 0; s < w->batches; s++) {
 #if defined(LAB_VARIANT_ONE_SET)
