@@ -236,6 +236,16 @@ static void score_measurement(const grade_rubric_lab *rule, grade_lab *lab, bool
     free(why);
 }
 
+/* A part of the result the lab judged false (o's ok_key), which takes the speed's points:
+ * the check says so in the lab's words (o's why_key). False when o says nothing of it. */
+static bool speed_refused(grade_lab *lab, const cJSON *o, const char *ok_key, const char *why_key) {
+    if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, ok_key))) return false;
+    char *w = grade_strf("not scored: %s", str(o, why_key));
+    grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, w);
+    free(w);
+    return true;
+}
+
 const char *grade_lab_error(const grade_lab *lab) {
     if (!lab->result || strcmp(str(lab->result, LAB_KEY_STATUS), "error") != 0) return NULL;
     const char *e = str(lab->result, LAB_KEY_ERROR);
@@ -323,23 +333,12 @@ void grade_score_lab(const grade_rubric_lab *rule, grade_lab *lab) {
         return;
     }
     /* The lab found the run did less work on the device than the lab requires
-     * (labs/harness/work.h): its words say what was missing. */
-    const cJSON *work = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_WORK);
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(work, LAB_KEY_WORK_OK))) {
-        char *w = grade_strf("not scored: %s", str(work, LAB_KEY_WORK_WHY));
-        grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, w);
-        free(w);
+     * (labs/harness/work.h), or (lab 04) did not do the background as required: all of it,
+     * not starved, started with run(). Its words say what was wrong. */
+    if (speed_refused(lab, cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_WORK), LAB_KEY_WORK_OK, LAB_KEY_WORK_WHY) ||
+        speed_refused(lab, cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_LATENCY), LAB_KEY_LATENCY_BACKGROUND_OK,
+                      LAB_KEY_LATENCY_BACKGROUND_WHY))
         return;
-    }
-    /* Requests served beside a background (lab 04) count only when the background was done
-     * as the lab requires: all of it, not starved, started with run(). */
-    const cJSON *requests = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_LATENCY);
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(requests, LAB_KEY_LATENCY_BACKGROUND_OK))) {
-        char *w = grade_strf("not scored: %s", str(requests, LAB_KEY_LATENCY_BACKGROUND_WHY));
-        grade_check_set(&lab->checks[GRADE_SPEEDUP], 0, w);
-        free(w);
-        return;
-    }
     char msg[256];
     if (grade_speed_thresholds(&rule->speed, lab->pipeline_bound, lab->lab_target, &lab->floor_speedup,
                                &lab->target_speedup, msg, sizeof(msg)) != 0) {

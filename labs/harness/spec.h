@@ -135,7 +135,8 @@ typedef struct lab_findings {
     int busy_at_return;   /* streams other than stream 0 that still had work when run() returned */
     int shared_buffers;   /* buffers (by address) that work on more than one stream wrote */
     bool measured;        /* every stage the lab asks for was reported, and right */
-    int elapsed_calls;    /* cudaEventElapsedTime calls in the run: the program timed with events */
+    int elapsed_calls;    /* cudaEventElapsedTime calls in the run: the program timed with events
+                             (counted by the measurement check, measure.h, for labs with stages) */
     int host_syncs;       /* times the host waited for the device before run() had queued all its work */
     unsigned planted_left; /* a bit per planted race (spec order) still found in your runs */
     int pageable_copies;  /* copies from or to pageable host memory */

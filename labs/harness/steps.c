@@ -158,7 +158,6 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
                 f->graph_made_site = op->call_site;
             f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
             f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
-            f->elapsed_calls += !strcmp(op->name, "cudaEventElapsedTime");
             continue;
         }
         if (!trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;
@@ -235,6 +234,7 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
     f->race_free = r->races == 0;
     f->reached = r->status == LAB_STATUS_PASS;
     f->bound_fraction = r->bound_fraction;
+    f->elapsed_calls = r->measurement.event_reads;
     if (!tl || run <= 0) return;
     static bool used[MAX_STREAMS];
     memset(used, 0, sizeof(used));
