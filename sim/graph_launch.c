@@ -57,15 +57,6 @@ static void enqueue_wait(const launch *l, uint32_t stream, const void *token, ui
     sim_sched_enqueue(op, stream);
 }
 
-/* Whether every range of a node's record lies in memory the device can use now. */
-static bool node_memory_live(const sim_graph_node *nd) {
-    for (uint32_t r = 0; r < nd->trace.n_ranges && r < TRACE_MAX_RANGES; r++) {
-        const trace_range *range = &nd->trace.ranges[r];
-        if (range->bytes && !sim_mem_device_accessible((const void *)(uintptr_t)range->addr, range->bytes)) return false;
-    }
-    return true;
-}
-
 /* A copy node whose device side is no longer device memory, or whose pinned host side is
  * no longer pinned (freed with cudaFreeHost): the launch is refused. */
 static bool copy_node_stale(const sim_graph_node *nd) {
@@ -113,7 +104,8 @@ static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profi
         if (op->kind == SIM_OP_COMPUTE) {
             op->u.kernel.overhead_ns = p->graph_kernel_overhead_ns;
             op->u.kernel.priority = priority;
-            if (!node_memory_live(nd)) op->u.kernel.illegal = true; /* freed since the capture */
+            /* Freed since the capture: faults as a launch on it would (sim/kernels.c). */
+            op->u.kernel.illegal = !sim_mem_ranges_accessible(nd->trace.ranges, nd->trace.n_ranges);
         }
         trace_op t = nd->trace;
         t.id = 0;

@@ -164,11 +164,7 @@ cudaError_t sim_launch_kernel(const sim_kernel_launch *launch, cudaStream_t stre
     }
     if (launch->args_size) memcpy(k->args, launch->args, launch->args_size);
     k->args_size = (uint32_t)launch->args_size;
-    for (uint32_t i = 0; i < launch->n_ranges; i++) {
-        const trace_range *r = &launch->ranges[i];
-        if (r->bytes && !sim_mem_device_accessible((const void *)(uintptr_t)r->addr, r->bytes))
-            k->illegal = true;
-    }
+    k->illegal = !sim_mem_ranges_accessible(launch->ranges, launch->n_ranges);
 
     trace_op t;
     memset(&t, 0, sizeof(t));

@@ -100,6 +100,13 @@ bool sim_mem_device_accessible(const void *addr, size_t bytes) {
     return i >= 0 && within(i, (uintptr_t)addr, bytes);
 }
 
+bool sim_mem_ranges_accessible(const trace_range *ranges, uint32_t n) {
+    for (uint32_t i = 0; i < n && i < TRACE_MAX_RANGES; i++)
+        if (ranges[i].bytes && !sim_mem_device_accessible((const void *)(uintptr_t)ranges[i].addr, ranges[i].bytes))
+            return false;
+    return true;
+}
+
 void *sim_mem_view(const void *addr) {
     long i = find((uintptr_t)addr);
     if (i < 0 || M.items[i].kind != SIM_MEM_DEVICE) return (void *)(uintptr_t)addr;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "sim/core/device_map.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +35,9 @@ bool sim_mem_range_is(const void *addr, size_t bytes, sim_mem_kind kind);
 /* True when the device can access [addr, addr + bytes): inside one device allocation,
  * or inside one page-locked (mapped) host range. */
 bool sim_mem_device_accessible(const void *addr, size_t bytes);
+/* True when the device can access every one of n ranges (a kernel's, as trace_op records
+ * them; empty ones pass): false is a kernel that would fault on an illegal address. */
+bool sim_mem_ranges_accessible(const trace_range *ranges, uint32_t n);
 /* Where the simulator reads and writes the byte at addr: in the simulator's view when
  * addr lies in a device allocation, else addr itself (host memory). The same as
  * sim_device_view (streamlab_sim.h). */
