@@ -8,6 +8,7 @@
 //    skeleton and variants the grade their manifest (labs/NN_topic/lab.json) names;
 //  - the kit builds the reference exactly as Bazel does (same figures for the same seed);
 //  - Gradescope mode writes results.json in Gradescope's format;
+//  - a fix that blames a wait comes with the wait's and the record's lines;
 //  - a rubric's optional measurement check shows in every report, for its lab only;
 //  - a broken rubric, a missing submissions folder and bad options stop the grader with a
 //    message naming the problem.
@@ -556,6 +557,35 @@ TEST(Grader, EveryLabGradesItsReferenceAndVariantsAsItsManifestSays) {
     for (cJSON *m : manifests) cJSON_Delete(m);
     cJSON_Delete(rubric);
     cJSON_Delete(catalog);
+}
+
+// A fix that blames a wait (lab 05's reuse wait issued after the kernel it should hold
+// back): the grader looks up the lines the sandboxed run could not, the wait's and the
+// record's as well as the two sides', and the report shows them above the fix.
+TEST(Grader, TheWaitAFixBlamesIsShownWithItsLine) {
+    std::string subs = TempDir("blamed_subs"), out = TempDir("blamed_out");
+    const std::string file = "labs/05_cross_stream_races/lab.c";
+    std::string text = "#define LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL\n" +
+                       Slurp(Runfile("labs/05_cross_stream_races/testdata/variants.c"));
+    Spit(subs + "/late/" + file, text);
+    auto line_of = [&](const std::string &marker) {
+        std::istringstream in(text);
+        std::string line;
+        for (int n = 1; std::getline(in, line); n++)
+            if (line.find(marker) != std::string::npos) return file + ":" + std::to_string(n);
+        ADD_FAILURE() << marker << " not in the variants";
+        return std::string();
+    };
+    Outcome r = Grade({"--submissions", subs, "--out", out, "--labs", "05", "--jobs", "1", "--seed", "3"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string report = Slurp(out + "/late/report.txt");
+    EXPECT_NE(report.find("       second: kernel process batch 2 on \"compute\", " + line_of("/* the kernel */") +
+                          "\n       wait:   " + line_of("/* reuse wait after the kernel */") +
+                          "\n       record: " + line_of("/* download's record */") +
+                          "\n       fix:    the wait of \"compute\" on event \"downloaded[0]\" comes after kernel "
+                          "process batch 2, which it should order"),
+              std::string::npos)
+        << report;
 }
 
 // The optional measurement check (lab 02's timed stages): a rubric that gives it points

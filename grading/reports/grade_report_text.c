@@ -44,6 +44,17 @@ static void side(grade_buf *b, const cJSON *race, bool first) {
     free(on);
 }
 
+/* The lines of the wait and the record a race's fix names, when it blames a wait and they
+ * are known: "wait:   labs/05_cross_stream_races/lab.c:44" (where the fix's wait is). */
+static void blamed(grade_buf *b, const cJSON *race) {
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(race, LAB_KEY_RACE_BLAMED_WAIT);
+    if (!cJSON_IsObject(w)) return;
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(w, LAB_KEY_BLAMED_WAIT_LINE);
+    if (cJSON_IsString(at)) grade_buf_printf(b, "       wait:   %s\n", at->valuestring);
+    at = cJSON_GetObjectItemCaseSensitive(w, LAB_KEY_BLAMED_RECORD_LINE);
+    if (cJSON_IsString(at)) grade_buf_printf(b, "       record: %s\n", at->valuestring);
+}
+
 static void races(grade_buf *b, const cJSON *r) {
     const cJSON *reports = cJSON_GetObjectItemCaseSensitive(r, LAB_KEY_RACE_REPORTS);
     if (cJSON_GetArraySize(reports) == 0) return;
@@ -55,6 +66,7 @@ static void races(grade_buf *b, const cJSON *r) {
         grade_buf_printf(b, "    %d. %s, %.0f bytes\n", ++i, str(race, LAB_KEY_RACE_KIND), num(race, LAB_KEY_RACE_BYTES));
         side(b, race, true);
         side(b, race, false);
+        blamed(b, race);
         grade_buf_printf(b, "       fix:    %s\n", str(race, LAB_KEY_RACE_FIX));
     }
 }

@@ -9,7 +9,7 @@
 #include "cli/addr2line.h"
 #include "labs/harness/result_schema.h"
 
-#define MAX_SITES 16
+#define MAX_SITES 24
 
 /* Looks up n sites ("0x..." addresses in binary) with one addr2line run: lines[i] gets
  * site i's line, relative to build_dir where the binary was built from it, or "" where
@@ -46,10 +46,13 @@ static void look_up(const char *binary, const char *build_dir, const char *const
     }
 }
 
-/* The races' sides: "first_site" and "second_site" get their "..._line". */
+/* The races' sides, then the wait and the record a race's fix blames (in its blamed_wait
+ * object): each "..._site" gets its "..._line". */
 static void fill_races(const char *binary, const char *build_dir, cJSON *result) {
-    static const char *const keys[2][2] = {{LAB_KEY_RACE_FIRST_SITE, LAB_KEY_RACE_FIRST_LINE},
-                                                {LAB_KEY_RACE_SECOND_SITE, LAB_KEY_RACE_SECOND_LINE}};
+    static const char *const keys[4][2] = {{LAB_KEY_RACE_FIRST_SITE, LAB_KEY_RACE_FIRST_LINE},
+                                           {LAB_KEY_RACE_SECOND_SITE, LAB_KEY_RACE_SECOND_LINE},
+                                           {LAB_KEY_BLAMED_WAIT_SITE, LAB_KEY_BLAMED_WAIT_LINE},
+                                           {LAB_KEY_BLAMED_RECORD_SITE, LAB_KEY_BLAMED_RECORD_LINE}};
     cJSON *reports = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_RACE_REPORTS);
     const char *sites[MAX_SITES] = {0};
     cJSON *owner[MAX_SITES];
@@ -57,14 +60,17 @@ static void fill_races(const char *binary, const char *build_dir, cJSON *result)
     size_t n = 0;
     cJSON *race;
     cJSON_ArrayForEach(race, reports) {
-        for (int side = 0; side < 2 && n < MAX_SITES; side++) {
-            const cJSON *site = cJSON_GetObjectItemCaseSensitive(race, keys[side][0]);
+        cJSON *blamed = cJSON_GetObjectItemCaseSensitive(race, LAB_KEY_RACE_BLAMED_WAIT);
+        for (int k = 0; k < 4 && n < MAX_SITES; k++) {
+            cJSON *in = k < 2 ? race : blamed;
+            if (!cJSON_IsObject(in)) continue;
+            const cJSON *site = cJSON_GetObjectItemCaseSensitive(in, keys[k][0]);
             if (!cJSON_IsString(site) || strncmp(site->valuestring, "0x", 2) != 0) continue;
             if (strspn(site->valuestring + 2, "0123456789abcdef") != strlen(site->valuestring + 2)) continue;
-            if (cJSON_GetObjectItemCaseSensitive(race, keys[side][1])) continue;
+            if (cJSON_GetObjectItemCaseSensitive(in, keys[k][1])) continue;
             sites[n] = site->valuestring;
-            owner[n] = race;
-            line_key[n] = keys[side][1];
+            owner[n] = in;
+            line_key[n] = keys[k][1];
             n++;
         }
     }

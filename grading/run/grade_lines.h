@@ -3,11 +3,13 @@
  *
  * A lab under the grader may not start a process, so the harness cannot run addr2line
  * itself; it gives each race side's call site as an address in the student's program instead
- * ("first_site", "second_site": labs/harness/result.c), and a refusal that names the line
- * that freed a buffer names it as "address 0x... of your program" (LAB_SITE_WORDS_FORMAT,
- * labs/harness/remote.c). The grader, outside the sandbox, looks them up in the program it
- * built and adds "first_line" / "second_line", and puts each line in place of those words,
- * as an unsandboxed `bazel run` of the lab prints them. */
+ * ("first_site", "second_site", and in a race's "blamed_wait" the "wait_site" and
+ * "record_site" of the wait and the record its fix names: labs/harness/result.c), and a
+ * refusal that names the line that freed a buffer names it as "address 0x... of your
+ * program" (LAB_SITE_WORDS_FORMAT, labs/harness/remote.c). The grader, outside the sandbox,
+ * looks them up in the program it built and adds "first_line" / "second_line" ("wait_line" /
+ * "record_line"), and puts each line in place of those words, as an unsandboxed `bazel run`
+ * of the lab prints them. */
 #ifndef STREAMLAB_GRADE_LINES_H
 #define STREAMLAB_GRADE_LINES_H
 

@@ -234,6 +234,39 @@ TEST(Lab03, OrderingASharedBufferWithEventsIsCorrectButBelowTarget) {
     cJSON_Delete(j);
 }
 
+// The same events, the wait on in_free issued after the copy it should hold back: racy, and
+// each race blames that wait with its line, the copy's line, and says to issue it before the
+// copy (not to add an event the program has).
+TEST(Lab03, AWaitIssuedAfterTheCopyItShouldHoldBackIsBlamed) {
+    const std::string v = "labs/03_double_buffer/testdata/variants.c";
+    Outcome o = RunLabOnce("labs/03_double_buffer_events_wait_after_copy_sim", Args({"--schedules", "0"}));
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_GT(Num(j, "races"), 0);
+    const std::string wait = ShortLine(v, "/* wait after the copy */");
+    const std::string copy = ShortLine(v, "LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, "
+                                          "cudaMemcpyHostToDevice, streams[s]));");
+    const cJSON *r;
+    int blamed = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "race_reports")) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "blamed_wait");
+        if (Str(r, "second").rfind("H2D batch ", 0) != 0) continue;
+        ASSERT_NE(b, nullptr) << Str(r, "fix");
+        EXPECT_EQ(Str(b, "fault"), "late");
+        EXPECT_EQ(Str(b, "wait_line"), v + ":" + std::to_string(LineOf(v, "/* wait after the copy */")));
+        EXPECT_EQ(Str(r, "fix").rfind("the wait of \"" + Str(r, "second_stream") + "\" on event ", 0), 0u)
+            << Str(r, "fix");
+        EXPECT_NE(Str(r, "fix").find(" (" + wait + ") comes after " + Str(r, "second") + " (" + copy +
+                                     "), which it should order: a wait holds back only the work queued on its "
+                                     "stream after it, so issue it before the cudaMemcpyAsync"),
+                  std::string::npos)
+            << Str(r, "fix");
+        blamed++;
+    }
+    EXPECT_GT(blamed, 0) << o.out;
+    cJSON_Delete(j);
+}
+
 // Waiting for each batch's stream before queueing the next is correct and every TODO is
 // done, and the streams take turns: the wait is named with its line and cost, in the
 // report's "waits" line, the blame and the next step.

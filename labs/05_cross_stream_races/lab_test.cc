@@ -236,6 +236,77 @@ TEST(Lab05, AnEventRecordedOnTheWrongStreamIsNamedWithBothLines) {
         << report;
 }
 
+// The reference with one wait misplaced, every record where it should be: each race shown
+// blames that wait, with its line and what is wrong with it (issued after the kernel, on the
+// wrong stream, on the other buffer's event, before its record), and none tells the
+// student to move a record, which would break what is right.
+TEST(Lab05, AMisplacedWaitIsBlamedNotARecordThatIsRight) {
+    const std::string v = kVariants;
+    const std::string kernel = ShortLine(v, "/* the kernel */");
+    struct Case {
+        const char *lab, *fault, *stream, *event, *wait_marker, *record_marker;
+        std::vector<std::string> fix;  // in the first race's fix, in this order
+        const char *why;
+    } cases[] = {
+        {"labs/05_cross_stream_races_reuse_wait_after_kernel_sim", "late", "compute", "downloaded[",
+         "/* reuse wait after the kernel */", "/* download's record */",
+         {"the wait of \"compute\" on event \"downloaded[0]\" (" + ShortLine(v, "/* reuse wait after the kernel */") +
+              ") comes after kernel process batch 2 (" + kernel + "), which it should order",
+          "so issue it before the launch"},
+         "on an event recorded after the download of another batch"},
+        {"labs/05_cross_stream_races_reuse_wait_wrong_stream_sim", "other_stream", "down", "downloaded[",
+         "/* reuse wait on the wrong stream */", "/* download's record */",
+         {"\"down\" waits on event \"downloaded[0]\" (" + ShortLine(v, "/* reuse wait on the wrong stream */") +
+              "), recorded on \"down\" after D2H batch 0, but kernel process batch 2 runs on \"compute\"",
+          "make \"compute\" wait on it", "(a stream's wait on an event recorded on itself orders nothing)"},
+         "is waited on by \"down\", the stream it was recorded on"},
+        {"labs/05_cross_stream_races_wrong_event_index_sim", "other_event", "down", "computed[",
+         "/* the other buffer's event */", "/* kernel's record */",
+         {"\"down\" waits on event \"computed[1]\" (" + ShortLine(v, "/* the other buffer's event */") +
+              "), which had not been recorded yet, so it orders nothing; it is event \"computed[0]\" that was "
+              "recorded on \"compute\" after kernel process batch 0 (" +
+              ShortLine(v, "/* kernel's record */") + "): wait on that one before D2H batch 0",
+          "Its record is in the right place: the wait names the wrong event"},
+         "on an event recorded after the kernel of another batch"},
+        {"labs/05_cross_stream_races_wait_before_record_sim", "before_record", "compute", "uploaded[",
+         "/* wait before its record */", "/* upload's record */",
+         {"\"compute\" waits on event \"uploaded[0]\" (" + ShortLine(v, "/* wait before its record */") +
+              ") before it is recorded after H2D batch 0 (" + ShortLine(v, "/* upload's record */") + ")",
+          "so this one waits for nothing (the event had not been recorded yet)",
+          "Issue the wait after the cudaEventRecord"},
+         "on an event recorded after the upload of another batch"},
+    };
+    for (const Case &c : cases) {
+        Outcome o = RunLabOnce(c.lab, Args({"--schedules", "0"}));
+        EXPECT_EQ(o.exit_code, 2) << c.lab << o.err;
+        cJSON *j = Json(o);
+        const cJSON *reports = cJSON_GetObjectItemCaseSensitive(j, "race_reports");
+        ASSERT_GT(cJSON_GetArraySize(reports), 0) << c.lab;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, reports) {
+            const std::string fix = Str(r, "fix");
+            EXPECT_EQ(fix.find("record it"), std::string::npos) << c.lab << ": " << fix;
+            const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "blamed_wait");
+            ASSERT_NE(b, nullptr) << c.lab << ": " << fix;
+            EXPECT_EQ(Str(b, "fault"), c.fault) << c.lab;
+            EXPECT_EQ(Str(b, "stream"), c.stream) << c.lab;
+            EXPECT_EQ(Str(b, "event_name").rfind(c.event, 0), 0u) << c.lab << ": " << Str(b, "event_name");
+            EXPECT_EQ(Str(b, "wait_line"), v + ":" + std::to_string(LineOf(v, c.wait_marker))) << c.lab;
+            EXPECT_EQ(Str(b, "record_line"), v + ":" + std::to_string(LineOf(v, c.record_marker))) << c.lab;
+        }
+        const std::string first = Str(cJSON_GetArrayItem(reports, 0), "fix");
+        size_t at = 0;
+        for (const std::string &part : c.fix) {
+            size_t found = first.find(part, at);
+            EXPECT_NE(found, std::string::npos) << c.lab << ": \"" << part << "\" in\n" << first;
+            if (found != std::string::npos) at = found + part.size();
+        }
+        EXPECT_NE(Why(j).find(c.why), std::string::npos) << c.lab << ": " << Why(j);
+        EXPECT_EQ(Why(j).find("not recorded in run()"), std::string::npos) << c.lab << ": " << Why(j);
+        cJSON_Delete(j);
+    }
+}
+
 // Blocking streams (cudaStreamCreate) and cudaStreamSynchronize(0) at the end of run(): the
 // legacy default stream waits for every blocking stream's earlier work, so the host waited
 // for the downloads. Correct, no race, and as fast as the reference.

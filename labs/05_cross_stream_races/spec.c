@@ -172,6 +172,37 @@ static const char *label_of(const lab_findings *f, int32_t id) {
     return s ? s->label : "a stream with no work in the run";
 }
 
+/* The order an event gives most often from `marks` to `then` (any kind for
+ * TRACE_OP_KIND_COUNT), or NULL: what the program does batch after batch (a first batch's
+ * wait on an event not recorded yet says nothing of the others). */
+static const lab_order_fact *usual_order(const lab_findings *f, trace_op_kind marks, trace_copy_dir md,
+                                         trace_op_kind then, trace_copy_dir td) {
+    const lab_order_fact *o = NULL;
+    for (int i = 0; i < f->n_orders && i < LAB_FACT_ORDERS; i++) {
+        const lab_order_fact *x = &f->orders[i];
+        bool m = marks == TRACE_OP_KIND_COUNT || (x->marks == marks && x->marks_dir == md);
+        if (m && x->then == then && x->then_dir == td && (!o || x->times > o->times)) o = x;
+    }
+    return o;
+}
+
+/* When race i is left and the event that should order it is waited on, but its record is
+ * of another batch than the one it should mark (gap batches before `then`'s): the wait is
+ * in the wrong place or names the wrong event. */
+static int why_other_batch(const lab_findings *f, int i, trace_op_kind marks, trace_copy_dir md, trace_op_kind then,
+                           trace_copy_dir td, int32_t gap, char *buf, size_t len) {
+    if (FIXED(i)) return 0;
+    const lab_order_fact *o = usual_order(f, marks, md, then, td);
+    if (!o || !o->batch_known || o->batch_gap == gap) return 0;
+    char at[160] = "", want[48] = "its own batch's";
+    if (o->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(o->record_line));
+    if (gap) snprintf(want, sizeof(want), "batch b - %d's", (int)gap);
+    return snprintf(buf, len,
+                    "%s on %s waits, batch after batch, on an event recorded after %s of another batch%s, not "
+                    "%s: the race report says which wait to change",
+                    lab_fact_op_words(then, td), label_of(f, o->wait_stream), lab_fact_op_words(marks, md), at, want);
+}
+
 /* When race i is gone but no event orders it: the host wait that does. */
 static int why_host_ordered(const lab_findings *f, int i, const char *what, char *buf, size_t len) {
     if (!FIXED(i)) return 0;
@@ -186,22 +217,30 @@ static int why_host_ordered(const lab_findings *f, int i, const char *what, char
 
 static int why0(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     (void)w;
-    return why_host_ordered(f, 0, "the upload and the kernel that reads it", buf, len);
+    int n = why_host_ordered(f, 0, "the upload and the kernel that reads it", buf, len);
+    if (n) return n;
+    return why_other_batch(f, 0, TRACE_OP_COPY, TRACE_COPY_H2D, TRACE_OP_KERNEL, TRACE_COPY_NONE, 0, buf, len);
 }
 
 static int why1(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     (void)w;
     int n = why_host_ordered(f, 1, "the kernel and the download of its result", buf, len);
     if (n) return n;
-    const lab_order_fact *o = lab_fact_order(f, TRACE_OP_KIND_COUNT, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H);
+    const lab_order_fact *o = usual_order(f, TRACE_OP_KIND_COUNT, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H);
     const char *kernel = stream_of(f, 1);
     if (!o) return snprintf(buf, len, "no event orders the download after the kernel on %s", kernel);
     char at[160] = "";
     if (o->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(o->record_line));
+    if (o->record_stream < 0 && o->recorded_later)
+        return snprintf(buf, len,
+                        "the download on %s waits on an event before any record of it: a wait takes the record "
+                        "made before it, and there is none yet",
+                        label_of(f, o->wait_stream));
     if (o->record_stream < 0)
         return snprintf(buf, len, "the download on %s waits on an event that was not recorded in run()%s",
                         label_of(f, o->wait_stream), at);
-    if (o->marks == TRACE_OP_KERNEL) return 0;
+    if (o->marks == TRACE_OP_KERNEL)
+        return why_other_batch(f, 1, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H, 0, buf, len);
     const char *rec = label_of(f, o->record_stream);
     if (!strcmp(rec, kernel))
         return snprintf(buf, len,
@@ -222,8 +261,23 @@ static int why2(const lab_findings *f, const lab_workload *w, char *buf, size_t 
 
 static int why3(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     (void)w;
-    return why_host_ordered(f, 3, "the kernel writing d_out[k] and the download two batches back that reads it",
-                            buf, len);
+    int n = why_host_ordered(f, 3, "the kernel writing d_out[k] and the download two batches back that reads it",
+                             buf, len);
+    if (n) return n;
+    if (FIXED(3)) return 0;
+    /* The download's event waited on by the stream it was recorded on: that wait orders
+     * nothing, and the kernel's stream does not wait. */
+    for (int i = 0; i < f->n_orders && i < LAB_FACT_ORDERS; i++) {
+        const lab_order_fact *o = &f->orders[i];
+        if (o->marks != TRACE_OP_COPY || o->marks_dir != TRACE_COPY_D2H || o->record_stream != o->wait_stream) continue;
+        char at[160] = "";
+        if (o->record_line[0]) snprintf(at, sizeof(at), " (recorded at %s)", lab_fact_short_line(o->record_line));
+        return snprintf(buf, len,
+                        "the download's event%s is waited on by %s, the stream it was recorded on, which orders "
+                        "nothing; the kernels on %s do not wait on it",
+                        at, label_of(f, o->wait_stream), stream_of(f, 1));
+    }
+    return why_other_batch(f, 3, TRACE_OP_COPY, TRACE_COPY_D2H, TRACE_OP_KERNEL, TRACE_COPY_NONE, NBUF, buf, len);
 }
 
 static int why4(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
@@ -263,8 +317,9 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (record the event after the kernel)",
-        .next = "the download waits on an event that does not mark the kernel (the Why line and the race report "
-                "say which event and where it was recorded). Record it on the kernel's stream, after the kernel.",
+        .next = "the download waits on an event that does not mark its batch's kernel (the Why line and the race "
+                "report say which event, where it was recorded and where it was waited on). The download must wait "
+                "on an event recorded on the kernel's stream, after that batch's kernel.",
         .hints =
             {
                 "The download does wait on an event. What had the compute stream been given when that event was "

@@ -180,6 +180,33 @@ TEST(Lab08, ALoaderThatDoesNotWaitForTheUploadIsARace) {
     cJSON_Delete(j);
 }
 
+// The ring with its waits, each issued after the load it should precede: racy, and each
+// race blames the host's wait, with its line and the load's, and says to call it before the
+// load; it does not say to add a synchronisation the program has.
+TEST(Lab08, AWaitAfterTheLoadItShouldPrecedeIsBlamed) {
+    const std::string v = "labs/08_prefetch_loader/testdata/variants.c";
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_wait_after_load_sim", Args({"--schedules", "0"}));
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_GT(Num(j, "races"), 0);
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "race_reports"), 0);
+    ASSERT_NE(r, nullptr) << o.out;
+    EXPECT_EQ(Str(r, "first").rfind("H2D batch ", 0), 0u) << Str(r, "first");
+    EXPECT_EQ(Str(r, "second").rfind("host access lab_load_batch batch ", 0), 0u) << Str(r, "second");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "blamed_wait");
+    ASSERT_NE(b, nullptr) << Str(r, "fix");
+    EXPECT_EQ(Str(b, "fault"), "late");
+    EXPECT_EQ(Str(b, "stream"), "host");
+    EXPECT_EQ(Str(b, "call"), "cudaEventSynchronize");
+    EXPECT_EQ(Str(b, "wait_line"), v + ":" + std::to_string(LineOf(v, "/* after the load it should precede */")));
+    EXPECT_EQ(Str(r, "fix"), "the host's cudaEventSynchronize on event 1 (" +
+                                 ShortLine(v, "/* after the load it should precede */") + ") comes after " +
+                                 Str(r, "second") + " (" + ShortLine(v, "staging[k]) != 0) return 1; /* the load */") +
+                                 "), which it should order: the host waits only from that call on, so call it "
+                                 "before " + Str(r, "second"));
+    cJSON_Delete(j);
+}
+
 TEST(Lab08, AHostFunctionThatCallsCudaIsRefused) {
     Outcome o = RunLabOnce("labs/08_prefetch_loader_upload_in_host_fn_sim", Args());
     EXPECT_EQ(o.exit_code, 2) << o.err;

@@ -424,7 +424,7 @@ static void add_site(cJSON *o, const char *key, uint64_t site) {
     cJSON_AddStringToObject(o, key, hex);
 }
 
-static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
+static cJSON *race_json(const trace_race *race, const uint64_t site[4]) {
     cJSON *o = cJSON_CreateObject();
     char buf[256];
     cJSON_AddStringToObject(o, LAB_KEY_RACE_KIND, trace_race_kind_name(race->kind));
@@ -453,6 +453,26 @@ static cJSON *race_json(const trace_race *race, const uint64_t site[2]) {
         cJSON_AddStringToObject(e, "recorded_on", race->wrong_record_stream_name);
         if (race->wrong_record_line[0]) cJSON_AddStringToObject(e, "record_line", race->wrong_record_line);
         if (race->wrong_wait_line[0]) cJSON_AddStringToObject(e, "wait_line", race->wrong_wait_line);
+    }
+    if (race->wait_fault != TRACE_WAIT_FAULT_NONE) {
+        /* The wait that should have ordered the two, and what is wrong with it: the event it
+         * waits on, the stream that waits ("host" for the host, with its call), its line, and
+         * the record that marks the first side (for "other_event", of another event; for
+         * "missing", the record no wait takes). */
+        cJSON *e = cJSON_AddObjectToObject(o, LAB_KEY_RACE_BLAMED_WAIT);
+        cJSON_AddStringToObject(e, LAB_KEY_BLAMED_FAULT, trace_race_wait_fault_name(race->wait_fault));
+        cJSON_AddNumberToObject(e, "event", (double)race->wait_event);
+        if (race->wait_event_name[0]) cJSON_AddStringToObject(e, "event_name", race->wait_event_name);
+        cJSON_AddStringToObject(e, LAB_KEY_BLAMED_STREAM, race->wait_on_host ? "host" : race->wait_stream_name);
+        if (race->wait_call[0]) cJSON_AddStringToObject(e, "call", race->wait_call);
+        if (race->wait_line[0]) cJSON_AddStringToObject(e, LAB_KEY_BLAMED_WAIT_LINE, race->wait_line);
+        add_site(e, LAB_KEY_BLAMED_WAIT_SITE, site[2]);
+        if (race->mark_event != race->wait_event) {
+            cJSON_AddNumberToObject(e, "marking_event", (double)race->mark_event);
+            if (race->mark_event_name[0]) cJSON_AddStringToObject(e, "marking_event_name", race->mark_event_name);
+        }
+        if (race->mark_record_line[0]) cJSON_AddStringToObject(e, LAB_KEY_BLAMED_RECORD_LINE, race->mark_record_line);
+        add_site(e, LAB_KEY_BLAMED_RECORD_SITE, site[3]);
     }
     cJSON_AddNumberToObject(o, LAB_KEY_RACE_BYTES, (double)race->bytes);
     cJSON_AddStringToObject(o, LAB_KEY_RACE_FIX, race->fix);

@@ -89,9 +89,10 @@ typedef struct lab_result {
     uint64_t other_races;
     size_t races_shown;
     trace_race race[LAB_MAX_RACES_SHOWN];
-    /* Each shown race's call sites (first, second), relative to the lab binary, where
-     * their lines could not be looked up in the run (STREAMLAB_NO_SUBPROCESS); else 0. */
-    uint64_t race_site[LAB_MAX_RACES_SHOWN][2];
+    /* Each shown race's call sites (first, second, and the wait and the record its fix
+     * blames), relative to the lab binary, where their lines could not be looked up in the
+     * run (STREAMLAB_NO_SUBPROCESS); else 0. */
+    uint64_t race_site[LAB_MAX_RACES_SHOWN][4];
 
     bool have_metrics;      /* of your last run */
     double makespan_ms, overlap, util_h2d, util_compute, util_d2h;

@@ -104,6 +104,17 @@
 #define LAB_KEY_RACE_SECOND_SITE "second_site"   /* string: "0x..." */
 #define LAB_KEY_RACE_BYTES "bytes"               /* number: bytes both sides touch */
 #define LAB_KEY_RACE_FIX "fix"                   /* string: the fix, in the student's names */
+#define LAB_KEY_RACE_BLAMED_WAIT "blamed_wait"   /* object (LAB_KEY_BLAMED_*), when the fix blames a
+                                                    wait (its other keys: docs/labs.md) */
+
+/* ---- race_reports[].blamed_wait ---------------------------------------------------------- */
+#define LAB_KEY_BLAMED_FAULT "fault"             /* string: late, before_record, other_event, ... */
+#define LAB_KEY_BLAMED_STREAM "stream"           /* string: the stream that waits, "host" for the host */
+#define LAB_KEY_BLAMED_WAIT_LINE "wait_line"     /* string: the wait's source line, when known */
+#define LAB_KEY_BLAMED_WAIT_SITE "wait_site"     /* string: its call site, "0x..." (the grader fills
+                                                    wait_line from it) */
+#define LAB_KEY_BLAMED_RECORD_LINE "record_line" /* string: the line of the record the fix names */
+#define LAB_KEY_BLAMED_RECORD_SITE "record_site" /* string: its call site, "0x..." */
 
 /* ---- planted_races ---------------------------------------------------------------------- */
 #define LAB_KEY_PLANTED_TOTAL "total"            /* number: races the skeleton plants */

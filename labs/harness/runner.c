@@ -470,6 +470,15 @@ static void collect_races(harness *h) {
                         (void)line_of_site(shown->wrong_wait_site, shown->wrong_wait_line,
                                            sizeof(shown->wrong_wait_line));
                     }
+                    if (shown->wait_fault != TRACE_WAIT_FAULT_NONE) {
+                        /* The blamed wait's fix names the lines of the wait and of the record:
+                         * made again now that they are known. */
+                        h->res->race_site[k][2] =
+                            line_of_site(shown->wait_site, shown->wait_line, sizeof(shown->wait_line));
+                        h->res->race_site[k][3] = line_of_site(shown->mark_record_site, shown->mark_record_line,
+                                                               sizeof(shown->mark_record_line));
+                        trace_race_make_fix(shown);
+                    }
                     shown_kind[r->kind] = true;
                 }
             }

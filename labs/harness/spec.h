@@ -101,9 +101,12 @@ typedef struct lab_wait_fact {
  * stream before `then` (the ops' kinds; TRACE_OP_KIND_COUNT when there is none). */
 #define LAB_FACT_ORDERS 12
 typedef struct lab_order_fact {
-    int32_t record_stream, wait_stream; /* record_stream -1: recorded outside the run */
+    int32_t record_stream, wait_stream; /* record_stream -1: not recorded before the wait in the run */
+    bool recorded_later;                /* record_stream -1, and the event is recorded later in the run */
     trace_op_kind marks, then;
     trace_copy_dir marks_dir, then_dir;
+    bool batch_known;                   /* marks and then both carry a batch */
+    int32_t batch_gap;                  /* then's batch less marks' (batch_known) */
     int times;
     uint64_t record_site;
     char record_line[128]; /* the record's line, "" unknown */

@@ -94,7 +94,9 @@ static bool marks_work(const trace_op *op) {
 }
 
 /* Every order an event gave in run: for each stream's wait, the record it waits for (the
- * latest of that event before it), the work that record marks and the work after the wait. */
+ * latest of that event before it), the work that record marks and the work after the wait,
+ * how many batches apart those two are, and for a wait before any record of its
+ * event, whether the event is recorded later in the run. */
 static void find_orders(lab_findings *f, trace_timeline *tl, int32_t run) {
     size_t n = trace_timeline_count(tl), m = 0;
     trace_op *w = malloc((n + 1) * sizeof(trace_op));
@@ -108,6 +110,7 @@ static void find_orders(lab_findings *f, trace_timeline *tl, int32_t run) {
         if (w[i].kind != TRACE_OP_EVENT_WAIT) continue;
         lab_order_fact o = {.record_stream = -1, .wait_stream = w[i].stream, .marks = TRACE_OP_KIND_COUNT,
                             .then = TRACE_OP_KIND_COUNT};
+        int32_t marks_batch = -1, then_batch = -1;
         size_t rec = SIZE_MAX;
         for (size_t j = 0; j < i; j++)
             if (w[j].kind == TRACE_OP_EVENT_RECORD && w[j].event == w[i].event) rec = j;
@@ -118,21 +121,29 @@ static void find_orders(lab_findings *f, trace_timeline *tl, int32_t run) {
                 if (w[j].stream == w[rec].stream && marks_work(&w[j])) {
                     o.marks = w[j].kind;
                     o.marks_dir = w[j].dir;
+                    marks_batch = w[j].batch;
                     break;
                 }
+        } else {
+            for (size_t j = i + 1; j < m && !o.recorded_later; j++)
+                o.recorded_later = w[j].kind == TRACE_OP_EVENT_RECORD && w[j].event == w[i].event;
         }
         for (size_t j = i + 1; j < m; j++)
             if (w[j].stream == w[i].stream && marks_work(&w[j])) {
                 o.then = w[j].kind;
                 o.then_dir = w[j].dir;
+                then_batch = w[j].batch;
                 break;
             }
+        o.batch_known = marks_batch >= 0 && then_batch >= 0;
+        o.batch_gap = o.batch_known ? then_batch - marks_batch : 0;
         bool known = false;
         for (int k = 0; k < f->n_orders && !known; k++) {
             lab_order_fact *e = &f->orders[k];
             if (e->record_stream == o.record_stream && e->wait_stream == o.wait_stream && e->marks == o.marks &&
                 e->marks_dir == o.marks_dir && e->then == o.then && e->then_dir == o.then_dir &&
-                e->record_site == o.record_site) {
+                e->record_site == o.record_site && e->batch_known == o.batch_known && e->batch_gap == o.batch_gap &&
+                e->recorded_later == o.recorded_later) {
                 e->times++;
                 known = true;
             }

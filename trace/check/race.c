@@ -24,6 +24,13 @@ int trace_race_kind_from_name(const char *name) {
     return -1;
 }
 
+static const char *const WAIT_FAULT_NAMES[TRACE_WAIT_FAULT_COUNT] = {NULL,          "late",         "before_record",
+                                                                      "other_event", "other_stream", "missing"};
+
+const char *trace_race_wait_fault_name(trace_race_wait_fault fault) {
+    return (unsigned)fault < TRACE_WAIT_FAULT_COUNT ? WAIT_FAULT_NAMES[fault] : NULL;
+}
+
 int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size) {
     char what[TRACE_NAME_MAX + 32];
     switch (op->kind) {
@@ -79,6 +86,92 @@ static const char *enqueue_call(const trace_race_op *op) {
     }
 }
 
+/* " (lab.c:44)": a source line as a fix gives it, the file's name without its folders; ""
+ * when the line is unknown. */
+static void line_note(const char *line, char *buf, size_t size) {
+    if (!line[0]) {
+        buf[0] = '\0';
+        return;
+    }
+    const char *slash = strrchr(line, '/');
+    snprintf(buf, size, " (%s)", slash ? slash + 1 : line);
+}
+
+/* The fix for a race whose wait is in the wrong place or names the wrong event
+ * (race->wait_fault): what is wrong with the wait the program has, or which wait it lacks,
+ * and the one change that makes it order the two. sb is second's stream's label. Returns
+ * what snprintf returns. */
+static int wait_fault_fix(const trace_race *race, const char *a, const char *b, const char *sa, const char *sb,
+                          char *fix, size_t size) {
+    const trace_race_op *f = &race->first, *s = &race->second;
+    char ev[48], mark[48], sw[64], wl[112], rl[112], sl[112];
+    trace_event_label(race->wait_event, race->wait_event_name, ev, sizeof(ev));
+    trace_event_label(race->mark_event, race->mark_event_name, mark, sizeof(mark));
+    trace_stream_label(race->wait_stream, race->wait_stream_name, sw, sizeof(sw));
+    line_note(race->wait_line, wl, sizeof(wl));
+    line_note(race->mark_record_line, rl, sizeof(rl));
+    line_note(s->line, sl, sizeof(sl));
+    bool host = race->wait_on_host;
+    const char *who = host ? "the host" : sb; /* the waiter: B, or the host for a host access */
+    switch (race->wait_fault) {
+    case TRACE_WAIT_FAULT_LATE:
+        if (host) {
+            /* What the host waited for: the event, the stream, or (the device) nothing more to say. */
+            char on[80] = "";
+            if (race->wait_event || race->wait_stream >= 0)
+                snprintf(on, sizeof(on), " on %s", race->wait_event ? ev : sw);
+            return snprintf(fix, size,
+                            "the host's %s%s%s comes after %s%s, which it should order: the host waits only from "
+                            "that call on, so call it before %s",
+                            race->wait_call[0] ? race->wait_call : "wait", on, wl, b, sl, b);
+        }
+        return snprintf(fix, size,
+                        "the wait of %s on %s%s comes after %s%s, which it should order: a wait holds back only the "
+                        "work queued on its stream after it, so issue it before %s",
+                        sb, ev, wl, b, sl, enqueue_call(s));
+    case TRACE_WAIT_FAULT_BEFORE_RECORD:
+        return snprintf(fix, size,
+                        "%s waits on %s%s before it is recorded after %s%s: a wait takes the event's last record "
+                        "made before the wait, so this one waits for %s. Issue the wait after the cudaEventRecord",
+                        who, ev, wl, a, rl,
+                        race->wait_took_record ? "the previous record, which does not order it"
+                                               : "nothing (the event had not been recorded yet)");
+    case TRACE_WAIT_FAULT_OTHER_EVENT: {
+        char took[320];
+        if (!race->wait_took_record)
+            snprintf(took, sizeof(took), "which had not been recorded yet, so it orders nothing");
+        else if (race->wait_took_first_stream)
+            snprintf(took, sizeof(took), "last recorded before %s, so it does not order it", a);
+        else
+            snprintf(took, sizeof(took), "last recorded on another stream than %s, so it does not order %s", sa, a);
+        return snprintf(fix, size,
+                        "%s waits on %s%s, %s; it is %s that was recorded on %s after %s%s: wait on that one before "
+                        "%s. Its record is in the right place: the wait names the wrong event",
+                        who, ev, wl, took, mark, sa, a, rl, b);
+    }
+    case TRACE_WAIT_FAULT_OTHER_STREAM:
+        return snprintf(fix, size,
+                        "%s waits on %s%s, recorded on %s after %s, but %s runs on %s, which does not wait on it: make "
+                        "%s wait on it (cudaStreamWaitEvent on %s) before %s%s",
+                        sw, ev, wl, sa, a, b, sb, sb, sb, b,
+                        race->wait_stream == f->stream ? " (a stream's wait on an event recorded on itself orders "
+                                                         "nothing)"
+                                                       : "");
+    case TRACE_WAIT_FAULT_MISSING:
+        if (host)
+            return snprintf(fix, size,
+                            "%s is recorded on %s after %s%s, and nothing has waited for it since: make the host "
+                            "wait for it (cudaEventSynchronize) before %s",
+                            mark, sa, a, rl, b);
+        return snprintf(fix, size,
+                        "%s is recorded on %s after %s%s, and nothing has waited on it since: make %s wait on it "
+                        "(cudaStreamWaitEvent on %s) before %s",
+                        mark, sa, a, rl, sb, sb, b);
+    default:
+        return 0;
+    }
+}
+
 /* The order the program is missing comes first: for a hand-over between streams (a
  * read-after-write, or a buffer that goes from one stream to the other and back), an
  * event recorded on the stream that is done with the bytes, right after the op that
@@ -101,12 +194,14 @@ void trace_race_make_fix(trace_race *race) {
     bool shared = streams && !race->handover && (race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW);
     int n = 0;
     char ev[48];
-    if (race->early_event && !f->on_host && !s->on_host) {
+    if (race->wait_fault != TRACE_WAIT_FAULT_NONE && (streams || (!f->on_host && race->wait_on_host))) {
+        n = wait_fault_fix(race, a, b, sa, sb, fix, sizeof(fix));
+    } else if (race->early_event && !f->on_host) {
         trace_event_label(race->early_event, race->early_event_name, ev, sizeof(ev));
         n = snprintf(fix, sizeof(fix),
                      "%s waits on %s, but it was recorded on %s before %s, so it orders nothing: "
                      "record it after %s (cudaEventRecord after %s), where the wait then orders them",
-                     sb, ev, sa, a, a, enqueue_call(f));
+                     s->on_host ? "the host" : sb, ev, sa, a, a, enqueue_call(f));
     } else if (race->wrong_event && streams) {
         trace_stream_label(race->wrong_record_stream, race->wrong_record_stream_name, sc, sizeof(sc));
         trace_event_label(race->wrong_event, race->wrong_event_name, ev, sizeof(ev));
@@ -191,7 +286,7 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
     default: relation = "conflicts with"; break;
     }
     /* The event recorded too early, when there is one: a line of its own before the fix. */
-    char early[640];
+    char early[1024];
     early[0] = '\0';
     if (race->early_event) {
         char sa[64];
@@ -202,6 +297,55 @@ int trace_race_format(const trace_race *race, char *buf, size_t size) {
                  "  %s was recorded on %s (op %" PRIu64 "%s%s) before %s (op %" PRIu64 ")\n",
                  ev, sa, race->early_record_op, race->early_record_line[0] ? ", " : "",
                  race->early_record_line, a, race->first.id);
+    }
+    /* The wait blamed, when there is one: the wait and the record it should have taken,
+     * with their ops and lines. */
+    if (race->wait_fault != TRACE_WAIT_FAULT_NONE) {
+        char sw[64], ev[48], mark[48], sa[64], sb[64];
+        trace_stream_label(race->wait_stream, race->wait_stream_name, sw, sizeof(sw));
+        stream_label_of(&race->first, race->multi_device, sa, sizeof(sa));
+        if (race->second.on_host)
+            snprintf(sb, sizeof(sb), "the host");
+        else
+            stream_label_of(&race->second, race->multi_device, sb, sizeof(sb));
+        trace_event_label(race->wait_event, race->wait_event_name, ev, sizeof(ev));
+        trace_event_label(race->mark_event, race->mark_event_name, mark, sizeof(mark));
+        const char *who = race->wait_on_host ? "the host" : sw;
+        char wait_at[128], rec_at[128], target[256];
+        snprintf(wait_at, sizeof(wait_at), "op %" PRIu64 "%s%s", race->wait_op, race->wait_line[0] ? ", " : "",
+                 race->wait_line);
+        snprintf(rec_at, sizeof(rec_at), "op %" PRIu64 "%s%s", race->mark_record_op,
+                 race->mark_record_line[0] ? ", " : "", race->mark_record_line);
+        if (race->wait_on_host && race->wait_call[0])
+            snprintf(target, sizeof(target), "%s (%s, %s)",
+                     race->wait_event ? ev : race->wait_stream >= 0 ? sw : "the device", race->wait_call, wait_at);
+        else
+            snprintf(target, sizeof(target), "%s (%s)", ev, wait_at);
+        switch (race->wait_fault) {
+        case TRACE_WAIT_FAULT_LATE:
+            snprintf(early, sizeof(early), "  %s waits on %s after %s (op %" PRIu64 "), not before it\n", who, target,
+                     b, race->second.id);
+            break;
+        case TRACE_WAIT_FAULT_BEFORE_RECORD:
+            snprintf(early, sizeof(early), "  %s waits on %s before its record (%s) after %s (op %" PRIu64 ")\n", who,
+                     target, rec_at, a, race->first.id);
+            break;
+        case TRACE_WAIT_FAULT_OTHER_EVENT:
+            snprintf(early, sizeof(early),
+                     "  %s waits on %s; the event recorded on %s after %s (op %" PRIu64 ") is %s (%s)\n", who, target,
+                     sa, a, race->first.id, mark, rec_at);
+            break;
+        case TRACE_WAIT_FAULT_MISSING:
+            snprintf(early, sizeof(early),
+                     "  %s was recorded on %s (%s) after %s (op %" PRIu64 "); nothing has waited on it since\n", mark,
+                     sa, rec_at, a, race->first.id);
+            break;
+        default:
+            snprintf(early, sizeof(early),
+                     "  %s waits on %s, recorded on %s (%s) after %s (op %" PRIu64 "); %s does not\n", who, target, sa,
+                     rec_at, a, race->first.id, sb);
+            break;
+        }
     }
     /* The event recorded on the wrong stream, when there is one: the wait and the record,
      * each with its line, and the stream the record was on. */

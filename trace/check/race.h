@@ -47,7 +47,33 @@ typedef struct trace_race_op {
     bool peer;             /* a peer copy, on the link between two devices */
 } trace_race_op;
 
-#define TRACE_RACE_FIX_MAX 384
+#define TRACE_RACE_FIX_MAX 512
+
+/* What is wrong with the wait that should have ordered a race's two ops (first on stream A,
+ * second on stream B, or a host access: then the host's waits stand for B's), when the
+ * program has the right event but not the right wait: wait_blame.h says when the checker
+ * finds each. */
+typedef enum trace_race_wait_fault {
+    TRACE_WAIT_FAULT_NONE = 0,
+    /* B waits on an event whose record orders first, but only after second: the wait holds
+     * back B's later work, not second. */
+    TRACE_WAIT_FAULT_LATE,
+    /* B waits (before second) on the event that is recorded after first, but the wait was
+     * issued before that record: it took the event's previous record, or none. */
+    TRACE_WAIT_FAULT_BEFORE_RECORD,
+    /* B waits on an event of the same set as the one recorded after first (another index
+     * of one array: the same name before '[', or recorded at the same call site), whose
+     * last record came before first, or none: the record is right, the wait names the
+     * wrong event. */
+    TRACE_WAIT_FAULT_OTHER_EVENT,
+    /* A itself waits on an event recorded on A after first (a wait that orders nothing), and
+     * B, where second runs, does not. */
+    TRACE_WAIT_FAULT_OTHER_STREAM,
+    /* An event is recorded on A right after first (or A's later work), and nothing waits on
+     * it: B (or the host) should, before second. */
+    TRACE_WAIT_FAULT_MISSING,
+    TRACE_WAIT_FAULT_COUNT
+} trace_race_wait_fault;
 
 typedef struct trace_race {
     uint64_t seq;           /* 1, 2, ... in the order races were found */
@@ -85,6 +111,31 @@ typedef struct trace_race {
     uint64_t wrong_wait_op;           /* the id of second's stream's EVENT_WAIT op */
     uint64_t wrong_wait_site;         /* its call site, 0 when unknown */
     char wrong_wait_line[96];         /* the wait's source line, filled in as early_record_line */
+    /* The wait that should have ordered the two, and what is wrong with it (wait_fault):
+     * set only when early_event and wrong_event are not. TRACE_WAIT_FAULT_NONE / 0 / ""
+     * when there is none. */
+    trace_race_wait_fault wait_fault;
+    uint64_t wait_event;              /* the event the blamed wait waits on */
+    char wait_event_name[32];         /* the program's name for it, "" none */
+    uint64_t wait_op;                 /* the blamed EVENT_WAIT op */
+    uint64_t wait_site;               /* its call site, 0 when unknown */
+    int32_t wait_stream;              /* the stream that waits (B, or A for OTHER_STREAM);
+                                         TRACE_STREAM_NONE when the host waits */
+    char wait_stream_name[32];        /* that stream's display name, "" for the host */
+    bool wait_on_host;                /* the host waits (second is a host access) */
+    char wait_call[32];               /* the host's call ("cudaEventSynchronize"), "" for a
+                                         stream's cudaStreamWaitEvent */
+    char wait_line[96];               /* the wait's source line, filled in as early_record_line */
+    bool wait_took_record;            /* BEFORE_RECORD, OTHER_EVENT: the event had been recorded
+                                         when the wait was issued (it took that record) */
+    bool wait_took_first_stream;      /* OTHER_EVENT: that record was on first's stream (before
+                                         first); else on another stream */
+    uint64_t mark_event;              /* the event recorded on A after first: wait_event, or for
+                                         OTHER_EVENT the one the wait should name */
+    char mark_event_name[32];         /* the program's name for it, "" none */
+    uint64_t mark_record_op;          /* that record's EVENT_RECORD op */
+    uint64_t mark_record_site;        /* its call site, 0 when unknown */
+    char mark_record_line[96];        /* its source line, filled in as early_record_line */
     /* The program used more than one device: the report names the device of the bytes and
      * of each op and its stream (the wording of a run on one device is unchanged). */
     bool multi_device;
@@ -100,6 +151,10 @@ const char *trace_race_kind_text(trace_race_kind kind);
 /* The kind with this trace_race_kind_name, or -1. */
 int trace_race_kind_from_name(const char *name);
 
+/* "late", "before_record", "other_event", "other_stream", "missing" (the lab's --json names); NULL for
+ * TRACE_WAIT_FAULT_NONE or a bad value. */
+const char *trace_race_wait_fault_name(trace_race_wait_fault fault);
+
 /* Describes one side for people: "H2D batch 3", "kernel process batch 3",
  * "host write lab_load_batch batch 2"; a peer copy "peer copy GPU 0 -> GPU 1 batch 3".
  * Returns what snprintf returns. */
@@ -107,6 +162,11 @@ int trace_race_op_describe(const trace_race_op *op, char *buf, size_t size);
 
 /* Writes race->fix: which event to record where (after which op, on which stream) and
  * which stream should wait on it, or which synchronisation the host needs. When
+ * race->wait_fault is set, the blamed wait comes first, with what is wrong with it and the
+ * one change that fixes it ("the wait of \"compute\" on event \"downloaded[0]\" (lab.c:44)
+ * comes after kernel process batch 2 (lab.c:43), which it should order: ... issue it
+ * before the launch"; the lines where wait_line, mark_record_line and the sides' lines are
+ * filled in: make the fix again after filling them). When
  * race->early_event is set (both sides on streams), the fix first names the event recorded
  * too early: "\"B\" waits on event 7, but it was recorded on \"A\" before kernel process
  * batch 0, so it orders nothing: record it after kernel process batch 0 (cudaEventRecord

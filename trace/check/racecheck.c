@@ -6,12 +6,13 @@
  * the reads since (at most one per thread: a read that happens before a newer read by
  * any thread is implied by it and dropped).
  *
- * Events recorded too early: each event keeps where it was last recorded (the stream, the
- * record op, its call site and the stream's own clock at the record) and which streams
- * have waited on it since (a bitmask of stream ids below EARLY_MAX_STREAMS). When a race
- * between two stream ops is reported, the events are searched (once per report, never per
- * access) for one recorded on the first op's stream before it and waited on by the second
- * op's stream: the program meant that wait to order them, and the report names it. */
+ * The wait a report blames (wait_blame.h): each event keeps where it was last recorded
+ * (the stream, the record op, its call site, the stream's own clock at the record, the
+ * work enqueued just before it) and which streams have waited on it since (a bitmask of
+ * stream ids below EARLY_MAX_STREAMS); each stream keeps its last waits, with the record
+ * each took. A report between two streams is held until the second op's stream is given
+ * its next work (or the host waits for the second op, or the reports are read), so that a
+ * wait issued right after the second op, which should have come before it, can be named. */
 #define _POSIX_C_SOURCE 200809L
 #include "trace/check/racecheck.h"
 
@@ -20,134 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/record/interval_map.h"
+#include "trace/check/racecheck_state.h"
 #include "trace/check/vector_clock.h"
-
-#define HOST_TID 0u
-
-/* Who made an access: enough of the op to report it. */
-typedef struct rc_who {
-    uint64_t id;
-    int32_t stream;
-    int32_t batch;
-    int32_t run;
-    uint8_t kind;
-    uint8_t dir;
-    bool on_host;
-    uint64_t call_site;
-    char name[TRACE_NAME_MAX];
-    uint32_t device, dst_device;
-    bool peer;
-} rc_who;
-
-typedef struct rc_access {
-    uint64_t clock;
-    uint32_t tid;
-    rc_who who;
-} rc_access;
-
-/* A shadow cell: the state of a byte range. */
-typedef struct rc_cell {
-    bool has_write;
-    rc_access write;
-    uint32_t n_readers, cap_readers;
-    rc_access *readers; /* sorted by tid, at most one per tid */
-} rc_cell;
-
-/* A wait a stream made (cudaStreamWaitEvent), with where its event was last recorded at
- * the time: for naming an event recorded on the wrong stream. */
-/* A range of the work an event's record follows on its stream: what the record marks. */
-typedef struct rc_mark {
-    uint64_t lo, hi;
-    bool write;
-} rc_mark;
-
-typedef struct rc_marks {
-    rc_mark m[TRACE_MAX_RANGES];
-    uint32_t n;
-} rc_marks;
-
-typedef struct rc_wait {
-    uint64_t event;      /* the event's id */
-    uint64_t op, site;   /* the EVENT_WAIT op and its call site */
-    int32_t rec_stream;  /* the stream the event was last recorded on when it was waited on */
-    uint64_t rec_op;     /* that EVENT_RECORD op's id */
-    uint64_t rec_site;   /* and its call site */
-    rc_marks marks;      /* what that record marked (the ranges of the work before it) */
-} rc_wait;
-
-/* The waits each stream remembers: its last WAITS_KEPT. */
-#define WAITS_KEPT 8u
-
-typedef struct rc_stream {
-    bool known;
-    bool legacy; /* a device's legacy default stream: id 0 (device 0's), or one marked so */
-    unsigned flags;
-    uint32_t device;
-    char name[32];
-    trace_vc clock;
-    uint64_t last_op; /* the last op enqueued on it: clock is that op's vector clock */
-    rc_marks last_work; /* the ranges of its last op that had any (a copy, kernel, memset) */
-    rc_wait waits[WAITS_KEPT]; /* its last waits on recorded events, a ring */
-    uint32_t n_waits;          /* waits made in all (the ring holds the last WAITS_KEPT) */
-} rc_stream;
-
-/* Streams whose waits an event remembers: ids 0 .. EARLY_MAX_STREAMS - 1 (one bit each). */
-#define EARLY_MAX_STREAMS 64
-
-typedef struct rc_event {
-    bool recorded;
-    trace_vc snapshot;
-    /* The last record, for naming an event recorded too early: */
-    int32_t rec_stream;  /* the stream it was recorded on */
-    uint64_t rec_op;     /* the EVENT_RECORD op's id */
-    uint64_t rec_site;   /* its call site */
-    uint64_t rec_clock;  /* the recording stream's own clock entry at the record (the record op's tick) */
-    uint64_t waited;     /* bit s: stream s waited on it since that record (s < EARLY_MAX_STREAMS) */
-    rc_marks marks;      /* the ranges of the work the last record followed on its stream */
-    char name[32];       /* the program's name for it (its records and waits carry it), "" none */
-} rc_event;
-
-/* Recently enqueued stream ops, direct-mapped by id, for SYNC on one op. */
-#define RECENT_SLOTS 4096u
-typedef struct rc_recent {
-    uint64_t op;
-    int32_t stream;
-    uint64_t clock;
-} rc_recent;
-
-/* A race found while checking the current op, merged over its ranges. */
-typedef struct rc_pending {
-    rc_who first;
-    uint32_t first_tid;   /* the first access's epoch (thread, clock) */
-    uint64_t first_clock;
-    bool second_on_host;
-    trace_race_kind kind;
-    uint64_t lo, hi;
-    int32_t buffer_device; /* the device of the range that found it, -1 host or unknown */
-    bool handover;         /* a write-after-read of bytes the second side's thread wrote before
-                              the first read them: a buffer handed over between the two */
-} rc_pending;
-
-struct trace_racecheck {
-    trace_vc host;
-    rc_stream *streams;
-    uint32_t n_streams;
-    rc_event *events;
-    uint64_t n_events;
-    rc_recent *recent;
-    trace_imap shadow;
-    rc_pending *pending;
-    size_t n_pending, cap_pending;
-    trace_race *reports;
-    size_t n_reports, max_kept;
-    uint64_t count;
-    uint64_t ops_seen;
-    uint64_t last_id; /* the last op id seen: ids only grow until the recorder is reset */
-    FILE *print;
-    bool multi_device;     /* a stream or op of a device other than 0, or a peer copy, was seen */
-    int32_t range_device;  /* the device of the range being checked, -1 host or unknown */
-};
+#include "trace/check/wait_blame.h"
+#include "trace/record/interval_map.h"
 
 static void *xrealloc(void *p, size_t size) {
     void *q = realloc(p, size ? size : 1);
@@ -220,8 +97,6 @@ static rc_stream *stream_of(trace_racecheck *rc, int32_t id) {
     }
     return s;
 }
-
-static uint32_t tid_of_stream(int32_t id) { return (uint32_t)id + 1u; }
 
 /* Whether a stream takes part in its device's legacy default stream's implicit barrier. */
 static bool blocking(const rc_stream *s) { return !s->legacy && (s->flags & 0x1u) == 0; }
@@ -316,76 +191,69 @@ static void note_race(trace_racecheck *rc, const rc_access *first, bool second_o
     p->handover = handover;
 }
 
-/* The event recorded too early for this race, or NULL: both sides are stream ops on two
- * streams, the event was last recorded on first's stream before first (in that stream's
- * order) and second's stream has waited on it since. The latest such record wins. Sets
- * *id to the event's id. O(events), and only for a race being reported. When another
- * event was recorded on first's stream after first, the program does mark first, and the
- * wait named the wrong event (another buffer's, say): no record is early, and NULL. */
-static const rc_event *early_record(const trace_racecheck *rc, const rc_pending *p, const rc_who *second,
-                                    uint64_t *id) {
-    const rc_who *f = &p->first;
-    if (f->on_host || p->second_on_host || f->stream < 0 || second->stream < 0) return NULL;
-    if (f->stream == second->stream || second->stream >= EARLY_MAX_STREAMS) return NULL;
-    if (p->first_tid != tid_of_stream(f->stream)) return NULL;
-    uint64_t bit = 1ull << second->stream;
-    const rc_event *best = NULL;
-    for (uint64_t i = 1; i < rc->n_events; i++) {
-        const rc_event *e = &rc->events[i];
-        if (e->recorded && e->rec_stream == f->stream && e->rec_clock >= p->first_clock) return NULL;
+/* Hands a report out: kept (up to the cap), printed, and given to the other sinks. */
+static void hand_out(trace_racecheck *rc, const trace_race *race) {
+    if (rc->n_reports < rc->max_kept) {
+        if (rc->n_reports % 64 == 0) rc->reports = xrealloc(rc->reports, (rc->n_reports + 64) * sizeof(trace_race));
+        rc->reports[rc->n_reports++] = *race;
     }
-    for (uint64_t i = 1; i < rc->n_events; i++) {
-        const rc_event *e = &rc->events[i];
-        if (!e->recorded || e->rec_stream != f->stream || !(e->waited & bit)) continue;
-        if (!best || e->rec_clock > best->rec_clock) {
-            best = e;
-            *id = i;
+    if (rc->print) {
+        char text[2048];
+        trace_race_format(race, text, sizeof(text));
+        fputs(text, rc->print);
+        fflush(rc->print);
+    }
+    trace_report_race(race);
+}
+
+/* Hands out the held reports in the order found, up to the first still open. */
+static void hand_out_closed(trace_racecheck *rc) {
+    size_t done = 0;
+    while (done < rc->n_held && !rc->held[done].open) hand_out(rc, &rc->held[done++].race);
+    if (!done) return;
+    memmove(rc->held, rc->held + done, (rc->n_held - done) * sizeof(rc_held));
+    rc->n_held -= done;
+}
+
+/* Closes every held report and hands them out. */
+static void settle(trace_racecheck *rc) {
+    for (size_t i = 0; i < rc->n_held; i++) rc->held[i].open = false;
+    hand_out_closed(rc);
+}
+
+/* Stream b was given work: its waits from now on come after it, and blame nothing held;
+ * nor do the host's, which has done something since (host too: it touched memory). */
+static void close_for_work(trace_racecheck *rc, int32_t b, bool host) {
+    for (size_t i = 0; i < rc->n_held; i++) {
+        rc_held *h = &rc->held[i];
+        if (h->host || (!host && h->second_stream == b)) h->open = false;
+    }
+}
+
+/* What the host did, for the windows of the waits (rc_wait.work_seq): work enqueued or a
+ * host access. */
+static void host_step(trace_racecheck *rc, const trace_op *op) {
+    rc->host_steps++;
+    rc->last_access_op = op->id;
+}
+
+/* A wait (op: a stream's EVENT_WAIT on event e, or the host's SYNC, e NULL unless on an
+ * event; joined: the waiter's clock after it): a held report of that waiter whose first op
+ * it orders blames this wait, which came too late; the wait is marked so (w, when kept). */
+static void late_wait(trace_racecheck *rc, const trace_op *op, const rc_event *e, rc_wait *w,
+                      const trace_vc *joined) {
+    bool host = op->kind == TRACE_OP_SYNC;
+    for (size_t i = 0; i < rc->n_held; i++) {
+        rc_held *h = &rc->held[i];
+        if (!h->open || h->host != host || (!host && h->second_stream != op->stream)) continue;
+        if (trace_racecheck_blame_late_wait(rc, h, e, op, joined)) {
+            trace_race_make_fix(&h->race);
+            if (w) w->late = true;
         }
     }
-    return best;
 }
 
-/* Whether the work a wait's event marks conflicts with one of op's ranges (one of the two
- * writes the bytes): the wait orders something op needs, so it is doing a job of its own and
- * is not a wait meant for another race. */
-static bool wait_serves(const rc_wait *w, const trace_op *op) {
-    uint32_t n = op && op->n_ranges < TRACE_MAX_RANGES ? op->n_ranges : op ? TRACE_MAX_RANGES : 0;
-    for (uint32_t r = 0; r < n; r++) {
-        const trace_range *rg = &op->ranges[r];
-        uint64_t hi = trace_imap_end(rg->addr, rg->bytes);
-        bool write = (rg->flags & TRACE_RANGE_WRITE) != 0;
-        for (uint32_t k = 0; k < w->marks.n; k++) {
-            const rc_mark *m = &w->marks.m[k];
-            if (m->lo < hi && rg->addr < m->hi && (m->write || write)) return true;
-        }
-    }
-    return false;
-}
-
-/* The wait on an event recorded on the wrong stream for this race, or NULL: both sides are
- * stream ops on two streams, and second's stream waited (before second) on an event that
- * was recorded after first was enqueued but on another stream than first's: the program
- * meant that record to mark first, and the wait orders nothing between them. The latest
- * such wait of those second's stream remembers is the one. When its event marks work that
- * second itself depends on (an upload second reads), that wait is doing its own job: no
- * wait is blamed, and the report gives the plain fix rather than send the student to move
- * a record that is right. */
-static const rc_wait *wrong_stream_wait(const trace_racecheck *rc, const rc_pending *p, const rc_who *second,
-                                        const trace_op *second_op) {
-    const rc_who *f = &p->first;
-    if (f->on_host || p->second_on_host || f->stream < 0 || second->stream < 0) return NULL;
-    if (f->stream == second->stream || (uint32_t)second->stream >= rc->n_streams) return NULL;
-    if (p->first_tid != tid_of_stream(f->stream)) return NULL;
-    const rc_stream *b = &rc->streams[second->stream];
-    uint32_t kept = b->n_waits < WAITS_KEPT ? b->n_waits : WAITS_KEPT;
-    for (uint32_t k = 0; k < kept; k++) {
-        const rc_wait *w = &b->waits[(b->n_waits - 1 - k) % WAITS_KEPT];
-        if (w->rec_stream != f->stream && w->rec_op > f->id) return wait_serves(w, second_op) ? NULL : w;
-    }
-    return NULL;
-}
-
-static void flush_pending(trace_racecheck *rc, const rc_who *second, const trace_op *second_op) {
+static void flush_pending(trace_racecheck *rc, const rc_who *second) {
     for (size_t i = 0; i < rc->n_pending; i++) {
         const rc_pending *p = &rc->pending[i];
         trace_race race;
@@ -401,44 +269,31 @@ static void flush_pending(trace_racecheck *rc, const rc_who *second, const trace
         race.multi_device = rc->multi_device;
         race.handover = p->handover;
         race.buffer_device = rc->multi_device ? p->buffer_device : -1;
-        uint64_t event_id = 0;
-        const rc_event *early = early_record(rc, p, &s, &event_id);
-        if (early) {
-            race.early_event = event_id;
-            race.early_record_op = early->rec_op;
-            race.early_record_site = early->rec_site;
-            snprintf(race.early_event_name, sizeof(race.early_event_name), "%.31s", early->name);
-        } else {
-            const rc_wait *wrong = wrong_stream_wait(rc, p, &s, second_op);
-            if (wrong) {
-                const rc_stream *c = stream_of(rc, wrong->rec_stream);
-                race.wrong_event = wrong->event;
-                race.wrong_record_op = wrong->rec_op;
-                race.wrong_record_site = wrong->rec_site;
-                race.wrong_record_stream = wrong->rec_stream;
-                snprintf(race.wrong_record_stream_name, sizeof(race.wrong_record_stream_name), "%s",
-                         c ? c->name : "");
-                race.wrong_wait_op = wrong->op;
-                race.wrong_wait_site = wrong->site;
-                const rc_event *e = wrong->event < rc->n_events ? &rc->events[wrong->event] : NULL;
-                snprintf(race.wrong_event_name, sizeof(race.wrong_event_name), "%.31s", e ? e->name : "");
-            }
-        }
+        trace_racecheck_blame_wait(rc, p, &s, &race);
         trace_race_make_fix(&race);
-        if (rc->n_reports < rc->max_kept) {
-            if (rc->n_reports % 64 == 0)
-                rc->reports = xrealloc(rc->reports, (rc->n_reports + 64) * sizeof(trace_race));
-            rc->reports[rc->n_reports++] = race;
+        if (rc->n_held == rc->cap_held) {
+            rc->cap_held = rc->cap_held ? rc->cap_held * 2 : 16;
+            rc->held = xrealloc(rc->held, rc->cap_held * sizeof(rc_held));
         }
-        if (rc->print) {
-            char text[2048];
-            trace_race_format(&race, text, sizeof(text));
-            fputs(text, rc->print);
-            fflush(rc->print);
-        }
-        trace_report_race(&race);
+        rc_held *h = &rc->held[rc->n_held++];
+        memset(h, 0, sizeof(*h));
+        h->race = race;
+        /* A race between two streams can be ordered by a wait on the second's stream, and a
+         * stream op and a host access by the host's. */
+        bool stream_first =
+            !p->first.on_host && p->first.stream >= 0 && p->first_tid == rc_tid_of_stream(p->first.stream);
+        h->host = stream_first && s.on_host && s.kind == TRACE_OP_HOST_ACCESS;
+        h->open = h->host || (stream_first && !s.on_host && s.stream >= 0 && p->first.stream != s.stream);
+        h->second_stream = s.stream;
+        h->second_clock =
+            s.stream >= 0 ? trace_vc_get(&stream_of(rc, s.stream)->clock, rc_tid_of_stream(s.stream)) : 0;
+        h->first_tid = p->first_tid;
+        h->first_clock = p->first_clock;
     }
     rc->n_pending = 0;
+    /* A program that never gives a stream more work must not hold its reports forever. */
+    for (size_t i = 0; i + HELD_MAX < rc->n_held; i++) rc->held[i].open = false;
+    hand_out_closed(rc);
 }
 
 /* ---- accesses --------------------------------------------------------------------------- */
@@ -564,11 +419,16 @@ static void host_access(trace_racecheck *rc, const trace_op *op, bool host_order
 
 static void forget_program(trace_racecheck *rc);
 
+/* Work a stream is given (what a record marks and a wait holds back), not its events. */
+static bool is_work(trace_op_kind kind) {
+    return kind == TRACE_OP_COPY || kind == TRACE_OP_MEMSET || kind == TRACE_OP_KERNEL || kind == TRACE_OP_HOST_FN;
+}
+
 static void stream_op(trace_racecheck *rc, const trace_op *op) {
     if (op->stream < 0) return; /* an unknown stream handle: the runtime rejects the call */
     if (has_ranges(op, true)) host_access(rc, op, true);
     rc_stream *s = stream_of(rc, op->stream);
-    uint32_t tid = tid_of_stream(op->stream);
+    uint32_t tid = rc_tid_of_stream(op->stream);
     trace_vc_join(&s->clock, &rc->host);
     /* The legacy stream is its device's (one context per device): it and the blocking
      * streams of that device wait for each other, those of another device do not. */
@@ -580,22 +440,43 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
         s = &rc->streams[op->stream]; /* stream_of may have moved the table */
         if (legacy && legacy->device == device) trace_vc_join(&s->clock, &legacy->clock);
     }
+    bool work = is_work(op->kind);
+    if (work) {
+        close_for_work(rc, op->stream, false); /* its waits from now on come after this op */
+        host_step(rc, op);
+    }
     if (op->kind == TRACE_OP_EVENT_WAIT) {
         rc_event *e = event_of(rc, op->event);
         if (e && op->name[0]) snprintf(e->name, sizeof(e->name), "%.31s", op->name);
-        if (e && e->recorded) {
-            trace_vc_join(&s->clock, &e->snapshot);
-            if (op->stream < EARLY_MAX_STREAMS) e->waited |= 1ull << op->stream;
-            rc_wait *w = &s->waits[s->n_waits++ % WAITS_KEPT];
+        rc_wait *w = NULL;
+        if (e) {
+            /* Every wait is remembered, on a recorded event or not (one not recorded yet
+             * waits for nothing: a race report may blame it). */
+            w = &s->waits[s->n_waits++ % WAITS_KEPT];
+            memset(w, 0, sizeof(*w));
             w->event = op->event;
             w->op = op->id;
             w->site = op->call_site;
-            w->rec_stream = e->rec_stream;
-            w->rec_op = e->rec_op;
-            w->rec_site = e->rec_site;
-            w->marks = e->marks;
+            w->rec_stream = -1;
+            w->rec_after_stream = -1;
+            w->work_seq = s->work_ops;
+            if (e->recorded) {
+                w->rec_stream = e->rec_stream;
+                w->rec_op = e->rec_op;
+                w->rec_site = e->rec_site;
+                w->rec_clock = e->rec_clock;
+                w->rec_after_op = e->rec_after_op;
+                w->rec_after_stream = e->rec_after_stream;
+                w->rec_after_site = e->rec_after_site;
+            }
+        }
+        if (e && e->recorded) {
+            late_wait(rc, op, e, w, &e->snapshot);
+            trace_vc_join(&s->clock, &e->snapshot);
+            if (op->stream < EARLY_MAX_STREAMS) e->waited |= 1ull << op->stream;
         }
     }
+    if (work) s->work_ops++;
     rc_access me;
     me.tid = tid;
     me.clock = trace_vc_tick(&s->clock, tid);
@@ -610,21 +491,19 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
             e->rec_op = op->id;
             e->rec_site = op->call_site;
             e->rec_clock = me.clock;
+            e->rec_after_op = rc->last_work_op;
+            e->rec_after_stream = rc->last_work_stream;
+            e->rec_after_site = rc->last_work_site;
             e->waited = 0;
-            e->marks = s->last_work;
+            e->synced = false;
             if (op->name[0]) snprintf(e->name, sizeof(e->name), "%.31s", op->name);
         }
     }
     s->last_op = op->id;
-    if (op->kind != TRACE_OP_EVENT_RECORD && op->kind != TRACE_OP_EVENT_WAIT && op->n_ranges > 0) {
-        uint32_t n = op->n_ranges < TRACE_MAX_RANGES ? op->n_ranges : TRACE_MAX_RANGES;
-        s->last_work.n = 0;
-        for (uint32_t r = 0; r < n; r++) {
-            const trace_range *rg = &op->ranges[r];
-            uint64_t hi = trace_imap_end(rg->addr, rg->bytes);
-            if (rg->addr >= hi) continue;
-            s->last_work.m[s->last_work.n++] = (rc_mark){rg->addr, hi, (rg->flags & TRACE_RANGE_WRITE) != 0};
-        }
+    if (work) {
+        rc->last_work_op = op->id;
+        rc->last_work_stream = op->stream;
+        rc->last_work_site = op->call_site;
     }
     rc_recent *slot = &rc->recent[op->id % RECENT_SLOTS];
     slot->op = op->id;
@@ -633,6 +512,8 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
 }
 
 static void sync_op(trace_racecheck *rc, const trace_op *op) {
+    const rc_event *waited = NULL; /* the event the host waited for, if any */
+    rc_wait *kept = NULL;          /* that wait, as the host's waits keep it */
     switch (op->sync) {
     case TRACE_SYNC_STREAM: {
         if (op->stream < 0) break;
@@ -646,7 +527,28 @@ static void sync_op(trace_racecheck *rc, const trace_op *op) {
     }
     case TRACE_SYNC_EVENT: {
         rc_event *e = event_of(rc, op->event);
-        if (e && e->recorded) trace_vc_join(&rc->host, &e->snapshot);
+        if (!e) break;
+        /* Kept as a stream's waits are, with the record it took (none: it waited for
+         * nothing), for the race reports' blame. */
+        kept = &rc->host_waits[rc->n_host_waits++ % WAITS_KEPT];
+        memset(kept, 0, sizeof(*kept));
+        kept->event = op->event;
+        kept->op = op->id;
+        kept->site = op->call_site;
+        kept->rec_stream = kept->rec_after_stream = -1;
+        kept->work_seq = rc->host_steps;
+        if (e->recorded) {
+            kept->rec_stream = e->rec_stream;
+            kept->rec_op = e->rec_op;
+            kept->rec_site = e->rec_site;
+            kept->rec_clock = e->rec_clock;
+            kept->rec_after_op = e->rec_after_op;
+            kept->rec_after_stream = e->rec_after_stream;
+            kept->rec_after_site = e->rec_after_site;
+            trace_vc_join(&rc->host, &e->snapshot);
+            e->synced = true;
+            waited = e;
+        }
         break;
     }
     case TRACE_SYNC_DEVICE:
@@ -662,7 +564,7 @@ static void sync_op(trace_racecheck *rc, const trace_op *op) {
         } else {
             /* Later ops followed on its stream: order the op and those before it in the
              * stream (what the op itself waited for on other streams is not known). */
-            uint32_t tid = tid_of_stream(slot->stream);
+            uint32_t tid = rc_tid_of_stream(slot->stream);
             if (trace_vc_get(&rc->host, tid) < slot->clock) trace_vc_set(&rc->host, tid, slot->clock);
         }
         break;
@@ -670,6 +572,17 @@ static void sync_op(trace_racecheck *rc, const trace_op *op) {
     case TRACE_SYNC_NONE:
         break;
     }
+    /* A host access the host waited for the first op of only after making it. */
+    if ((op->sync == TRACE_SYNC_EVENT && waited) || op->sync == TRACE_SYNC_STREAM || op->sync == TRACE_SYNC_DEVICE)
+        late_wait(rc, op, waited, kept, &rc->host);
+    /* The host waited for the second op of a held report: what its stream does next is a new
+     * phase of the program, and the report goes out. */
+    for (size_t i = 0; i < rc->n_held; i++) {
+        rc_held *h = &rc->held[i];
+        if (h->open && !h->host && trace_vc_covers(&rc->host, rc_tid_of_stream(h->second_stream), h->second_clock))
+            h->open = false;
+    }
+    hand_out_closed(rc);
 }
 
 static void on_op(void *ctx, const trace_op *op) {
@@ -677,7 +590,10 @@ static void on_op(void *ctx, const trace_op *op) {
     /* Ids start over after trace_reset: the streams, events and buffers of before are
      * gone (the simulator resets with them), so their history must not meet the new
      * program's. */
-    if (op->id <= rc->last_id) forget_program(rc);
+    if (op->id <= rc->last_id) {
+        settle(rc);
+        forget_program(rc);
+    }
     rc->last_id = op->id;
     rc->ops_seen++;
     if (op->device != 0 || op->engine == TRACE_ENGINE_LINK) rc->multi_device = true;
@@ -692,6 +608,8 @@ static void on_op(void *ctx, const trace_op *op) {
         stream_op(rc, op);
         break;
     case TRACE_OP_HOST_ACCESS:
+        close_for_work(rc, TRACE_STREAM_NONE, true);
+        host_step(rc, op);
         host_access(rc, op, false);
         break;
     case TRACE_OP_SYNC:
@@ -702,8 +620,9 @@ static void on_op(void *ctx, const trace_op *op) {
     }
     if (rc->n_pending) {
         second = who_of(op, false);
-        flush_pending(rc, &second, op);
+        flush_pending(rc, &second);
     }
+    if (rc->n_held) hand_out_closed(rc); /* those this op closed (work on their stream) */
 }
 
 static void on_stream(void *ctx, const trace_stream *info) {
@@ -723,6 +642,7 @@ trace_racecheck *trace_racecheck_create(size_t max_kept) {
     trace_racecheck *rc = calloc(1, sizeof(*rc));
     if (!rc) return NULL;
     rc->max_kept = max_kept ? max_kept : TRACE_RACECHECK_DEFAULT_KEEP;
+    rc->last_work_stream = -1;
     rc->recent = calloc(RECENT_SLOTS, sizeof(rc_recent));
     if (!rc->recent) {
         free(rc);
@@ -747,6 +667,12 @@ static void forget_program(trace_racecheck *rc) {
     memset(rc->recent, 0, RECENT_SLOTS * sizeof(rc_recent));
     trace_imap_clear(&rc->shadow);
     rc->last_id = 0;
+    rc->last_work_op = 0;
+    rc->last_work_stream = -1;
+    rc->last_work_site = 0;
+    rc->last_access_op = 0;
+    rc->host_steps = 0;
+    rc->n_host_waits = 0;
 }
 
 void trace_racecheck_clear(trace_racecheck *rc) {
@@ -754,6 +680,9 @@ void trace_racecheck_clear(trace_racecheck *rc) {
     free(rc->pending);
     rc->pending = NULL;
     rc->n_pending = rc->cap_pending = 0;
+    free(rc->held);
+    rc->held = NULL;
+    rc->n_held = rc->cap_held = 0;
     free(rc->reports);
     rc->reports = NULL;
     rc->n_reports = 0;
@@ -789,12 +718,19 @@ void trace_racecheck_uninstall(trace_racecheck *rc) { trace_remove_sink(rc); }
 void trace_racecheck_print_to(trace_racecheck *rc, FILE *out) { rc->print = out; }
 
 uint64_t trace_racecheck_count(const trace_racecheck *rc) { return rc->count; }
-size_t trace_racecheck_kept(const trace_racecheck *rc) { return rc->n_reports; }
 uint64_t trace_racecheck_ops_seen(const trace_racecheck *rc) { return rc->ops_seen; }
 
-const trace_race *trace_racecheck_report(const trace_racecheck *rc, size_t i) {
+size_t trace_racecheck_kept(trace_racecheck *rc) {
+    settle(rc);
+    return rc->n_reports;
+}
+
+const trace_race *trace_racecheck_report(trace_racecheck *rc, size_t i) {
+    settle(rc);
     return i < rc->n_reports ? &rc->reports[i] : NULL;
 }
+
+void trace_racecheck_settle(trace_racecheck *rc) { settle(rc); }
 
 /* ---- standalone mode ------------------------------------------------------------------------ */
 
@@ -802,6 +738,7 @@ static trace_racecheck *global_rc;
 
 static void at_exit_summary(void) {
     if (!global_rc) return;
+    settle(global_rc); /* the reports still held are printed before the summary */
     uint64_t n = trace_racecheck_count(global_rc);
     if (n == 0) {
         fprintf(stderr, "streamlab racecheck: no races in %" PRIu64 " operations\n",

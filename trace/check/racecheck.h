@@ -25,17 +25,30 @@
  * Each race is reported once per pair of ops, handed to trace_report_race (so the event
  * stream sees it), kept (up to a cap) and counted.
  *
- * An event recorded too early: when a race between ops on two streams A (first) and B
- * (second) is reported, and B has waited on an event whose last record was on A before
- * the first op (in A's order), the report names it (trace_race.early_event,
- * early_record_op, early_record_site) and its fix says to move the record. Only B's own
- * waits count (not a wait that reached B through another stream), and only streams with
- * ids below 64 are remembered as waiters.
- *
- * An event recorded on the wrong stream: otherwise, when B waited (one of its last 8 waits)
- * on an event recorded after the first op but on a stream other than A, the report names
- * it (trace_race.wrong_event, the stream it was recorded on, the record's and the wait's
- * ops and call sites) and its fix says on which stream to record it.
+ * The wait a report blames: when a race between ops on two streams A (first) and B
+ * (second) is reported and the program has the event that would order them, the report
+ * names what keeps it from doing so (wait_blame.h has the rules, in the order tried):
+ *   - a wait on it that B issued after the second op (trace_race.wait_fault
+ *     TRACE_WAIT_FAULT_LATE): the fix says to issue it before;
+ *   - a wait of the second op's issued before the event's record after the first op
+ *     (TRACE_WAIT_FAULT_BEFORE_RECORD): it took the previous record, or none;
+ *   - a wait of the second op's on another event of the same set (another index of one
+ *     array) than the one recorded after the first op (TRACE_WAIT_FAULT_OTHER_EVENT);
+ *   - an event recorded too early: B has waited on an event whose last record was on A
+ *     before the first op (in A's order) (trace_race.early_event, early_record_op,
+ *     early_record_site): the fix says to move the record. Only B's own waits count (not a
+ *     wait that reached B through another stream), and only streams with ids below 64 are
+ *     remembered as waiters;
+ *   - an event recorded on the wrong stream: B waited (one of its last 8 waits) on an event
+ *     recorded after the first op, right after work of A, but on a stream other than A
+ *     (trace_race.wrong_event, the stream it was recorded on, the record's and the wait's
+ *     ops and call sites): the fix says on which stream to record it;
+ *   - a wait on the event recorded on A after the first op, issued on another stream than
+ *     B (TRACE_WAIT_FAULT_OTHER_STREAM): the fix says to make B wait on it.
+ * A report between two streams is held until B is given its next work, the host waits for
+ * the second op, the recorder is reset or the reports are read (trace_racecheck_kept,
+ * trace_racecheck_report, trace_racecheck_settle), so that a late wait can be named; then
+ * it is kept, printed and handed to the other sinks, in the order found.
  *
  * When the recorder is reset (trace_reset: op ids start over), the checker forgets its
  * clocks and shadow memory, since the streams, events and buffers they describe are gone,
@@ -81,9 +94,13 @@ void trace_racecheck_clear(trace_racecheck *rc);
 
 /* Races found (distinct op pairs), including those past the cap. */
 uint64_t trace_racecheck_count(const trace_racecheck *rc);
-/* Reports kept, in the order found; trace_racecheck_report(rc, i) for i < kept. */
-size_t trace_racecheck_kept(const trace_racecheck *rc);
-const trace_race *trace_racecheck_report(const trace_racecheck *rc, size_t i);
+/* Reports kept, in the order found; trace_racecheck_report(rc, i) for i < kept. Both hand
+ * out the reports still held first (trace_racecheck_settle). */
+size_t trace_racecheck_kept(trace_racecheck *rc);
+const trace_race *trace_racecheck_report(trace_racecheck *rc, size_t i);
+/* Hands out the reports still held (kept, printed, given to the other sinks), as if the
+ * program had ended here. */
+void trace_racecheck_settle(trace_racecheck *rc);
 /* Ops the checker has seen. */
 uint64_t trace_racecheck_ops_seen(const trace_racecheck *rc);
 

@@ -615,7 +615,8 @@ TEST_F(RaceCheck, AWaitThatOrdersTheSecondOpsOwnInputIsNotBlamed) {
 
 // A download that waits on the other buffer's event: the writer's stream does record an
 // event after the kernel the download races with (the right one), so no record is early;
-// the plain fix, not "record it after the kernel", which would move a right record.
+// not "record it after the kernel", which would move a right record, but the event that
+// does mark the kernel, which nothing waits on.
 TEST_F(RaceCheck, AWaitOnAnotherBuffersEventDoesNotCallItsRecordEarly) {
     program->Run("stream compute; stream down; event C0; event C1; buffer In 4096; buffer Out0 4096; "
                  "buffer Out1 4096; buffer hOut 4096;");
@@ -625,7 +626,11 @@ TEST_F(RaceCheck, AWaitOnAnotherBuffersEventDoesNotCallItsRecordEarly) {
     const trace_race &r = Only();
     EXPECT_EQ(r.kind, TRACE_RACE_RAW);
     EXPECT_EQ(r.early_event, 0u);
-    EXPECT_EQ(std::string(r.fix).rfind("record an event on \"compute\" after kernel process", 0), 0u) << r.fix;
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_MISSING);
+    EXPECT_EQ(r.mark_event, program->EventId("C1"));
+    std::string want = "event " + std::to_string(program->EventId("C1")) +
+                       " is recorded on \"compute\" after kernel process, and nothing has waited on it since";
+    EXPECT_EQ(std::string(r.fix).rfind(want, 0), 0u) << r.fix;
 }
 
 TEST_F(RaceCheck, EventRecordedOnAThirdStreamIsNamed) {
@@ -685,6 +690,338 @@ TEST_F(RaceCheck, EventRecordedTooEarlyBeforeAReusedBuffer) {
     std::string fix = r.fix;
     EXPECT_EQ(fix.rfind("\"B\" waits on event 1, but it was recorded on \"A\" before kernel process", 0), 0u) << fix;
     EXPECT_NE(fix.find(". Faster: give \"A\" and \"B\" buffers of their own"), std::string::npos) << fix;
+}
+
+// The wait a report blames, when the program has the right event and the wrong wait (lab
+// 05's pipeline: "up" uploads I, "compute" reads I and writes O, "down" downloads O). The
+// race is the missing edge between the two ops; the fix names the wait that should have
+// been that edge and what is wrong with it, never a record that is right where it is.
+const char *kPipeline =
+    "stream up; stream compute; stream down; event U0; event U1; event C0; event C1; event D0; event D1;"
+    "buffer I 4096; buffer hI 4096; buffer J 4096; buffer O 4096; buffer hO 4096; buffer P 4096; buffer hP 4096;";
+// Batch 0 through the pipeline's last two stages: the kernel writes O, the download reads it
+// after computed[0], downloaded[0] recorded after it. O then goes back to "compute": a hand-over.
+const char *kBatch0 =
+    "compute: kernel process writes O batch 0; compute: record C0; down: wait C0; down: d2h hO <- O batch 0;"
+    "down: record D0;";
+
+class WaitBlame : public RaceCheck {
+  protected:
+    void SetUp() override {
+        RaceCheck::SetUp();
+        program->Run(kPipeline);
+        for (const char *e : {"U0", "U1", "C0", "C1", "D0", "D1"}) {
+            names_.push_back(std::string(e[0] == 'U' ? "uploaded[" : e[0] == 'C' ? "computed[" : "downloaded[") +
+                             e[1] + "]");
+            program->NameEvent(e, names_.back().c_str());
+        }
+    }
+    // Runs one statement at a call site of its own: the site's value, for the report.
+    uint64_t At(uint64_t site, const std::string &statement) {
+        trace_call_site_enter(reinterpret_cast<const void *>(site));
+        program->Run(statement);
+        trace_call_site_exit();
+        return program->LastOp();
+    }
+    std::vector<std::string> names_;
+};
+
+// The reuse wait issued right after the kernel it should hold back (lab.c:43 the kernel,
+// lab.c:44 the wait): the wait is blamed, with both lines, and the fix says to issue it
+// before the launch; the download's record, which is right, is not named.
+TEST_F(WaitBlame, AWaitIssuedAfterTheOpItShouldOrderIsBlamed) {
+    program->Run(kBatch0);
+    const uint64_t kernel = At(0x4000a000, "compute: kernel process writes O batch 2");
+    // Held until "compute" is given more work: the wait that follows may be the one.
+    EXPECT_EQ(trace_racecheck_count(rc), 1u);
+    EXPECT_TRUE(forwarded.empty());
+    const uint64_t wait = At(0x4000b000, "compute: wait D0");
+    program->Run("compute: record C0; compute: kernel process writes O batch 3");
+    ASSERT_EQ(forwarded.size(), 1u);
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    EXPECT_EQ(r.second.id, kernel);
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_LATE);
+    EXPECT_EQ(r.wait_event, program->EventId("D0"));
+    EXPECT_STREQ(r.wait_event_name, "downloaded[0]");
+    EXPECT_EQ(r.wait_op, wait);
+    EXPECT_EQ(r.wait_site, 0x4000b000u);
+    EXPECT_STREQ(r.wait_stream_name, "compute");
+    EXPECT_EQ(r.early_event, 0u);
+    EXPECT_EQ(r.wrong_event, 0u);
+    EXPECT_STREQ(trace_race_wait_fault_name(r.wait_fault), "late");
+    EXPECT_STREQ(r.fix,
+                 "the wait of \"compute\" on event \"downloaded[0]\" comes after kernel process batch 2, which it "
+                 "should order: a wait holds back only the work queued on its stream after it, so issue it before "
+                 "the launch");
+    EXPECT_EQ(forwarded[0].wait_fault, TRACE_WAIT_FAULT_LATE);
+    // With the lines the harness looks up, the fix gives them.
+    trace_race lined = r;
+    snprintf(lined.second.line, sizeof(lined.second.line), "labs/05_cross_stream_races/lab.c:43");
+    snprintf(lined.wait_line, sizeof(lined.wait_line), "labs/05_cross_stream_races/lab.c:44");
+    trace_race_make_fix(&lined);
+    EXPECT_EQ(std::string(lined.fix).rfind("the wait of \"compute\" on event \"downloaded[0]\" (lab.c:44) comes after "
+                                           "kernel process batch 2 (lab.c:43), which it should order",
+                                           0),
+              0u)
+        << lined.fix;
+    char text[2048];
+    trace_race_format(&lined, text, sizeof(text));
+    EXPECT_NE(std::string(text).find("  \"compute\" waits on event \"downloaded[0]\" (op " + std::to_string(wait) +
+                                     ", labs/05_cross_stream_races/lab.c:44) after kernel process batch 2 (op " +
+                                     std::to_string(kernel) + "), not before it\n  fix: "),
+              std::string::npos)
+        << text;
+}
+
+// A wait issued after other work was enqueued is not taken for a late one (it may be the
+// next batch's), nor one that orders nothing of the first op: the report names the record
+// no wait took before the kernel, downloaded[0], and the wait it lacks.
+TEST_F(WaitBlame, OnlyAWaitRightAfterTheOpThatOrdersTheFirstIsLate) {
+    program->Run(std::string(kBatch0) + "compute: kernel process writes O batch 2; up: h2d I <- hI batch 3;"
+                                        "compute: wait D0");
+    EXPECT_EQ(Only().wait_fault, TRACE_WAIT_FAULT_MISSING);
+    EXPECT_STREQ(Only().fix,
+                 "event \"downloaded[0]\" is recorded on \"down\" after D2H batch 0, and nothing has waited on it "
+                 "since: make \"compute\" wait on it (cudaStreamWaitEvent on \"compute\") before kernel process "
+                 "batch 2");
+    trace_racecheck_clear(rc);
+    program->Run(std::string(kBatch0) + "up: h2d I <- hI batch 2; up: record U0; compute: kernel process writes O "
+                                        "batch 2; compute: wait U0");
+    EXPECT_EQ(Only().wait_fault, TRACE_WAIT_FAULT_MISSING);
+    EXPECT_EQ(Only().wait_event, program->EventId("D0"));
+}
+
+// The kernel's wait on uploaded[0] issued before the upload and its record: it took nothing
+// (the event had not been recorded), then the previous record (two batches back). The upload's
+// record is right; the fix says to issue the wait after it.
+TEST_F(WaitBlame, AWaitIssuedBeforeItsRecordIsBlamed) {
+    const uint64_t wait = At(0x4000c000, "compute: wait U0");
+    program->Run("up: h2d I <- hI batch 0");
+    const uint64_t record = At(0x4000d000, "up: record U0");
+    program->Run("compute: kernel process reads I writes O batch 0");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_RAW);
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_BEFORE_RECORD);
+    EXPECT_EQ(r.wait_op, wait);
+    EXPECT_FALSE(r.wait_took_record);
+    EXPECT_EQ(r.mark_event, program->EventId("U0"));
+    EXPECT_EQ(r.mark_record_op, record);
+    EXPECT_EQ(r.mark_record_site, 0x4000d000u);
+    EXPECT_STREQ(r.fix,
+                 "\"compute\" waits on event \"uploaded[0]\" before it is recorded after H2D batch 0: a wait takes "
+                 "the event's last record made before the wait, so this one waits for nothing (the event had not "
+                 "been recorded yet). Issue the wait after the cudaEventRecord");
+    // Two batches on, the same wait takes the previous record.
+    program->Run("compute: wait U0; up: h2d J <- hI batch 2; up: record U0; compute: kernel process reads J batch 2");
+    ASSERT_EQ(trace_racecheck_kept(rc), 2u);
+    const trace_race *again = trace_racecheck_report(rc, 1);
+    EXPECT_EQ(again->wait_fault, TRACE_WAIT_FAULT_BEFORE_RECORD);
+    EXPECT_TRUE(again->wait_took_record);
+    EXPECT_NE(std::string(again->fix).find("so this one waits for the previous record, which does not order it"),
+              std::string::npos)
+        << again->fix;
+}
+
+// The download waits on computed[1] where computed[0] is the event recorded after the
+// kernel: the record is right and the wait names the other index. Told as such, with the
+// event to wait on, whether the wrong one had been recorded yet or not; two unnamed events
+// recorded at one call site are of one set too.
+TEST_F(WaitBlame, AWaitOnAnotherEventOfTheSetIsBlamedNotTheRecord) {
+    program->Run("compute: kernel process writes O batch 0");
+    const uint64_t record = At(0x4000e000, "compute: record C0");
+    const uint64_t wait = At(0x4000f000, "down: wait C1");
+    program->Run("down: d2h hO <- O batch 0");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_RAW);
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_OTHER_EVENT);
+    EXPECT_EQ(r.wait_event, program->EventId("C1"));
+    EXPECT_EQ(r.wait_op, wait);
+    EXPECT_FALSE(r.wait_took_record);
+    EXPECT_EQ(r.mark_event, program->EventId("C0"));
+    EXPECT_STREQ(r.mark_event_name, "computed[0]");
+    EXPECT_EQ(r.mark_record_op, record);
+    EXPECT_STREQ(r.fix,
+                 "\"down\" waits on event \"computed[1]\", which had not been recorded yet, so it orders nothing; it "
+                 "is event \"computed[0]\" that was recorded on \"compute\" after kernel process batch 0: wait on "
+                 "that one before D2H batch 0. Its record is in the right place: the wait names the wrong event");
+    EXPECT_EQ(std::string(r.fix).find("record it after"), std::string::npos) << r.fix;
+    // The next batch: computed[0] was recorded after the previous kernel, not this one.
+    program->Run("compute: kernel process writes P batch 1");
+    At(0x4000e000, "compute: record C1");
+    At(0x4000f000, "down: wait C0");
+    program->Run("down: d2h hP <- P batch 1");
+    ASSERT_EQ(trace_racecheck_kept(rc), 2u);
+    const trace_race *next = trace_racecheck_report(rc, 1);
+    EXPECT_EQ(next->wait_fault, TRACE_WAIT_FAULT_OTHER_EVENT);
+    EXPECT_TRUE(next->wait_took_record);
+    EXPECT_EQ(next->early_event, 0u);  // not an event recorded too early: its record is right
+    EXPECT_EQ(std::string(next->fix).rfind("\"down\" waits on event \"computed[0]\", last recorded before kernel "
+                                           "process batch 1, so it does not order it; it is event \"computed[1]\"",
+                                           0),
+              0u)
+        << next->fix;
+    // Unnamed events of one set: their records share a call site.
+    trace_racecheck_clear(rc);
+    program->Run("stream a; stream b; event X; event Y; buffer Z 4096; buffer hZ 4096;");
+    At(0x40010000, "a: kernel k writes Z batch 0; a: record X");
+    At(0x40010000, "a: kernel k writes Z batch 1; a: record Y");
+    program->Run("b: wait X; b: d2h hZ <- Z batch 1");
+    EXPECT_EQ(Only().wait_fault, TRACE_WAIT_FAULT_OTHER_EVENT);
+    EXPECT_EQ(Only().mark_event, program->EventId("Y"));
+}
+
+// A set of events each recorded before its op (lab 05's TODO 2, for the downloads): the next
+// index's record follows the first op, but it was placed before other work, so the wait is
+// not blamed: the record is, as an event recorded too early.
+TEST_F(WaitBlame, RecordsPlacedBeforeTheirWorkAreRecordedTooEarlyNotWaitedWrong) {
+    program->Run("compute: kernel process writes O batch 0; compute: record C0; down: wait C0; down: record D0;"
+                 "down: d2h hO <- O batch 0; compute: kernel process writes P batch 1; compute: record C1;"
+                 "down: wait C1; down: record D1; down: d2h hP <- P batch 1; compute: wait D0;"
+                 "compute: kernel process writes O batch 2");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_NONE);
+    EXPECT_EQ(r.early_event, program->EventId("D0"));
+    EXPECT_STREQ(r.fix,
+                 "\"compute\" waits on event \"downloaded[0]\", but it was recorded on \"down\" before D2H batch 0, so "
+                 "it orders nothing: record it after D2H batch 0 (cudaEventRecord after the cudaMemcpyAsync), where "
+                 "the wait then orders them");
+}
+
+// The reuse wait issued on "down", where its event is recorded, instead of "compute": the
+// wait that exists is named, with the stream that should make it; a stream's wait on its own
+// event is said to order nothing. A third stream's wait may be its own, and is not blamed.
+TEST_F(WaitBlame, AWaitOnAnotherStreamIsBlamed) {
+    program->Run(kBatch0);
+    const uint64_t wait = At(0x40011000, "down: wait D0");
+    program->Run("compute: kernel process writes O batch 2");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_OTHER_STREAM);
+    EXPECT_EQ(r.wait_op, wait);
+    EXPECT_STREQ(r.wait_stream_name, "down");
+    EXPECT_EQ(r.wrong_event, 0u);
+    EXPECT_STREQ(r.fix,
+                 "\"down\" waits on event \"downloaded[0]\", recorded on \"down\" after D2H batch 0, but kernel "
+                 "process batch 2 runs on \"compute\", which does not wait on it: make \"compute\" wait on it "
+                 "(cudaStreamWaitEvent on \"compute\") before kernel process batch 2 (a stream's wait on an event "
+                 "recorded on itself orders nothing)");
+    trace_racecheck_clear(rc);
+    program->Run(std::string(kBatch0) + "up: wait D0; compute: kernel process writes O batch 2");
+    EXPECT_EQ(Only().wait_fault, TRACE_WAIT_FAULT_NONE);
+    EXPECT_EQ(std::string(Only().fix).rfind("record an event on \"down\" after D2H batch 0", 0), 0u) << Only().fix;
+}
+
+// A correct wait on an event recorded on a third stream after that stream's own work is not
+// a record on the wrong stream, though it was recorded after the first op: the kernel's wait
+// on the upload's event is right, and the download it does not wait for is the missing edge.
+TEST_F(WaitBlame, ARecordAfterItsOwnStreamsWorkIsNotOnTheWrongStream) {
+    program->Run(std::string(kBatch0) + "up: h2d I <- hI batch 2; up: record U0; compute: wait U0;"
+                                        "compute: kernel process reads I writes O batch 2");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.wrong_event, 0u);
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_MISSING);
+    EXPECT_EQ(r.wait_event, program->EventId("D0"));
+    EXPECT_EQ(std::string(r.fix).find("uploaded"), std::string::npos) << r.fix;
+}
+
+// Lab 08's loader: the host's cudaEventSynchronize on the upload's event issued right after
+// the load it should precede is blamed as late; after another host access, it is not (the
+// host's generic fix stays).
+TEST_F(WaitBlame, TheHostsWaitRightAfterItsAccessIsBlamedAsLate) {
+    program->Run("up: h2d I <- hI batch 0; up: record U0");
+    const uint64_t load = At(0x40012000, "host: write hI batch 3");
+    EXPECT_TRUE(forwarded.empty());
+    At(0x40013000, "sync event U0");
+    const uint64_t sync = load + 1;  // the next op recorded (Program keeps no id of a sync)
+    program->Run("host: read hP");
+    ASSERT_EQ(forwarded.size(), 1u);
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_WAR);
+    EXPECT_EQ(r.second.id, load);
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_LATE);
+    EXPECT_TRUE(r.wait_on_host);
+    EXPECT_STREQ(r.wait_call, "cudaEventSynchronize");
+    EXPECT_EQ(r.wait_op, sync);
+    EXPECT_EQ(r.wait_site, 0x40013000u);
+    EXPECT_STREQ(r.fix,
+                 "the host's cudaEventSynchronize on event \"uploaded[0]\" comes after host access lab_load_batch "
+                 "batch 3, which it should order: the host waits only from that call on, so call it before host "
+                 "access lab_load_batch batch 3");
+    trace_racecheck_clear(rc);
+    program->Run("up: h2d I <- hI batch 0; up: record U0; host: write hI batch 3; host: read hP; sync event U0");
+    EXPECT_EQ(Only().wait_fault, TRACE_WAIT_FAULT_NONE);
+    EXPECT_EQ(std::string(Only().fix).rfind("wait for \"up\" before the host writes it", 0), 0u) << Only().fix;
+}
+
+// Lab 08's loader on one stream, each buffer's event recorded before its upload instead of
+// after: the host's wait is on an event recorded too early. The next buffer's event, recorded
+// after the upload in that stream's order but right after the download (another call), is
+// not taken for the one the wait should name.
+TEST_F(WaitBlame, OnOneStreamARecordBeforeTheCopyIsRecordedTooEarly) {
+    const uint64_t h2d = 0x40014000, d2h = 0x40015000;
+    program->Run("buffer hA 4096; buffer hB 4096;");
+    for (int i = 0; i < 2; i++) {
+        const std::string k = std::to_string(i), staging = i == 0 ? "hA" : "hB";
+        program->Run("sync event U" + k + "; host: write " + staging + " batch " + k + "; up: record U" + k);
+        At(h2d, "up: h2d I <- " + staging + " batch " + k);
+        At(d2h, "up: d2h hO <- I batch " + k);
+    }
+    program->Run("sync event U0; host: write hA batch 2");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_NONE);
+    EXPECT_EQ(r.early_event, program->EventId("U0"));
+    EXPECT_STREQ(r.fix,
+                 "the host waits on event \"uploaded[0]\", but it was recorded on \"up\" before H2D batch 0, so it "
+                 "orders nothing: record it after H2D batch 0 (cudaEventRecord after the cudaMemcpyAsync), where the "
+                 "wait then orders them");
+}
+
+// Lab 03's pipeline of three streams and two input buffers, each batch's wait on in_free[k]
+// issued on the next stream instead of its own: the stream that waits on its own event is
+// named for the race, not the copy's stream's wait on its own record (another batch's,
+// misplaced), which is no wait on another event of the set.
+TEST_F(WaitBlame, AStreamsWaitOnItsOwnRecordIsNotTakenForAnotherEventsWait) {
+    program->Run("stream A; stream B; stream C; event F0; event F1; buffer I1 4096;");
+    program->NameEvent("F0", "in_free[0]");
+    program->NameEvent("F1", "in_free[1]");
+    program->Run("A: h2d I <- hI batch 0; A: kernel process reads I batch 0; A: record F0;"
+                 "B: h2d I1 <- hI batch 1; B: kernel process reads I1 batch 1; B: record F1;"
+                 "A: wait F0; C: h2d I <- hI batch 2; C: kernel process reads I batch 2; C: record F0;"
+                 "B: wait F1; A: h2d I1 <- hI batch 3");
+    ASSERT_GE(trace_racecheck_kept(rc), 2u);
+    for (size_t i = 0; i < trace_racecheck_kept(rc); i++) {
+        const trace_race *r = trace_racecheck_report(rc, i);
+        EXPECT_EQ(r->wait_fault, TRACE_WAIT_FAULT_OTHER_STREAM) << r->fix;
+        EXPECT_STREQ(r->wait_stream_name, r->first.stream_name) << r->fix;
+    }
+    const trace_race *last = trace_racecheck_report(rc, trace_racecheck_kept(rc) - 1);
+    EXPECT_STREQ(last->second.stream_name, "A");
+    EXPECT_EQ(std::string(last->fix).rfind("\"B\" waits on event \"in_free[1]\", recorded on \"B\" after ", 0), 0u)
+        << last->fix;
+    EXPECT_NE(std::string(last->fix).find("make \"A\" wait on it (cudaStreamWaitEvent on \"A\")"), std::string::npos)
+        << last->fix;
+}
+
+// Reports are handed out in the order found: one between two streams once the host waits
+// for its second op, one with a host access once the host does more, and any when read.
+TEST_F(WaitBlame, HeldReportsGoOutInOrderWhenTheHostWaitsOrTheyAreRead) {
+    program->Run("down: d2h hO <- O batch 0; compute: kernel process writes O batch 2; up: h2d I <- hI batch 3;"
+                 "host: write hI");
+    EXPECT_EQ(trace_racecheck_count(rc), 2u);
+    EXPECT_TRUE(forwarded.empty());
+    program->Run("sync compute");
+    ASSERT_EQ(forwarded.size(), 1u);
+    EXPECT_EQ(forwarded[0].seq, 1u);
+    program->Run("host: read hP");  // the host moved on: its earlier access's waits are over
+    ASSERT_EQ(forwarded.size(), 2u);
+    EXPECT_EQ(forwarded[1].seq, 2u);
+    trace_racecheck_clear(rc);
+    forwarded.clear();
+    program->Run("down: d2h hO <- O batch 0; compute: kernel process writes O batch 2");
+    EXPECT_TRUE(forwarded.empty());
+    trace_racecheck_settle(rc);
+    EXPECT_EQ(forwarded.size(), 1u);
+    EXPECT_EQ(trace_racecheck_kept(rc), 1u);
 }
 
 // The legacy stream is its device's: cudaStreamSynchronize(0) with GPU 0 current waits for

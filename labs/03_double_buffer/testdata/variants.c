@@ -9,6 +9,10 @@
  *   LAB_VARIANT_EVENTS       two streams, one buffer pair, each reuse ordered with events:
  *                            correct and race-free, but the streams take turns with the
  *                            buffers and it misses the target
+ *   LAB_VARIANT_EVENTS_WAIT_AFTER_COPY  EVENTS with the wait on in_free issued after the
+ *                            copy into d_in it should hold back: the copy may overwrite the
+ *                            input the other stream's kernel still reads (racy; the race
+ *                            report blames that wait, issued too late)
  *   LAB_VARIANT_RACY         three streams share two buffer sets (batch i+2's copy can
  *                            overwrite a buffer batch i's kernel still reads: WAR/WAW), and
  *                            run() waits for the last stream only (the host reads results
@@ -36,7 +40,11 @@
 
 #include "labs/harness/lab.h"
 
-#if defined(LAB_VARIANT_TWO_STREAMS) || defined(LAB_VARIANT_SHARED_BUFFERS) || defined(LAB_VARIANT_EVENTS)
+#if defined(LAB_VARIANT_EVENTS) || defined(LAB_VARIANT_EVENTS_WAIT_AFTER_COPY)
+#define EVENT_PAIR 1 /* two streams share one buffer pair, handed over with events */
+#endif
+
+#if defined(LAB_VARIANT_TWO_STREAMS) || defined(LAB_VARIANT_SHARED_BUFFERS) || defined(EVENT_PAIR)
 #define NUM_STREAMS 2
 #else
 #define NUM_STREAMS 3
@@ -44,7 +52,7 @@
 
 #if defined(LAB_VARIANT_RACY)
 #define NUM_BUFFERS 2
-#elif defined(LAB_VARIANT_SHARED_BUFFERS) || defined(LAB_VARIANT_EVENTS)
+#elif defined(LAB_VARIANT_SHARED_BUFFERS) || defined(EVENT_PAIR)
 #define NUM_BUFFERS 1
 #else
 #define NUM_BUFFERS NUM_STREAMS
@@ -59,7 +67,7 @@
 static cudaStream_t streams[NUM_STREAMS];
 static uint32_t *d_in[NUM_BUFFERS];
 static uint32_t *d_out[NUM_BUFFERS];
-#if defined(LAB_VARIANT_EVENTS)
+#if defined(EVENT_PAIR)
 /* in_free: the kernel that read d_in is done; out_free: the copy that read d_out is done. */
 static cudaEvent_t in_free, out_free;
 #endif
@@ -80,7 +88,7 @@ static int setup(lab_ctx *ctx) {
         LAB_CHECK(cudaMalloc((void **)&d_in[b], INPUT_BYTES(w)));
         LAB_CHECK(cudaMalloc((void **)&d_out[b], w->batch_bytes));
     }
-#if defined(LAB_VARIANT_EVENTS)
+#if defined(EVENT_PAIR)
     LAB_CHECK(cudaEventCreateWithFlags(&in_free, cudaEventDisableTiming));
     LAB_CHECK(cudaEventCreateWithFlags(&out_free, cudaEventDisableTiming));
 #endif
@@ -105,10 +113,13 @@ static int run(lab_ctx *ctx) {
 #else
         LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, streams[s]));
 #endif
+#if defined(LAB_VARIANT_EVENTS_WAIT_AFTER_COPY)
+        if (i >= 1) LAB_CHECK(cudaStreamWaitEvent(streams[s], in_free, 0)); /* wait after the copy */
+#endif
 #if defined(LAB_VARIANT_NO_KERNEL)
         const uint32_t *result = d_in[b];
 #else
-#if defined(LAB_VARIANT_EVENTS)
+#if defined(EVENT_PAIR)
         /* ...and copying d_out back. */
         if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], out_free, 0));
 #endif
@@ -119,7 +130,7 @@ static int run(lab_ctx *ctx) {
 #endif
         const uint32_t *result = d_out[b];
 #endif
-#if defined(LAB_VARIANT_EVENTS)
+#if defined(EVENT_PAIR)
         LAB_CHECK(cudaEventRecord(in_free, streams[s]));
 #endif
 #if defined(LAB_VARIANT_SYNC_MEMCPY)
@@ -127,7 +138,7 @@ static int run(lab_ctx *ctx) {
 #else
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), result, w->batch_bytes, cudaMemcpyDeviceToHost, streams[s]));
 #endif
-#if defined(LAB_VARIANT_EVENTS)
+#if defined(EVENT_PAIR)
         LAB_CHECK(cudaEventRecord(out_free, streams[s]));
 #endif
 #if defined(LAB_VARIANT_SYNC_EACH_BATCH)
@@ -159,7 +170,7 @@ static void teardown(lab_ctx *ctx) {
         cudaFree(d_out[b]);
     }
     for (int s = 0; s < NUM_STREAMS; s++) cudaStreamDestroy(streams[s]);
-#if defined(LAB_VARIANT_EVENTS)
+#if defined(EVENT_PAIR)
     cudaEventDestroy(in_free);
     cudaEventDestroy(out_free);
 #endif

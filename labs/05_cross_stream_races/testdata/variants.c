@@ -23,14 +23,29 @@
  *                  race-free, below target; TODO 3 not done: the host orders it).
  *   WRONG_STREAM   the reference with computed[k] recorded on "up" instead of "compute":
  *                  the download (and TODO 3's upload) wait on an event that marks the
- *                  upload, not the kernel (racy; TODO 2 not done). */
+ *                  upload, not the kernel (racy; TODO 2 not done).
+ * The reference with one wait misplaced, every event recorded where it should be (racy;
+ * the race reports blame that wait, not a record):
+ *   REUSE_WAIT_AFTER_KERNEL  TODO 4's wait on downloaded[k] issued after the kernel it
+ *                  should hold back: it orders that kernel after nothing.
+ *   REUSE_WAIT_WRONG_STREAM  TODO 4's wait on downloaded[k] issued on "down" (where the
+ *                  event is recorded) instead of "compute".
+ *   WRONG_EVENT_INDEX  the download waits on computed[(k + 1) % 2], the other buffer's
+ *                  event, instead of computed[k] (results wrong too).
+ *   WAIT_BEFORE_RECORD  the kernel's wait on uploaded[k] issued before the upload and its
+ *                  record: it takes the previous record (two batches back), or none. */
 #include "labs/harness/lab.h"
 
+#if defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) || defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM) || \
+    defined(LAB_VARIANT_WRONG_EVENT_INDEX) || defined(LAB_VARIANT_WAIT_BEFORE_RECORD)
+#define ONE_WAIT_MISPLACED 1 /* the reference, but for one wait */
+#endif
 #if defined(LAB_VARIANT_FIXED_4) || defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC) || \
-    defined(LAB_VARIANT_WRONG_STREAM_RECORD) || defined(LAB_VARIANT_WRONG_STREAM)
+    defined(LAB_VARIANT_WRONG_STREAM_RECORD) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED)
 #define ALL_WAITS 1 /* TODOs 1 to 4 */
 #endif
-#if defined(ALL_WAITS) || defined(LAB_VARIANT_SYNC_COMPUTE)
+#if (defined(ALL_WAITS) || defined(LAB_VARIANT_SYNC_COMPUTE)) && !defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) && \
+    !defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM)
 #define DOWNLOAD_WAIT 1 /* TODO 4: the kernel waits for the download of its buffer */
 #endif
 
@@ -63,6 +78,8 @@ static int setup(lab_ctx *ctx) {
         lab_name_event(ctx, uploaded[k], name);
         snprintf(name, sizeof(name), "computed[%d]", k);
         lab_name_event(ctx, computed[k], name);
+        snprintf(name, sizeof(name), "downloaded[%d]", k);
+        lab_name_event(ctx, downloaded[k], name);
         LAB_CHECK(cudaMalloc((void **)&d_in[k], w->batch_bytes));
         LAB_CHECK(cudaMalloc((void **)&d_out[k], w->batch_bytes));
     }
@@ -76,34 +93,49 @@ static int run(lab_ctx *ctx) {
 #if defined(ALL_WAITS)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(up, computed[k], 0));
 #endif
+#if defined(LAB_VARIANT_WAIT_BEFORE_RECORD)
+        cudaEvent_t this_upload = uploaded[k];
+        LAB_CHECK(cudaStreamWaitEvent(compute, this_upload, 0)); /* wait before its record */
+#endif
         LAB_CHECK(cudaMemcpyAsync(d_in[k], lab_input(ctx, b), w->batch_bytes, cudaMemcpyHostToDevice, up));
 #if defined(LAB_VARIANT_WRONG_STREAM_RECORD)
         LAB_CHECK(cudaEventRecord(uploaded[k], compute)); /* wrong-stream record */
 #else
-        LAB_CHECK(cudaEventRecord(uploaded[k], up));
+        LAB_CHECK(cudaEventRecord(uploaded[k], up)); /* upload's record */
 #endif
+#if !defined(LAB_VARIANT_WAIT_BEFORE_RECORD)
         LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[k], 0)); /* kernel waits for upload */
+#endif
 #if defined(DOWNLOAD_WAIT)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[k], 0));
+#elif defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM)
+        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(down, downloaded[k], 0)); /* reuse wait on the wrong stream */
 #endif
-        LAB_CHECK(kernels_process(d_out[k], d_in[k], w->batch_elems, w->process, compute));
+        LAB_CHECK(kernels_process(d_out[k], d_in[k], w->batch_elems, w->process, compute)); /* the kernel */
+#if defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL)
+        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[k], 0)); /* reuse wait after the kernel */
+#endif
 #if defined(LAB_VARIANT_WRONG_STREAM)
         LAB_CHECK(cudaEventRecord(computed[k], up)); /* the wrong stream: the kernel is on "compute" */
 #else
-        LAB_CHECK(cudaEventRecord(computed[k], compute));
+        LAB_CHECK(cudaEventRecord(computed[k], compute)); /* kernel's record */
 #endif
 #if defined(LAB_VARIANT_SYNC_COMPUTE)
         LAB_CHECK(cudaStreamSynchronize(compute)); /* orders the next uploads after the kernel, from the host */
 #endif
+#if defined(LAB_VARIANT_WRONG_EVENT_INDEX)
+        LAB_CHECK(cudaStreamWaitEvent(down, computed[(k + 1) % NBUF], 0)); /* the other buffer's event */
+#else
         LAB_CHECK(cudaStreamWaitEvent(down, computed[k], 0));
+#endif
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, down));
-        LAB_CHECK(cudaEventRecord(downloaded[k], down));
+        LAB_CHECK(cudaEventRecord(downloaded[k], down)); /* download's record */
 #if defined(LAB_VARIANT_OVER_SYNCED)
         LAB_CHECK(cudaDeviceSynchronize());
 #endif
     }
 #if defined(LAB_VARIANT_OVER_SYNCED) || defined(LAB_VARIANT_WRONG_STREAM_RECORD) || \
-    defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM)
+    defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED)
     LAB_CHECK(cudaStreamSynchronize(down));
 #elif defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC)
     LAB_CHECK(cudaStreamSynchronize(0)); /* the legacy stream: it waits for the blocking streams */

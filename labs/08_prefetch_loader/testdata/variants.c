@@ -44,6 +44,10 @@
  *                       referee refuses the second cudaFree (memory that is no longer the
  *                       program's), and a program that was refused a command failed,
  *                       whatever its results: not correct (incorrect).
+ *   WAIT_AFTER_LOAD     the reference with the loader's cudaEventSynchronize issued after
+ *                       lab_load_batch instead of before it: the load may overwrite a buffer
+ *                       the upload three batches back still reads (racy; the race report
+ *                       blames that wait, which comes after the write it should order).
  *   EVENT_POLL          the reference with cudaEventQuery polled until it returns
  *                       cudaSuccess instead of cudaEventSynchronize before each load, and
  *                       cudaStreamQuery polled instead of the cudaStreamSynchronize at the
@@ -120,13 +124,16 @@ static int run(lab_ctx *ctx) {
         while ((polled = cudaEventQuery(uploaded[k])) == cudaErrorNotReady) {
         }
         LAB_CHECK(polled);
-#elif !defined(LAB_VARIANT_NO_WAIT)
+#elif !defined(LAB_VARIANT_NO_WAIT) && !defined(LAB_VARIANT_WAIT_AFTER_LOAD)
         LAB_CHECK(cudaEventSynchronize(uploaded[k]));
 #endif
 #if defined(LAB_VARIANT_LOAD_INTO_DEVICE)
         if (lab_load_batch(ctx, i, d_in) != 0) return 1;
 #else
-        if (lab_load_batch(ctx, i, staging[k]) != 0) return 1;
+        if (lab_load_batch(ctx, i, staging[k]) != 0) return 1; /* the load */
+#endif
+#if defined(LAB_VARIANT_WAIT_AFTER_LOAD)
+        LAB_CHECK(cudaEventSynchronize(uploaded[k])); /* after the load it should precede */
 #endif
 #if defined(LAB_VARIANT_UPLOAD_IN_HOST_FN)
         jobs[k].src = staging[k];
