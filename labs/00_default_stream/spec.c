@@ -129,6 +129,21 @@ out:
 /* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
 
 static bool own_streams(const lab_findings *f, const lab_workload *w) { return f->streams_used >= w->batches; }
+/* The tasks share the per-thread default stream: what 0 is in a file compiled with
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM (the lesson's "The same pattern elsewhere"), which is
+ * still one queue. */
+static int why_shared(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    for (int i = 0; i < f->n_streams && i < LAB_FACT_STREAMS; i++)
+        if (f->streams[i].per_thread && f->streams[i].kernels > 0)
+            return snprintf(buf, len,
+                            "your tasks' work goes to the per-thread default stream (%s on the timeline: "
+                            "cudaStreamPerThread, which 0 names in a file compiled with "
+                            "CUDA_API_PER_THREAD_DEFAULT_STREAM), not the legacy one; it too is one stream, and the "
+                            "tasks queued on it run one after another",
+                            f->streams[i].label);
+    return 0;
+}
 static bool not_held_back(const lab_findings *f, const lab_workload *w) {
     (void)w;
     return f->stalls == 0;
@@ -156,6 +171,7 @@ static const lab_step steps[] = {
                 "not 0.",
             },
         .done = own_streams,
+        .why = why_shared,
     },
     {
         .todo = "TODO 2 (streams that stream 0 cannot hold back)",

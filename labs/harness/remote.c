@@ -599,6 +599,15 @@ static void ended(int index, uint64_t handle) {
 #define ENC_host_fn(T, n)
 #define ENC_host_fn_arg(T, n)
 
+/* The per-thread entry points of the list's calls that have one (its per_thread field),
+ * which the referee performs for a command marked LAB_CALL_PER_THREAD: declared here, as the
+ * simulator's cuda_runtime_api.h declares them, because the toolkit's declares them only to
+ * a file compiled for per-thread default streams (libcudart defines them all the same). */
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
+    CUDA_CALLS_IF_PER_THREAD(per_thread, ret name##_##per_thread CUDA_CALLS_PARAMS(params);)
+#include "cuda_calls/cuda_calls.inc"
+#undef CUDA_CALLS_ENTRY
+
 /* Who performs a call: the memory calls are this file's, the rest the backend's. */
 #define PERFORM_memory(name, params) remote_##name CUDA_CALLS_ARGS(params)
 #define PERFORM_device(name, params) name CUDA_CALLS_ARGS(params)
@@ -607,9 +616,18 @@ static void ended(int index, uint64_t handle) {
 #define PERFORM_stream PERFORM_device
 #define PERFORM_event PERFORM_device
 #define PERFORM_graph PERFORM_device
+/* A command marked LAB_CALL_PER_THREAD: the backend's per-thread entry point of the call.
+ * A call without one never comes so (serve_cuda refuses it first). */
+#define HAS_PER_THREAD_ptsz true
+#define HAS_PER_THREAD_ptds true
+#define HAS_PER_THREAD_none false
+#define PERFORM_PER_THREAD_ptsz(name, params) name##_ptsz CUDA_CALLS_ARGS(params)
+#define PERFORM_PER_THREAD_ptds(name, params) name##_ptds CUDA_CALLS_ARGS(params)
+#define PERFORM_PER_THREAD_none(name, params) cudaErrorNotSupported
 
-#define SERVE_CALL(name, kind, params)                                                     \
+#define SERVE_CALL(name, kind, per_thread, params)                                         \
     {                                                                                      \
+        if (per_thread_ && !HAS_PER_THREAD_##per_thread) return -1;                        \
         reader rd_ = {payload, payload + len, false};                                      \
         bool bad_handle_ = false, bad_memory_ = false, to_output_ = false, from_host_ = false; \
         size_t staged_in_ = 0, staged_out_ = 0;                                            \
@@ -634,7 +652,8 @@ static void ended(int index, uint64_t handle) {
             err_ = cudaErrorInvalidValue;                                                  \
         } else {                                                                           \
             charge_staging_copy(staged_in_);                                               \
-            err_ = PERFORM_##kind(name, params);                                           \
+            err_ = per_thread_ ? PERFORM_PER_THREAD_##per_thread(name, params)             \
+                               : PERFORM_##kind(name, params);                             \
             charge_staging_copy(staged_out_);                                              \
         }                                                                                  \
         writer w_ = {t_reply, t_reply + sizeof(t_reply)};                                  \
@@ -649,6 +668,7 @@ static void ended(int index, uint64_t handle) {
 /* The error strings: the text itself is the reply. */
 #define SERVE_PURE(name, params)                        \
     {                                                   \
+        if (per_thread_) return -1;                     \
         reader rd_ = {payload, payload + len, false};   \
         int32_t code_ = 0;                              \
         r_get(&rd_, &code_, sizeof(code_));             \
@@ -657,10 +677,10 @@ static void ended(int index, uint64_t handle) {
         return 0;                                       \
     }
 
-#define SERVE_async(name, kind, params) SERVE_CALL(name, kind, params)
-#define SERVE_sync(name, kind, params) SERVE_CALL(name, kind, params)
-#define SERVE_host(name, kind, params) SERVE_CALL(name, kind, params)
-#define SERVE_pure(name, kind, params) SERVE_PURE(name, params)
+#define SERVE_async(name, kind, per_thread, params) SERVE_CALL(name, kind, per_thread, params)
+#define SERVE_sync(name, kind, per_thread, params) SERVE_CALL(name, kind, per_thread, params)
+#define SERVE_host(name, kind, per_thread, params) SERVE_CALL(name, kind, per_thread, params)
+#define SERVE_pure(name, kind, per_thread, params) SERVE_PURE(name, params)
 
 /* The value of a call's first slot: the handle a destroy call names. */
 static uint64_t first_slot(const unsigned char *payload, uint32_t len) {
@@ -670,14 +690,16 @@ static uint64_t first_slot(const unsigned char *payload, uint32_t len) {
 }
 
 /* Performs CUDA call index with payload (its slots, after the header) and replies (reply():
- * a one-way call's answer is not written; its error is given to the next call that waits).
- * Returns -1 for a payload no client sends. */
-static int serve_cuda(int index, const lab_ring_record *rec, const unsigned char *payload, uint32_t len) {
+ * a one-way call's answer is not written; its error is given to the next call that waits);
+ * per_thread_: as its per-thread entry point (LAB_CALL_PER_THREAD). Returns -1 for a payload
+ * no client sends. */
+static int serve_cuda(int index, bool per_thread_, const lab_ring_record *rec, const unsigned char *payload,
+                      uint32_t len) {
     uint64_t destroyed_ = first_slot(payload, len);
     (void)destroyed_;
     switch (index) {
 #define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
-    case CI_##name: SERVE_##sync(name, kind, params)
+    case CI_##name: SERVE_##sync(name, kind, per_thread, params)
 #include "cuda_calls/cuda_calls.inc"
 #undef CUDA_CALLS_ENTRY
     default: return -1;
@@ -943,7 +965,8 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     memcpy(&h, payload, sizeof(h));
     bool outer_one_way = t_one_way, outer_error_first = t_error_first;
     t_one_way = (h.site & LAB_CALL_ONE_WAY) != 0;
-    h.site &= ~LAB_CALL_ONE_WAY;
+    bool per_thread = (h.site & LAB_CALL_PER_THREAD) != 0;
+    h.site &= ~(LAB_CALL_ONE_WAY | LAB_CALL_PER_THREAD);
     bool cuda = rec->op >= LAB_OP_CUDA && rec->op - LAB_OP_CUDA < CI_COUNT;
     bool launch = rec->op == LAB_OP_KERNEL_PROCESS || rec->op == LAB_OP_KERNEL_SPIN ||
                   rec->op == LAB_OP_KERNEL_CHECKSUM || rec->op == LAB_OP_KERNEL_WIDEN ||
@@ -957,14 +980,15 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     /* Every op the call records carries the student's line. */
     trace_call_site_enter((const void *)(uintptr_t)((h.site & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT));
     int rc;
-    if (rec->op == LAB_OP_CUDA + CI_cudaDeviceReset) {
+    if (rec->op == LAB_OP_CUDA + CI_cudaDeviceReset && !per_thread) {
         reset_student_device(rec);
         rc = 0;
     } else if (rec->op >= LAB_OP_CUDA) {
+        /* serve_cuda refuses a per-thread command of a call that has no such entry point */
         int index = (int)(rec->op - LAB_OP_CUDA);
-        rc = index < CI_COUNT ? serve_cuda(index, rec, args, len) : -1;
+        rc = index < CI_COUNT ? serve_cuda(index, per_thread, rec, args, len) : -1;
     } else {
-        rc = serve_lab(rec->op, rec, args, len);
+        rc = per_thread ? -1 : serve_lab(rec->op, rec, args, len); /* only CUDA calls have one */
     }
     trace_call_site_exit();
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
