@@ -38,8 +38,9 @@
  *               calls instead (the toolkit renames the call to it): ptds (name_ptds, for
  *               calls with an implicit stream), ptsz (name_ptsz, for calls with a stream
  *               argument) or none (not renamed). The simulator implements each ptds/ptsz
- *               entry point (sim/per_thread_calls.c), and the interposer wraps it when it
- *               wraps the call.
+ *               entry point (sim/per_thread_calls.c), the interposer wraps it when it
+ *               wraps the call, and a lab's student program defines it
+ *               (labs/client/cuda_stubs.c), the referee performing it (labs/harness/remote.c).
  *   gpu         wrapped: the GPU build's interposer wraps the call (and its per-thread entry
  *               point) with -Wl,--wrap (trace/gpu/interpose.c); unwrapped: it does not.
  *   params      the parameters in the toolkit's order, with the toolkit's types and names,

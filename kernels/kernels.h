@@ -51,8 +51,33 @@ cudaError_t kernels_spin(uint32_t *marks, uint32_t blocks, uint32_t threads, uin
  * cudaMemsetAsync on the same stream). ceil(n / 2048) blocks of 256 threads. */
 cudaError_t kernels_checksum(uint64_t *sum, const uint32_t *in, size_t n, cudaStream_t stream);
 
+/* ---- the per-thread default stream ------------------------------------------------------ */
+/* The same launches for code compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM, as a
+ * <<<...>>> launch written there reaches cudaLaunchKernel_ptsz: a NULL stream is
+ * cudaStreamPerThread. The mode is that of the file that writes the launch, which is why
+ * these are renamed here (below) rather than chosen where kernels.h's functions are
+ * compiled. Each implementation of kernels.h defines them (kernels/per_thread_launch.c for
+ * the simulator's and the GPU's, labs/client/kernels.c in a student's process). */
+cudaError_t kernels_process_ptsz(uint32_t *out, const uint32_t *in, size_t n, kernels_process_params params,
+                                 cudaStream_t stream);
+cudaError_t kernels_widen_ptsz(uint64_t *out, const uint32_t *in, size_t n, kernels_process_params params,
+                               cudaStream_t stream);
+cudaError_t kernels_narrow_ptsz(uint32_t *out, const uint64_t *in, size_t n, kernels_process_params params,
+                                cudaStream_t stream);
+cudaError_t kernels_spin_ptsz(uint32_t *marks, uint32_t blocks, uint32_t threads, uint64_t duration_ns,
+                              uint32_t mark, cudaStream_t stream);
+cudaError_t kernels_checksum_ptsz(uint64_t *sum, const uint32_t *in, size_t n, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define kernels_process kernels_process_ptsz
+#define kernels_widen kernels_widen_ptsz
+#define kernels_narrow kernels_narrow_ptsz
+#define kernels_spin kernels_spin_ptsz
+#define kernels_checksum kernels_checksum_ptsz
 #endif
 
 #endif

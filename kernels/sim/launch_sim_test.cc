@@ -1,7 +1,7 @@
 // kernels/sim/launch_sim_test.cc: kernels.h on the simulated GPU gives the CPU oracle's
 // results, takes simulated time that grows with the work described by cost.c, records
-// each launch with its memory ranges, launches on the legacy stream for stream 0 whatever
-// the caller's default-stream mode, refuses bad arguments as the GPU build does, and
+// each launch with its memory ranges, reads stream 0 as the default stream of the file that
+// writes the launch (legacy, or per-thread), refuses bad arguments as the GPU build does, and
 // faults as a GPU does when given pageable host memory (page-locked memory it may use).
 #include <gtest/gtest.h>
 
@@ -144,10 +144,11 @@ void on_stream_work(void *ctx, const trace_op *op) {
     if (trace_op_kind_is_stream_work(op->kind)) static_cast<std::vector<trace_op> *>(ctx)->push_back(*op);
 }
 
-// kernels.h's launchers are compiled without CUDA_API_PER_THREAD_DEFAULT_STREAM, as on a
-// GPU, so stream 0 is the legacy stream for them even when the caller was compiled for
-// per-thread default streams; the caller's own runtime calls use the per-thread stream.
-TEST_F(KernelsSim, StreamZeroIsTheLegacyStreamForTheKernelsWhateverTheCallersMode) {
+// A launch's stream 0 is the default stream of the file that writes the launch, as for a
+// <<<...>>> launch: kernels.h renames its launches to kernels_*_ptsz in a file compiled with
+// CUDA_API_PER_THREAD_DEFAULT_STREAM (per_thread_caller.c), where 0 is the per-thread
+// stream, as for that file's runtime calls; this file's stream 0 stays the legacy stream.
+TEST_F(KernelsSim, StreamZeroIsTheDefaultStreamOfTheFileThatWritesTheLaunch) {
     std::vector<trace_op> ops;
     trace_sink sink = {&ops, nullptr, on_stream_work, nullptr, nullptr};
     ASSERT_EQ(trace_add_sink(&sink), 0);
@@ -155,16 +156,20 @@ TEST_F(KernelsSim, StreamZeroIsTheLegacyStreamForTheKernelsWhateverTheCallersMod
     ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&marks), 64), cudaSuccess);
     ASSERT_EQ(kernels_ptds_memset(marks, 64), cudaSuccess);
     ASSERT_EQ(kernels_ptds_spin(marks, 1000, 7), cudaSuccess);
+    ASSERT_EQ(kernels_spin(marks + 1, 1, 32, 1000, 9, 0), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    ASSERT_EQ(ops.size(), 2u);
+    ASSERT_EQ(ops.size(), 3u);
     EXPECT_EQ(ops[0].kind, TRACE_OP_MEMSET);
     EXPECT_EQ(ops[0].stream, trace_stream_id(cudaStreamPerThread));
     EXPECT_NE(ops[0].stream, TRACE_STREAM_LEGACY);
     EXPECT_EQ(ops[1].kind, TRACE_OP_KERNEL);
-    EXPECT_EQ(ops[1].stream, TRACE_STREAM_LEGACY);
-    uint32_t mark = 0;
-    ASSERT_EQ(cudaMemcpy(&mark, marks, sizeof(mark), cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_EQ(mark, 7u) << "the kernel ran after the memset (the legacy stream waits for the per-thread one)";
+    EXPECT_EQ(ops[1].stream, trace_stream_id(cudaStreamPerThread));
+    EXPECT_EQ(ops[2].kind, TRACE_OP_KERNEL);
+    EXPECT_EQ(ops[2].stream, TRACE_STREAM_LEGACY);
+    uint32_t mark[2] = {0, 0};
+    ASSERT_EQ(cudaMemcpy(mark, marks, sizeof(mark), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(mark[0], 7u) << "the per-thread kernel ran after the per-thread memset (one stream)";
+    EXPECT_EQ(mark[1], 9u);
 }
 
 TEST_F(KernelsSim, BadArgumentsAreRefusedBeforeAnythingIsEnqueued) {

@@ -1,7 +1,8 @@
 /* kernels/sim/per_thread_caller.c: see per_thread_caller.h. The macro renames the runtime
- * calls written here (cudaMemsetAsync becomes cudaMemsetAsync_ptsz), not kernels_spin, whose
- * launch is written in launch_sim.c (launch_gpu.c and its .cu files on a GPU), compiled
- * without it: there stream 0 stays the legacy stream. */
+ * calls written here (cudaMemsetAsync becomes cudaMemsetAsync_ptsz) and kernels.h's launches
+ * (kernels_spin becomes kernels_spin_ptsz, kernels/per_thread_launch.c), as a <<<...>>>
+ * launch written here would reach cudaLaunchKernel_ptsz: stream 0 is the per-thread
+ * stream for both. */
 #include "kernels/sim/per_thread_caller.h"
 
 #include "kernels/kernels.h"

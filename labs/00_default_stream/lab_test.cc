@@ -4,8 +4,10 @@
 // tasks, and the report says so (exit 1); non-blocking streams with run() still ending in
 // cudaStreamSynchronize(0) return before the results exist (exit 2, and the report names
 // the streams still busy); moving the memset onto the task streams races on the shared
-// block (exit 2); two streams for four tasks reach half the bound (exit 1); the reference
-// passes (exit 0).
+// block (exit 2); two streams for four tasks reach half the bound (exit 1); a file compiled
+// with CUDA_API_PER_THREAD_DEFAULT_STREAM links and runs, its 0 being the per-thread
+// default stream: the skeleton so is still serial (exit 1), and TODO 1's blocking streams so
+// are no longer held back by the memset (exit 0); the reference passes (exit 0).
 #include "labs/lab_test_support.h"
 
 #include <cstdlib>
@@ -178,6 +180,96 @@ TEST(Lab00, TwoStreamsForFourTasksReachHalfTheBound) {
     cJSON_Delete(j);
 }
 
+// The streams that carried the stream work (copies, kernels, memsets) of the student's runs
+// (the runs labelled "(yours)"), by kind of op, from the event stream; and which of those
+// streams is the per-thread default stream.
+struct YourStreams {
+    std::map<std::string, std::set<int>> by_kind;  // "kernel" -> stream ids
+    std::set<int> per_thread;                       // stream ids marked per_thread
+    std::set<int> legacy;
+};
+
+YourStreams StreamsOfYourRuns(const std::string &events) {
+    YourStreams y;
+    std::map<int64_t, std::string> label;
+    std::vector<trace_op> ops;
+    trace_events_reader *r = trace_events_reader_create(nullptr);
+    trace_events_reader_feed(r, events.data(), events.size());
+    trace_events_reader_end(r);
+    trace_event ev;
+    char err[512];
+    int rc;
+    while ((rc = trace_events_reader_next(r, &ev, err, sizeof(err))) != 0) {
+        if (rc < 0) continue;
+        if (ev.type == TRACE_EVENT_PROGRESS) label[ev.u.progress.done + 1] = ev.u.progress.text;
+        if (ev.type == TRACE_EVENT_STREAM && ev.u.stream.per_thread) y.per_thread.insert(ev.u.stream.id);
+        if (ev.type == TRACE_EVENT_STREAM && ev.u.stream.legacy) y.legacy.insert(ev.u.stream.id);
+        if (ev.type == TRACE_EVENT_OP && trace_op_kind_is_stream_work(ev.u.op.kind)) ops.push_back(ev.u.op);
+    }
+    trace_events_reader_destroy(r);
+    for (const trace_op &op : ops) {
+        auto l = label.find(op.run);
+        if (l == label.end() || l->second.find("(yours)") == std::string::npos) continue;
+        const char *kind = op.kind == TRACE_OP_KERNEL ? "kernel" : op.kind == TRACE_OP_COPY ? "copy" : "memset";
+        y.by_kind[kind].insert(op.stream);
+    }
+    return y;
+}
+
+// The skeleton in a file that defines CUDA_API_PER_THREAD_DEFAULT_STREAM before its includes:
+// it links (the client has every per-thread entry point, and kernels.h's launches follow the
+// define), and every 0 in it, the implicit one of run()'s final wait too, is the per-thread
+// default stream, not the legacy one. Still one stream for every task: serial, below target,
+// and the report says which stream the tasks share.
+TEST(Lab00, ThePerThreadDefaultStreamIsStillOneQueue) {
+    Outcome o = RunLabOnce("labs/00_default_stream_per_thread_define_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_NEAR(Num(j, "speedup"), 1.0, 0.05);
+    EXPECT_EQ(NextStep(j), "0/3 TODO 1 (a stream per task)");
+    EXPECT_NE(Why(j).find("your 4 tasks' 16 kernels all go to the per-thread default stream (\"per-thread\": "
+                          "cudaStreamPerThread"),
+              std::string::npos)
+        << Why(j);
+    // Nothing on the legacy stream, so nothing it held back.
+    EXPECT_EQ(Num(cJSON_GetObjectItemCaseSensitive(j, "stream0_stalls"), "count"), 0);
+    // run()'s cudaStreamSynchronize(0) waited for the per-thread stream, at the student's line.
+    ExpectBlamed(Blamed(j), "cudaStreamSynchronize(\"per-thread\")", "labs/00_default_stream/testdata/variants.c",
+                 "LAB_CHECK(cudaStreamSynchronize(0));");
+    cJSON_Delete(j);
+    YourStreams y = StreamsOfYourRuns(o.events);
+    ASSERT_EQ(y.per_thread.size(), 1u);
+    int pt = *y.per_thread.begin();
+    for (const char *kind : {"copy", "kernel", "memset"})
+        EXPECT_EQ(y.by_kind[kind], std::set<int>{pt}) << kind << "s of your runs are on the per-thread stream only";
+    EXPECT_NE(FindFlat(o.err, "Why: your 4 tasks' 16 kernels all go to the per-thread default stream"), std::string::npos)
+        << o.err;
+}
+
+// TODO 1's blocking streams, each waited for, in a file with the define: the memset's 0 is
+// the per-thread default stream, which synchronises with the legacy stream only, so it
+// neither waits for the task streams nor holds them back, and the tasks overlap.
+TEST(Lab00, APerThreadStreamZeroDoesNotHoldBlockingStreamsBack) {
+    Outcome o = RunLabOnce("labs/00_default_stream_per_thread_blocking_streams_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_GT(Num(j, "bound_fraction"), 0.9);
+    EXPECT_EQ(Num(cJSON_GetObjectItemCaseSensitive(j, "stream0_stalls"), "count"), 0);
+    cJSON_Delete(j);
+    YourStreams y = StreamsOfYourRuns(o.events);
+    ASSERT_EQ(y.per_thread.size(), 1u);
+    int pt = *y.per_thread.begin();
+    EXPECT_EQ(y.by_kind["memset"], std::set<int>{pt});
+    EXPECT_EQ(y.by_kind["kernel"].size(), 4u);
+    EXPECT_EQ(y.by_kind["kernel"].count(pt), 0u);
+    for (int legacy : y.legacy)
+        for (const char *kind : {"copy", "kernel", "memset"}) EXPECT_EQ(y.by_kind[kind].count(legacy), 0u) << kind;
+}
+
 // Every variant's advice comes from what it does: where it stands, and the wait the blame
 // puts first with its line (run()'s final wait on stream 0, or on each task's stream).
 TEST(Lab00, EveryVariantIsAdvisedByWhatItDoes) {
@@ -195,6 +287,10 @@ TEST(Lab00, EveryVariantIsAdvisedByWhatItDoes) {
               v, each, false},
              {"labs/00_default_stream_two_streams_sim", "0/3 TODO 1 (a stream per task)",
               "cudaStreamSynchronize(one of 2 streams)", v, each, false},
+             {"labs/00_default_stream_per_thread_define_sim", "0/3 TODO 1 (a stream per task)",
+              "cudaStreamSynchronize(\"per-thread\")", v, on0, false},
+             {"labs/00_default_stream_per_thread_blocking_streams_sim", "3/3 ",
+              "cudaStreamSynchronize(one of 4 streams)", v, each, false},
          })
         ExpectAdvice(c, Args());
 }

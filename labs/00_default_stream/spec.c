@@ -149,6 +149,15 @@ static int why_own_streams(const lab_findings *f, const lab_workload *w, char *b
             if (!first) first = &f->streams[i];
         }
     if (!first) return 0;
+    /* 0 in a file compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM (the lesson's "The same
+     * pattern elsewhere"): the per-thread default stream, still one queue. */
+    if (with == 1 && first->per_thread)
+        return snprintf(buf, len,
+                        "your %d tasks' %d kernels all go to the per-thread default stream (%s: "
+                        "cudaStreamPerThread, which 0 names in a file compiled with "
+                        "CUDA_API_PER_THREAD_DEFAULT_STREAM), not the legacy one; it too is one stream, and the "
+                        "tasks queued on it run one after another",
+                        w->batches, kernels, first->label);
     if (with == 1)
         return snprintf(buf, len, "your %d tasks' %d kernels all go to one stream, %s", w->batches, kernels,
                         first->label);

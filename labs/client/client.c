@@ -35,6 +35,13 @@ void lab_client_begin(lab_client_call *c, uint32_t op, const void *return_addres
     lab_client_put(c, &h, sizeof(h));
 }
 
+void lab_client_flag(lab_client_call *c, uint64_t flags) {
+    lab_call_header h;
+    memcpy(&h, c->payload, sizeof(h));
+    h.site |= flags;
+    memcpy(c->payload, &h, sizeof(h));
+}
+
 void lab_client_put(lab_client_call *c, const void *p, size_t n) {
     size_t padded = (n + 7u) & ~(size_t)7u;
     if (c->len + padded > sizeof(c->payload)) lab_client_die("a call's arguments do not fit its record");
@@ -48,10 +55,7 @@ void lab_client_send(lab_client_call *c) {
         (void)lab_client_ask(c, NULL, 0);
         return;
     }
-    lab_call_header h;
-    memcpy(&h, c->payload, sizeof(h));
-    h.site |= LAB_CALL_ONE_WAY;
-    memcpy(c->payload, &h, sizeof(h));
+    lab_client_flag(c, LAB_CALL_ONE_WAY);
     pthread_mutex_lock(&ring_lock);
     lab_ring_send(lab_client_student.ring, c->op, c->payload, c->len);
     pthread_mutex_unlock(&ring_lock);

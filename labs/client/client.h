@@ -31,6 +31,8 @@ extern lab_student lab_client_student;
 
 /* Starts a call: the header with the call site (the caller's return address). */
 void lab_client_begin(lab_client_call *c, uint32_t op, const void *return_address);
+/* Sets flags (LAB_CALL_*) in the call's header. */
+void lab_client_flag(lab_client_call *c, uint64_t flags);
 /* Appends n bytes (rounded up to 8) to the payload. */
 void lab_client_put(lab_client_call *c, const void *p, size_t n);
 /* Sends the call without waiting (the referee performs it in order). */

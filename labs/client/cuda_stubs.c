@@ -115,13 +115,15 @@ static const unsigned char *take_array(const unsigned char *at, const unsigned c
 #define GET_host_fn(T, n)
 #define GET_host_fn_arg(T, n)
 
-/* A call that waits for its answer, and one that need not unless it staged memory. */
-#define STUB_BODY(name, params, one_way)                                                   \
+/* A call that waits for its answer, and one that need not unless it staged memory;
+ * per_thread: the call is its per-thread entry point (LAB_CALL_PER_THREAD). */
+#define STUB_BODY(name, params, one_way, per_thread)                                       \
     lab_client_call c_;                                                                   \
     frame f_;                                                                             \
     memset(&f_, 0, sizeof(f_));                                                           \
     if (lab_client_in_host_fn()) return cudaErrorNotPermitted;                            \
     lab_client_begin(&c_, LAB_OP_CUDA + LAB_CUDA_##name, lab_client_site);                \
+    if (per_thread) lab_client_flag(&c_, LAB_CALL_PER_THREAD);                             \
     CUDA_CALLS_EACH(PUT_, params)                                                         \
     if ((one_way) && lab_client_student.real_device && !f_.staged) {                      \
         lab_client_send(&c_);                                                             \
@@ -137,14 +139,15 @@ static const unsigned char *take_array(const unsigned char *at, const unsigned c
     if (f_.dst && r_.err == cudaSuccess) memcpy(f_.dst, (const unsigned char *)lab_client_staging(0) + f_.dst_bytes, f_.dst_bytes); \
     return (cudaError_t)r_.err;
 
-#define STUB_async(name, ret, params) \
-    ret lab_stub_##name CUDA_CALLS_PARAMS(params) { STUB_BODY(name, params, true) }
-#define STUB_sync(name, ret, params) \
-    ret lab_stub_##name CUDA_CALLS_PARAMS(params) { STUB_BODY(name, params, false) }
+/* fn: the function's name (lab_stub_NAME, or the per-thread entry point itself). */
+#define STUB_async(fn, name, per_thread, ret, params) \
+    ret fn CUDA_CALLS_PARAMS(params) { STUB_BODY(name, params, true, per_thread) }
+#define STUB_sync(fn, name, per_thread, ret, params) \
+    ret fn CUDA_CALLS_PARAMS(params) { STUB_BODY(name, params, false, per_thread) }
 #define STUB_host STUB_sync
 /* The error strings: asked once per code, kept. */
-#define STUB_pure(name, ret, params) \
-    ret lab_stub_##name CUDA_CALLS_PARAMS(params) { return error_text(LAB_CUDA_##name, the_code CUDA_CALLS_ARGS(params)); }
+#define STUB_pure(fn, name, per_thread, ret, params) \
+    ret fn CUDA_CALLS_PARAMS(params) { return error_text(LAB_CUDA_##name, the_code CUDA_CALLS_ARGS(params)); }
 
 typedef struct text {
     int which;
@@ -184,7 +187,8 @@ static const char *error_text(int which, cudaError_t code) {
     return out;
 }
 
-#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) STUB_##sync(name, ret, params)
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
+    STUB_##sync(lab_stub_##name, name, false, ret, params)
 #include "cuda_calls/cuda_calls.inc"
 #undef CUDA_CALLS_ENTRY
 
@@ -203,5 +207,25 @@ static const char *error_text(int which, cudaError_t code) {
 #define PUBLIC_event PUBLIC_ANY
 #define PUBLIC_graph PUBLIC_ANY
 #define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) PUBLIC_##kind(name, ret, params)
+#include "cuda_calls/cuda_calls.inc"
+#undef CUDA_CALLS_ENTRY
+
+/* The per-thread entry points (name_ptsz, name_ptds: the list's per_thread field), which a
+ * student's file compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM calls, its CUDA header
+ * having renamed the calls: the plain call's command, marked LAB_CALL_PER_THREAD, so that
+ * the referee performs the per-thread entry point, in which stream 0 and the implicit
+ * stream of cudaMemcpy and cudaMemset are cudaStreamPerThread. Declared here: the toolkit's
+ * header declares them only to a file compiled for per-thread default streams. */
+#define ONE_WAY_async true
+#define ONE_WAY_sync false
+#define ONE_WAY_host false
+#define PER_THREAD_ENTRY(name, per_thread, sync, ret, params)        \
+    ret name##_##per_thread CUDA_CALLS_PARAMS(params);                \
+    ret name##_##per_thread CUDA_CALLS_PARAMS(params) {               \
+        lab_client_site = __builtin_return_address(0);                \
+        STUB_BODY(name, params, ONE_WAY_##sync, true)                 \
+    }
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
+    CUDA_CALLS_IF_PER_THREAD(per_thread, PER_THREAD_ENTRY(name, per_thread, sync, ret, params))
 #include "cuda_calls/cuda_calls.inc"
 #undef CUDA_CALLS_ENTRY

@@ -18,7 +18,11 @@
  * the simulator every call waits for its answer, so each error is the call's own. A CUDA
  * call from a host function is not permitted (cudaErrorNotPermitted). The call's number is LAB_OP_CUDA + its index in the list
  * (lab_cuda_op). The public names are the stubs themselves (cuda_stubs.c), except the
- * memory calls, which keep the client's table of device allocations (memory.c). */
+ * memory calls, which keep the client's table of device allocations (memory.c). The
+ * per-thread entry points (name_ptsz, name_ptds: the list's per_thread field), which a file
+ * compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM calls, are defined there too: the plain
+ * call's command marked LAB_CALL_PER_THREAD, which the referee performs as that entry
+ * point. */
 #ifndef STREAMLAB_LAB_CLIENT_CUDA_STUBS_H
 #define STREAMLAB_LAB_CLIENT_CUDA_STUBS_H
 

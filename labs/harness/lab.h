@@ -19,13 +19,6 @@
 #ifndef STREAMLAB_LAB_H
 #define STREAMLAB_LAB_H
 
-/* The per-thread default stream by a define turns every stream call of the file into its
- * _ptsz/_ptds twin, which the library that carries a lab's calls to the harness does not
- * have: say so here, not as a linker's "undefined reference". */
-#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
-#error "streamlab: a lab file cannot define CUDA_API_PER_THREAD_DEFAULT_STREAM (the library that carries its CUDA calls to the lab is built without it): pass cudaStreamPerThread as the stream instead, the same per-thread default stream"
-#endif
-
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -326,13 +326,22 @@ static void freed_words(uint64_t addr, char *out, size_t cap) {
 
 /* ---- the memory of captured commands ---------------------------------------------------- */
 
+/* The command being served came from a file compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM
+ * (LAB_CALL_PER_THREAD): its stream 0 is the per-thread default stream, as the call's _ptsz
+ * entry point reads it. */
+static __thread bool t_per_thread;
+
+static cudaStream_t stream_as_called(cudaStream_t stream) {
+    return t_per_thread && stream == 0 ? cudaStreamPerThread : stream;
+}
+
 /* A command served on stream reached uses and succeeded. Where the stream captures, the
  * command was not run: it is a node of the capture's graph, and its ranges go with the
  * graph, to be checked again at each launch (graph_memory.h). Asked of the backend only
  * while a capture may be open. */
 static void note_captured(cudaStream_t stream, const lab_graph_use *uses, size_t n) {
     uint64_t capture;
-    if (!n || !R.capturing.n || !lab_backend_capture_id(stream, &capture)) return;
+    if (!n || !R.capturing.n || !lab_backend_capture_id(stream_as_called(stream), &capture)) return;
     for (size_t i = 0; i < n; i++) lab_graph_memory_note(R.graph_mem, capture, &uses[i]);
 }
 
@@ -349,12 +358,14 @@ static bool graph_use_ok(const lab_graph_use *u) {
  * of it is no longer the program's (a buffer freed after the capture), as the command itself
  * would be refused now. */
 static cudaError_t remote_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+    stream = stream_as_called(stream);
     cudaError_t e = cudaStreamBeginCapture(stream, mode);
     if (e == cudaSuccess && !set_has(&R.capturing, (uintptr_t)stream)) set_add(&R.capturing, (uintptr_t)stream, 0);
     return e;
 }
 
 static cudaError_t remote_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+    stream = stream_as_called(stream);
     uint64_t capture = 0, after = 0;
     bool was = lab_backend_capture_id(stream, &capture);
     cudaError_t e = cudaStreamEndCapture(stream, pGraph);
@@ -368,7 +379,7 @@ static cudaError_t remote_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t 
 }
 
 static cudaError_t remote_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus) {
-    return cudaStreamIsCapturing(stream, pCaptureStatus);
+    return cudaStreamIsCapturing(stream_as_called(stream), pCaptureStatus);
 }
 
 static cudaError_t remote_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
@@ -403,7 +414,7 @@ static cudaError_t remote_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_
         refuse(said);
         return cudaErrorInvalidValue;
     }
-    return cudaGraphLaunch(graphExec, stream);
+    return cudaGraphLaunch(graphExec, stream_as_called(stream));
 }
 
 static cudaError_t remote_cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
@@ -803,6 +814,15 @@ static void ended(int index, uint64_t handle) {
 #define ENC_host_fn(T, n)
 #define ENC_host_fn_arg(T, n)
 
+/* The per-thread entry points of the list's calls that have one (its per_thread field),
+ * which the referee performs for a command marked LAB_CALL_PER_THREAD: declared here, as the
+ * simulator's cuda_runtime_api.h declares them, because the toolkit's declares them only to
+ * a file compiled for per-thread default streams (libcudart defines them all the same). */
+#define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
+    CUDA_CALLS_IF_PER_THREAD(per_thread, ret name##_##per_thread CUDA_CALLS_PARAMS(params);)
+#include "cuda_calls/cuda_calls.inc"
+#undef CUDA_CALLS_ENTRY
+
 /* Who performs a call: the memory and graph calls are this file's, the rest the backend's. */
 #define PERFORM_memory(name, params) remote_##name CUDA_CALLS_ARGS(params)
 #define PERFORM_device(name, params) name CUDA_CALLS_ARGS(params)
@@ -811,9 +831,26 @@ static void ended(int index, uint64_t handle) {
 #define PERFORM_stream PERFORM_device
 #define PERFORM_event PERFORM_device
 #define PERFORM_graph PERFORM_memory
+/* A command marked LAB_CALL_PER_THREAD: the backend's per-thread entry point of the call
+ * (the graph calls, this file's, read t_per_thread instead). A call without one never comes
+ * so (serve_cuda refuses it first). */
+#define HAS_PER_THREAD_ptsz true
+#define HAS_PER_THREAD_ptds true
+#define HAS_PER_THREAD_none false
+#define PERFORM_PER_THREAD_ptsz(name, params) name##_ptsz CUDA_CALLS_ARGS(params)
+#define PERFORM_PER_THREAD_ptds(name, params) name##_ptds CUDA_CALLS_ARGS(params)
+#define PERFORM_PER_THREAD_none(name, params) cudaErrorNotSupported
+#define OWN_PER_THREAD_graph true
+#define OWN_PER_THREAD_memory false
+#define OWN_PER_THREAD_device false
+#define OWN_PER_THREAD_error false
+#define OWN_PER_THREAD_copy false
+#define OWN_PER_THREAD_stream false
+#define OWN_PER_THREAD_event false
 
-#define SERVE_CALL(name, kind, params)                                                     \
+#define SERVE_CALL(name, kind, per_thread, params)                                         \
     {                                                                                      \
+        if (per_thread_ && !HAS_PER_THREAD_##per_thread) return -1;                        \
         reader rd_ = {payload, payload + len, false};                                      \
         bool bad_handle_ = false, bad_memory_ = false, to_output_ = false, from_host_ = false; \
         size_t staged_in_ = 0, staged_out_ = 0;                                            \
@@ -845,7 +882,8 @@ static void ended(int index, uint64_t handle) {
             err_ = cudaErrorInvalidValue;                                                  \
         } else {                                                                           \
             charge_staging_copy(staged_in_);                                               \
-            err_ = PERFORM_##kind(name, params);                                           \
+            err_ = per_thread_ && !OWN_PER_THREAD_##kind ? PERFORM_PER_THREAD_##per_thread(name, params) \
+                                                         : PERFORM_##kind(name, params);   \
             charge_staging_copy(staged_out_);                                              \
             for (size_t u_ = 0; u_ < n_uses_; u_++)                                        \
                 if (to_output_ && use_is_source_[u_]) uses_[u_].need = LAB_GRAPH_NEED_DEVICE; \
@@ -864,6 +902,7 @@ static void ended(int index, uint64_t handle) {
 /* The error strings: the text itself is the reply. */
 #define SERVE_PURE(name, params)                        \
     {                                                   \
+        if (per_thread_) return -1;                     \
         reader rd_ = {payload, payload + len, false};   \
         int32_t code_ = 0;                              \
         r_get(&rd_, &code_, sizeof(code_));             \
@@ -872,10 +911,10 @@ static void ended(int index, uint64_t handle) {
         return 0;                                       \
     }
 
-#define SERVE_async(name, kind, params) SERVE_CALL(name, kind, params)
-#define SERVE_sync(name, kind, params) SERVE_CALL(name, kind, params)
-#define SERVE_host(name, kind, params) SERVE_CALL(name, kind, params)
-#define SERVE_pure(name, kind, params) SERVE_PURE(name, params)
+#define SERVE_async(name, kind, per_thread, params) SERVE_CALL(name, kind, per_thread, params)
+#define SERVE_sync(name, kind, per_thread, params) SERVE_CALL(name, kind, per_thread, params)
+#define SERVE_host(name, kind, per_thread, params) SERVE_CALL(name, kind, per_thread, params)
+#define SERVE_pure(name, kind, per_thread, params) SERVE_PURE(name, params)
 
 /* The value of a call's first slot: the handle a destroy call names. */
 static uint64_t first_slot(const unsigned char *payload, uint32_t len) {
@@ -885,14 +924,16 @@ static uint64_t first_slot(const unsigned char *payload, uint32_t len) {
 }
 
 /* Performs CUDA call index with payload (its slots, after the header) and replies (reply():
- * a one-way call's answer is not written; its error is given to the next call that waits).
- * Returns -1 for a payload no client sends. */
-static int serve_cuda(int index, const lab_ring_record *rec, const unsigned char *payload, uint32_t len) {
+ * a one-way call's answer is not written; its error is given to the next call that waits);
+ * per_thread_: as its per-thread entry point (LAB_CALL_PER_THREAD). Returns -1 for a payload
+ * no client sends. */
+static int serve_cuda(int index, bool per_thread_, const lab_ring_record *rec, const unsigned char *payload,
+                      uint32_t len) {
     uint64_t destroyed_ = first_slot(payload, len);
     (void)destroyed_;
     switch (index) {
 #define CUDA_CALLS_ENTRY(name, ret, kind, sync, per_thread, gpu, params) \
-    case CI_##name: SERVE_##sync(name, kind, params)
+    case CI_##name: SERVE_##sync(name, kind, per_thread, params)
 #include "cuda_calls/cuda_calls.inc"
 #undef CUDA_CALLS_ENTRY
     default: return -1;
@@ -1179,7 +1220,9 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     memcpy(&h, payload, sizeof(h));
     bool outer_one_way = t_one_way, outer_error_first = t_error_first;
     t_one_way = (h.site & LAB_CALL_ONE_WAY) != 0;
-    h.site &= ~LAB_CALL_ONE_WAY;
+    bool per_thread = (h.site & LAB_CALL_PER_THREAD) != 0, outer_per_thread = t_per_thread;
+    t_per_thread = per_thread;
+    h.site &= ~(LAB_CALL_ONE_WAY | LAB_CALL_PER_THREAD);
     bool cuda = rec->op >= LAB_OP_CUDA && rec->op - LAB_OP_CUDA < CI_COUNT;
     bool launch = rec->op == LAB_OP_KERNEL_PROCESS || rec->op == LAB_OP_KERNEL_SPIN ||
                   rec->op == LAB_OP_KERNEL_CHECKSUM || rec->op == LAB_OP_KERNEL_WIDEN ||
@@ -1193,20 +1236,22 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     /* Every op the call records carries the student's line. */
     trace_call_site_enter((const void *)(uintptr_t)((h.site & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT));
     int rc;
-    if (rec->op == LAB_OP_CUDA + CI_cudaDeviceReset) {
+    if (rec->op == LAB_OP_CUDA + CI_cudaDeviceReset && !per_thread) {
         reset_student_device(rec);
         rc = 0;
     } else if (rec->op >= LAB_OP_CUDA) {
+        /* serve_cuda refuses a per-thread command of a call that has no such entry point */
         int index = (int)(rec->op - LAB_OP_CUDA);
-        rc = index < CI_COUNT ? serve_cuda(index, rec, args, len) : -1;
+        rc = index < CI_COUNT ? serve_cuda(index, per_thread, rec, args, len) : -1;
     } else {
-        rc = serve_lab(rec->op, rec, args, len);
+        rc = per_thread ? -1 : serve_lab(rec->op, rec, args, len); /* only CUDA calls have one */
     }
     trace_call_site_exit();
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     t_ring = outer;
     t_one_way = outer_one_way;
     t_error_first = outer_error_first;
+    t_per_thread = outer_per_thread;
     return rc;
 }
 

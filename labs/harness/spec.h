@@ -117,6 +117,8 @@ typedef struct lab_order_fact {
 typedef struct lab_stream_fact {
     int32_t id;
     char label[48];     /* "\"compute\"", "s2", "stream 0" (trace_stream_label) */
+    bool per_thread;    /* the per-thread default stream (cudaStreamPerThread, or 0 in a file
+                           compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM) */
     int priority;       /* lower is greater (cudaDeviceGetStreamPriorityRange) */
     uint32_t device;    /* the device it was made on */
     int kernels, h2d, d2h, peer; /* its copies and kernels */

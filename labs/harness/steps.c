@@ -195,6 +195,7 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
             const trace_stream *st = trace_timeline_stream(tl, op->stream);
             trace_stream_label(op->stream, st ? st->name : NULL, s->label, sizeof(s->label));
             s->device = st ? st->device : 0;
+            s->per_thread = st && st->per_thread;
         }
         bool peer = op->kind == TRACE_OP_COPY && op->engine == TRACE_ENGINE_LINK;
         s->kernels += op->kind == TRACE_OP_KERNEL;

@@ -164,7 +164,8 @@ enum {
 /* Where in the student's program a call was made: the return address of the call,
  * relative to where the student's binary is loaded (the referee finds the line in it). */
 typedef struct lab_call_header {
-    uint64_t site; /* with LAB_CALL_ONE_WAY when the client does not wait for the answer */
+    uint64_t site; /* with LAB_CALL_ONE_WAY when the client does not wait for the answer,
+                      LAB_CALL_PER_THREAD for a per-thread entry point */
 } lab_call_header;
 
 /* Set in a call's site by the client when it does not wait for the answer (a real device's
@@ -172,6 +173,14 @@ typedef struct lab_call_header {
  * of the main thread that waits, and has none of its own, answers it, as a launch error
  * shows at the next call that can report it. */
 #define LAB_CALL_ONE_WAY ((uint64_t)1 << 63)
+
+/* Set in a CUDA call's site by the client when the student's code called the call's
+ * per-thread entry point (name_ptsz or name_ptds: a file compiled with
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM, whose CUDA header renames the calls), so that the
+ * referee performs that entry point, in which stream 0 and the implicit stream of cudaMemcpy
+ * and cudaMemset are the per-thread default stream. Only for calls whose entry in
+ * cuda_calls/cuda_calls.inc has one (its per_thread field). */
+#define LAB_CALL_PER_THREAD ((uint64_t)1 << 61)
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,16 @@
  *                     stream: nothing serialises, but four streams now clear one shared
  *                     block with no order between them (racy).
  *   TWO_STREAMS       non-blocking streams, but only two, shared by the four tasks (below
- *                     target: half the concurrency). */
+ *                     target: half the concurrency).
+ *   PER_THREAD_DEFINE the skeleton with CUDA_API_PER_THREAD_DEFAULT_STREAM defined before
+ *                     the includes: every 0 is now the per-thread default stream, still one
+ *                     stream for every task and the memset (below target, serial).
+ *   PER_THREAD_BLOCKING_STREAMS  TODO 1's blocking streams, each waited for, in a file with
+ *                     the define: the memset's 0 is the per-thread stream, which does not
+ *                     synchronise with the task streams, so nothing serialises them (pass). */
+#if defined(LAB_VARIANT_PER_THREAD_DEFINE) || defined(LAB_VARIANT_PER_THREAD_BLOCKING_STREAMS)
+#define CUDA_API_PER_THREAD_DEFAULT_STREAM 1
+#endif
 #include "labs/harness/lab.h"
 
 #define MAX_TASKS 64
@@ -24,7 +33,8 @@
 #define NUM_STREAMS MAX_TASKS
 #endif
 
-#if defined(LAB_VARIANT_BLOCKING_STREAMS) || defined(LAB_VARIANT_MEMSET_ON_TASK_STREAMS)
+#if defined(LAB_VARIANT_BLOCKING_STREAMS) || defined(LAB_VARIANT_MEMSET_ON_TASK_STREAMS) || \
+    defined(LAB_VARIANT_PER_THREAD_BLOCKING_STREAMS)
 #define STREAM_FLAGS cudaStreamDefault
 #else
 #define STREAM_FLAGS cudaStreamNonBlocking
@@ -38,6 +48,9 @@ static uint32_t *d_stats;
 static int setup(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     n_streams = w->batches < NUM_STREAMS ? w->batches : NUM_STREAMS;
+#if defined(LAB_VARIANT_PER_THREAD_DEFINE)
+    n_streams = 0; /* as the skeleton: every task on stream 0 */
+#endif
     for (int t = 0; t < w->batches; t++) LAB_CHECK(cudaMalloc((void **)&d_data[t], w->batch_bytes));
     for (int s = 0; s < n_streams; s++) {
         LAB_CHECK(cudaStreamCreateWithFlags(&streams[s], STREAM_FLAGS));
@@ -52,7 +65,7 @@ static int setup(lab_ctx *ctx) {
 static int run(lab_ctx *ctx) {
     const lab_workload *w = lab_get_workload(ctx);
     for (int t = 0; t < w->batches; t++) {
-        cudaStream_t s = streams[t % n_streams];
+        cudaStream_t s = n_streams ? streams[t % n_streams] : 0;
         LAB_CHECK(cudaMemcpyAsync(d_data[t], lab_input(ctx, t), w->batch_bytes, cudaMemcpyHostToDevice, s));
         for (int k = 0; k < w->steps; k++)
             LAB_CHECK(kernels_process(d_data[t], d_data[t], w->batch_elems, w->process, s));
@@ -63,7 +76,7 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaMemsetAsync(d_stats, 0, STATS_BYTES, 0));
 #endif
     }
-#if defined(LAB_VARIANT_BLOCKING_STREAMS) || defined(LAB_VARIANT_NO_WAIT)
+#if defined(LAB_VARIANT_BLOCKING_STREAMS) || defined(LAB_VARIANT_NO_WAIT) || defined(LAB_VARIANT_PER_THREAD_DEFINE)
     LAB_CHECK(cudaStreamSynchronize(0));
 #else
     for (int s = 0; s < n_streams; s++) LAB_CHECK(cudaStreamSynchronize(streams[s]));

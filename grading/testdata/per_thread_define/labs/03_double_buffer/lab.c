@@ -1,8 +1,9 @@
 /* grading/testdata/per_thread_define/labs/03_double_buffer/lab.c:
  * the skeleton with CUDA_API_PER_THREAD_DEFAULT_STREAM defined before the includes, as lab
- * 00's lesson says a C file may do to make 0 the per-thread default stream. A lab file
- * cannot: the library that carries its calls to the lab is built without it.
- * Expected: does not compile, and the reason says why and what to pass instead. */
+ * 00's lesson says a C file may do to make 0 the per-thread default stream. Its calls reach
+ * the lab as their per-thread entry points (cudaMemcpyAsync_ptsz), which the lab performs.
+ * Expected: compiles and grades as the skeleton does: one stream (the per-thread one),
+ * correct and race-free, no faster than the baseline. */
 #define CUDA_API_PER_THREAD_DEFAULT_STREAM 1
 /* labs/03_double_buffer/lab.c: YOUR FILE for lab 03, double buffering.
  *
