@@ -561,7 +561,7 @@ TEST(Grader, EveryLabGradesItsReferenceAndVariantsAsItsManifestSays) {
 
 // A fix that blames a wait (lab 05's reuse wait issued after the kernel it should hold
 // back): the grader looks up the lines the sandboxed run could not, the wait's and the
-// record's as well as the two sides', and the report shows them above the fix.
+// record's as well as the two sides', and the report shows them above the fix and in it.
 TEST(Grader, TheWaitAFixBlamesIsShownWithItsLine) {
     std::string subs = TempDir("blamed_subs"), out = TempDir("blamed_out");
     const std::string file = "labs/05_cross_stream_races/lab.c";
@@ -582,8 +582,9 @@ TEST(Grader, TheWaitAFixBlamesIsShownWithItsLine) {
     EXPECT_NE(report.find("       second: kernel process batch 2 on \"compute\", " + line_of("/* the kernel */") +
                           "\n       wait:   " + line_of("/* reuse wait after the kernel */") +
                           "\n       record: " + line_of("/* download's record */") +
-                          "\n       fix:    the wait of \"compute\" on event \"downloaded[0]\" comes after kernel "
-                          "process batch 2, which it should order"),
+                          "\n       fix:    the wait of \"compute\" on event \"downloaded[0]\" (" +
+                          line_of("/* reuse wait after the kernel */") + ") comes after kernel process batch 2 (" +
+                          line_of("/* the kernel */") + "), which it should order"),
               std::string::npos)
         << report;
 }

@@ -1,5 +1,6 @@
 /* grading/run/grade_lines.c: the source lines of a sandboxed run's races and refusals (see
  * grade_lines.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "grading/run/grade_lines.h"
 
 #include <stdio.h>
@@ -9,7 +10,10 @@
 #include "cli/addr2line.h"
 #include "labs/harness/result_schema.h"
 
-#define MAX_SITES 24
+/* The distinct call sites looked up in one addr2line run, and the strings of a result that
+ * hold site words (every wait's line, the reasons and the race texts that repeat it). */
+#define MAX_SITES 64
+#define MAX_STRINGS 512
 
 /* Looks up n sites ("0x..." addresses in binary) with one addr2line run: lines[i] gets
  * site i's line, relative to build_dir where the binary was built from it, or "" where
@@ -27,7 +31,7 @@ static void look_up(const char *binary, const char *build_dir, const char *const
     argv[argc++] = (char *)binary;
     for (size_t i = 0; i < n; i++) argv[argc++] = (char *)sites[i];
     argv[argc] = NULL;
-    char answer[8192];
+    static char answer[32768];
     if (cli_addr2line_run(tool, argv, answer, sizeof(answer)) == 0) return;
     size_t dir = build_dir ? strlen(build_dir) : 0;
     while (dir > 1 && build_dir[dir - 1] == '/') dir--;
@@ -95,10 +99,10 @@ static bool next_site_words(const char *text, size_t at, size_t *start, size_t *
     return false;
 }
 
-/* Every string of the result that holds site words (the refusal, the error that repeats
- * it), up to MAX_SITES of them. */
+/* Every string of the result that holds site words (a refusal, the error that repeats it,
+ * a wait's line and the reasons that name it), up to MAX_STRINGS of them. */
 static void strings_with_words(cJSON *node, cJSON **found, size_t *n) {
-    for (cJSON *c = node ? node->child : NULL; c && *n < MAX_SITES; c = c->next) {
+    for (cJSON *c = node ? node->child : NULL; c && *n < MAX_STRINGS; c = c->next) {
         if (cJSON_IsString(c) && c->valuestring && strstr(c->valuestring, LAB_SITE_WORDS_PREFIX))
             found[(*n)++] = c;
         else if (cJSON_IsObject(c) || cJSON_IsArray(c))
@@ -108,7 +112,7 @@ static void strings_with_words(cJSON *node, cJSON **found, size_t *n) {
 
 /* Site words in the result's strings become the line they name, where addr2line has one. */
 static void fill_words(const char *binary, const char *build_dir, cJSON *result) {
-    cJSON *strings[MAX_SITES];
+    static cJSON *strings[MAX_STRINGS];
     size_t n_strings = 0;
     strings_with_words(result, strings, &n_strings);
     char hex[MAX_SITES][24];
@@ -163,6 +167,19 @@ static void fill_words(const char *binary, const char *build_dir, cJSON *result)
         cJSON_SetValuestring(strings[i], out);
         free(out);
     }
+}
+
+char *grade_lines_in_text(const char *binary, const char *build_dir, const char *text) {
+    if (!text || !strstr(text, LAB_SITE_WORDS_PREFIX)) return NULL;
+    cJSON *holder = cJSON_CreateObject();
+    cJSON *item = holder ? cJSON_AddStringToObject(holder, "text", text) : NULL;
+    char *out = NULL;
+    if (item) {
+        fill_words(binary, build_dir, holder);
+        out = strdup(item->valuestring);
+    }
+    cJSON_Delete(holder);
+    return out;
 }
 
 void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result) {

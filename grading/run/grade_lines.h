@@ -25,6 +25,10 @@ extern "C" {
  * program" in its place in the result's strings. Sites addr2line has no line for, or a
  * missing addr2line, change nothing. */
 void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result);
+/* The same for a text (the program's output the report shows): a new string with the line
+ * of each "address 0x... of your program" in its place (the caller frees it), or NULL when
+ * the text has none. */
+char *grade_lines_in_text(const char *binary, const char *build_dir, const char *text);
 
 #ifdef __cplusplus
 }

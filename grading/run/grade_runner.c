@@ -511,6 +511,12 @@ int grade_run_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const c
     if (*se) grade_buf_printf(&b, "--- stderr (%lld bytes) ---\n%s%s", (long long)err_size, se, ends_with(se, "\n") ? "" : "\n");
     if (*so) grade_buf_printf(&b, "--- stdout (%lld bytes) ---\n%s%s", (long long)out_size, so, ends_with(so, "\n") ? "" : "\n");
     out->output = grade_buf_take(&b);
+    /* The lines the run named by address, as in its result. */
+    char *lined = grade_lines_in_text(binary, build_dir, out->output);
+    if (lined) {
+        free(out->output);
+        out->output = lined;
+    }
     out->output_cut = settings->cut_output && settings->output_mb > 0 &&
                       (out_size >= (off_t)settings->output_mb << 20 || err_size >= (off_t)settings->output_mb << 20);
     free(so);

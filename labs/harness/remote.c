@@ -298,14 +298,11 @@ static void site_words(uint64_t site, char *out, size_t cap) {
         snprintf(out, cap, "%s", last);
         return;
     }
-    uintptr_t pc = (uintptr_t)site - 1, offset = 0;
-    char line[600];
-    lab_line_result found = site ? lab_source_line_of(&pc, 1, line, sizeof(line), &offset) : LAB_LINE_FAILED;
-    if (found == LAB_LINE_FOUND)
-        snprintf(out, cap, "%s", line);
-    else if (offset)
+    uintptr_t offset = 0;
+    lab_source_line_words(site, out, cap, &offset);
+    if (!out[0] && offset)
         snprintf(out, cap, LAB_SITE_WORDS_FORMAT, (unsigned long long)offset);
-    else
+    else if (!out[0])
         snprintf(out, cap, "a line of your program");
     last_site = site;
     snprintf(last, sizeof(last), "%s", out);

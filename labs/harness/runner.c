@@ -379,25 +379,14 @@ static bool utf8_terminal(void) {
 /* Races of yours: those in the first of your runs that has any (every run repeats the
  * same mistakes; one run's worth is what there is to fix). The ones shown are of as many
  * different kinds as there are, in the order found. */
-/* The program's source line of an op's call site into out ("" when it cannot be told:
- * the call was the kit's own, or addr2line may not run). The site is a return address:
- * the call is the instruction before it. Returns that address relative to the binary
- * when it lies in the binary's code and was not looked up (STREAMLAB_NO_SUBPROCESS), for
- * the one who ran the lab to look up (the grader does); else 0. */
+/* The program's source line of an op's call site into out; where it may not be looked up
+ * (STREAMLAB_NO_SUBPROCESS, the grader's sandbox), the site words the grader puts the line
+ * in place of; "" when the call was the kit's own (lab_source_line_words). Returns the
+ * call's address relative to the binary when it was not looked up, for the one who ran the
+ * lab to look up (the grader does, from the race's "..._site" keys); else 0. */
 static uint64_t line_of_site(uint64_t site, char *out, size_t len) {
-    out[0] = '\0';
-    if (!site) return 0;
-    uintptr_t pc = (uintptr_t)site - 1, offset;
-    char line[600];
-    lab_line_result found = lab_source_line_of(&pc, 1, line, sizeof(line), &offset);
-    if (found == LAB_LINE_NOT_ALLOWED) return offset;
-    if (found != LAB_LINE_FOUND) return 0;
-    const char *shown = line, *slash = strrchr(line, '/');
-    if (strlen(line) >= len && slash) shown = slash + 1; /* too long a path: the file's name */
-    size_t n = strlen(shown) < len - 1 ? strlen(shown) : len - 1;
-    memcpy(out, shown, n);
-    out[n] = '\0';
-    return 0;
+    uintptr_t offset;
+    return lab_source_line_words(site, out, len, &offset) == LAB_LINE_NOT_ALLOWED ? offset : 0;
 }
 
 _Static_assert(LAB_RACE_RAW == (int)TRACE_RACE_RAW && LAB_RACE_WAR == (int)TRACE_RACE_WAR &&

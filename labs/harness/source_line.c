@@ -5,11 +5,13 @@
 
 #include <link.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/addr2line.h"
+#include "labs/harness/result_schema.h"
 #include "labs/harness/sig_text.h"
 
 #define MAX_SEGMENTS 8
@@ -116,4 +118,24 @@ lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, si
         line = nl + 1;
     }
     return LAB_LINE_NO_INFO;
+}
+
+lab_line_result lab_source_line_words(uint64_t site, char *out, size_t out_len, uintptr_t *offset) {
+    uintptr_t pc = (uintptr_t)site - 1, at = 0;
+    out[0] = '\0';
+    if (offset) *offset = 0;
+    if (!site) return LAB_LINE_NOT_IN_BINARY;
+    char line[600];
+    lab_line_result found = lab_source_line_of(&pc, 1, line, sizeof(line), &at);
+    if (offset) *offset = at;
+    if (found == LAB_LINE_FOUND) {
+        const char *shown = line, *slash = strrchr(line, '/');
+        if (strlen(line) >= out_len && slash) shown = slash + 1; /* too long a path: the file's name */
+        size_t n = strlen(shown) < out_len - 1 ? strlen(shown) : out_len - 1;
+        memcpy(out, shown, n);
+        out[n] = '\0';
+    } else if (found == LAB_LINE_NOT_ALLOWED && at) {
+        snprintf(out, out_len, LAB_SITE_WORDS_FORMAT, (unsigned long long)at);
+    }
+    return found;
 }

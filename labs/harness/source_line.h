@@ -35,6 +35,13 @@ void lab_source_line_prepare(void);
  * first of pcs inside the binary's code (0 when none is), for the report to give when
  * no line was found. */
 lab_line_result lab_source_line_of(const uintptr_t *pcs, size_t n, char *out, size_t out_len, uintptr_t *offset);
+/* Outside any handler: what a report says of the call at return address site (an op's call
+ * site). The call's "file:line"; where the line may not be looked up here (the grader's
+ * sandbox: LAB_LINE_NOT_ALLOWED) but the call is the program's, the site words
+ * (LAB_SITE_WORDS_FORMAT: "address 0x... of your program") that whoever ran the lab puts the
+ * line in place of (the grader does, grading/run/grade_lines.c); else "". Returns the
+ * result of the lookup; *offset (may be NULL) receives the call's offset in the binary. */
+lab_line_result lab_source_line_words(uint64_t site, char *out, size_t out_len, uintptr_t *offset);
 /* The lab binary's path ("" when unknown). */
 const char *lab_source_line_binary(void);
 

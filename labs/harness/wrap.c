@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labs/harness/result_schema.h"
+
 size_t lab_wrap_columns(const char *s, size_t len) {
     size_t n = 0;
     for (size_t i = 0; i < len; i++)
@@ -89,6 +91,23 @@ bool lab_wrap_keeps(const char *line, size_t len) {
     return false;
 }
 
+/* Whether the space at i lies inside site words ("address 0x... of your program",
+ * LAB_SITE_WORDS_FORMAT): the grader finds them whole in the program's output, to put the
+ * line they name in their place, so they are never broken. */
+static bool in_site_words(const char *line, size_t len, size_t i) {
+    const size_t prefix = strlen(LAB_SITE_WORDS_PREFIX), suffix = strlen(LAB_SITE_WORDS_SUFFIX);
+    size_t from = i > prefix + 16 + suffix ? i - (prefix + 16 + suffix) : 0;
+    for (size_t s = from; s < i && s + prefix <= len; s++) {
+        if (strncmp(line + s, LAB_SITE_WORDS_PREFIX, prefix) != 0) continue;
+        size_t d = s + prefix;
+        while (d < len && isxdigit((unsigned char)line[d])) d++;
+        if (d > s + prefix && d + suffix <= len && strncmp(line + d, LAB_SITE_WORDS_SUFFIX, suffix) == 0 &&
+            i < d + suffix)
+            return true;
+    }
+    return false;
+}
+
 /* Writes one line (no newline) wrapped, each piece followed by a newline. */
 static void wrap_line(const char *line, size_t len, int width, FILE *out) {
     if (width < 20 || lab_wrap_columns(line, len) <= (size_t)width || lab_wrap_keeps(line, len)) {
@@ -114,7 +133,7 @@ static void wrap_line(const char *line, size_t len, int width, FILE *out) {
         size_t room = (size_t)width - lead, end = at;
         bool fits = false;
         for (size_t i = at; i <= len; i++) {
-            if (i == len || (line[i] == ' ' && i > at && line[i - 1] != ' ')) {
+            if (i == len || (line[i] == ' ' && i > at && line[i - 1] != ' ' && !in_site_words(line, len, i))) {
                 size_t c = lab_wrap_columns(line + at, i - at);
                 if (c <= room || !fits) {
                     end = i;

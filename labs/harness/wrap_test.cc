@@ -113,6 +113,21 @@ TEST(Wrap, TablesTimelinesAndCodeStayWhole) {
     }
 }
 
+// Site words ("address 0x... of your program", which the grader replaces with the line
+// they name in the program's output) are never broken, wherever the width falls in them.
+TEST(Wrap, SiteWordsStayOnOneLine) {
+    const std::string words = "address 0x15e7 of your program";
+    for (size_t lead = 0; lead < 40; lead++) {
+        std::string text = "Next: " + std::string(lead, 'x') + " cudaDeviceSynchronize() at " + words +
+                           " held the host 23 times, 6.0 ms of the run's 6.5 ms, before your run had queued all "
+                           "its work\n";
+        std::string out = Wrap(text);
+        EXPECT_NE(out.find(words), std::string::npos) << out;
+        EXPECT_EQ(Words(out), Words(text));
+        for (const std::string &l : Lines(out)) EXPECT_LE(Columns(l), 80u) << l;
+    }
+}
+
 TEST(Wrap, AWordLongerThanTheWidthIsNotCut) {
     std::string path = "  source     " + std::string(90, 'p') + " and then words\n";
     std::string out = Wrap(path);
