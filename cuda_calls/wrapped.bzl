@@ -41,6 +41,7 @@ WRAPPED_CUDA_CALLS = [
     "cudaEventRecord_ptsz",
     "cudaEventQuery",
     "cudaEventSynchronize",
+    "cudaEventElapsedTime",
     "cudaEventDestroy",
     "cudaGraphInstantiate",
     "cudaGraphLaunch",

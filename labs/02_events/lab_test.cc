@@ -125,16 +125,17 @@ TEST(Lab02, AnEventRecordedTooEarlyIsARaceThatNamesTheRecord) {
 }
 
 // Every variant's advice comes from what it does: where it stands, and the wait the blame
-// puts first with its line (the host's wait for the combine before each download, while
-// the host orders the streams; the final wait once events do).
+// puts first with its line (the host's wait for the upload before producer B, the longest
+// of the host's four waits a batch while the host orders the streams; the final wait once
+// events do).
 TEST(Lab02, EveryVariantIsAdvisedByWhatItDoes) {
     const std::string lab = "labs/02_events/lab.c", v = "labs/02_events/testdata/variants.c";
     const std::string last = "/* every batch queued */";
     for (const AdviceCase &c : std::vector<AdviceCase>{
              {"labs/02_events_sim", "0/2 TODO 1 (time the combine on the GPU)", "cudaStreamSynchronize(\"A\")", lab,
-              "the download must not start before the combine is done", true, 1},
+              "stream B must not start before the upload is done", true, 1},
              {"labs/02_events_gpu_timed_host_synced_sim", "1/2 TODO 2 (order the streams with events, not the host)",
-              "cudaStreamSynchronize(\"A\")", v, "if (!EVENTS) LAB_CHECK(cudaStreamSynchronize(stream_a));", true},
+              "cudaStreamSynchronize(\"A\")", v, "if (EVENTS) {", true, 4},
              {"labs/02_events_events_host_timed_sim", "0/2 TODO 1 (time the combine on the GPU)",
               "cudaStreamSynchronize(\"A\")", v, last, false},
              {"labs/02_events_early_record_sim", "2/2 ", "cudaStreamSynchronize(\"A\")", v, last, false},

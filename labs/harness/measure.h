@@ -38,7 +38,8 @@ typedef struct lab_measurement {
     int n;              /* the spec's stages (0: the lab asks for no times) */
     lab_stage_check stage[LAB_MAX_STAGES];
     bool ok;            /* every stage right */
-    int event_reads;    /* cudaEventElapsedTime calls in the run (the program timed with events) */
+    int event_reads;    /* cudaEventElapsedTime calls in the run (the program timed with events; with none, no
+                           stage is right, however near its figure) */
 } lab_measurement;
 
 /* Checks what the student reported in recorder run `run` (reported: the ctx's values as

@@ -292,10 +292,10 @@ void trace_gpu_events_op_cancel(uint64_t token) {
  * not be read. */
 static bool times_of(const timed_op *t, uint64_t observed_ns, uint64_t *start, uint64_t *end) {
     float end_ms = 0;
-    if (cudaEventElapsedTime(&end_ms, E.base, t->end) != cudaSuccess) return false;
+    if (__real_cudaEventElapsedTime(&end_ms, E.base, t->end) != cudaSuccess) return false;
     if (t->has_start) {
         float start_ms = 0;
-        if (cudaEventElapsedTime(&start_ms, E.base, t->start) != cudaSuccess) return false;
+        if (__real_cudaEventElapsedTime(&start_ms, E.base, t->start) != cudaSuccess) return false;
         trace_gpu_event_span(E.base_ns, start_ms, end_ms, t->enqueue_ns, observed_ns, start, end);
         return true;
     }

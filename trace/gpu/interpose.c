@@ -24,7 +24,8 @@
  * wrapped too, through the same helper as its plain twin, with a NULL stream (and the implicit
  * stream of cudaMemcpy_ptds and cudaMemset_ptds) recorded, bracketed and synchronised as
  * cudaStreamPerThread, and the span named as the program wrote the call. cudaEventElapsedTime
- * is not wrapped: it orders nothing. */
+ * orders nothing and is only an API span: what a lab reads to know the program timed with
+ * events (the tracer's own reads call the real one). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -496,6 +497,15 @@ static cudaError_t traced_event_wait(const char *api, cudaError_t (*real)(cudaEv
 WRAP_TRACED(cudaEventQuery, traced_event_wait("cudaEventQuery", __real_cudaEventQuery, WAIT_QUERY, event))
 WRAP_TRACED(cudaEventSynchronize,
             traced_event_wait("cudaEventSynchronize", __real_cudaEventSynchronize, WAIT_SYNC, event))
+
+static cudaError_t traced_elapsed(float *ms, cudaEvent_t start, cudaEvent_t end) {
+    uint64_t t0 = now();
+    cudaError_t err = __real_cudaEventElapsedTime(ms, start, end);
+    trace_record_api("cudaEventElapsedTime", t0, now());
+    return err;
+}
+
+WRAP_TRACED(cudaEventElapsedTime, traced_elapsed(ms, start, end))
 
 /* ---- the device --------------------------------------------------------------------------- */
 
