@@ -131,6 +131,32 @@ TEST(Lab05, AHostWaitInTheLoopIsNamedWithItsLineAndCost) {
     }
 }
 
+// Every wait in place, but one event per hand-over re-recorded every batch: each reuse wait
+// names the latest record, the batch just before, where two buffers need only the one
+// before that. Every TODO is done; the advice says what holds the pipeline back.
+TEST(Lab05, OneEventPerHandOverIsToldToGiveEachBufferItsOwn) {
+    Outcome o = RunLabOnce("labs/05_cross_stream_races_one_event_each_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(Num(Planted(j), "fixed"), 5);
+    EXPECT_LT(Num(j, "bound_fraction"), 0.6);
+    const std::string line = ShortLine(kVariants, "/* kernel's record */");
+    const std::string next = Str(j, "next");
+    EXPECT_EQ(next.rfind("the upload of batch b waits for the kernel of batch b - 1 (the record at " + line +
+                             "), but with 2 input buffers the one it overwrites was last used by batch b - 2",
+                         0),
+              0u)
+        << next;
+    EXPECT_NE(next.find("Give each buffer its own events"), std::string::npos) << next;
+    cJSON_Delete(j);
+    // The reference, one event per buffer, is not told so: it passes.
+    Outcome ref = RunLabOnce("solutions/05_cross_stream_races_sim", Args());
+    EXPECT_EQ(ref.exit_code, 0) << ref.err;
+    EXPECT_EQ(ref.err.find("Give each buffer its own events"), std::string::npos) << ref.err;
+}
+
 // --hint follows the same facts: a race the host orders is the step it stands at, and
 // the hint says which wait orders it.
 TEST(Lab05, HintsFollowTheFactsNotTheSpeed) {
@@ -176,7 +202,7 @@ TEST(Lab05, WhatAnEventMarksAndWhatRunWaitsForAreTheProgramsOwn) {
 // puts first with its line (the skeleton's final wait; the download's wait on the kernel).
 TEST(Lab05, EveryVariantIsAdvisedByWhatItDoes) {
     const std::string lab = "labs/05_cross_stream_races/lab.c", v = kVariants;
-    const std::string down_waits = "cudaStreamWaitEvent(down, computed[k], 0)";
+    const std::string down_waits = "cudaStreamWaitEvent(down, computed[EV(k)], 0)";
     for (const AdviceCase &c : std::vector<AdviceCase>{
              {"labs/05_cross_stream_races_sim", "0/5 TODO 1 (the kernel waits for its upload)",
               "cudaStreamSynchronize(\"compute\")", lab, "LAB_CHECK(cudaStreamSynchronize(compute));", false},
@@ -185,7 +211,7 @@ TEST(Lab05, EveryVariantIsAdvisedByWhatItDoes) {
              {"labs/05_cross_stream_races_fixed_4_sim", "4/5 TODO 5 (wait for the downloads before returning)",
               "cudaStreamWaitEvent(\"down\")", v, down_waits, false},
              {"labs/05_cross_stream_races_wrong_stream_sim", "1/5 TODO 2 (record the event after the kernel)",
-              "cudaStreamWaitEvent(\"compute\")", v, "cudaStreamWaitEvent(compute, uploaded[k], 0)", false},
+              "cudaStreamWaitEvent(\"compute\")", v, "cudaStreamWaitEvent(compute, uploaded[EV(k)], 0)", false},
          })
         ExpectAdvice(c, Args({"--schedules", "0"}));
 }

@@ -296,6 +296,38 @@ static int why4(const lab_findings *f, const lab_workload *w, char *buf, size_t 
 /* Every step done and the target missed: a host wait inside the loop, on top of the
  * events, is what costs the time (the harness names it: lab_fact_costly_wait). */
 
+/* When every TODO is done and the run is still slow: a reuse wait (an upload after the
+ * kernel that read its buffer, a kernel after the download of its buffer) that holds the
+ * stream for the batch just before, where the buffers let it wait for one further back. One
+ * event re-recorded every batch does that: a wait names the latest record, so upload b
+ * waits for kernel b - 1 although its buffer was last read by kernel b - 2. */
+static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    int buffers = f->h2d_buffers;
+    if (buffers < 2) return 0;
+    const lab_order_fact *reuse[2] = {
+        usual_order(f, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_H2D),
+        usual_order(f, TRACE_OP_COPY, TRACE_COPY_D2H, TRACE_OP_KERNEL, TRACE_COPY_NONE),
+    };
+    const char *what[2] = {"the upload of batch b waits for the kernel", "the kernel of batch b waits for the download"};
+    const char *buffer[2] = {"input", "output"};
+    for (int i = 0; i < 2; i++) {
+        const lab_order_fact *o = reuse[i];
+        if (!o || !o->batch_known || o->batch_gap < 1 || o->batch_gap >= buffers) continue;
+        char at[160] = "";
+        if (o->record_line[0]) snprintf(at, sizeof(at), " (the record at %s)", lab_fact_short_line(o->record_line));
+        return snprintf(buf, len,
+                        "%s of batch b - %d%s, but with %d %s buffers the one it overwrites was last used by batch "
+                        "b - %d: the pipeline keeps %d batch%s in flight where it could keep %d. One event "
+                        "re-recorded every batch does this, since a wait takes its latest record. Give each buffer "
+                        "its own events (an array indexed like the buffers) and wait on the event of the buffer "
+                        "about to be overwritten.",
+                        what[i], (int)o->batch_gap, at, buffers, buffer[i], buffers, (int)o->batch_gap,
+                        o->batch_gap == 1 ? "" : "es", buffers);
+    }
+    return 0;
+}
+
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (the kernel waits for its upload)",
@@ -405,6 +437,7 @@ const lab_spec LAB_SPEC = {
     .metric = LAB_METRIC_SPEEDUP,
     .target_bound_fraction = 0.70,
     .planted = planted,
+    .beyond = beyond,
     .n_planted = (int)(sizeof(planted) / sizeof(planted[0])),
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),

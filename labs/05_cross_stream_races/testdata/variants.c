@@ -33,7 +33,11 @@
  *   WRONG_EVENT_INDEX  the download waits on computed[(k + 1) % 2], the other buffer's
  *                  event, instead of computed[k] (results wrong too).
  *   WAIT_BEFORE_RECORD  the kernel's wait on uploaded[k] issued before the upload and its
- *                  record: it takes the previous record (two batches back), or none. */
+ *                  record: it takes the previous record (two batches back), or none.
+ *   ONE_EVENT_EACH  every wait of the reference, but one event per hand-over, re-recorded
+ *                  every batch: a reuse wait can name only the latest record, so upload b
+ *                  waits for kernel b - 1 and kernel b for download b - 1, where the two
+ *                  buffers need only b - 2 (correct, race-free, below target). */
 #include "labs/harness/lab.h"
 
 #if defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) || defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM) || \
@@ -41,7 +45,8 @@
 #define ONE_WAIT_MISPLACED 1 /* the reference, but for one wait */
 #endif
 #if defined(LAB_VARIANT_FIXED_4) || defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC) || \
-    defined(LAB_VARIANT_WRONG_STREAM_RECORD) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED)
+    defined(LAB_VARIANT_WRONG_STREAM_RECORD) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED) || \
+    defined(LAB_VARIANT_ONE_EVENT_EACH)
 #define ALL_WAITS 1 /* TODOs 1 to 4 */
 #endif
 #if (defined(ALL_WAITS) || defined(LAB_VARIANT_SYNC_COMPUTE)) && !defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) && \
@@ -50,6 +55,13 @@
 #endif
 
 #define NBUF 2
+#if defined(LAB_VARIANT_ONE_EVENT_EACH)
+#define EV(k) 0      /* one event per hand-over, whatever the buffer */
+#define REUSE_FROM 1 /* and so a reuse wait from the second batch on: on the batch before */
+#else
+#define EV(k) (k)
+#define REUSE_FROM NBUF
+#endif
 
 static cudaStream_t up, compute, down;
 static cudaEvent_t uploaded[NBUF], computed[NBUF], downloaded[NBUF];
@@ -91,7 +103,7 @@ static int run(lab_ctx *ctx) {
     for (int b = 0; b < w->batches; b++) {
         int k = b % NBUF;
 #if defined(ALL_WAITS)
-        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(up, computed[k], 0));
+        if (b >= REUSE_FROM) LAB_CHECK(cudaStreamWaitEvent(up, computed[EV(k)], 0));
 #endif
 #if defined(LAB_VARIANT_WAIT_BEFORE_RECORD)
         cudaEvent_t this_upload = uploaded[k];
@@ -101,13 +113,13 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_WRONG_STREAM_RECORD)
         LAB_CHECK(cudaEventRecord(uploaded[k], compute)); /* wrong-stream record */
 #else
-        LAB_CHECK(cudaEventRecord(uploaded[k], up)); /* upload's record */
+        LAB_CHECK(cudaEventRecord(uploaded[EV(k)], up)); /* upload's record */
 #endif
 #if !defined(LAB_VARIANT_WAIT_BEFORE_RECORD)
-        LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[k], 0)); /* kernel waits for upload */
+        LAB_CHECK(cudaStreamWaitEvent(compute, uploaded[EV(k)], 0)); /* kernel waits for upload */
 #endif
 #if defined(DOWNLOAD_WAIT)
-        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[k], 0));
+        if (b >= REUSE_FROM) LAB_CHECK(cudaStreamWaitEvent(compute, downloaded[EV(k)], 0));
 #elif defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM)
         if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(down, downloaded[k], 0)); /* reuse wait on the wrong stream */
 #endif
@@ -118,7 +130,7 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_WRONG_STREAM)
         LAB_CHECK(cudaEventRecord(computed[k], up)); /* the wrong stream: the kernel is on "compute" */
 #else
-        LAB_CHECK(cudaEventRecord(computed[k], compute)); /* kernel's record */
+        LAB_CHECK(cudaEventRecord(computed[EV(k)], compute)); /* kernel's record */
 #endif
 #if defined(LAB_VARIANT_SYNC_COMPUTE)
         LAB_CHECK(cudaStreamSynchronize(compute)); /* orders the next uploads after the kernel, from the host */
@@ -126,16 +138,17 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_WRONG_EVENT_INDEX)
         LAB_CHECK(cudaStreamWaitEvent(down, computed[(k + 1) % NBUF], 0)); /* the other buffer's event */
 #else
-        LAB_CHECK(cudaStreamWaitEvent(down, computed[k], 0));
+        LAB_CHECK(cudaStreamWaitEvent(down, computed[EV(k)], 0));
 #endif
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, down));
-        LAB_CHECK(cudaEventRecord(downloaded[k], down)); /* download's record */
+        LAB_CHECK(cudaEventRecord(downloaded[EV(k)], down)); /* download's record */
 #if defined(LAB_VARIANT_OVER_SYNCED)
         LAB_CHECK(cudaDeviceSynchronize());
 #endif
     }
 #if defined(LAB_VARIANT_OVER_SYNCED) || defined(LAB_VARIANT_WRONG_STREAM_RECORD) || \
-    defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED)
+    defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED) || \
+    defined(LAB_VARIANT_ONE_EVENT_EACH)
     LAB_CHECK(cudaStreamSynchronize(down));
 #elif defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC)
     LAB_CHECK(cudaStreamSynchronize(0)); /* the legacy stream: it waits for the blocking streams */
