@@ -609,12 +609,15 @@ static cudaError_t remote_cudaFree(void *devPtr) {
     return e;
 }
 
-/* Pinned memory is made in the shared memory and registered, so that both processes see it. */
-static cudaError_t remote_cudaMallocHost(void **ptr, size_t size) {
+/* Pinned memory is made in the shared memory and registered, so that both processes see it.
+ * The registration is the program's call on the timeline, by the name it used. */
+static cudaError_t pinned_alloc(void **ptr, size_t size, const char *called) {
     if (!ptr) return cudaErrorInvalidValue;
     void *p = lab_arena_alloc(R.arena, size, LAB_ARENA_STUDENT);
     if (!p) return cudaErrorMemoryAllocation;
+    trace_record_as(called);
     cudaError_t e = cudaHostRegister(p, size, cudaHostRegisterDefault);
+    trace_record_as(NULL);
     if (e != cudaSuccess) {
         lab_arena_release(R.arena, p, LAB_ARENA_STUDENT);
         return e;
@@ -623,18 +626,23 @@ static cudaError_t remote_cudaMallocHost(void **ptr, size_t size) {
     return cudaSuccess;
 }
 
+static cudaError_t remote_cudaMallocHost(void **ptr, size_t size) { return pinned_alloc(ptr, size, "cudaMallocHost"); }
+
 static cudaError_t remote_cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
     (void)flags;
-    return remote_cudaMallocHost(pHost, size);
+    return pinned_alloc(pHost, size, "cudaHostAlloc");
 }
 
 static cudaError_t remote_cudaFreeHost(void *ptr) {
     if (!ptr) return cudaSuccess;
     size_t bytes = 0;
     if (!lab_arena_find(R.arena, ptr, 0, NULL, &bytes, NULL)) return cudaErrorInvalidValue;
-    /* As cudaFreeHost does, wait for the device before the memory goes. */
+    /* As cudaFreeHost does, wait for the device before the memory goes: on the timeline, the
+     * wait and the unregistration are the program's cudaFreeHost. */
+    trace_record_as("cudaFreeHost");
     cudaError_t e = cudaDeviceSynchronize();
     (void)cudaHostUnregister(ptr);
+    trace_record_as(NULL);
     (void)cudaGetLastError();
     if (!lab_arena_release(R.arena, ptr, LAB_ARENA_STUDENT)) return cudaErrorInvalidValue;
     lab_freed_note((uintptr_t)ptr, bytes, trace_call_site(), "cudaFreeHost");

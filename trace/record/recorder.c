@@ -613,9 +613,13 @@ static trace_op host_op(trace_op_kind kind, const char *name, uint64_t start_ns,
     return op;
 }
 
+static _Thread_local const char *t_as;
+
+void trace_record_as(const char *as) { t_as = as; }
+
 uint64_t trace_record_sync(trace_sync_target target, const void *handle, const char *api,
                            uint64_t start_ns, uint64_t end_ns) {
-    trace_op op = host_op(TRACE_OP_SYNC, api, start_ns, end_ns);
+    trace_op op = host_op(TRACE_OP_SYNC, t_as ? t_as : api, start_ns, end_ns);
     op.sync = target;
     if (target == TRACE_SYNC_EVENT) return record(&op, NULL, handle, EVENT_ID_ONLY);
     return trace_record(&op, target == TRACE_SYNC_STREAM ? handle : NULL);
@@ -638,7 +642,7 @@ uint64_t trace_record_host_access(const void *addr, uint64_t bytes, bool write, 
 }
 
 uint64_t trace_record_api(const char *api, uint64_t start_ns, uint64_t end_ns) {
-    trace_op op = host_op(TRACE_OP_API, api, start_ns, end_ns);
+    trace_op op = host_op(TRACE_OP_API, t_as ? t_as : api, start_ns, end_ns);
     return trace_record(&op, NULL);
 }
 

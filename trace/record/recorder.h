@@ -140,6 +140,11 @@ uint64_t trace_record_host_access(const void *addr, uint64_t bytes, bool write, 
                                   int32_t batch, uint64_t host_ns);
 /* A runtime call's host-side span (the host lane), with no ordering meaning. */
 uint64_t trace_record_api(const char *api, uint64_t start_ns, uint64_t end_ns);
+/* Names the host-side spans (trace_record_api, trace_record_sync) recorded on this thread
+ * from now on `as`, until trace_record_as(NULL): the calls one makes for another (the
+ * referee's cudaHostRegister and cudaDeviceSynchronize that perform a program's
+ * cudaMallocHost or cudaFreeHost) carry the name of the call the program made. */
+void trace_record_as(const char *as);
 /* A harness phase ("setup", "run 3", ...). */
 uint64_t trace_record_phase(const char *name, uint64_t start_ns, uint64_t end_ns);
 
