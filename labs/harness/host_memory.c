@@ -31,14 +31,19 @@ static void add_pinning(lab_pinning *p, const trace_op *op) {
     strcat(p->names, op->name);
 }
 
-void lab_host_memory_scan_setup(lab_host_memory *m, trace_timeline *tl, uint64_t t0, uint64_t t1) {
-    memset(&m->setup, 0, sizeof(m->setup));
+/* The pinning calls of recorder run `run` (in_run) or of the window [t0, t1] into p. */
+static void scan_pinning(lab_pinning *p, trace_timeline *tl, bool in_run, int32_t run, uint64_t t0, uint64_t t1) {
+    memset(p, 0, sizeof(*p));
     size_t n = trace_timeline_count(tl);
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
-        if (op->kind == TRACE_OP_API && op->start_ns >= t0 && op->end_ns <= t1 && lab_is_pinning_call(op->name))
-            add_pinning(&m->setup, op);
+        if (op->kind != TRACE_OP_API || !lab_is_pinning_call(op->name)) continue;
+        if (in_run ? trace_timeline_in_run(op, run) : op->start_ns >= t0 && op->end_ns <= t1) add_pinning(p, op);
     }
+}
+
+void lab_host_memory_scan_setup(lab_host_memory *m, trace_timeline *tl, uint64_t t0, uint64_t t1) {
+    scan_pinning(&m->setup, tl, false, 0, t0, t1);
 }
 
 static double figure(const lab_bound *b, const char *key) {
@@ -48,17 +53,11 @@ static double figure(const lab_bound *b, const char *key) {
 }
 
 void lab_host_memory_scan_warmup(lab_host_memory *m, trace_timeline *tl, int32_t run) {
-    memset(&m->warmup, 0, sizeof(m->warmup));
-    size_t n = trace_timeline_count(tl);
-    for (size_t i = 0; i < n; i++) {
-        const trace_op *op = trace_timeline_get(tl, i);
-        if (trace_timeline_in_run(op, run) && op->kind == TRACE_OP_API && lab_is_pinning_call(op->name))
-            add_pinning(&m->warmup, op);
-    }
+    scan_pinning(&m->warmup, tl, true, run, 0, 0);
 }
 
 void lab_host_memory_scan_run(lab_host_memory *m, trace_timeline *tl, int32_t run, double run_ms, const lab_bound *b) {
-    memset(&m->run, 0, sizeof(m->run));
+    scan_pinning(&m->run, tl, true, run, 0, 0);
     memset(m->pageable, 0, sizeof(m->pageable));
     memset(m->pageable_gbps, 0, sizeof(m->pageable_gbps));
     m->copy_wait_ms = 0;
@@ -71,8 +70,7 @@ void lab_host_memory_scan_run(lab_host_memory *m, trace_timeline *tl, int32_t ru
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run)) continue;
         if (op->kind == TRACE_OP_API) {
-            if (lab_is_pinning_call(op->name)) add_pinning(&m->run, op);
-            else if (is_copy_call(op->name)) m->copy_wait_ms += (double)(op->end_ns - op->start_ns) / 1e6;
+            if (is_copy_call(op->name)) m->copy_wait_ms += (double)(op->end_ns - op->start_ns) / 1e6;
             continue;
         }
         if (op->kind != TRACE_OP_COPY || op->pinned) continue;
