@@ -424,6 +424,26 @@ static bool is_work(trace_op_kind kind) {
     return kind == TRACE_OP_COPY || kind == TRACE_OP_MEMSET || kind == TRACE_OP_KERNEL || kind == TRACE_OP_HOST_FN;
 }
 
+/* A wait kept for the race reports' blame (a stream's cudaStreamWaitEvent, the host's
+ * cudaEventSynchronize): the op, and the record of e it took (none: it waited for nothing);
+ * work_seq, the waiter's work so far. */
+static void keep_wait(rc_wait *w, const trace_op *op, const rc_event *e, uint64_t work_seq) {
+    memset(w, 0, sizeof(*w));
+    w->event = op->event;
+    w->op = op->id;
+    w->site = op->call_site;
+    w->rec_stream = w->rec_after_stream = -1;
+    w->work_seq = work_seq;
+    if (!e->recorded) return;
+    w->rec_stream = e->rec_stream;
+    w->rec_op = e->rec_op;
+    w->rec_site = e->rec_site;
+    w->rec_clock = e->rec_clock;
+    w->rec_after_op = e->rec_after_op;
+    w->rec_after_stream = e->rec_after_stream;
+    w->rec_after_site = e->rec_after_site;
+}
+
 static void stream_op(trace_racecheck *rc, const trace_op *op) {
     if (op->stream < 0) return; /* an unknown stream handle: the runtime rejects the call */
     if (has_ranges(op, true)) host_access(rc, op, true);
@@ -453,22 +473,7 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
             /* Every wait is remembered, on a recorded event or not (one not recorded yet
              * waits for nothing: a race report may blame it). */
             w = &s->waits[s->n_waits++ % WAITS_KEPT];
-            memset(w, 0, sizeof(*w));
-            w->event = op->event;
-            w->op = op->id;
-            w->site = op->call_site;
-            w->rec_stream = -1;
-            w->rec_after_stream = -1;
-            w->work_seq = s->work_ops;
-            if (e->recorded) {
-                w->rec_stream = e->rec_stream;
-                w->rec_op = e->rec_op;
-                w->rec_site = e->rec_site;
-                w->rec_clock = e->rec_clock;
-                w->rec_after_op = e->rec_after_op;
-                w->rec_after_stream = e->rec_after_stream;
-                w->rec_after_site = e->rec_after_site;
-            }
+            keep_wait(w, op, e, s->work_ops);
         }
         if (e && e->recorded) {
             late_wait(rc, op, e, w, &e->snapshot);
@@ -531,20 +536,8 @@ static void sync_op(trace_racecheck *rc, const trace_op *op) {
         /* Kept as a stream's waits are, with the record it took (none: it waited for
          * nothing), for the race reports' blame. */
         kept = &rc->host_waits[rc->n_host_waits++ % WAITS_KEPT];
-        memset(kept, 0, sizeof(*kept));
-        kept->event = op->event;
-        kept->op = op->id;
-        kept->site = op->call_site;
-        kept->rec_stream = kept->rec_after_stream = -1;
-        kept->work_seq = rc->host_steps;
+        keep_wait(kept, op, e, rc->host_steps);
         if (e->recorded) {
-            kept->rec_stream = e->rec_stream;
-            kept->rec_op = e->rec_op;
-            kept->rec_site = e->rec_site;
-            kept->rec_clock = e->rec_clock;
-            kept->rec_after_op = e->rec_after_op;
-            kept->rec_after_stream = e->rec_after_stream;
-            kept->rec_after_site = e->rec_after_site;
             trace_vc_join(&rc->host, &e->snapshot);
             e->synced = true;
             waited = e;
