@@ -1,4 +1,4 @@
-/* grading/run/grade_lines.c: the source lines of a sandboxed run's races and refusals (see
+/* grading/run/grade_lines.c: the source lines a sandboxed run names by address (see
  * grade_lines.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "grading/run/grade_lines.h"
@@ -48,40 +48,6 @@ static void look_up(const char *binary, const char *build_dir, const char *const
         if (!nl) break;
         at = nl + 1;
     }
-}
-
-/* The races' sides, then the wait and the record a race's fix blames (in its blamed_wait
- * object): each "..._site" gets its "..._line". */
-static void fill_races(const char *binary, const char *build_dir, cJSON *result) {
-    static const char *const keys[4][2] = {{LAB_KEY_RACE_FIRST_SITE, LAB_KEY_RACE_FIRST_LINE},
-                                           {LAB_KEY_RACE_SECOND_SITE, LAB_KEY_RACE_SECOND_LINE},
-                                           {LAB_KEY_BLAMED_WAIT_SITE, LAB_KEY_BLAMED_WAIT_LINE},
-                                           {LAB_KEY_BLAMED_RECORD_SITE, LAB_KEY_BLAMED_RECORD_LINE}};
-    cJSON *reports = cJSON_GetObjectItemCaseSensitive(result, LAB_KEY_RACE_REPORTS);
-    const char *sites[MAX_SITES] = {0};
-    cJSON *owner[MAX_SITES];
-    const char *line_key[MAX_SITES];
-    size_t n = 0;
-    cJSON *race;
-    cJSON_ArrayForEach(race, reports) {
-        cJSON *blamed = cJSON_GetObjectItemCaseSensitive(race, LAB_KEY_RACE_BLAMED_WAIT);
-        for (int k = 0; k < 4 && n < MAX_SITES; k++) {
-            cJSON *in = k < 2 ? race : blamed;
-            if (!cJSON_IsObject(in)) continue;
-            const cJSON *site = cJSON_GetObjectItemCaseSensitive(in, keys[k][0]);
-            if (!cJSON_IsString(site) || strncmp(site->valuestring, "0x", 2) != 0) continue;
-            if (strspn(site->valuestring + 2, "0123456789abcdef") != strlen(site->valuestring + 2)) continue;
-            if (cJSON_GetObjectItemCaseSensitive(in, keys[k][1])) continue;
-            sites[n] = site->valuestring;
-            owner[n] = in;
-            line_key[n] = keys[k][1];
-            n++;
-        }
-    }
-    static char lines[MAX_SITES][1024];
-    look_up(binary, build_dir, sites, n, lines);
-    for (size_t i = 0; i < n; i++)
-        if (lines[i][0]) cJSON_AddStringToObject(owner[i], line_key[i], lines[i]);
 }
 
 /* The next "address 0x... of your program" in text from at: its start and length, and the
@@ -183,6 +149,5 @@ char *grade_lines_in_text(const char *binary, const char *build_dir, const char 
 }
 
 void grade_lines_fill(const char *binary, const char *build_dir, cJSON *result) {
-    fill_races(binary, build_dir, result);
     fill_words(binary, build_dir, result);
 }

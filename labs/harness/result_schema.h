@@ -95,9 +95,10 @@
 #define LAB_KEY_RACE_KIND "kind"                 /* string: the race's kind (trace_race_kind_name) */
 #define LAB_KEY_RACE_FIRST "first"               /* string: the first side's operation */
 #define LAB_KEY_RACE_FIRST_STREAM "first_stream" /* string: its stream, by the student's name */
-#define LAB_KEY_RACE_FIRST_LINE "first_line"     /* string: its source line, when known */
-#define LAB_KEY_RACE_FIRST_SITE "first_site"     /* string: its call site, "0x..." (the grader fills
-                                                    first_line from it) */
+#define LAB_KEY_RACE_FIRST_LINE "first_line"     /* string: its source line, when known (under the
+                                                    grader's sandbox, site words the grader replaces) */
+#define LAB_KEY_RACE_FIRST_SITE "first_site"     /* string: its call site, "0x...", where the line was
+                                                    not looked up: for addr2line by hand */
 #define LAB_KEY_RACE_SECOND "second"             /* string: the second side's operation */
 #define LAB_KEY_RACE_SECOND_STREAM "second_stream" /* string */
 #define LAB_KEY_RACE_SECOND_LINE "second_line"   /* string */
@@ -111,8 +112,7 @@
 #define LAB_KEY_BLAMED_FAULT "fault"             /* string: late, before_record, other_event, ... */
 #define LAB_KEY_BLAMED_STREAM "stream"           /* string: the stream that waits, "host" for the host */
 #define LAB_KEY_BLAMED_WAIT_LINE "wait_line"     /* string: the wait's source line, when known */
-#define LAB_KEY_BLAMED_WAIT_SITE "wait_site"     /* string: its call site, "0x..." (the grader fills
-                                                    wait_line from it) */
+#define LAB_KEY_BLAMED_WAIT_SITE "wait_site"     /* string: its call site, "0x...", as first_site */
 #define LAB_KEY_BLAMED_RECORD_LINE "record_line" /* string: the line of the record the fix names */
 #define LAB_KEY_BLAMED_RECORD_SITE "record_site" /* string: its call site, "0x..." */
 
