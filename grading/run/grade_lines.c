@@ -55,11 +55,11 @@ static void look_up(const char *binary, const char *build_dir, const char *const
 static bool next_site_words(const char *text, size_t at, size_t *start, size_t *len, char *hex, size_t hex_cap) {
     const size_t prefix = strlen(LAB_SITE_WORDS_PREFIX), suffix = strlen(LAB_SITE_WORDS_SUFFIX);
     for (const char *p = strstr(text + at, LAB_SITE_WORDS_PREFIX); p; p = strstr(p + 1, LAB_SITE_WORDS_PREFIX)) {
-        size_t digits = strspn(p + prefix, "0123456789abcdef");
-        if (digits == 0 || digits > 16 || strncmp(p + prefix + digits, LAB_SITE_WORDS_SUFFIX, suffix) != 0) continue;
+        size_t n = lab_site_words_at(p, strlen(p));
+        if (!n) continue;
         *start = (size_t)(p - text);
-        *len = prefix + digits + suffix;
-        snprintf(hex, hex_cap, "0x%.*s", (int)digits, p + prefix);
+        *len = n;
+        snprintf(hex, hex_cap, "0x%.*s", (int)(n - prefix - suffix), p + prefix);
         return true;
     }
     return false;

@@ -19,18 +19,36 @@
 #ifndef STREAMLAB_LAB_RESULT_SCHEMA_H
 #define STREAMLAB_LAB_RESULT_SCHEMA_H
 
+#include <stddef.h>
+#include <string.h>
+
 /* The schema's version: an integer, 1 and up. */
 #define LAB_RESULT_VERSION 1
 
 /* A line of the student's program that the lab binary could not look up (the grader runs it
- * with STREAMLAB_NO_SUBPROCESS), in the words of its result ("refused", "error": a refusal
- * that names the line that freed a buffer, labs/harness/remote.c): the address, relative to
- * the student's program, of the call. The grader replaces each such phrase in the result
- * with the line, as it adds the lines of races (grading/run/grade_lines.c). printf format,
- * of an unsigned long long; the prefix and suffix for readers. */
+ * with STREAMLAB_NO_SUBPROCESS), in the words of its result and its report (a race's sides,
+ * a wait's line in the reasons, a refusal that names the line that freed a buffer:
+ * lab_source_line_words, labs/harness/source_line.c): the address, relative to the
+ * student's program, of the call. The grader replaces each such phrase with the line
+ * (grading/run/grade_lines.c). printf format, of an unsigned long long; the prefix and
+ * suffix for readers. */
 #define LAB_SITE_WORDS_FORMAT "address %#llx of your program"
 #define LAB_SITE_WORDS_PREFIX "address 0x"
 #define LAB_SITE_WORDS_SUFFIX " of your program"
+
+/* The length of the site words that start at p (at most avail bytes there), 0 when none
+ * do: the prefix, 1 to 16 lowercase hex digits, the suffix. */
+static inline size_t lab_site_words_at(const char *p, size_t avail) {
+    const size_t prefix = sizeof(LAB_SITE_WORDS_PREFIX) - 1, suffix = sizeof(LAB_SITE_WORDS_SUFFIX) - 1;
+    if (avail < prefix || memcmp(p, LAB_SITE_WORDS_PREFIX, prefix) != 0) return 0;
+    size_t digits = 0;
+    while (prefix + digits < avail && digits <= 16 &&
+           ((p[prefix + digits] >= '0' && p[prefix + digits] <= '9') ||
+            (p[prefix + digits] >= 'a' && p[prefix + digits] <= 'f')))
+        digits++;
+    if (digits == 0 || digits > 16 || avail - prefix - digits < suffix) return 0;
+    return memcmp(p + prefix + digits, LAB_SITE_WORDS_SUFFIX, suffix) == 0 ? prefix + digits + suffix : 0;
+}
 
 /* ---- the result object ------------------------------------------------------------------ */
 #define LAB_KEY_VERSION "result_version"         /* number: LAB_RESULT_VERSION of the writer */

@@ -95,15 +95,10 @@ bool lab_wrap_keeps(const char *line, size_t len) {
  * LAB_SITE_WORDS_FORMAT): the grader finds them whole in the program's output, to put the
  * line they name in their place, so they are never broken. */
 static bool in_site_words(const char *line, size_t len, size_t i) {
-    const size_t prefix = strlen(LAB_SITE_WORDS_PREFIX), suffix = strlen(LAB_SITE_WORDS_SUFFIX);
-    size_t from = i > prefix + 16 + suffix ? i - (prefix + 16 + suffix) : 0;
-    for (size_t s = from; s < i && s + prefix <= len; s++) {
-        if (strncmp(line + s, LAB_SITE_WORDS_PREFIX, prefix) != 0) continue;
-        size_t d = s + prefix;
-        while (d < len && isxdigit((unsigned char)line[d])) d++;
-        if (d > s + prefix && d + suffix <= len && strncmp(line + d, LAB_SITE_WORDS_SUFFIX, suffix) == 0 &&
-            i < d + suffix)
-            return true;
+    const size_t longest = sizeof(LAB_SITE_WORDS_PREFIX) - 1 + 16 + sizeof(LAB_SITE_WORDS_SUFFIX) - 1;
+    for (size_t s = i > longest ? i - longest : 0; s < i; s++) {
+        size_t n = lab_site_words_at(line + s, len - s);
+        if (n && i < s + n) return true;
     }
     return false;
 }
