@@ -172,27 +172,13 @@ static const char *label_of(const lab_findings *f, int32_t id) {
     return s ? s->label : "a stream with no work in the run";
 }
 
-/* The order an event gives most often from `marks` to `then` (any kind for
- * TRACE_OP_KIND_COUNT), or NULL: what the program does batch after batch (a first batch's
- * wait on an event not recorded yet says nothing of the others). */
-static const lab_order_fact *usual_order(const lab_findings *f, trace_op_kind marks, trace_copy_dir md,
-                                         trace_op_kind then, trace_copy_dir td) {
-    const lab_order_fact *o = NULL;
-    for (int i = 0; i < f->n_orders && i < LAB_FACT_ORDERS; i++) {
-        const lab_order_fact *x = &f->orders[i];
-        bool m = marks == TRACE_OP_KIND_COUNT || (x->marks == marks && x->marks_dir == md);
-        if (m && x->then == then && x->then_dir == td && (!o || x->times > o->times)) o = x;
-    }
-    return o;
-}
-
 /* When race i is left and the event that should order it is waited on, but its record is
  * of another batch than the one it should mark (gap batches before `then`'s): the wait is
  * in the wrong place or names the wrong event. */
 static int why_other_batch(const lab_findings *f, int i, trace_op_kind marks, trace_copy_dir md, trace_op_kind then,
                            trace_copy_dir td, int32_t gap, char *buf, size_t len) {
     if (FIXED(i)) return 0;
-    const lab_order_fact *o = usual_order(f, marks, md, then, td);
+    const lab_order_fact *o = lab_fact_usual_order(f, marks, md, then, td);
     if (!o || !o->batch_known || o->batch_gap == gap) return 0;
     char at[160] = "", want[48] = "its own batch's";
     if (o->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(o->record_line));
@@ -226,7 +212,7 @@ static int why1(const lab_findings *f, const lab_workload *w, char *buf, size_t 
     (void)w;
     int n = why_host_ordered(f, 1, "the kernel and the download of its result", buf, len);
     if (n) return n;
-    const lab_order_fact *o = usual_order(f, TRACE_OP_KIND_COUNT, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H);
+    const lab_order_fact *o = lab_fact_usual_order(f, TRACE_OP_KIND_COUNT, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H);
     const char *kernel = stream_of(f, 1);
     if (!o) return snprintf(buf, len, "no event orders the download after the kernel on %s", kernel);
     char at[160] = "";
@@ -306,8 +292,8 @@ static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_
     int buffers = f->h2d_buffers;
     if (buffers < 2) return 0;
     const lab_order_fact *reuse[2] = {
-        usual_order(f, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_H2D),
-        usual_order(f, TRACE_OP_COPY, TRACE_COPY_D2H, TRACE_OP_KERNEL, TRACE_COPY_NONE),
+        lab_fact_usual_order(f, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_H2D),
+        lab_fact_usual_order(f, TRACE_OP_COPY, TRACE_COPY_D2H, TRACE_OP_KERNEL, TRACE_COPY_NONE),
     };
     const char *what[2] = {"the upload of batch b waits for the kernel", "the kernel of batch b waits for the download"};
     const char *buffer[2] = {"input", "output"};

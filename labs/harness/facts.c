@@ -54,6 +54,18 @@ const lab_order_fact *lab_fact_order(const lab_findings *f, trace_op_kind marks,
     return NULL;
 }
 
+const lab_order_fact *lab_fact_usual_order(const lab_findings *f, trace_op_kind marks, trace_copy_dir marks_dir,
+                                           trace_op_kind then, trace_copy_dir then_dir) {
+    const lab_order_fact *best = NULL;
+    for (int i = 0; i < f->n_orders && i < LAB_FACT_ORDERS; i++) {
+        const lab_order_fact *o = &f->orders[i];
+        if (kind_is(o->marks, o->marks_dir, marks, marks_dir) && kind_is(o->then, o->then_dir, then, then_dir) &&
+            (!best || o->times > best->times))
+            best = o;
+    }
+    return best;
+}
+
 const char *lab_fact_op_words(trace_op_kind kind, trace_copy_dir dir) {
     switch (kind) {
     case TRACE_OP_KERNEL: return "the kernel";

@@ -367,6 +367,11 @@ const lab_stream_fact *lab_fact_stream(const lab_findings *f, int32_t id);
  * either matches any. NULL when the run has none. */
 const lab_order_fact *lab_fact_order(const lab_findings *f, trace_op_kind marks, trace_copy_dir marks_dir,
                                      trace_op_kind then, trace_copy_dir then_dir);
+/* The same, the order of those the run gave most often (the first of them on a tie): what
+ * the program does batch after batch (a first batch's wait on an event not recorded yet says
+ * nothing of the others). */
+const lab_order_fact *lab_fact_usual_order(const lab_findings *f, trace_op_kind marks, trace_copy_dir marks_dir,
+                                           trace_op_kind then, trace_copy_dir then_dir);
 /* What an op kind is called in advice: "the kernel", "the upload" (H2D), "the download"
  * (D2H), "the peer copy", "nothing" (TRACE_OP_KIND_COUNT). */
 const char *lab_fact_op_words(trace_op_kind kind, trace_copy_dir dir);
