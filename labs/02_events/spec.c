@@ -200,7 +200,8 @@ static int why_timed(const lab_findings *f, const lab_workload *w, char *buf, si
     if (f->elapsed_calls == 0)
         return snprintf(buf, len,
                         "your run reads no event (no cudaEventElapsedTime): the time you report comes from a host "
-                        "clock, which says how long the launches took to queue, not how long the kernels ran");
+                        "clock, which times the host: how long the launches took to queue, and around a wait the "
+                        "wait and the launch as well, not the kernels on the device");
     return snprintf(buf, len,
                     "your run reads events (cudaEventElapsedTime %d time%s), but what they span is not the combine "
                     "kernels alone: a pair recorded on another stream than the combine's, around more than the "
