@@ -75,6 +75,14 @@ void sim_graph_free(sim_graph *g) {
 
 /* ---- executable graphs ------------------------------------------------------------------ */
 
+/* The program's stream whose captured calls made branch b's nodes (trace_op.graph_origin),
+ * TRACE_STREAM_NONE when none says. */
+static int32_t branch_origin(const sim_graph *g, uint32_t b) {
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->nodes[i].branch == b) return g->nodes[i].trace.graph_origin;
+    return TRACE_STREAM_NONE;
+}
+
 static sim_graph_exec *exec_new(const sim_graph *src, int priority) {
     sim_graph_exec *x = xcalloc(1, sizeof(*x));
     sim_graph *g = &x->g;
@@ -107,7 +115,7 @@ static sim_graph_exec *exec_new(const sim_graph *src, int priority) {
     bool forked = false;
     for (uint32_t b = 1; b < src->n_branches; b++) {
         if (!x->branch_used[b]) continue;
-        x->branch_stream[b] = sim_stream_add_graph_branch(b, priority);
+        x->branch_stream[b] = sim_stream_add_graph_branch(b, branch_origin(src, b), priority);
         trace_event_created(x->tokens + src->n + b, cudaEventDisableTiming);
         forked = true;
     }

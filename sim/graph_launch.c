@@ -38,6 +38,7 @@
 typedef struct launch {
     uint64_t host_ns;    /* the call's start: the ops' enqueue time */
     uint64_t visible_ns; /* when the device sees them */
+    uint32_t serial;     /* which launch of the process: 1, 2, ... (trace_op.graph_launch) */
 } launch;
 
 static uint64_t enqueue_record(const launch *l, uint32_t stream, const void *token) {
@@ -110,6 +111,8 @@ static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profi
         trace_op t = nd->trace;
         t.id = 0;
         t.enqueue_ns = l->host_ns;
+        t.graph_launch = l->serial;
+        t.graph_stream = trace_stream_id(sim_stream_trace_handle(ls));
         op->trace_id = trace_record(&t, sim_stream_trace_handle(st));
         op->visible_ns = l->visible_ns;
         sim_sched_enqueue(op, st);
@@ -148,7 +151,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     }
     for (uint32_t i = 0; i < x->g.n; i++)
         if (copy_node_stale(&x->g.nodes[i])) return sim_call_end(&call, cudaErrorInvalidValue);
-    launch l = {call.start_ns, sim_host_now() + (uint64_t)p->submit_latency_ns};
+    static uint32_t launches; /* the process's launches, for trace_op.graph_launch */
+    launch l = {call.start_ns, sim_host_now() + (uint64_t)p->submit_latency_ns, ++launches};
     run(x, ls, &l, p);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }

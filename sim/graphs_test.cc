@@ -7,6 +7,7 @@
 // are deterministic; a kernel node launched after its memory was freed faults.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -274,8 +275,18 @@ TEST(Graphs, BranchesOfAMultiStreamCaptureRunConcurrently) {
     EXPECT_NE(side.stream, trace_stream_id(ls));
     const trace_stream *branch = trace_stream_get(side.stream);
     ASSERT_NE(branch, nullptr);
-    EXPECT_STREQ(branch->name, "graph branch 1");
+    // Named after the program's stream whose captured calls made the branch (s2, the
+    // second stream the test made), which a report can name; its own stream is the graph's.
+    char want[32];
+    snprintf(want, sizeof(want), "s%d (graph)", trace_stream_id(s2));
+    EXPECT_STREQ(branch->name, want);
     EXPECT_EQ(branch->graph_branch, 1u) << "the recorder knows the stream as the graph's branch 1";
+    EXPECT_EQ(side.graph_launch, main_k.graph_launch) << "both nodes came from one launch";
+    EXPECT_NE(side.graph_launch, 0u);
+    EXPECT_EQ(side.graph_stream, trace_stream_id(ls)) << "the stream the graph was launched into";
+    EXPECT_EQ(side.graph_origin, trace_stream_id(s2)) << "the captured stream that made the node";
+    EXPECT_EQ(main_k.graph_origin, trace_stream_id(s)) << "the capture's origin stream";
+    EXPECT_EQ(after.graph_launch, 0u) << "work launched directly is no graph's node";
     const trace_stream *launch = trace_stream_get(main_k.stream);
     ASSERT_NE(launch, nullptr);
     EXPECT_EQ(launch->graph_branch, 0u) << "the launch stream is the program's";

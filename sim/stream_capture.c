@@ -197,6 +197,8 @@ void sim_capture_add_op(uint32_t si, sim_op *op, const trace_op *t) {
     trace_op rec = *t;
     /* The line that captured it: what a report of the launched node should name. */
     if (!rec.call_site) rec.call_site = trace_call_site();
+    /* The program's stream that made it: a report names it, not the branch's own stream. */
+    rec.graph_origin = trace_stream_id(sim_stream_trace_handle(si));
     uint32_t node = sim_graph_add(c->graph, op, &rec, (uint32_t)(m - c->m), m->tails.v, m->tails.n);
     m->tails.n = 0;
     set_add(&m->tails, node);

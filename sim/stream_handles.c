@@ -66,13 +66,17 @@ uint32_t sim_stream_add(unsigned flags, int priority) {
     return i;
 }
 
-uint32_t sim_stream_add_graph_branch(uint32_t branch, int priority) {
+uint32_t sim_stream_add_graph_branch(uint32_t branch, int32_t origin, int priority) {
     uint32_t i = sim_stream_add(cudaStreamNonBlocking, priority);
     sim_stream *st = sim_stream_at(i);
     /* Not live: sim_stream_resolve refuses it, and it does not count as the program's. */
     st->live = false;
     char name[32];
-    snprintf(name, sizeof(name), "graph branch %u", branch);
+    const trace_stream *from = origin != TRACE_STREAM_NONE ? trace_stream_get(origin) : NULL;
+    if (from && from->name[0])
+        snprintf(name, sizeof(name), "%.23s (graph)", from->name);
+    else
+        snprintf(name, sizeof(name), "graph branch %u", branch);
     trace_stream_set_name(st->handle, name);
     trace_stream_set_graph_branch(st->handle, branch);
     return i;

@@ -27,9 +27,11 @@ const void *sim_stream_trace_handle(uint32_t index);
 uint32_t sim_stream_add(unsigned flags, int priority);
 /* A stream for the simulator's own use, branch `branch` (>= 1) of a launched graph:
  * non-blocking, never resolvable from a handle the program holds, registered with the
- * recorder as that branch (trace_stream.graph_branch) and named "graph branch N". Returns
- * its index; sim_stream_trace_handle gives the handle the recorder knows it by. */
-uint32_t sim_stream_add_graph_branch(uint32_t branch, int priority);
+ * recorder as that branch (trace_stream.graph_branch) and named after the program's stream
+ * whose captured calls made the branch, `origin` (a trace stream id): "B (graph)" for a
+ * stream named B; "graph branch N" when origin is TRACE_STREAM_NONE. Returns its index;
+ * sim_stream_trace_handle gives the handle the recorder knows it by. */
+uint32_t sim_stream_add_graph_branch(uint32_t branch, int32_t origin, int priority);
 /* Records that the host waited (start_ns to end_ns, in `api`) for every stream of one
  * device: a device sync on a profile of one device; with two, a stream sync of each stream
  * of that device that has had work, so that the race checker orders the host after that

@@ -75,8 +75,32 @@ static void stream_label_of(const trace_race_op *op, bool multi_device, char *bu
         snprintf(buf, size, "%s", plain);
 }
 
+/* Whether a and b are nodes of one launch of a graph: a race between them is an order its
+ * capture lacked. */
+static bool one_graph(const trace_race_op *a, const trace_race_op *b) {
+    return a->graph_launch && a->graph_launch == b->graph_launch;
+}
+
+/* The stream a fix names for an op: its own, but for a graph's node the stream the
+ * program can order it with: the stream its capture took it from when the race is within
+ * the graph, else the stream the graph was launched into (an event recorded there after
+ * the launch marks the end of all of the graph's branches, and a wait there before the
+ * launch holds them all). The branch's own stream is the graph's, out of the program's
+ * reach. */
+static void fix_stream_label(const trace_race_op *op, const trace_race_op *other, char *buf, size_t size) {
+    if (!op->graph_launch) {
+        stream_label_of(op, false, buf, size);
+        return;
+    }
+    if (one_graph(op, other))
+        trace_stream_label(op->graph_origin, op->graph_origin_name, buf, size);
+    else
+        trace_stream_label(op->graph_stream, op->graph_stream_name, buf, size);
+}
+
 /* The call that enqueued an op, for "cudaEventRecord after the launch". */
 static const char *enqueue_call(const trace_race_op *op) {
+    if (op->graph_launch) return "the cudaGraphLaunch";
     switch (op->kind) {
     case TRACE_OP_KERNEL: return "the launch";
     case TRACE_OP_COPY: return "the cudaMemcpyAsync";
@@ -172,6 +196,18 @@ static int wait_fault_fix(const trace_race *race, const char *a, const char *b, 
     }
 }
 
+/* An op as a fix names it: a graph's node, outside a race within its graph, by the launch
+ * that runs it ("the graph launch that runs kernel process batch 3"), which is where the
+ * program can order it. */
+static void describe_for_fix(const trace_race_op *op, bool in_graph, char *buf, size_t size) {
+    char what[TRACE_NAME_MAX + 64];
+    trace_race_op_describe(op, what, sizeof(what));
+    if (op->graph_launch && !in_graph)
+        snprintf(buf, size, "the graph launch that runs %s", what);
+    else
+        snprintf(buf, size, "%s", what);
+}
+
 /* The order the program is missing comes first: for a hand-over between streams (a
  * read-after-write, or a buffer that goes from one stream to the other and back), an
  * event recorded on the stream that is done with the bytes, right after the op that
@@ -181,15 +217,17 @@ static int wait_fault_fix(const trace_race *race, const char *a, const char *b, 
  * alternative. An event already in the program but recorded too early, or on another
  * stream, comes before either: only the record is in the wrong place. */
 void trace_race_make_fix(trace_race *race) {
-    char a[TRACE_NAME_MAX + 64], b[TRACE_NAME_MAX + 64], sa[64], sb[64], sc[64];
-    trace_race_op_describe(&race->first, a, sizeof(a));
-    trace_race_op_describe(&race->second, b, sizeof(b));
+    char a[TRACE_NAME_MAX + 128], b[TRACE_NAME_MAX + 128], sa[64], sb[64], sc[64];
     const trace_race_op *f = &race->first, *s = &race->second;
+    /* A graph's node is ordered by its launch, unless the race is within the graph. */
+    bool in_graph = one_graph(f, s);
+    describe_for_fix(f, in_graph, a, sizeof(a));
+    describe_for_fix(s, in_graph, b, sizeof(b));
     /* The fix names streams as the program does: where() says each one's device. */
-    stream_label_of(f, false, sa, sizeof(sa));
-    stream_label_of(s, false, sb, sizeof(sb));
+    fix_stream_label(f, s, sa, sizeof(sa));
+    fix_stream_label(s, f, sb, sizeof(sb));
     char fix[1024]; /* room for every part; cut to race->fix at the end */
-    bool streams = !f->on_host && !s->on_host && f->stream != s->stream;
+    bool streams = !f->on_host && !s->on_host && strcmp(sa, sb) != 0;
     /* Two streams that share memory they need not share. */
     bool shared = streams && !race->handover && (race->kind == TRACE_RACE_WAR || race->kind == TRACE_RACE_WAW);
     int n = 0;
@@ -237,9 +275,12 @@ void trace_race_make_fix(trace_race *race) {
         snprintf(fix, sizeof(fix), "order %s before %s", a, b);
     }
     if (shared && n > 0 && (size_t)n < sizeof(fix))
-        snprintf(fix + n, sizeof(fix) - (size_t)n,
-                 ". Faster: give %s and %s buffers of their own, so that they share nothing and still overlap", sa,
-                 sb);
+        n += snprintf(fix + n, sizeof(fix) - (size_t)n,
+                      ". Faster: give %s and %s buffers of their own, so that they share nothing and still overlap",
+                      sa, sb);
+    size_t len = strlen(fix);
+    if (in_graph && len < sizeof(fix))
+        snprintf(fix + len, sizeof(fix) - len, ", in the capture: the graph keeps the order its capture saw");
     snprintf(race->fix, sizeof(race->fix), "%.*s", (int)sizeof(race->fix) - 1, fix);
 }
 

@@ -45,6 +45,12 @@ typedef struct trace_race_op {
     uint32_t dst_device;   /* a peer copy: its destination device */
     uint32_t stream_device; /* its stream's device (0 for host-only ops) */
     bool peer;             /* a peer copy, on the link between two devices */
+    uint32_t graph_launch; /* a node of a graph whose nodes the trace sees (trace_op's): its
+                              launch, 0 for every other op; then graph_stream is the stream
+                              it was launched into and graph_origin the program's stream
+                              whose captured call made it (stream is the graph's own) */
+    int32_t graph_stream, graph_origin;
+    char graph_stream_name[32], graph_origin_name[32];
 } trace_race_op;
 
 #define TRACE_RACE_FIX_MAX 512

@@ -150,6 +150,16 @@ static void fill_side(trace_racecheck *rc, trace_race_op *side, const rc_who *wh
     side->dst_device = who->dst_device;
     side->peer = who->peer;
     side->stream_device = s ? s->device : 0;
+    side->graph_launch = who->graph_launch;
+    if (who->graph_launch) {
+        side->graph_stream = who->graph_stream;
+        side->graph_origin = who->graph_origin;
+        /* One at a time: stream_of may move the table. */
+        rc_stream *ls = stream_of(rc, who->graph_stream);
+        snprintf(side->graph_stream_name, sizeof(side->graph_stream_name), "%s", ls ? ls->name : "");
+        rc_stream *os = stream_of(rc, who->graph_origin);
+        snprintf(side->graph_origin_name, sizeof(side->graph_origin_name), "%s", os ? os->name : "");
+    }
 }
 
 static int kind_rank(trace_race_kind k) {
@@ -391,6 +401,9 @@ static rc_who who_of(const trace_op *op, bool on_host) {
     w.device = op->device;
     w.dst_device = op->dst_device;
     w.peer = op->engine == TRACE_ENGINE_LINK;
+    w.graph_launch = op->graph_launch;
+    w.graph_stream = op->graph_stream;
+    w.graph_origin = op->graph_origin;
     return w;
 }
 

@@ -33,6 +33,8 @@ typedef struct rc_who {
     char name[TRACE_NAME_MAX];
     uint32_t device, dst_device;
     bool peer;
+    uint32_t graph_launch;       /* trace_op.graph_launch, graph_stream, graph_origin */
+    int32_t graph_stream, graph_origin;
 } rc_who;
 
 typedef struct rc_access {

@@ -166,6 +166,13 @@ class Program {
                     ls >> op.batch;
                     continue;
                 }
+                if (word == "graph") {  // graph N LAUNCH ORIGIN: node of launch N (the simulator's)
+                    std::string launch, origin;
+                    ls >> op.graph_launch >> launch >> origin;
+                    op.graph_stream = trace_stream_id(StreamHandle(launch));
+                    op.graph_origin = trace_stream_id(StreamHandle(origin));
+                    continue;
+                }
                 ls >> buf;
                 Range r = Window(buf);
                 trace_op_add_range(&op, reinterpret_cast<void *>(r.addr), r.bytes,
@@ -432,6 +439,44 @@ TEST_F(RaceCheck, FixNamesNamedStreamsAndTheDefaultStream) {
     EXPECT_STREQ(trace_racecheck_report(rc, 1)->fix,
                  "record an event on \"n1\" after kernel k and make stream 0 wait on it "
                  "(cudaStreamWaitEvent) before kernel z");
+}
+
+// A graph's node runs on a stream of the graph's own (the simulator's "B (graph)"), which
+// the program cannot record on or wait on: a fix orders the node by the graph's launch (an
+// event recorded after cudaGraphLaunch on the launch stream marks the end of every
+// branch), and a race between two nodes of one launch by the captured streams that made
+// them, in the capture.
+TEST_F(RaceCheck, AGraphsNodeIsOrderedByTheEndOfItsLaunch) {
+    program->Run(kDecls);
+    program->Run("stream A; stream B; stream Bg nonblocking;"
+                 "Bg: kernel k graph 1 A B reads A writes B; B: d2h hB <- B");
+    const trace_race &r = Only();
+    EXPECT_EQ(r.kind, TRACE_RACE_RAW);
+    EXPECT_STREQ(r.first.stream_name, "Bg") << "the race names where the node ran";
+    EXPECT_STREQ(r.fix,
+                 "record an event on \"A\" after the graph launch that runs kernel k and make \"B\" wait on it "
+                 "(cudaStreamWaitEvent) before D2H")
+        << "not \"Bg\", the graph's own stream";
+}
+
+TEST_F(RaceCheck, AGraphsNodeAfterOtherWorkIsHeldBeforeItsLaunch) {
+    program->Run(kDecls);
+    program->Run("stream A; stream B; stream Bg nonblocking;"
+                 "B: kernel w reads C writes A; Bg: kernel k graph 4 A B reads A writes B");
+    const trace_race &r = Only();
+    EXPECT_STREQ(r.fix,
+                 "record an event on \"B\" after kernel w and make \"A\" wait on it (cudaStreamWaitEvent) before "
+                 "the graph launch that runs kernel k");
+}
+
+TEST_F(RaceCheck, ARaceWithinOneLaunchIsFixedInTheCapture) {
+    program->Run(kDecls);
+    program->Run("stream A; stream B; stream Bg nonblocking;"
+                 "A: kernel p graph 2 A A reads C writes A; Bg: kernel q graph 2 A B reads A writes B");
+    const trace_race &r = Only();
+    EXPECT_STREQ(r.fix,
+                 "record an event on \"A\" after kernel p and make \"B\" wait on it (cudaStreamWaitEvent) before "
+                 "kernel q, in the capture: the graph keeps the order its capture saw");
 }
 
 // Two streams that share one buffer they need not share: the fix that keeps them

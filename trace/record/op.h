@@ -134,6 +134,13 @@ typedef struct trace_op {
     uint32_t dst_device;      /* a peer copy (TRACE_ENGINE_LINK): its destination device;
                                  equal to device otherwise */
     bool device_set;          /* the source chose device (and dst_device) itself */
+    uint32_t graph_launch;    /* a node of a launched graph whose nodes the trace sees (the
+                                 simulator's): which cudaGraphLaunch ran it, 1, 2, ... in
+                                 the process; 0 for every other op */
+    int32_t graph_stream;     /* with graph_launch: the stream the graph was launched into */
+    int32_t graph_origin;     /* with graph_launch: the stream whose captured call made the
+                                 node (the program's; a branch runs on a stream of the
+                                 graph's own, graph_branch) */
 } trace_op;
 
 /* A stream as the recorder knows it. */

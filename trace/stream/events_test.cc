@@ -146,8 +146,8 @@ std::string WriteSession(const char *nonce) {
     race.kind = TRACE_RACE_WAR;
     race.addr = 0x7f0012340000ull;
     race.bytes = 4096;
-    race.first = {8, TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, false, 3, 1, "process", "buf B", 0, "", 0, 0, 0, false};
-    race.second = {9, TRACE_OP_COPY, TRACE_COPY_H2D, 1, false, 4, 1, "", "s1", 0, "", 0, 0, 0, false};
+    race.first = {8, TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, false, 3, 1, "process", "buf B", 0, "", 0, 0, 0, false, 0, 0, 0, "", ""};
+    race.second = {9, TRACE_OP_COPY, TRACE_COPY_H2D, 1, false, 4, 1, "", "s1", 0, "", 0, 0, 0, false, 0, 0, 0, "", ""};
     trace_race_make_fix(&race);
     EXPECT_EQ(trace_events_race(w, &race), 0);
     EXPECT_EQ(trace_events_phase(w, "run 1", 0, 100000, 1), 0);
@@ -252,8 +252,8 @@ TEST(EventStream, DevicesGoThroughAndLinesWithoutThemAreDeviceZero) {
     race.bytes = 4096;
     race.multi_device = true;
     race.buffer_device = 1;
-    race.first = {3, TRACE_OP_COPY, TRACE_COPY_D2D, 1, false, 0, 1, "", "s1", 0, "", 0, 1, 0, true};
-    race.second = {2, TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, false, 0, 1, "process", "s2", 0, "", 1, 1, 1, false};
+    race.first = {3, TRACE_OP_COPY, TRACE_COPY_D2D, 1, false, 0, 1, "", "s1", 0, "", 0, 1, 0, true, 0, 0, 0, "", ""};
+    race.second = {2, TRACE_OP_KERNEL, TRACE_COPY_NONE, 2, false, 0, 1, "process", "s2", 0, "", 1, 1, 1, false, 0, 0, 0, "", ""};
     trace_race_make_fix(&race);
     EXPECT_EQ(trace_events_race(w, &race), 0);
     trace_race one = race;  // a race of a run on one device
