@@ -438,7 +438,8 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     set(out, "host", "sync_call_ns", &p->sync_call_ns, fig[CAL_sync_idle] * 1e3,
         "measured: %d cudaStreamSynchronize calls of an idle stream, %.3f us each", CAL_CALLS, fig[CAL_sync_idle]);
 
-    /* cudaMallocHost, cudaHostRegister, cudaHostUnregister: a line through 64 and 256 MiB. */
+    /* cudaMallocHost, cudaHostRegister, cudaHostUnregister: a line through 1 and 256 MiB (the
+     * small size shows a call's fixed cost, which a lab that pins a batch at a time pays). */
     struct {
         const char *what, *key_ns, *key_mib;
         double *ns, *per_mib;
@@ -456,8 +457,8 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
         double fixed, per_mib;
         line_fit(out, lines[i].what, CAL_HOSTMEM_SMALL_MIB, CAL_HOSTMEM_LARGE_MIB, s, l, false, &fixed, &per_mib);
         set(out, "host", lines[i].key_mib, lines[i].per_mib, per_mib,
-            "measured: %s of 64 MiB took %.2f ms and of 256 MiB %.2f ms (a line through both)", lines[i].what, s / 1e6,
-            l / 1e6);
+            "measured: %s of %d MiB took %.3f ms and of %d MiB %.2f ms (a line through both)", lines[i].what,
+            CAL_HOSTMEM_SMALL_MIB, s / 1e6, CAL_HOSTMEM_LARGE_MIB, l / 1e6);
         set(out, "host", lines[i].key_ns, lines[i].ns, fixed, "measured: the intercept of the %s line (see %s)",
             lines[i].what, lines[i].key_mib);
     }
@@ -467,8 +468,9 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
         double fixed = p->free_ns, per_mib;
         line_fit(out, "cudaFreeHost", CAL_HOSTMEM_SMALL_MIB, CAL_HOSTMEM_LARGE_MIB, s, l, true, &fixed, &per_mib);
         set(out, "host", "free_host_ns_per_mib", &p->free_host_ns_per_mib, per_mib,
-            "measured: cudaFreeHost of 64 MiB took %.2f ms and of 256 MiB %.2f ms; with free_ns (the base profile's, "
-            "shared with cudaFree) the per-MiB cost that misses both by the same fraction", s / 1e6, l / 1e6);
+            "measured: cudaFreeHost of %d MiB took %.3f ms and of %d MiB %.2f ms; with free_ns (the base profile's, "
+            "shared with cudaFree) the per-MiB cost that misses both by the same fraction", CAL_HOSTMEM_SMALL_MIB, s / 1e6,
+            CAL_HOSTMEM_LARGE_MIB, l / 1e6);
     }
 
     /* ---- round trips (the copy fits below subtract submission and wake-up) ---- */

@@ -25,7 +25,7 @@ extern "C" {
 #define CAL_PAGEABLE_SWEEP 4
 #define CAL_LARGE_MIB 256
 #define CAL_CALL_SMALL_MIB 1
-#define CAL_HOSTMEM_SMALL_MIB 64
+#define CAL_HOSTMEM_SMALL_MIB 1 /* the size a lab pins a batch at: a call's fixed cost shows */
 #define CAL_HOSTMEM_LARGE_MIB 256
 #define CAL_WAVE_NS 10000.0 /* the spin blocks of the wave probe */
 #define CAL_WAVES_LONG 21
@@ -88,13 +88,13 @@ extern "C" {
     X(d2h_pageable_64m, "us", "fit", "pageable D2H cudaMemcpy of 64 MiB, host time")                           \
     X(memcpy_return_small, "us", "fit", "pinned cudaMemcpyAsync of 1 MiB, host time to return")                \
     X(memcpy_return_large, "us", "fit", "pinned cudaMemcpyAsync of 256 MiB, host time to return")              \
-    X(malloc_host_small, "ms", "fit", "cudaMallocHost of 64 MiB")                                             \
+    X(malloc_host_small, "ms", "fit", "cudaMallocHost of 1 MiB")                                             \
     X(malloc_host_large, "ms", "fit", "cudaMallocHost of 256 MiB")                                            \
-    X(free_host_small, "ms", "fit", "cudaFreeHost of 64 MiB")                                                 \
+    X(free_host_small, "ms", "fit", "cudaFreeHost of 1 MiB")                                                 \
     X(free_host_large, "ms", "fit", "cudaFreeHost of 256 MiB")                                                \
-    X(host_register_small, "ms", "fit", "cudaHostRegister of 64 MiB (malloc'd, touched)")                     \
+    X(host_register_small, "ms", "fit", "cudaHostRegister of 1 MiB (malloc'd, touched)")                     \
     X(host_register_large, "ms", "fit", "cudaHostRegister of 256 MiB")                                        \
-    X(host_unregister_small, "ms", "fit", "cudaHostUnregister of 64 MiB")                                     \
+    X(host_unregister_small, "ms", "fit", "cudaHostUnregister of 1 MiB")                                     \
     X(host_unregister_large, "ms", "fit", "cudaHostUnregister of 256 MiB")                                    \
     X(launch, "us", "fit", "kernel launch into a non-blocking stream, host time per launch")                   \
     X(launch_blocking, "us", "fit", "kernel launch into a blocking stream, host time per launch")              \
