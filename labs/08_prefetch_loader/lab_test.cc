@@ -137,6 +137,34 @@ TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
     cJSON_Delete(j);
 }
 
+// A pinned buffer made for every batch in run() and all freed after the final wait: the
+// report counts the program's calls, one per cudaMallocHost and one per cudaFreeHost,
+// though the referee performs each cudaFreeHost as a device synchronisation and an
+// unregistration (each a wait on the simulator, recorded under the program's call's name);
+// the frees' waits are one wait a call, with the host time of both parts.
+TEST(Lab08, PinningInRunCountsEachCallOfTheProgramOnce) {
+    Outcome o = RunLabOnce("labs/08_prefetch_loader_pinned_each_batch_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    ASSERT_NE(j, nullptr) << o.out;
+    const int batches = static_cast<int>(Num(j, "batches"));
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "host_memory"),
+                                                         "pinning_in_run");
+    EXPECT_EQ(Num(run, "calls"), 2 * batches);
+    EXPECT_EQ(Str(run, "names"), "cudaMallocHost, cudaFreeHost");
+    const cJSON *freed = nullptr;
+    for (int i = 0; Blamed(j, i); i++)
+        if (Str(Blamed(j, i), "call") == "cudaFreeHost()") freed = Blamed(j, i);
+    ASSERT_NE(freed, nullptr) << o.out;
+    EXPECT_EQ(Num(freed, "times"), batches);
+    EXPECT_EQ(Str(freed, "line"), std::string(kVariants) + ":" + std::to_string(LineOf(kVariants, "/* the batch's buffer, freed */")));
+    cJSON_Delete(j);
+    EXPECT_NE(FindFlat(o.err, "run() pins every time: " + std::to_string(2 * batches) +
+                                  " calls (cudaMallocHost, cudaFreeHost) took"),
+              std::string::npos)
+        << o.err;
+}
+
 // A ring of three whose loader waits for the upload it has just queued: both TODOs are
 // done (its ring is not "one buffer"), and the wait, its line and cost are what it is told.
 TEST(Lab08, ARingOfThreeThatWaitsAtOnceIsToldTheWait) {

@@ -276,9 +276,12 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         if (trace_timeline_in_run(op, run) && trace_op_kind_is_stream_work(op->kind) && op->enqueue_ns > last_enqueue)
             last_enqueue = op->enqueue_ns;
     }
+    uint64_t counted_call = 0; /* the program's call whose waits were counted last (trace_op.as_call) */
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_SYNC || op->end_ns > last_enqueue) continue;
+        if (op->as_call && op->as_call == counted_call) continue; /* one call, several waits */
+        counted_call = op->as_call;
         f->host_syncs++;
         if (op->sync == TRACE_SYNC_STREAM || op->sync == TRACE_SYNC_DEVICE) f->stream_syncs++;
     }
