@@ -53,6 +53,11 @@
  *                       cudaStreamQuery polled instead of the cudaStreamSynchronize at the
  *                       end: a query that succeeded orders the host after the work it asked
  *                       about, as the synchronising call would (correct, race-free, pass).
+ *   RECORD_BEFORE_UPLOAD  the reference with each buffer's event recorded just before its
+ *                       upload is queued ("the buffer is handed to the GPU here"): the
+ *                       loader's wait on it is over before the upload has read the buffer,
+ *                       so a load may overwrite what an upload still reads (racy; wrong under
+ *                       perturbed schedules; told that the record comes before the upload).
  *   PINNED_EACH_BATCH   no ring and no events: run() gives every batch a pinned buffer of
  *                       its own (cudaMallocHost before its load), never reused, so never
  *                       waited for, and frees them all (cudaFreeHost) after the final wait.
@@ -137,7 +142,7 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(kernels_process(d_out, d_in, w->batch_elems, w->process, stream));
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, i), d_out, w->batch_bytes, cudaMemcpyDeviceToHost, stream));
     }
-    LAB_CHECK(cudaStreamSynchronize(stream)); /* every batch queued */
+    LAB_CHECK(cudaStreamSynchronize(stream)); /* the batches done: their buffers free */
     for (int i = 0; i < w->batches; i++) {
         LAB_CHECK(cudaFreeHost(fresh[i])); /* the batch's buffer, freed */
         fresh[i] = NULL;
@@ -166,10 +171,15 @@ static int run(lab_ctx *ctx) {
         jobs[k].src = staging[k];
         jobs[k].bytes = w->batch_bytes;
         LAB_CHECK(cudaLaunchHostFunc(stream, queue_upload, &jobs[k]));
+#elif defined(LAB_VARIANT_RECORD_BEFORE_UPLOAD)
+        LAB_CHECK(cudaEventRecord(uploaded[k], stream)); /* before the upload it should mark */
+        LAB_CHECK(cudaMemcpyAsync(d_in, staging[k], w->batch_bytes, cudaMemcpyHostToDevice, stream));
 #else
         LAB_CHECK(cudaMemcpyAsync(d_in, staging[k], w->batch_bytes, cudaMemcpyHostToDevice, stream));
 #endif
+#if !defined(LAB_VARIANT_RECORD_BEFORE_UPLOAD)
         LAB_CHECK(cudaEventRecord(uploaded[k], stream));
+#endif
 #if defined(LAB_VARIANT_RING_WAIT_AT_ONCE)
         LAB_CHECK(cudaEventSynchronize(uploaded[k])); /* at once: the loader never gets ahead */
 #endif
