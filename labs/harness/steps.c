@@ -281,6 +281,15 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
     f->reached = r->status == LAB_STATUS_PASS;
     f->bound_fraction = r->bound_fraction;
     f->elapsed_calls = r->measurement.event_reads;
+    for (size_t i = 0; i < r->races_shown && i < LAB_MAX_RACES_SHOWN; i++) {
+        const trace_race *race = &r->race[i];
+        if (race->early_event && f->early_records++ == 0) {
+            snprintf(f->early_event, sizeof(f->early_event), "%s", race->early_event_name);
+            snprintf(f->early_record_line, sizeof(f->early_record_line), "%s", race->early_record_line);
+        }
+        if (race->wait_fault == TRACE_WAIT_FAULT_LATE && f->late_waits++ == 0)
+            snprintf(f->late_wait_line, sizeof(f->late_wait_line), "%s", race->wait_line);
+    }
     if (!tl || run <= 0) return;
     static bool used[MAX_STREAMS];
     memset(used, 0, sizeof(used));

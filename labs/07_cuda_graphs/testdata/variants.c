@@ -37,6 +37,13 @@
  *                         s % 2): correct, and a step's upload waits on its stream for the
  *                         step two back to come down, so only two steps are ever on the
  *                         device (below target; both TODOs done).
+ *   LAUNCH_ON_B           the graphs made once in setup(), each step's launched on the set's
+ *                         stream B ("A is busy with the copies") with nothing ordering it
+ *                         after the upload on A or before the download: the kernels read the
+ *                         batch before it is up (racy, wrong). Every race's fix is to order
+ *                         the launch on B with the copies on A; none names the fork event the
+ *                         graph records and waits on between its own nodes, which the program
+ *                         placed in the capture.
  *   INSTANTIATE_EACH_STEP each set's step captured once in setup() (the cudaGraph_t kept),
  *                         and an executable graph instantiated from it for every step of
  *                         run(), launched, and destroyed after the final wait: the capture
@@ -244,8 +251,10 @@ static int run(lab_ctx *ctx) {
 #endif
 #if defined(LAB_VARIANT_ONE_GRAPH)
         LAB_CHECK(cudaGraphLaunch(sets[0].graph, q->a));
+#elif defined(LAB_VARIANT_LAUNCH_ON_B)
+        LAB_CHECK(cudaGraphLaunch(q->graph, q->b)); /* "copies on A, compute on B" */
 #else
-        LAB_CHECK(cudaGraphLaunch(q->graph, q->a));
+        LAB_CHECK(cudaGraphLaunch(q->graph, q->a)); /* the set's graph, on its A */
 #endif
 #if defined(LAB_VARIANT_GRAPH_PER_STEP)
         LAB_CHECK(cudaGraphExecDestroy(q->graph)); /* the launch already holds what it needs */
@@ -262,6 +271,9 @@ static int run(lab_ctx *ctx) {
 #endif
     }
     for (int i = 0; i < SETS; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a)); /* every step queued */
+#if defined(LAB_VARIANT_LAUNCH_ON_B)
+    for (int i = 0; i < SETS; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].b));
+#endif
 #if defined(LAB_VARIANT_INSTANTIATE_EACH_STEP)
     for (int s = 0; s < w->batches && s < MAX_STEPS; s++) {
         LAB_CHECK(cudaGraphExecDestroy(execs[s]));
