@@ -362,9 +362,10 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (make the graph in setup(), not in run())",
-        .next = "a graph built inside run() is built again by every timed run (the gap before the first upload "
-                "on the timeline; the expected state after TODO 1). Capture and instantiate once, in setup(), and "
-                "only launch it in run(). A graph freezes the pointers it captured: keep the copies out of it.",
+        .next = "a graph made inside run() is made again by every timed run, and the run pays its making on the "
+                "host (the graphs made before the loop, the expected state after TODO 1, are the gap before the "
+                "first upload). Capture and instantiate once, in setup(), and only launch in run(). A graph "
+                "freezes the pointers it captured: keep the copies out of it.",
         .hints =
             {
                 "How many times does the harness call run(), and how many times does your code build the same "

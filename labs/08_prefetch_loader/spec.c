@@ -248,8 +248,8 @@ static int why_uploads_only(const lab_findings *f, const lab_workload *w, char *
     char at[160] = "";
     if (x->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(x->line));
     return snprintf(buf, len,
-                    "%s%s waits for the whole batch %d time%s before the next load (%.1f ms in all): the loader and "
-                    "the device take turns (the host lane's waits)",
+                    "%s%s waits for the whole batch %d time%s before the next load (%.1f ms in all): while it "
+                    "waits, the loader loads nothing (the host lane's waits)",
                     x->call, at, x->times, x->times == 1 ? "" : "s", x->held_ms);
 }
 
@@ -272,7 +272,9 @@ static int why_ring(const lab_findings *f, const lab_workload *w, char *buf, siz
                         f->pageable_copies);
     if (f->h2d_sources != 1) return 0;
     return snprintf(buf, len, "your uploads read one pinned buffer: the loader writes every batch into it, so it can "
-                              "be only one batch ahead of the device");
+                              "be only one batch ahead of the device. After a quick load it waits for the device "
+                              "to take the buffer (the waits in the host lane), and during a slow load the device, "
+                              "with nothing loaded, sits idle (the gaps in the device lane)");
 }
 
 /* Both steps done and the target missed: a wait that keeps the loader from getting ahead. */
@@ -319,11 +321,10 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (a ring of pinned buffers)",
-        .next = "with one pinned buffer the loader can be only one batch ahead: after a quick load it waits for the device to take the buffer (the waits in the host "
-                "lane), and during a slow load the device, with nothing loaded, sits idle (the gaps in the device "
-                "lane). This is the expected state after TODO 1. Give the loader a ring of pinned buffers, each "
-                "with its own event, and load batch i into buffer i % RING: the batches it loads ahead during the "
-                "quick loads keep the device busy through the slow ones.",
+        .next = "the loader gets ahead of the device only as far as it has pinned buffers to load into (one "
+                "pinned buffer, freed by its event, is the expected state after TODO 1). Give the loader a ring of "
+                "pinned buffers (cudaMallocHost), each with its own event, and load batch i into buffer i % RING: "
+                "the batches it loads ahead during the quick loads keep the device busy through the slow ones.",
         .hints =
             {
                 "After TODO 1, find a quick load followed by a slow one: what does the host do once the quick "
