@@ -35,15 +35,19 @@
  * measurable there. With two, such a wait cost half the bound on the H200 and here alike,
  * but a wait before reusing a set's buffer (correct) and a device synchronisation every
  * second step (not) came within 4 points of each other there. With three, a wait after a
- * step reads 0.35-0.36 of the bound on an H200 and 0.32 here, and every program that
- * should fail sits 24 points or more below every one that should pass, on the H200 and
- * here (docs/measured.md, "Lab 07 with two sets" and "Three sets").
+ * step reads 0.35-0.36 of the bound on an H200 and 0.32 here, and every program of those
+ * measured there that should fail sits 24 points or more below every one that should
+ * pass, on the H200 and here (docs/measured.md, "Lab 07 with two sets" and "Three sets").
+ * A program on two sets of its own, correct and without a wait, is the nearest below the
+ * target here (70%, 20 points under the wait before reuse): graph_step_probe put two sets'
+ * bound at 755 us and three sets' at 530 on an H200, 0.70 of it; it was not run on a GPU
+ * in the lab.
  *
- * The target, 75%, passes only graphs made outside the timed run and replayed without a
- * host wait that drains the device: real code builds a graph once and replays it
- * thousands of times. On an H200 the reference read 0.87-0.98 of the bound and the wait
- * before reuse 0.86-0.90; the fastest program that should fail, the graphs with both
- * chains on one stream, 0.58-0.61 (0.91 and 0.62 here). The reference reads less than 1.0
+ * The target, 75%, passes only graphs made outside the timed run and replayed on the
+ * lab's three sets without a host wait that drains the device: real code builds a graph
+ * once and replays it thousands of times. On an H200 the reference read 0.87-0.98 of the
+ * bound and the wait before reuse 0.86-0.90; the fastest program that should fail, the
+ * graphs with both chains on one stream, 0.58-0.61 (0.91 and 0.62 here). The reference reads less than 1.0
  * there because a run on a GPU pays some tens of microseconds the bound's replays do not
  * (the device idle between runs, the first launch's latency), with 24 steps several
  * percent of a 0.53 ms run. The costs of making a graph are host driver costs measured on

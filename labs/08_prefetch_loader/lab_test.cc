@@ -117,7 +117,8 @@ TEST(Lab08, OneBufferStallsTheDeviceOnEverySlowBatchTheStateAfterTodo1) {
     EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (a ring of pinned buffers)");
     EXPECT_EQ(Why(j).rfind("your uploads read one pinned buffer", 0), 0u) << Why(j);
-    EXPECT_NE(Why(j).find("After a quick load it waits for the device to take the buffer"), std::string::npos) << Why(j);
+    EXPECT_NE(Why(j).find("After a quick load it waits for the device to take the buffer"), std::string::npos)
+        << Why(j);
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(o.err, "expected state after"), std::string::npos) << o.err;
 }
@@ -161,7 +162,8 @@ TEST(Lab08, PinningInRunCountsEachCallOfTheProgramOnce) {
         if (Str(Blamed(j, i), "call") == "cudaFreeHost()") freed = Blamed(j, i);
     ASSERT_NE(freed, nullptr) << o.out;
     EXPECT_EQ(Num(freed, "times"), batches);
-    EXPECT_EQ(Str(freed, "line"), std::string(kVariants) + ":" + std::to_string(LineOf(kVariants, "/* the batch's buffer, freed */")));
+    EXPECT_EQ(Str(freed, "line"),
+              std::string(kVariants) + ":" + std::to_string(LineOf(kVariants, "/* the batch's buffer, freed */")));
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(o.err, "run() pins every time: " + std::to_string(2 * batches) +
                                   " calls (cudaMallocHost, cudaFreeHost) took"),
