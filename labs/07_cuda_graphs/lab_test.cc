@@ -1,10 +1,12 @@
 // labs/07_cuda_graphs/lab_test.cc: lab 07 end to end on the simulated GPU, as a student and
 // the grader run it. The skeleton launches every tiny kernel on its own: correct, far below
-// the graph bound (exit 1). Graphs made anew every step, or captured on stream A alone, are
-// still below target with TODO 1 as the next step; graphs made once per run() are the
+// the graph bound (exit 1). Graphs made anew every step, instantiated every step from one
+// capture, or captured on stream A alone, are still below target with TODO 1 as the next
+// step, each told what it captures and instantiates; graphs made once per run() are the
 // named state after TODO 1 (exit 1); the reference, a graph per set made in setup() and
 // replayed every step, passes (exit 0); made in setup() with a host wait after each step
-// (or after each upload too) it is told the wait, its line and cost (exit 1). Graphs that
+// (or after each upload too) it is told the wait, its line and cost, and with one set or
+// two, that no more steps than sets run at once (exit 1). Graphs that
 // captured the first steps' copies write only those steps, and one graph launched for both
 // sets computes only set 0's buffer (exit 2), and the capture errors (a sync inside the
 // capture, a fork never joined back, a fork event recorded before the capture) fail
@@ -78,10 +80,35 @@ TEST(Lab07, AGraphMadeEveryStepCostsMoreThanItSaves) {
     EXPECT_LT(Num(j, "bound_fraction"), 0.65);
     EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
     std::string n = std::to_string(static_cast<int>(Num(j, "batches")));
-    EXPECT_EQ(Why(j), "your run makes a graph for every launch: cudaGraphInstantiate " + n + " times (" +
-                          ShortLine(kVariants, "cudaGraphInstantiate(&q->graph") + ") for " + n +
-                          " cudaGraphLaunch, so each step pays the capture and the instantiation");
+    EXPECT_EQ(Why(j), "your run makes a graph for every launch: it captures " + n + " (cudaStreamEndCapture, " +
+                          ShortLine(kVariants, "/* the capture ends */") + ") and instantiates " + n +
+                          " (cudaGraphInstantiate, " + ShortLine(kVariants, "cudaGraphInstantiate(&q->graph") +
+                          ") for " + n + " cudaGraphLaunch, so each step pays a capture and an instantiation");
     cJSON_Delete(j);
+}
+
+// Each set's step captured once in setup(), and a graph instantiated from it for every
+// step: still TODO 1, and told that it instantiates for every launch and captures nothing
+// in run(), not that each step pays a capture; the step's text is the capture and the
+// instantiation made once, not "a kernel launched on its own".
+TEST(Lab07, AGraphInstantiatedEveryStepFromOneCaptureIsToldItsInstantiations) {
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_instantiate_each_step_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_LT(Num(j, "bound_fraction"), 0.25);
+    EXPECT_EQ(NextStep(j), "0/2 TODO 1 (capture the step's kernels once, replay them every step)");
+    std::string n = std::to_string(static_cast<int>(Num(j, "batches")));
+    EXPECT_EQ(Why(j), "your run instantiates a graph for every launch and captures none: cudaGraphInstantiate " + n +
+                          " times (" + ShortLine(kVariants, "/* an executable graph a step */") + ") for " + n +
+                          " cudaGraphLaunch, from graphs captured before run(), so each step pays an instantiation");
+    cJSON_Delete(j);
+    EXPECT_NE(FindFlat(o.err, "instantiate it once, and launch that executable graph (its cudaGraphExec_t) for every "
+                              "step"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(FindFlat(o.err, "launched on its own"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "pays a capture"), std::string::npos) << o.err;
 }
 
 TEST(Lab07, AGraphKeepsOnlyTheConcurrencyItWasCapturedWith) {
@@ -146,7 +173,7 @@ TEST(Lab07, AGraphMadeInSetupWithTwoHostWaitsEachStepIsToldTheWait) {
 }
 
 // Every step on set 0: correct, both TODOs done, and told that its steps queue behind one
-// another on one stream.
+// another on one stream, and how long a step takes there.
 TEST(Lab07, OneSetForEveryStepIsToldItsStepsQueue) {
     Outcome o = RunLabOnce("labs/07_cuda_graphs_one_set_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
@@ -154,9 +181,53 @@ TEST(Lab07, OneSetForEveryStepIsToldItsStepsQueue) {
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_LT(Num(j, "bound_fraction"), 0.65);
     EXPECT_EQ(NextStep(j), "2/2 ");
-    EXPECT_EQ(Advice(j).rfind("every step of your run goes up, through its graph and down on one stream (\"A0\")", 0),
+    const std::string a = Advice(j);
+    EXPECT_EQ(a.rfind("every step of your run goes up, through its graph and down on one stream (\"A0\"), so each "
+                      "step waits for the one before it to come back. A step takes ",
+                      0),
               0u)
-        << Advice(j);
+        << a;
+    EXPECT_NE(a.find(" us from its upload's start to its download's end, and the stream runs its " +
+                     std::to_string(static_cast<int>(Num(j, "batches"))) + " steps that way, one after another. "
+                     "Give step s the set s % 3 "),
+              std::string::npos)
+        << a;
+    cJSON_Delete(j);
+}
+
+// Two sets instead of three: correct, both TODOs done, and below the target, which the
+// lab's three sets set. What costs the time is on its timeline: each step waits on its
+// stream for the step two back to come down, so no more than two steps are on the device,
+// each taking about as long there as with three sets; it is told so, and to use the third.
+TEST(Lab07, TwoSetsAreToldNoMoreThanTwoStepsRunAtOnce) {
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_two_sets_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    // Two steps at a time where the bound runs three: about two thirds of it.
+    EXPECT_GT(Num(j, "bound_fraction"), 0.6);
+    EXPECT_LT(Num(j, "bound_fraction"), Num(j, "target_bound_fraction"));
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    const std::string a = Advice(j);
+    EXPECT_EQ(a.rfind("every step of your run goes up, through its graph and down on one of 2 streams (\"A0\", "
+                      "\"A1\"), behind the step 2 before it on the same stream: its upload waits for that step to "
+                      "come back, so no more than 2 steps are ever on the device. A step takes ",
+                      0),
+              0u)
+        << a;
+    // The step's time on the device, and the steps each stream runs: together, the run.
+    size_t at = a.find("A step takes ");
+    ASSERT_NE(at, std::string::npos);
+    double step_us = std::stod(a.substr(at + 13));
+    EXPECT_NE(a.find(" us from its upload's start to its download's end, and each stream runs up to 12 steps that way, "
+                     "one after another. Give step s the set s % 3 (its streams, its buffer and a graph captured on "
+                     "that buffer), as the skeleton does: 3 steps then run side by side"),
+              std::string::npos)
+        << a;
+    EXPECT_NEAR(12 * step_us / 1e3, Num(cJSON_GetObjectItemCaseSensitive(j, "timings"), "yours_median_ms"),
+                0.05 * 12 * step_us / 1e3);
     cJSON_Delete(j);
 }
 
@@ -174,6 +245,37 @@ TEST(Lab07, OneGraphForEverySetRacesOnSet0sBuffer) {
     EXPECT_NE(Str(m, "why").find("on \"A1\" may read what kernel process batch 0 on \"A0\" has not written yet"),
               std::string::npos)
         << Str(m, "why");
+    cJSON_Delete(j);
+}
+
+// Each step's graph launched on stream B, with nothing ordering it after the upload on A:
+// the kernels read the batch before it is up, on B (the graph's first branch) and on the
+// graph's own stream beside it (its second). Each race's fix orders the launch with the
+// copies; none says to record elsewhere the fork event the graph records and waits on
+// between its own nodes, which the program placed in the capture and cannot move.
+TEST(Lab07, AGraphLaunchedOnAnotherStreamThanItsCopiesIsToldToOrderTheLaunch) {
+    Outcome o = RunLabOnce("labs/07_cuda_graphs_launch_on_b_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    ASSERT_NE(j, nullptr) << o.out;
+    EXPECT_FALSE(Bool(j, "correct"));
+    EXPECT_GT(Num(j, "races"), 0);
+    const cJSON *reports = cJSON_GetObjectItemCaseSensitive(j, "race_reports");
+    ASSERT_GT(cJSON_GetArraySize(reports), 2);
+    bool branch = false;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, reports) {
+        const std::string fix = Str(r, "fix");
+        EXPECT_NE(fix.find("the graph launch that runs kernel process batch "), std::string::npos) << fix;
+        EXPECT_EQ(fix.find("waits on event"), std::string::npos) << fix;
+        EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(r, "wrong_stream_record"), nullptr) << fix;
+        branch |= Str(r, "second_stream").find("(graph)") != std::string::npos;
+        if (Str(r, "kind") == "RAW") {
+            EXPECT_EQ(fix, "record an event on \"A0\" after H2D batch 0 and make \"B0\" wait on it "
+                           "(cudaStreamWaitEvent) before the graph launch that runs kernel process batch 0");
+        }
+    }
+    EXPECT_TRUE(branch) << "a race of the graph's second branch is among those shown";
     cJSON_Delete(j);
 }
 
@@ -259,8 +361,8 @@ TEST(Lab07, EveryVariantIsAdvisedByWhatItDoes) {
     const std::string v = kVariants, last = "/* every step queued */";
     const std::string todo1 = "0/2 TODO 1 (capture the step's kernels once, replay them every step)";
     const std::string sync = "cudaStreamSynchronize(one of 3 streams)";
-    // The reference's launch: two lines below ONE_GRAPH's (labs/07_cuda_graphs/testdata/variants.c).
-    const std::string fork = "cudaStreamWaitEvent(one of 6 streams)", launch = "cudaGraphLaunch(sets[0].graph";
+    // The reference's launch (labs/07_cuda_graphs/testdata/variants.c).
+    const std::string fork = "cudaStreamWaitEvent(one of 6 streams)", launch = "/* the set's graph, on its A */";
     for (const AdviceCase &c : std::vector<AdviceCase>{
              {"labs/07_cuda_graphs_graph_per_step_sim", todo1, sync, v, last, false},
              {"labs/07_cuda_graphs_one_stream_graph_sim", todo1, sync, v, last, false},
@@ -268,8 +370,8 @@ TEST(Lab07, EveryVariantIsAdvisedByWhatItDoes) {
              // and its join: that wait (at the launch's line) held streams longer than the
              // final synchronisation held the host, and neither cost the run anything.
              {"labs/07_cuda_graphs_rebuilt_graph_sim", "1/2 TODO 2 (make the graph in setup(), not in run())",
-              fork, v, launch, false, 2},
-             {"labs/07_cuda_graphs_copies_in_graph_sim", "2/2 ", fork, v, launch, false, 2},
+              fork, v, launch, false},
+             {"labs/07_cuda_graphs_copies_in_graph_sim", "2/2 ", fork, v, launch, false},
              {"labs/07_cuda_graphs_setup_graph_synced_sim", "2/2 ", sync, v,
               "/* to be sure the step is done */", true},
          })

@@ -201,22 +201,56 @@ static const lab_wait_fact *whole_batch_wait(const lab_findings *f) {
     }
     return NULL;
 }
+/* The host's first wait on an event inside the loop, or NULL. */
+static const lab_wait_fact *event_wait(const lab_findings *f) {
+    for (int i = 0; i < f->n_waits; i++)
+        if (f->waits[i].host && f->waits[i].in_loop && f->waits[i].sync == TRACE_SYNC_EVENT) return &f->waits[i];
+    return NULL;
+}
 static int why_uploads_only(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     (void)w;
     const lab_wait_fact *x = whole_batch_wait(f);
     if (!x) {
-        bool event_wait = false;
-        for (int i = 0; i < f->n_waits; i++) event_wait |= f->waits[i].host && f->waits[i].in_loop;
         if (f->race_free && f->correct) return 0;
-        if (event_wait) return 0;
+        const lab_wait_fact *e = event_wait(f);
+        if (!e)
+            return snprintf(buf, len,
+                            "nothing in your loop makes the loader wait before it writes a pinned buffer again: an "
+                            "upload that still reads it may get the next batch's data (see the races)");
+        /* It waits on events, and they do not order the loads after the uploads: say why,
+         * from the races. */
+        char at[160] = "";
+        if (e->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(e->line));
+        if (f->early_records > 0) {
+            char ev[48] = "that event", rec[160] = "";
+            if (f->early_event[0]) snprintf(ev, sizeof(ev), "event \"%s\"", f->early_event);
+            if (f->early_record_line[0])
+                snprintf(rec, sizeof(rec), " at %s", lab_fact_short_line(f->early_record_line));
+            return snprintf(buf, len,
+                            "your loader waits on an event before it loads (%s%s), but %s is recorded%s before the "
+                            "upload it should mark: the wait is over before that upload has read the buffer, and "
+                            "the next load into it may overwrite what the upload still reads (see the races)",
+                            e->call, at, ev, rec);
+        }
+        if (f->late_waits > 0) {
+            char late[160] = "";
+            if (f->late_wait_line[0]) snprintf(late, sizeof(late), " at %s", lab_fact_short_line(f->late_wait_line));
+            return snprintf(buf, len,
+                            "your loader waits on the upload's event (%s%s) only after the load it should come "
+                            "before: the load may overwrite a buffer an upload still reads (see the races)",
+                            e->call, late);
+        }
         return snprintf(buf, len,
-                        "nothing in your loop makes the loader wait before it writes a pinned buffer again: an "
-                        "upload that still reads it may get the next batch's data (the races above)");
+                        "your loader waits on events (%s%s), and still it writes a pinned buffer an upload may "
+                        "read: each race says which wait or record does not order it",
+                        e->call, at);
     }
     char at[160] = "";
     if (x->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(x->line));
-    return snprintf(buf, len, "%s%s waits for the whole batch %d time%s before the next load (%.1f ms in all)", x->call,
-                    at, x->times, x->times == 1 ? "" : "s", x->held_ms);
+    return snprintf(buf, len,
+                    "%s%s waits for the whole batch %d time%s before the next load (%.1f ms in all): while it "
+                    "waits, the loader loads nothing (the host lane's waits)",
+                    x->call, at, x->times, x->times == 1 ? "" : "s", x->held_ms);
 }
 
 /* The ring: how many pinned buffers the uploads read. No upload seen: the speed. */
@@ -238,7 +272,9 @@ static int why_ring(const lab_findings *f, const lab_workload *w, char *buf, siz
                         f->pageable_copies);
     if (f->h2d_sources != 1) return 0;
     return snprintf(buf, len, "your uploads read one pinned buffer: the loader writes every batch into it, so it can "
-                              "be only one batch ahead of the device");
+                              "be only one batch ahead of the device. After a quick load it waits for the device "
+                              "to take the buffer (the waits in the host lane), and during a slow load the device, "
+                              "with nothing loaded, sits idle (the gaps in the device lane)");
 }
 
 /* Both steps done and the target missed: a wait that keeps the loader from getting ahead. */
@@ -262,13 +298,10 @@ static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_
 static const lab_step steps[] = {
     {
         .todo = "TODO 1 (wait for the upload, not for the whole batch)",
-        .next = "when the host waits for a whole batch (its upload, kernel and download) before it loads the "
-                "next, the loader and the device take turns (the host lane's waits). The loader needs only the "
-                "upload to be over before it writes the buffer again: record an event after the upload and wait on "
-                "that event (cudaEventSynchronize) just before the next lab_load_batch into that buffer, instead of "
-                "synchronising the stream or the device in the loop. If the report shows races "
-                "instead: the loader writes a pinned buffer whose upload has not finished; the wait on the event "
-                "is what orders them.",
+        .next = "the loader needs only a buffer's upload to be over before it writes that buffer again. Record "
+                "an event right after each upload and wait on it (cudaEventSynchronize) just before the next "
+                "lab_load_batch into that buffer: that wait orders the load after the upload, and it is the only "
+                "wait the loop needs (no cudaStreamSynchronize or cudaDeviceSynchronize inside it).",
         .hints =
             {
                 "Look at the host lane and the stream's lane: while the host loads batch 5, what is the device "
@@ -288,11 +321,10 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (a ring of pinned buffers)",
-        .next = "with one pinned buffer the loader can be only one batch ahead: after a quick load it waits for the device to take the buffer (the waits in the host "
-                "lane), and during a slow load the device, with nothing loaded, sits idle (the gaps in the device "
-                "lane). This is the expected state after TODO 1. Give the loader a ring of pinned buffers, each "
-                "with its own event, and load batch i into buffer i % RING: the batches it loads ahead during the "
-                "quick loads keep the device busy through the slow ones.",
+        .next = "the loader gets ahead of the device only as far as it has pinned buffers to load into (one "
+                "pinned buffer, freed by its event, is the expected state after TODO 1). Give the loader a ring of "
+                "pinned buffers (cudaMallocHost), each with its own event, and load batch i into buffer i % RING: "
+                "the batches it loads ahead during the quick loads keep the device busy through the slow ones.",
         .hints =
             {
                 "After TODO 1, find a quick load followed by a slow one: what does the host do once the quick "

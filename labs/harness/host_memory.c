@@ -21,9 +21,20 @@ static bool is_copy_call(const char *api) {
     return !strncmp(api, "cudaMemcpy", 10); /* cudaMemcpy, cudaMemcpyAsync, their _ptds/_ptsz forms */
 }
 
-static void add_pinning(lab_pinning *p, const trace_op *op) {
-    p->calls++;
-    p->ms += (double)(op->end_ns - op->start_ns) / 1e6;
+/* Adds a pinning call's op to p. The ops of one program call (a cudaFreeHost the referee
+ * performs as a device synchronisation and an unregistration, trace_op.as_call) are
+ * recorded one after the other: the call is counted once, its time from its first op's
+ * start to its last op's end. *open_call and *open_end follow the call being added to. */
+static void add_pinning(lab_pinning *p, const trace_op *op, uint64_t *open_call, uint64_t *open_end) {
+    uint64_t start = op->start_ns;
+    if (op->as_call && op->as_call == *open_call) {
+        if (start < *open_end) start = *open_end; /* time already counted */
+    } else {
+        p->calls++;
+    }
+    *open_call = op->as_call;
+    if (op->end_ns > start) p->ms += (double)(op->end_ns - start) / 1e6;
+    if (op->end_ns > *open_end || !op->as_call) *open_end = op->end_ns;
     if (strstr(p->names, op->name)) return;
     size_t used = strlen(p->names);
     if (used + strlen(op->name) + 3 >= sizeof(p->names)) return;
@@ -34,11 +45,13 @@ static void add_pinning(lab_pinning *p, const trace_op *op) {
 /* The pinning calls of recorder run `run` (in_run) or of the window [t0, t1] into p. */
 static void scan_pinning(lab_pinning *p, trace_timeline *tl, bool in_run, int32_t run, uint64_t t0, uint64_t t1) {
     memset(p, 0, sizeof(*p));
+    uint64_t open_call = 0, open_end = 0;
     size_t n = trace_timeline_count(tl);
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (op->kind != TRACE_OP_API || !lab_is_pinning_call(op->name)) continue;
-        if (in_run ? trace_timeline_in_run(op, run) : op->start_ns >= t0 && op->end_ns <= t1) add_pinning(p, op);
+        if (in_run ? trace_timeline_in_run(op, run) : op->start_ns >= t0 && op->end_ns <= t1)
+            add_pinning(p, op, &open_call, &open_end);
     }
 }
 

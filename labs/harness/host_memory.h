@@ -26,7 +26,8 @@ extern "C" {
 
 /* Calls that pin host memory or undo it, in one span of the program. */
 typedef struct lab_pinning {
-    int calls;          /* cudaHostRegister, cudaHostUnregister, cudaMallocHost, cudaHostAlloc, cudaFreeHost */
+    int calls;          /* cudaHostRegister, cudaHostUnregister, cudaMallocHost, cudaHostAlloc, cudaFreeHost:
+                           the program's calls, each once however many runtime calls made it */
     double ms;          /* host time spent in them */
     char names[96];     /* which, in the order first seen: "cudaHostRegister, cudaHostUnregister" */
 } lab_pinning;

@@ -170,9 +170,25 @@ typedef struct lab_findings {
                              op, its branches (trace_graph_op_branches); the simulator's, its
                              launch stream and its "graph branch N" streams (0: no graph ran) */
     int graphs_made;      /* cudaGraphInstantiate calls inside the run */
+    int graphs_captured;  /* cudaStreamEndCapture calls inside the run: graphs captured there (the
+                             kit makes a graph only by stream capture) */
     int graph_launches;   /* cudaGraphLaunch calls inside the run */
     uint64_t graph_made_site; /* the first of those cudaGraphInstantiate calls, and its line */
     char graph_made_line[128];
+    uint64_t graph_captured_site; /* the first of those cudaStreamEndCapture calls, and its line */
+    char graph_captured_line[128];
+    /* The races shown (at most LAB_MAX_RACES_SHOWN) whose wait took an event recorded before
+     * the op it should follow (trace_race.early_event), and the first one's event and record
+     * line; those blamed on a wait the host or a stream made only after the access it should
+     * order (TRACE_WAIT_FAULT_LATE), and the first one's wait line. "" when unknown. */
+    int early_records;
+    char early_event[32];
+    char early_record_line[128];
+    int late_waits;
+    char late_wait_line[128];
+    double batch_us;      /* a batch's time on the device, from its first upload's start to its
+                             last download's end, on average over the run's batches that had
+                             both (0: none had) */
     int copy_calls;       /* cudaMemcpy* calls the program made inside the run (a graph's
                              replayed copies are not calls) */
 } lab_findings;

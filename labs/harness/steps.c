@@ -167,6 +167,8 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         if (op->kind == TRACE_OP_API) {
             if (!strncmp(op->name, "cudaGraphInstantiate", 20) && f->graphs_made++ == 0)
                 f->graph_made_site = op->call_site;
+            if (!strncmp(op->name, "cudaStreamEndCapture", 20) && f->graphs_captured++ == 0)
+                f->graph_captured_site = op->call_site;
             f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
             f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
             continue;
@@ -214,6 +216,38 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
     if (f->graph_launches > 0 && f->graph_width == 0 && f->kernel_streams > 0) f->graph_width = 1;
 }
 
+/* A batch's time on the device: from its first upload's start to its last download's
+ * end, on average over the batches of run that had both. */
+static double batch_time_us(trace_timeline *tl, int32_t run) {
+    size_t n = trace_timeline_count(tl), cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (trace_timeline_in_run(op, run) && op->kind == TRACE_OP_COPY && op->batch >= 0 &&
+            (size_t)op->batch + 1 > cap)
+            cap = (size_t)op->batch + 1;
+    }
+    uint64_t *up = calloc(cap + 1, sizeof(uint64_t)), *down = calloc(cap + 1, sizeof(uint64_t));
+    double sum = 0;
+    int counted = 0;
+    if (!up || !down) goto out;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_COPY || op->batch < 0 || !op->timed) continue;
+        size_t b = (size_t)op->batch;
+        if (op->dir == TRACE_COPY_H2D && (!up[b] || op->start_ns < up[b])) up[b] = op->start_ns;
+        if (op->dir == TRACE_COPY_D2H && op->end_ns > down[b]) down[b] = op->end_ns;
+    }
+    for (size_t b = 0; b < cap; b++)
+        if (up[b] && down[b] > up[b]) {
+            sum += (double)(down[b] - up[b]) / 1e3;
+            counted++;
+        }
+out:
+    free(up);
+    free(down);
+    return counted ? sum / counted : 0;
+}
+
 /* Every wait of the run and what it cost (trace/view/blame.h); their lines are the
  * runner's to fill in (it knows the program's binary). */
 static void find_waits(lab_findings *f, trace_timeline *tl, int32_t run) {
@@ -247,6 +281,15 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
     f->reached = r->status == LAB_STATUS_PASS;
     f->bound_fraction = r->bound_fraction;
     f->elapsed_calls = r->measurement.event_reads;
+    for (size_t i = 0; i < r->races_shown && i < LAB_MAX_RACES_SHOWN; i++) {
+        const trace_race *race = &r->race[i];
+        if (race->early_event && f->early_records++ == 0) {
+            snprintf(f->early_event, sizeof(f->early_event), "%s", race->early_event_name);
+            snprintf(f->early_record_line, sizeof(f->early_record_line), "%s", race->early_record_line);
+        }
+        if (race->wait_fault == TRACE_WAIT_FAULT_LATE && f->late_waits++ == 0)
+            snprintf(f->late_wait_line, sizeof(f->late_wait_line), "%s", race->wait_line);
+    }
     if (!tl || run <= 0) return;
     static bool used[MAX_STREAMS];
     memset(used, 0, sizeof(used));
@@ -268,6 +311,7 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
     find_orders(f, tl, run);
     find_streams(f, r->spec, tl, run);
     find_waits(f, tl, run);
+    f->batch_us = batch_time_us(tl, run);
     /* Host waits before the run's last piece of stream work was queued: a host round trip
      * between stages, where an event would have ordered the streams. */
     uint64_t last_enqueue = 0;
@@ -276,9 +320,12 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         if (trace_timeline_in_run(op, run) && trace_op_kind_is_stream_work(op->kind) && op->enqueue_ns > last_enqueue)
             last_enqueue = op->enqueue_ns;
     }
+    uint64_t counted_call = 0; /* the program's call whose waits were counted last (trace_op.as_call) */
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_SYNC || op->end_ns > last_enqueue) continue;
+        if (op->as_call && op->as_call == counted_call) continue; /* one call, several waits */
+        counted_call = op->as_call;
         f->host_syncs++;
         if (op->sync == TRACE_SYNC_STREAM || op->sync == TRACE_SYNC_DEVICE) f->stream_syncs++;
     }

@@ -455,6 +455,7 @@ static void keep_wait(rc_wait *w, const trace_op *op, const rc_event *e, uint64_
     w->rec_after_op = e->rec_after_op;
     w->rec_after_stream = e->rec_after_stream;
     w->rec_after_site = e->rec_after_site;
+    w->in_graph = op->graph_launch != 0 && op->graph_launch == e->rec_graph;
 }
 
 static void stream_op(trace_racecheck *rc, const trace_op *op) {
@@ -512,6 +513,7 @@ static void stream_op(trace_racecheck *rc, const trace_op *op) {
             e->rec_after_op = rc->last_work_op;
             e->rec_after_stream = rc->last_work_stream;
             e->rec_after_site = rc->last_work_site;
+            e->rec_graph = op->graph_launch;
             e->waited = 0;
             e->synced = false;
             if (op->name[0]) snprintf(e->name, sizeof(e->name), "%.31s", op->name);

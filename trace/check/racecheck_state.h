@@ -66,6 +66,9 @@ typedef struct rc_wait {
     uint64_t work_seq;   /* the waiting stream's work ops enqueued before the wait (rc_stream.work_ops) */
     bool late;           /* blamed for coming after the op it should order (TRACE_WAIT_FAULT_LATE): it
                             belongs to that op, not to the stream's next work */
+    bool in_graph;       /* the wait and the record it took are nodes of one graph launch: the
+                            capture's own fork or join, which the program placed in the capture,
+                            not among the calls around the launch; no blame names them */
 } rc_wait;
 
 /* The waits each stream remembers: its last WAITS_KEPT. */
@@ -98,6 +101,7 @@ typedef struct rc_event {
     uint64_t rec_after_op;     /* the last work op the host enqueued before the record (any stream) */
     int32_t rec_after_stream;  /* its stream */
     uint64_t rec_after_site;   /* its call site */
+    uint32_t rec_graph;  /* the record's graph launch (trace_op.graph_launch), 0: not a graph's node */
     uint64_t waited;     /* bit s: stream s waited on it since that record (s < EARLY_MAX_STREAMS) */
     bool synced;         /* the host waited for it (cudaEventSynchronize, a query) since that record */
     char name[32];       /* the program's name for it (its records and waits carry it), "" none */

@@ -31,6 +31,10 @@ static const rc_wait *own_wait(const waiter *w, uint32_t k) {
     return x->work_seq + 1 == w->steps ? x : NULL;
 }
 
+/* A wait a blame may name: one the program placed among its calls, not a graph's fork or
+ * join between two of its own nodes (rc_wait.in_graph), which only the capture orders. */
+static bool blamable(const rc_wait *w) { return !w->in_graph; }
+
 /* Whether the waiter has waited on event e since its last record. */
 static bool waited_since(const waiter *w, const rc_event *e) {
     if (w->stream == TRACE_STREAM_NONE) return e->synced;
@@ -101,7 +105,8 @@ static bool before_record(const struct trace_racecheck *rc, const rc_pending *p,
         const rc_wait *w = own_wait(wt, k);
         if (!w) break;
         const rc_event *e = event_at(rc, w->event);
-        if (w->late || !marks_work_of_first(e, p) || e->rec_op <= w->op || !first_mark(rc, p, e)) continue;
+        if (w->late || !blamable(w) || !marks_work_of_first(e, p) || e->rec_op <= w->op || !first_mark(rc, p, e))
+            continue;
         if (waited_since(wt, e)) continue;
         blame(rc, race, TRACE_WAIT_FAULT_BEFORE_RECORD, w, wt->stream, w->event);
         return true;
@@ -118,7 +123,7 @@ static bool other_event(const struct trace_racecheck *rc, const rc_pending *p, c
         const rc_event *e = event_at(rc, w->event);
         /* A wait on the waiter's own record orders nothing for it: it is another stream's,
          * misplaced (OTHER_STREAM names it for that stream's race). */
-        if (w->late || !e || (w->rec_op != 0 && w->rec_stream == wt->stream)) continue;
+        if (w->late || !blamable(w) || !e || (w->rec_op != 0 && w->rec_stream == wt->stream)) continue;
         /* A record on A at or after first, taken before second: it ordered first. */
         if (w->rec_op != 0 && w->rec_stream == p->first.stream && w->rec_clock > p->first_clock) continue;
         uint64_t site = w->rec_op ? w->rec_site : e->recorded ? e->rec_site : 0;
@@ -148,7 +153,9 @@ static const rc_wait *early_record(const struct trace_racecheck *rc, const rc_pe
     for (uint32_t k = 0; k < kept(wt); k++) {
         const rc_wait *w = own_wait(wt, k);
         if (!w) break;
-        if (w->late || w->rec_op == 0 || w->rec_stream != p->first.stream || w->rec_clock >= p->first_clock) continue;
+        if (w->late || !blamable(w) || w->rec_op == 0 || w->rec_stream != p->first.stream ||
+            w->rec_clock >= p->first_clock)
+            continue;
         if (!best || w->rec_clock > best->rec_clock) best = w;
     }
     return best;
@@ -162,7 +169,7 @@ static const rc_wait *wrong_stream_wait(const rc_pending *p, const waiter *wt) {
     for (uint32_t k = 0; k < kept(wt); k++) {
         const rc_wait *w = own_wait(wt, k);
         if (!w) break;
-        if (w->late || w->rec_op == 0 || w->rec_stream == f->stream || w->rec_op <= f->id) continue;
+        if (w->late || !blamable(w) || w->rec_op == 0 || w->rec_stream == f->stream || w->rec_op <= f->id) continue;
         if (w->rec_after_stream == f->stream && w->rec_after_op >= f->id) return w;
     }
     return NULL;
@@ -175,7 +182,8 @@ static const rc_wait *own_event_wait(const struct trace_racecheck *rc, const rc_
     const waiter wa = {a->waits, a->n_waits, a->work_ops, p->first.stream};
     for (uint32_t k = 0; k < kept(&wa); k++) {
         const rc_wait *w = &wa.ring[(wa.n - 1 - k) % WAITS_KEPT];
-        if (w->rec_op == 0 || w->rec_stream != p->first.stream || w->rec_clock <= p->first_clock) continue;
+        if (!blamable(w) || w->rec_op == 0 || w->rec_stream != p->first.stream || w->rec_clock <= p->first_clock)
+            continue;
         if (w->op < second_id) return w;
     }
     return NULL;
@@ -274,6 +282,7 @@ bool trace_racecheck_blame_late_wait(const struct trace_racecheck *rc, rc_held *
     /* Right after second: nothing enqueued and no host access since (a wait issued after
      * more work, the next batch's say, may be meant for that work). */
     if (rc->last_access_op != race->second.id) return false;
+    if (wait->graph_launch && e && wait->graph_launch == e->rec_graph) return false; /* a graph's own join */
     if (!trace_vc_covers(joined, h->first_tid, h->first_clock)) return false;
     if (e && (!e->recorded || !marks_a_race_of_second(rc, h, e))) return false;
     race->wrong_event = 0;

@@ -614,6 +614,25 @@ static void graph_instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
     if (qerr == cudaSuccess) trace_gpu_graph_exec_add(exec, nodes, branches);
 }
 
+/* A call that is only an API span while a sink is installed, named api as the program wrote
+ * it (a _ptsz entry point by its plain twin's name). */
+#define WRAP_SPAN(name, api)                                                                                 \
+    cudaError_t __wrap_##name CUDA_CALLS_PARAMS_##name {                                                     \
+        TRACE_CALL_SITE();                                                                                   \
+        if (!tracing()) return __real_##name CUDA_CALLS_ARGS_##name;                                         \
+        uint64_t t0_ = now();                                                                                \
+        cudaError_t err_ = __real_##name CUDA_CALLS_ARGS_##name;                                             \
+        trace_record_api(api, t0_, now());                                                                   \
+        return err_;                                                                                         \
+    }
+
+/* A capture's beginning and end, spans on the host lane: a lab counts the graphs a run
+ * captures by them, as it counts the instantiations and launches. */
+WRAP_SPAN(cudaStreamBeginCapture, "cudaStreamBeginCapture")
+WRAP_SPAN(cudaStreamBeginCapture_ptsz, "cudaStreamBeginCapture")
+WRAP_SPAN(cudaStreamEndCapture, "cudaStreamEndCapture")
+WRAP_SPAN(cudaStreamEndCapture_ptsz, "cudaStreamEndCapture")
+
 WRAP_KEEPING(cudaGraphInstantiate, graph_instantiated(*pGraphExec, graph))
 WRAP_KEEPING(cudaGraphExecDestroy, trace_gpu_graph_exec_forget(graphExec))
 

@@ -284,7 +284,8 @@ TEST_F(Interpose, ANamedEventsRecordsAndWaitsCarryItsName) {
 
 // A graph's launch is one op whose name says how many branches of kernels the graph has:
 // two chains captured on two streams forked from one are 2, the same kernels captured on
-// one stream 1 (what lab 07's facts read on a GPU, where the nodes are not seen).
+// one stream 1 (what lab 07's facts read on a GPU, where the nodes are not seen); the
+// capture's calls are spans of their own.
 TEST_F(Interpose, AGraphLaunchIsNamedWithItsBranches) {
     cudaStream_t a, b;
     CUDA_OK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
@@ -299,6 +300,7 @@ TEST_F(Interpose, AGraphLaunchIsNamedWithItsBranches) {
     for (bool forked : {true, false}) {
         cudaGraph_t graph;
         cudaGraphExec_t exec;
+        size_t captured = mark();
         CUDA_OK(cudaStreamBeginCapture(a, cudaStreamCaptureModeThreadLocal));
         if (forked) {
             CUDA_OK(cudaEventRecord(fork, a));
@@ -312,6 +314,15 @@ TEST_F(Interpose, AGraphLaunchIsNamedWithItsBranches) {
             chain(a, 2);
         }
         CUDA_OK(cudaStreamEndCapture(a, &graph));
+        // The capture's two calls are spans on the host lane, as the simulator records them:
+        // how a lab counts the graphs a run captures.
+        int begins = 0, ends = 0;
+        for (const auto &op : since(captured)) {
+            begins += op.kind == TRACE_OP_API && !std::strcmp(op.name, "cudaStreamBeginCapture");
+            ends += op.kind == TRACE_OP_API && !std::strcmp(op.name, "cudaStreamEndCapture");
+        }
+        EXPECT_EQ(begins, 1);
+        EXPECT_EQ(ends, 1);
         CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
         size_t m = mark();
         CUDA_OK(cudaGraphLaunch(exec, a));

@@ -141,6 +141,12 @@ typedef struct trace_op {
     int32_t graph_origin;     /* with graph_launch: the stream whose captured call made the
                                  node (the program's; a branch runs on a stream of the
                                  graph's own, graph_branch) */
+    uint64_t as_call;         /* an op recorded while one call was made for another
+                                 (trace_record_as: the referee's cudaDeviceSynchronize and
+                                 cudaHostUnregister that perform a program's cudaFreeHost):
+                                 that call's number, 1, 2, ... in the process, the same on
+                                 every op it recorded; 0 for every other op. A reader that
+                                 counts the program's calls or waits counts such ops once */
 } trace_op;
 
 /* A stream as the recorder knows it. */

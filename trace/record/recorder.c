@@ -462,6 +462,11 @@ int32_t trace_current_run(void) {
 static _Thread_local uint64_t t_site;
 static _Thread_local unsigned t_site_depth;
 
+/* The call made for another (trace_record_as) that this thread's ops belong to. */
+static _Thread_local const char *t_as;
+static _Thread_local uint64_t t_as_call;
+static uint64_t as_calls; /* the last as_call handed out, in the process (atomic) */
+
 void trace_call_site_enter(const void *return_address) {
     if (t_site_depth++ == 0) t_site = (uint64_t)(uintptr_t)return_address;
 }
@@ -549,6 +554,7 @@ static uint64_t record(trace_op *op, const void *stream_handle, const void *even
     op->id = R.next_op_id++;
     op->run = R.run;
     if (!op->call_site) op->call_site = t_site;
+    if (!op->as_call) op->as_call = t_as_call;
     look_up(op, event, lookup);
     if (R.deferring && !R.handing_over && R.n_sinks > 0)
         keep(op, stream_handle);
@@ -613,9 +619,10 @@ static trace_op host_op(trace_op_kind kind, const char *name, uint64_t start_ns,
     return op;
 }
 
-static _Thread_local const char *t_as;
-
-void trace_record_as(const char *as) { t_as = as; }
+void trace_record_as(const char *as) {
+    t_as = as;
+    t_as_call = as ? __atomic_add_fetch(&as_calls, 1, __ATOMIC_RELAXED) : 0;
+}
 
 uint64_t trace_record_sync(trace_sync_target target, const void *handle, const char *api,
                            uint64_t start_ns, uint64_t end_ns) {

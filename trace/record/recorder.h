@@ -143,7 +143,10 @@ uint64_t trace_record_api(const char *api, uint64_t start_ns, uint64_t end_ns);
 /* Names the host-side spans (trace_record_api, trace_record_sync) recorded on this thread
  * from now on `as`, until trace_record_as(NULL): the calls one makes for another (the
  * referee's cudaHostRegister and cudaDeviceSynchronize that perform a program's
- * cudaMallocHost or cudaFreeHost) carry the name of the call the program made. */
+ * cudaMallocHost or cudaFreeHost) carry the name of the call the program made. Every op
+ * recorded on this thread until then carries one number (trace_op.as_call), a new one for
+ * each trace_record_as(name), so that readers count the program's call once, however many
+ * runtime calls made it. */
 void trace_record_as(const char *as);
 /* A harness phase ("setup", "run 3", ...). */
 uint64_t trace_record_phase(const char *name, uint64_t start_ns, uint64_t end_ns);

@@ -217,6 +217,33 @@ TEST_F(RecorderTest, OpsCarryTheOutermostCallSite) {
     EXPECT_EQ(trace_call_site(), 0u);
 }
 
+// The calls one makes for another (the referee's device synchronisation and unregistration
+// that perform a program's cudaFreeHost) carry the program's call's name and one number, a
+// new one for each such call; ops outside carry none.
+TEST_F(RecorderTest, OpsOfOneCallMadeForAnotherShareItsNumber) {
+    trace_record_api("cudaMalloc", 0, 1);
+    trace_record_as("cudaFreeHost");
+    trace_record_sync(TRACE_SYNC_DEVICE, nullptr, "cudaDeviceSynchronize", 2, 5);
+    trace_record_api("cudaDeviceSynchronize", 2, 5);
+    trace_record_api("cudaHostUnregister", 5, 6);
+    trace_record_as(nullptr);
+    trace_record_as("cudaFreeHost");
+    trace_record_api("cudaHostUnregister", 7, 8);
+    trace_record_as(nullptr);
+    trace_record_api("cudaFree", 9, 10);
+    ASSERT_EQ(seen.ops.size(), 6u);
+    EXPECT_EQ(seen.ops[0].as_call, 0u);
+    EXPECT_NE(seen.ops[1].as_call, 0u);
+    EXPECT_STREQ(seen.ops[1].name, "cudaFreeHost");
+    EXPECT_STREQ(seen.ops[3].name, "cudaFreeHost");
+    EXPECT_EQ(seen.ops[2].as_call, seen.ops[1].as_call);
+    EXPECT_EQ(seen.ops[3].as_call, seen.ops[1].as_call);
+    EXPECT_NE(seen.ops[4].as_call, 0u);
+    EXPECT_NE(seen.ops[4].as_call, seen.ops[1].as_call);
+    EXPECT_EQ(seen.ops[5].as_call, 0u);
+    EXPECT_STREQ(seen.ops[5].name, "cudaFree");
+}
+
 TEST(RecorderNoSink, NumbersOpsWithoutKeepingThem) {
     trace_reset();
     EXPECT_FALSE(trace_active());

@@ -213,6 +213,11 @@ static void charge(trace_blame_wait *e, uint64_t ns) {
     e->cost_ns += ns;
 }
 
+/* Whether two host waits are parts of one call of the program (trace_op.as_call: the
+ * referee's device synchronisation and unregistration that perform a cudaFreeHost each
+ * record a wait): the call is one wait, counted once. */
+static bool same_call(const trace_op *a, const trace_op *b) { return a->as_call && a->as_call == b->as_call; }
+
 static void critical_path(const walk *w, trace_blame *b) {
     size_t cur = SIZE_MAX;
     uint64_t last_end = 0;
@@ -266,7 +271,12 @@ static void critical_path(const walk *w, trace_blame *b) {
                 if (s->end_ns >= s->start_ns + TOL) {
                     if (!charged_sync[j]) {
                         charged_sync[j] = true;
-                        charge(entry_for(b, s, true), s->end_ns - s->start_ns);
+                        bool part = false; /* of a call already on the path */
+                        for (size_t k = 0; k < w->n_syncs && !part; k++)
+                            part = k != j && charged_sync[k] && same_call(&w->syncs[k], s);
+                        trace_blame_wait *e = entry_for(b, s, true);
+                        charge(e, s->end_ns - s->start_ns);
+                        if (e && part) e->on_path--;
                     }
                     next = waited_work(w, s);
                     break;
@@ -303,16 +313,24 @@ int trace_blame_compute(trace_timeline *tl, int32_t run, trace_blame *out) {
     uint64_t last_enqueue = 0;
     for (size_t i = 0; i < w.n_work; i++)
         if (w.work[i].enqueue_ns > last_enqueue) last_enqueue = w.work[i].enqueue_ns;
-    /* Every wait, with how often it ran and what it held. */
+    /* Every wait, with how often it ran and what it held: the parts of one call of the
+     * program once, with the time they held the host together. */
     for (size_t j = 0; j < w.n_syncs; j++) {
-        bool copy = false;
-        for (size_t k = 0; k < j && !copy; k++) copy = same_wait(&w.syncs[k], &w.syncs[j]);
+        bool copy = false, part = false;
+        uint64_t from = w.syncs[j].start_ns;
+        for (size_t k = 0; k < j && !copy; k++) {
+            copy = same_wait(&w.syncs[k], &w.syncs[j]);
+            if (same_call(&w.syncs[k], &w.syncs[j])) {
+                part = true;
+                if (w.syncs[k].end_ns > from) from = w.syncs[k].end_ns; /* held already counted */
+            }
+        }
         if (copy) continue;
         const trace_op *s = &w.syncs[j];
         trace_blame_wait *e = entry_for(out, s, true);
         if (!e) continue;
-        e->times++;
-        e->held_ns += s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+        e->times += !part;
+        e->held_ns += s->end_ns > from ? s->end_ns - from : 0;
         e->before_last_work |= s->end_ns <= last_enqueue;
         if (s->sync == TRACE_SYNC_EVENT) {
             size_t r = record_of(&w, s->event, s->id);

@@ -31,7 +31,10 @@
  *
  * Waits are told apart by their call site (trace_op.call_site: one line of the program)
  * and their call: one line that waits for each stream of a pool in turn is one wait, of
- * several streams. Without a call site, each stream's wait is a wait of its own. Times follow
+ * several streams. Without a call site, each stream's wait is a wait of its own. The waits
+ * one call of the program was performed with (trace_op.as_call: a cudaFreeHost the referee
+ * performs as a device synchronisation and an unregistration) are that call's one wait, run
+ * once, holding the host for the time they held it together. Times follow
  * trace/view/stalls.h: TRACE_STALL_TOLERANCE_NS either way is "the same moment", and a
  * wait shorter than that held nothing. */
 #ifndef STREAMLAB_TRACE_BLAME_H

@@ -3,7 +3,8 @@
 // a stream's wait on an event is charged the time it held its stream, with the record's
 // stream; the final wait, after the last work, is listed but never charged; a wait the
 // host made before a request arrived is not charged; copies of one device-wide wait count
-// once; waits are told apart by their line.
+// once, and so do the waits of one call of the program made of several runtime calls;
+// waits are told apart by their line.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -56,8 +57,9 @@ class Timeline {
     }
     // A host wait.
     trace_op Sync(trace_sync_target target, int32_t stream, uint64_t start, uint64_t end, uint64_t site,
-                  const char *name) {
+                  const char *name, uint64_t as_call = 0) {
         trace_op op = {};
+        op.as_call = as_call;
         op.id = next_id_++;
         op.kind = TRACE_OP_SYNC;
         op.sync = target;
@@ -196,6 +198,29 @@ TEST(Blame, ADeviceWaitRecordedPerStreamCountsOnceAndLinesAreApart) {
     char call[64];
     trace_blame_call(dev, t.tl(), call, sizeof(call));
     EXPECT_STREQ(call, "cudaDeviceSynchronize()");
+}
+
+// A cudaFreeHost the referee performs as a device synchronisation and an unregistration
+// that waits for the device again: two waits on the timeline, one call of the program
+// (trace_op.as_call). Two such calls in a loop are two waits, holding the host for the
+// time each call held it; the one that held the path is charged once.
+TEST(Blame, TheWaitsOfOneCallOfTheProgramAreOneWait) {
+    Timeline t;
+    t.Stream(1, "device");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 0, 100 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, -1, 1 * kUs, 100 * kUs, 0x60, "cudaFreeHost", 7);
+    t.Sync(TRACE_SYNC_DEVICE, -1, 100 * kUs, 101 * kUs, 0x60, "cudaFreeHost", 7);
+    t.Work(TRACE_OP_KERNEL, 1, 102 * kUs, 102 * kUs, 202 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, -1, 203 * kUs, 204 * kUs, 0x60, "cudaFreeHost", 8);
+    t.Sync(TRACE_SYNC_DEVICE, -1, 204 * kUs, 205 * kUs, 0x60, "cudaFreeHost", 8);
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *w = Find(b, 0x60);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->times, 2u);
+    EXPECT_EQ(w->on_path, 1u);
+    EXPECT_EQ(w->cost_ns, 99 * kUs);
+    EXPECT_EQ(w->held_ns, 100 * kUs + 2 * kUs);
 }
 
 TEST(Blame, OneLineThatWaitsForEachStreamOfAPoolIsOneWait) {

@@ -33,6 +33,22 @@
  *                         not idle (correct, passes: a wait that costs little).
  *   ONE_SET               every step on set 0: one buffer, one graph, each step behind
  *                         the one before it on A0 (below target; both TODOs done).
+ *   TWO_SETS              the reference with two sets instead of three (step s on set
+ *                         s % 2): correct, and a step's upload waits on its stream for the
+ *                         step two back to come down, so only two steps are ever on the
+ *                         device (below target; both TODOs done).
+ *   LAUNCH_ON_B           the graphs made once in setup(), each step's launched on the set's
+ *                         stream B ("A is busy with the copies") with nothing ordering it
+ *                         after the upload on A or before the download: the kernels read the
+ *                         batch before it is up (racy, wrong). Every race's fix is to order
+ *                         the launch on B with the copies on A; none names the fork event the
+ *                         graph records and waits on between its own nodes, which the program
+ *                         placed in the capture.
+ *   INSTANTIATE_EACH_STEP each set's step captured once in setup() (the cudaGraph_t kept),
+ *                         and an executable graph instantiated from it for every step of
+ *                         run(), launched, and destroyed after the final wait: the capture
+ *                         is made once, the instantiation every step (below target, TODO 1
+ *                         not done).
  *   ONE_GRAPH             one graph, captured on set 0's buffer, launched for the steps of
  *                         every set: a graph works on the buffer it was captured with, so
  *                         the other sets' steps compute set 0's buffer again, beside set
@@ -71,17 +87,28 @@
 #include "labs/harness/lab.h"
 
 /* Three sets, step s on set s % SETS: while one step computes, the next ones' uploads run. */
+#if defined(LAB_VARIANT_TWO_SETS)
+enum { SETS = 2 }; /* "two are enough to overlap" */
+#else
 enum { SETS = 3 };
+#endif
 typedef struct step_set {
     cudaStream_t a, b;
     cudaEvent_t fork_ev, join_ev;
     uint32_t *d_buf;
     cudaGraphExec_t graph;
+#if defined(LAB_VARIANT_INSTANTIATE_EACH_STEP)
+    cudaGraph_t captured; /* the set's step, captured once in setup() */
+#endif
 #if defined(LAB_VARIANT_STAGED_GRAPH)
     uint32_t *stage_in, *stage_out; /* pinned: the graph's copies read and write them */
 #endif
 } step_set;
 static step_set sets[SETS];
+#if defined(LAB_VARIANT_INSTANTIATE_EACH_STEP)
+enum { MAX_STEPS = 256 };
+static cudaGraphExec_t execs[MAX_STEPS]; /* step s's executable graph */
+#endif
 
 /* The step's kernels, as the skeleton's queue_chains (with the variants' slips). */
 static int queue_chains(lab_ctx *ctx, step_set *q, cudaStream_t second) {
@@ -130,7 +157,11 @@ static int make_graph(lab_ctx *ctx, int set) {
 #elif defined(LAB_VARIANT_STAGED_GRAPH)
     LAB_CHECK(cudaMemcpyAsync(q->stage_out, q->d_buf, w->batch_bytes, cudaMemcpyDeviceToHost, q->a));
 #endif
-    LAB_CHECK(cudaStreamEndCapture(q->a, &graph));
+    LAB_CHECK(cudaStreamEndCapture(q->a, &graph)); /* the capture ends */
+#if defined(LAB_VARIANT_INSTANTIATE_EACH_STEP)
+    q->captured = graph; /* instantiated in run(), for every step */
+    return 0;
+#endif
     LAB_CHECK(cudaGraphInstantiate(&q->graph, graph, 0));
     LAB_CHECK(cudaGraphDestroy(graph));
     return 0;
@@ -213,10 +244,17 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_GRAPH_PER_STEP)
         if (make_graph(ctx, s % SETS) != 0) return 1;
 #endif
+#if defined(LAB_VARIANT_INSTANTIATE_EACH_STEP)
+        if (s >= MAX_STEPS) return 1;
+        LAB_CHECK(cudaGraphInstantiate(&execs[s], q->captured, 0)); /* an executable graph a step */
+        q->graph = execs[s];
+#endif
 #if defined(LAB_VARIANT_ONE_GRAPH)
         LAB_CHECK(cudaGraphLaunch(sets[0].graph, q->a));
+#elif defined(LAB_VARIANT_LAUNCH_ON_B)
+        LAB_CHECK(cudaGraphLaunch(q->graph, q->b)); /* "copies on A, compute on B" */
 #else
-        LAB_CHECK(cudaGraphLaunch(q->graph, q->a));
+        LAB_CHECK(cudaGraphLaunch(q->graph, q->a)); /* the set's graph, on its A */
 #endif
 #if defined(LAB_VARIANT_GRAPH_PER_STEP)
         LAB_CHECK(cudaGraphExecDestroy(q->graph)); /* the launch already holds what it needs */
@@ -233,6 +271,16 @@ static int run(lab_ctx *ctx) {
 #endif
     }
     for (int i = 0; i < SETS; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].a)); /* every step queued */
+#if defined(LAB_VARIANT_LAUNCH_ON_B)
+    for (int i = 0; i < SETS; i++) LAB_CHECK(cudaStreamSynchronize(sets[i].b));
+#endif
+#if defined(LAB_VARIANT_INSTANTIATE_EACH_STEP)
+    for (int s = 0; s < w->batches && s < MAX_STEPS; s++) {
+        LAB_CHECK(cudaGraphExecDestroy(execs[s]));
+        execs[s] = NULL;
+    }
+    for (int i = 0; i < SETS; i++) sets[i].graph = NULL;
+#endif
 #if defined(LAB_VARIANT_REBUILT_GRAPH)
     for (int i = 0; i < SETS; i++) {
         LAB_CHECK(cudaGraphExecDestroy(sets[i].graph));
@@ -247,6 +295,9 @@ static void teardown(lab_ctx *ctx) {
     for (int i = 0; i < SETS; i++) {
         step_set *q = &sets[i];
         if (q->graph) cudaGraphExecDestroy(q->graph);
+#if defined(LAB_VARIANT_INSTANTIATE_EACH_STEP)
+        if (q->captured) cudaGraphDestroy(q->captured);
+#endif
 #if defined(LAB_VARIANT_STAGED_GRAPH)
         cudaFreeHost(q->stage_in);
         cudaFreeHost(q->stage_out);
