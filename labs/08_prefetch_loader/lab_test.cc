@@ -146,10 +146,12 @@ TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
 // report counts the program's calls, one per cudaMallocHost and one per cudaFreeHost,
 // though the referee performs each cudaFreeHost as a device synchronisation and an
 // unregistration (each a wait on the simulator, recorded under the program's call's name);
-// the frees' waits are one wait a call, with the host time of both parts.
+// the frees' waits are one wait a call, with the host time of both parts. Each pinning
+// call's fixed cost (about 0.1 ms to register 1 MiB, 0.06 ms to unregister it on a lent
+// H200) puts it below target, as on the H200 (59-63% of the loader bound).
 TEST(Lab08, PinningInRunCountsEachCallOfTheProgramOnce) {
     Outcome o = RunLabOnce("labs/08_prefetch_loader_pinned_each_batch_sim", Args());
-    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     ASSERT_NE(j, nullptr) << o.out;
     const int batches = static_cast<int>(Num(j, "batches"));
