@@ -22,6 +22,7 @@
 #include "labs/harness/graph_memory.h"
 #include "labs/harness/guard.h"
 #include "labs/harness/host_charge.h"
+#include "labs/harness/host_history.h"
 #include "labs/harness/requests.h"
 #include "labs/harness/result_schema.h"
 #include "labs/harness/source_line.h"
@@ -124,6 +125,8 @@ static struct remote {
     bool have_clock;
     uint64_t child_cpu_ns; /* the student's process's CPU time when its last command was served */
     lab_host_charge host_charge; /* its credit of free host time (host_charge.h) */
+    lab_host_history history;    /* the least time spent before each command of a run */
+    bool in_run;                 /* the current phase runs the student's run() */
     clockid_t process_clock;     /* the student's process's CPU clock, all its threads */
     bool have_process_clock;
     lab_host_charge fn_charge;   /* the credit of its host functions' thread */
@@ -220,6 +223,8 @@ void lab_remote_stop(void) {
     R.capturing.n = 0;
     lab_freed_clear();
     lab_buffers_set_provider(NULL);
+    lab_host_history_reset(&R.history);
+    R.in_run = false;
     R.active = false;
 }
 
@@ -238,6 +243,8 @@ static void charge_host_work(void) {
     uint64_t now = child_cpu_ns();
     uint64_t spent = now > R.child_cpu_ns ? now - R.child_cpu_ns : 0;
     R.child_cpu_ns = now;
+    /* In run(), what came before this command in every run so far (host_history.h). */
+    if (R.in_run) spent = lab_host_history_filter(&R.history, spent);
     uint64_t charge = lab_host_charge_take(&R.host_charge, spent);
     if (charge) lab_backend_host_work(charge);
 }
@@ -1330,6 +1337,8 @@ static int phase(lab_ctx *ctx, lab_phase p) {
     R.ctx = ctx;
     R.failed_call[0] = '\0';
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
+    R.in_run = p == LAB_PHASE_RUN;
+    if (R.in_run) lab_host_history_begin_run(&R.history);
     lab_host_charge_begin(&R.host_charge);
     lab_host_charge_begin(&R.fn_charge);
     int rc = 0;
