@@ -7,7 +7,11 @@
 // block (exit 2); two streams for four tasks reach half the bound (exit 1); a file compiled
 // with CUDA_API_PER_THREAD_DEFAULT_STREAM links and runs, its 0 being the per-thread
 // default stream: the skeleton so is still serial (exit 1), and TODO 1's blocking streams so
-// are no longer held back by the memset (exit 0); the reference passes (exit 0).
+// are no longer held back by the memset (exit 0); the reference passes (exit 0). Programs that
+// go wrong another way are advised by what they do: two buffers for four tasks (exit 2) by
+// the buffers, not TODO 3; a wait on one event recorded on every stream (exit 2) by that
+// wait; a cudaFree in the loop (exit 1) by allocating in setup(); and a memset that waited
+// for a task on cudaStreamPerThread but held none back (exit 0) is not said to hold any.
 #include "labs/lab_test_support.h"
 
 #include <cstdlib>
@@ -91,8 +95,13 @@ TEST(Lab00, BlockingStreamsAreStillSerialisedByStreamZeroAndTheReportSaysSo) {
     ASSERT_NE(at, std::string::npos) << line;
     int n = std::atoi(line.c_str() + at + file.size() + 3);
     EXPECT_NE(LineText(file, n).find("cudaMemset"), std::string::npos) << LineText(file, n);
+    // Every memset but the last held the next task back; the last only waited for task 3,
+    // and the report's stream 0 line tells the two apart.
+    int count = static_cast<int>(Num(stalls, "count")), held = static_cast<int>(Num(stalls, "held"));
+    EXPECT_EQ(held, count - 1);
     cJSON_Delete(j);
-    EXPECT_NE(FindFlat(o.err, "  stream 0   4 operations on the legacy default stream held your streams back:"),
+    EXPECT_NE(FindFlat(o.err, "  stream 0   " + std::to_string(count) + " operations on the legacy default stream: " +
+                                  std::to_string(held) + " held your streams back, 1 only waited for them:"),
               std::string::npos)
         << o.err;
 }
@@ -116,6 +125,124 @@ TEST(Lab00, NonBlockingStreamsWithoutWaitingForThemAreWrong) {
         << o.err;
     EXPECT_NE(FindFlat(o.err, "This is the expected state after TODO 2:"), std::string::npos) << o.err;
     EXPECT_NE(FindFlat(o.err, "Why: run() ends with cudaStreamSynchronize(stream 0)"), std::string::npos) << o.err;
+}
+
+// Every step done, but four tasks on two device buffers: the results are wrong because
+// streams overwrite each other's values, not because run() returned early (it waits for
+// every stream), and the advice is about the buffers, not TODO 3.
+TEST(Lab00, SharedBuffersAreAdvisedAsSharedBuffersNotAsAMissingWait) {
+    Outcome o = RunLabOnce("labs/00_default_stream_shared_buffers_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "incorrect");
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    EXPECT_EQ(Str(j, "busy_at_return"), "");
+    bool between_streams = false, host_read = false;
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "race_reports")) {
+        between_streams |= Str(r, "first_stream") != Str(r, "second_stream") && Str(r, "kind") != "host_read";
+        host_read |= Str(r, "kind") == "host_read";
+    }
+    EXPECT_TRUE(between_streams) << o.err;
+    EXPECT_FALSE(host_read) << o.err;
+    // NUM_BUFS in the variant: two buffers, each written by two streams.
+    EXPECT_EQ(Advice(j).rfind("your streams share device buffers: 2 buffers are written by the copies or kernels of "
+                              "more than one stream",
+                              0),
+              0u)
+        << Advice(j);
+    EXPECT_NE(Advice(j).find("Give each task a buffer of its own, allocated in setup()"), std::string::npos)
+        << Advice(j);
+    cJSON_Delete(j);
+    EXPECT_EQ(FindFlat(o.err, "TODO 3"), std::string::npos) << o.err;
+    EXPECT_EQ(FindFlat(o.err, "cudaStreamSynchronize(0)"), std::string::npos) << o.err;
+}
+
+// One event recorded again on every task's stream, and run() ending with
+// cudaEventSynchronize on it: the wait covers the last task's stream only, whatever the
+// seed (on some the results happen to be right, on some not), and the advice names that
+// wait, not the skeleton's cudaStreamSynchronize(0).
+TEST(Lab00, AnEventOfTheLastStreamOnlyIsAdvisedAsTheWaitItIs) {
+    const std::string v = "labs/00_default_stream/testdata/variants.c";
+    const std::string at = ShortLine(v, "LAB_CHECK(cudaEventSynchronize(done));");
+    for (const char *seed : {"21", "22", "23"}) {
+        Outcome o = RunLabOnce("labs/00_default_stream_last_event_only_sim",
+                               {"--seed", seed, "--runs", "3", "--schedules", "2", "--json", "--events-fd", "3"});
+        EXPECT_EQ(o.exit_code, 2) << seed << o.err;
+        cJSON *j = Json(o);
+        EXPECT_GT(Num(j, "races"), 0) << seed;
+        EXPECT_EQ(NextStep(j), "2/3 TODO 3 (wait for every stream)") << seed;
+        EXPECT_EQ(Why(j),
+                  "run() ends with cudaEventSynchronize() at " + at +
+                      ", which waits only for what was queued on \"task 3\" before its event's last record: nothing "
+                      "had waited for the work of \"task 0\", \"task 1\" and \"task 2\" when their results were "
+                      "read")
+            << seed;
+        cJSON_Delete(j);
+        EXPECT_EQ(FindFlat(o.err, "cudaStreamSynchronize(0)"), std::string::npos) << seed << o.err;
+        EXPECT_NE(FindFlat(o.err, "Next: TODO 3 (wait for every stream): the harness reads your results as soon as "
+                                  "run() returns"),
+                  std::string::npos)
+            << seed << o.err;
+    }
+}
+
+// cudaFree in run()'s loop waits for the whole device: the tasks queued after it cannot
+// overlap those before. The advice is to allocate in setup() and free in teardown(), not
+// to order streams with events.
+TEST(Lab00, AFreeInTheLoopIsAdvisedAsAnAllocation) {
+    const std::string v = "labs/00_default_stream/testdata/variants.c";
+    Outcome o = RunLabOnce("labs/00_default_stream_malloc_per_task_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "below_target");
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    const std::string said = OverSynced(j);
+    EXPECT_EQ(said.rfind("cudaFree() at " + ShortLine(v, "if (prev) LAB_CHECK(cudaFree(prev)); /* the task before's") +
+                             " held the host",
+                         0),
+              0u)
+        << said;
+    EXPECT_EQ(Advice(j), said +
+                             ", before your run had queued all its work: cudaFree waits for all the work on the device "
+                             "before it returns, so nothing you queue after it overlaps what you queued before it. "
+                             "Instead, allocate each device buffer once, in setup() (cudaMalloc), and free it in "
+                             "teardown() (cudaFree), not in run().");
+    cJSON_Delete(j);
+    EXPECT_EQ(FindFlat(o.err, "cudaStreamWaitEvent"), std::string::npos) << o.err;
+}
+
+// Task 0 on cudaStreamPerThread, which is blocking: the memset after it waits for it, and
+// holds nothing back, since the other tasks' streams are non-blocking and no later work is
+// on the per-thread stream. The stream 0 line says it waited, not that it held streams back,
+// and TODO 2 counts as done.
+TEST(Lab00, AStreamZeroOperationThatOnlyWaitedIsNotSaidToHoldStreamsBack) {
+    Outcome o = RunLabOnce("labs/00_default_stream_per_thread_task0_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(Str(j, "status"), "pass");
+    EXPECT_EQ(NextStep(j), "3/3 ");
+    cJSON *stalls = cJSON_GetObjectItemCaseSensitive(j, "stream0_stalls");
+    EXPECT_EQ(Num(stalls, "count"), 1);
+    EXPECT_EQ(Num(stalls, "held"), 0);
+    const char *first = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(stalls, "first"), 0));
+    ASSERT_NE(first, nullptr);
+    std::string line = first;
+    EXPECT_EQ(line.rfind("stream 0 memset after task 0 waited ", 0), 0u) << line;
+    EXPECT_NE(line.find(" for \"per-thread\""), std::string::npos) << line;
+    EXPECT_EQ(line.find("held back"), std::string::npos) << line;
+    // The student's memset, not the harness's work.
+    const std::string file = "labs/00_default_stream/testdata/variants.c";
+    size_t at = line.rfind(" (" + file + ":");
+    ASSERT_NE(at, std::string::npos) << line;
+    const std::string memset = LineText(file, std::atoi(line.c_str() + at + file.size() + 3));
+    EXPECT_NE(memset.find("cudaMemsetAsync(d_stats, 0, STATS_BYTES, 0)"), std::string::npos) << memset;
+    cJSON_Delete(j);
+    EXPECT_NE(FindFlat(o.err, "  stream 0   1 operation on the legacy default stream waited for your streams, and "
+                              "held none of them back:"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(FindFlat(o.err, "held your streams back"), std::string::npos) << o.err;
 }
 
 TEST(Lab00, TheReferenceHasDoneEveryStep) {
@@ -291,6 +418,14 @@ TEST(Lab00, EveryVariantIsAdvisedByWhatItDoes) {
               "cudaStreamSynchronize(\"per-thread\")", v, on0, false},
              {"labs/00_default_stream_per_thread_blocking_streams_sim", "3/3 ",
               "cudaStreamSynchronize(one of 4 streams)", v, each, false},
+             {"labs/00_default_stream_shared_buffers_sim", "3/3 ", "cudaStreamSynchronize(one of 4 streams)", v, each,
+              false},
+             {"labs/00_default_stream_last_event_only_sim", "2/3 TODO 3 (wait for every stream)",
+              "cudaEventSynchronize()", v, "LAB_CHECK(cudaEventSynchronize(done));", false},
+             {"labs/00_default_stream_malloc_per_task_sim", "3/3 ", "cudaFree()", v,
+              "if (prev) LAB_CHECK(cudaFree(prev)); /* the task before's", true},
+             {"labs/00_default_stream_per_thread_task0_sim", "3/3 ", "cudaStreamSynchronize(one of 4 streams)", v,
+              each, false},
          })
         ExpectAdvice(c, Args());
 }

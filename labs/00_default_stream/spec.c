@@ -129,13 +129,20 @@ out:
 /* ---- the student's path (the TODOs of lab.c; the lesson has the same hints) ----------- */
 
 static bool own_streams(const lab_findings *f, const lab_workload *w) { return f->streams_used >= w->batches; }
+/* No stream-0 operation held a stream back. One that only waited for a stream (the memset
+ * after the last task on a blocking stream, or after a task on cudaStreamPerThread that no
+ * later task uses) delayed none of the tasks. */
 static bool not_held_back(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->stalls == 0;
+    return f->stalls_held == 0;
 }
+/* Nothing of a stream was still running when run() returned, and the host read no result
+ * before a wait had ordered it after its stream's work (the race checker's host reads, in
+ * every run: a wait that covers the streams only by luck of timing fails it). Wrong or
+ * racy results for another reason, buffers the streams share, are not this step's. */
 static bool waits_for_all(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->correct && f->busy_at_return == 0;
+    return f->busy_at_return == 0 && f->early_reads == 0;
 }
 
 /* Which streams the tasks' kernels went to: what TODO 1 finds. */
@@ -164,26 +171,85 @@ static int why_own_streams(const lab_findings *f, const lab_workload *w, char *b
     return snprintf(buf, len, "your %d tasks' kernels go to %d streams, not one each", w->batches, with);
 }
 
-/* How run() ended: the waits it made at the end, and the streams still busy. */
+/* A stream's name as the report writes it: "\"task 0\"", or s3 when unnamed. */
+static const char *stream_label(const lab_findings *f, int32_t id, char *buf, size_t len) {
+    const lab_stream_fact *s = lab_fact_stream(f, id);
+    if (s) return s->label;
+    snprintf(buf, len, id == TRACE_STREAM_LEGACY ? "stream 0" : "s%d", (int)id);
+    return buf;
+}
+
+/* The streams whose results the host read before anything had waited for them, in words:
+ * "\"task 0\", \"task 1\" and \"task 2\"". Returns how many there are. */
+static int early_streams(const lab_findings *f, char *buf, size_t len) {
+    size_t at = 0;
+    buf[0] = '\0';
+    int n = f->n_early_read_streams;
+    for (int i = 0; i < n && at < len; i++) {
+        char own[32];
+        const char *label = stream_label(f, f->early_read_streams[i], own, sizeof(own));
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", label);
+    }
+    return n;
+}
+
+/* How run() ends: the waits it makes there, what the one it leans on waits for, and the
+ * streams it left running or whose results were read before anything waited for them. */
 static int why_waits_for_all(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     (void)w;
-    const lab_wait_fact *last = NULL;
+    const lab_wait_fact *end = NULL;
     int final_waits = 0;
     for (int i = 0; i < f->n_waits; i++)
         if (f->waits[i].host && !f->waits[i].in_loop) {
             final_waits++;
-            last = &f->waits[i];
+            if (!end) end = &f->waits[i]; /* the waits are sorted: the one that held longest */
         }
-    if (f->busy_at_return > 0 && !last)
-        return snprintf(buf, len, "run() returns without waiting for the device: %d of your streams still had work",
-                        f->busy_at_return);
-    if (f->busy_at_return > 0) {
-        char at[160] = "";
-        if (last->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(last->line));
-        return snprintf(buf, len, "run() ends with %s%s%s, and %d of your streams still had work when it returned",
-                        last->call, at, final_waits > 1 ? " (the last of its waits)" : "", f->busy_at_return);
+    char whose[256];
+    int early = early_streams(f, whose, sizeof(whose));
+    /* What was left when run() returned. */
+    char left[400] = "";
+    if (f->busy_at_return > 0)
+        snprintf(left, sizeof(left), "%d of your streams still had work when it returned", f->busy_at_return);
+    else if (early > 0)
+        snprintf(left, sizeof(left), "nothing had waited for the work of %s when %s results were read", whose,
+                 early == 1 ? "its" : "their");
+    if (!left[0]) return 0;
+    if (!end) return snprintf(buf, len, "run() returns without waiting for the device: %s", left);
+    char at[160] = "";
+    if (end->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(end->line));
+    char ends[320];
+    if (final_waits > 1)
+        snprintf(ends, sizeof(ends), "run() ends with %d waits, the longest %s%s", final_waits, end->call, at);
+    else
+        snprintf(ends, sizeof(ends), "run() ends with %s%s", end->call, at);
+    if (end->sync == TRACE_SYNC_STREAM && end->stream == TRACE_STREAM_LEGACY)
+        return snprintf(buf, len,
+                        "%s, and %s. This is the expected state after TODO 2: streams that do not wait for stream 0 "
+                        "are not waited for by cudaStreamSynchronize(0) either",
+                        ends, left);
+    if (end->sync == TRACE_SYNC_EVENT && end->record_stream >= 0) {
+        char own[32];
+        return snprintf(buf, len,
+                        "%s, which waits only for what was queued on %s before its event's last record: %s",
+                        ends, stream_label(f, end->record_stream, own, sizeof(own)), left);
     }
-    return 0;
+    return snprintf(buf, len, "%s, and %s", ends, left);
+}
+
+/* Every step done, and wrong or racy: tasks whose streams write one buffer (the skeleton
+ * gives each task its own, d_data[t]). Copies or kernels, not the memset: the memset on
+ * every task stream, clearing one block, is a mistake of its own (the lesson's "Mistakes
+ * worth making once"), which the race report's fix answers. */
+static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    unsigned data = (1u << TRACE_OP_COPY) | (1u << TRACE_OP_KERNEL);
+    if (f->race_free || f->shared_buffers == 0 || !(f->shared_writers & data)) return 0;
+    return snprintf(buf, len,
+                    "your streams share device buffers: %d buffer%s written by the copies or kernels of more than "
+                    "one stream, and nothing orders those writes (the races above), so one task can overwrite "
+                    "another's values. Give each task a buffer of its own, allocated in setup(), so that the "
+                    "streams share nothing and still overlap.",
+                    f->shared_buffers, f->shared_buffers == 1 ? " is" : "s are");
 }
 
 static const lab_step steps[] = {
@@ -208,9 +274,9 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (streams that stream 0 cannot hold back)",
-        .next = "each task has its own stream now, and they still run one after another: the memset on stream 0 "
-                "between tasks waits for one task and holds back the next (the report's \"stream 0\" lines). Make "
-                "your streams independent of stream 0; leave the memset where it is.",
+        .next = "each task has its own stream now, and still tasks run one after another: the memset on stream 0 "
+                "between two tasks waits for the one before and holds back the next (the report's \"stream 0\" "
+                "lines). Make your streams independent of stream 0; leave the memset where it is.",
         .hints =
             {
                 "Look at the stream 0 lane and at the report's \"stream 0\" line. What does the memset on stream "
@@ -225,19 +291,20 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 3 (wait for every stream)",
-        .next = "run() returned while your streams still had work, and the results were read before they were "
-                "written. This is the expected state after TODO 2: streams that do not wait for stream 0 are not "
-                "waited for by cudaStreamSynchronize(0) either. Wait for each of your streams before run() "
-                "returns.",
+        .next = "the harness reads your results as soon as run() returns, and some of them came from streams "
+                "that nothing in run() had waited for: they may not have been written yet (the \"host read "
+                "before completion\" races). Wait for each of your streams before run() returns.",
         .hints =
             {
-                "cudaStreamSynchronize(0) waits for stream 0. Which of your streams does it still wait for now "
-                "that they are non-blocking?",
+                "What does the wait at the end of run() wait for? cudaStreamSynchronize(0) waits for stream 0, "
+                "an event's wait for the work before its last record. Which of your streams does it still wait "
+                "for, now that they are non-blocking?",
                 "A non-blocking stream does not synchronise with stream 0, in either direction: waiting for stream "
-                "0 no longer waits for it. Wait for each stream that has work, before run() returns. "
-                "docs/concepts.md, \"What makes the host wait\".",
+                "0 no longer waits for it. Nor does waiting on an event recorded on one stream wait for another. "
+                "Wait for each stream that has work, before run() returns. docs/concepts.md, \"What makes the "
+                "host wait\".",
                 "At the end of run(), a loop over the tasks that calls cudaStreamSynchronize on each task's stream, "
-                "instead of (or after) cudaStreamSynchronize(0).",
+                "instead of (or after) the wait that is there (the skeleton's cudaStreamSynchronize(0)).",
             },
         .done = waits_for_all,
         .why = why_waits_for_all,
@@ -266,4 +333,5 @@ const lab_spec LAB_SPEC = {
     .target_bound_fraction = 0.60,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+    .beyond = beyond,
 };

@@ -1,5 +1,6 @@
 /* labs/harness/facts.c: what specs ask of the facts of a run (spec.h, "facts specs
- * read"): the wait that over-synchronises, a wait in words, a stream, an event's order. */
+ * read"): the wait that over-synchronises, a wait in words, an allocation call's fix, a
+ * stream, an event's order. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,37 @@ int lab_fact_wait_text(const lab_findings *f, const lab_wait_fact *w, char *buf,
     }
     return snprintf(buf, len, "%s%s held %s %d time%s, %.1f ms of the run's %.1f ms", w->call, at, whom, n,
                     n == 1 ? "" : "s", ms, f->run_ms);
+}
+
+/* The calls that allocate or free memory, by family, and what to do instead of calling
+ * them in run(). */
+static const struct {
+    const char *call;
+    const char *fix;
+} allocation_calls[] = {
+    {"cudaFree", "allocate each device buffer once, in setup() (cudaMalloc), and free it in teardown() (cudaFree), "
+                 "not in run()"},
+    {"cudaMalloc", "allocate each device buffer once, in setup() (cudaMalloc), and free it in teardown() "
+                   "(cudaFree), not in run()"},
+    {"cudaFreeHost", "allocate each pinned buffer once, in setup() (cudaMallocHost), and free it in teardown() "
+                     "(cudaFreeHost), not in run()"},
+    {"cudaMallocHost", "allocate each pinned buffer once, in setup() (cudaMallocHost), and free it in teardown() "
+                       "(cudaFreeHost), not in run()"},
+    {"cudaHostAlloc", "allocate each pinned buffer once, in setup() (cudaHostAlloc), and free it in teardown() "
+                      "(cudaFreeHost), not in run()"},
+    {"cudaHostUnregister", "pin each buffer once, in setup() (cudaHostRegister), and unpin it in teardown() "
+                           "(cudaHostUnregister), not in run()"},
+    {"cudaHostRegister", "pin each buffer once, in setup() (cudaHostRegister), and unpin it in teardown() "
+                         "(cudaHostUnregister), not in run()"},
+};
+
+const char *lab_fact_allocation_fix(const lab_wait_fact *w) {
+    if (!w || !w->host) return NULL;
+    size_t base = strcspn(w->call, "(");
+    for (size_t i = 0; i < sizeof(allocation_calls) / sizeof(allocation_calls[0]); i++)
+        if (strlen(allocation_calls[i].call) == base && !strncmp(w->call, allocation_calls[i].call, base))
+            return allocation_calls[i].fix;
+    return NULL;
 }
 
 const lab_stream_fact *lab_fact_stream(const lab_findings *f, int32_t id) {

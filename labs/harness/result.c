@@ -282,12 +282,26 @@ static void print_text(const lab_result *r, lab_report_level level, FILE *out, l
 
     /* what stream 0 did to your streams, and streams still busy when run() returned */
     if (r->stalls > 0) {
-        fprintf(out, "  stream 0   %zu operation%s on the legacy default stream held your streams back:\n", r->stalls,
-                r->stalls == 1 ? "" : "s");
+        /* An operation that only waited for your streams delayed stream 0's own work (and
+         * whoever waits for stream 0), none of your streams: the line says which did which. */
+        const char *ops = r->stalls == 1 ? "" : "s";
+        if (r->stalls_held >= r->stalls)
+            fprintf(out, "  stream 0   %zu operation%s on the legacy default stream held your streams back:\n",
+                    r->stalls, ops);
+        else if (r->stalls_held == 0)
+            fprintf(out,
+                    "  stream 0   %zu operation%s on the legacy default stream waited for your streams, and held "
+                    "none of them back:\n",
+                    r->stalls, ops);
+        else
+            fprintf(out,
+                    "  stream 0   %zu operations on the legacy default stream: %zu held your streams back, %zu only "
+                    "waited for them:\n",
+                    r->stalls, r->stalls_held, r->stalls - r->stalls_held);
         for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
             fprintf(out, "             %s\n", r->stall_text[i]);
         if (r->stalls > LAB_MAX_STALLS_SHOWN)
-            fprintf(out, "             (and %zu more like them)\n", r->stalls - LAB_MAX_STALLS_SHOWN);
+            fprintf(out, "             (and %zu more)\n", r->stalls - LAB_MAX_STALLS_SHOWN);
     }
     if (r->busy_text[0] && (!r->correct || r->races > 0))
         fprintf(out, "  returned   run() returned while %s still had work that nothing had waited for\n", r->busy_text);
@@ -607,6 +621,7 @@ cJSON *lab_result_json(const lab_result *r) {
     cJSON_AddStringToObject(o, LAB_KEY_TIMING_SOURCE, r->backend.timing);
     cJSON *stalls = cJSON_AddObjectToObject(o, LAB_KEY_STREAM0_STALLS);
     cJSON_AddNumberToObject(stalls, "count", (double)r->stalls);
+    cJSON_AddNumberToObject(stalls, "held", (double)r->stalls_held);
     cJSON *lines = cJSON_AddArrayToObject(stalls, "first");
     for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++)
         cJSON_AddItemToArray(lines, cJSON_CreateString(r->stall_text[i]));

@@ -110,8 +110,10 @@ typedef struct lab_result {
     int exit_code;
     lab_findings findings;  /* what your last timed run shows of your code */
     /* Stream-0 operations of that run that waited for or held back your streams
-     * (trace/view/stalls.h): how many, and the first few in words. */
+     * (trace/view/stalls.h): how many, how many of them held one back (the others only
+     * waited), and the first few in words. */
     size_t stalls;
+    size_t stalls_held;
     char stall_text[LAB_MAX_STALLS_SHOWN][320];
     /* The streams (other than stream 0) still busy when run() returned, in words ("" when
      * none). */

@@ -87,7 +87,8 @@ static inline size_t lab_site_words_at(const char *p, size_t avail) {
                                                     name this object otherwise: lab_bound) */
 #define LAB_KEY_METRICS "metrics"                /* object (LAB_KEY_METRICS_*): the timeline's run */
 #define LAB_KEY_TIMING_SOURCE "timing_source"    /* string: how device times were taken */
-#define LAB_KEY_STREAM0_STALLS "stream0_stalls"  /* object: count (number), first (array of strings) */
+#define LAB_KEY_STREAM0_STALLS "stream0_stalls"  /* object: count (number), held (number: of them, those that
+                                                    held a stream back), first (array of strings) */
 #define LAB_KEY_BUSY_AT_RETURN "busy_at_return"  /* string: streams busy when run() returned */
 #define LAB_KEY_HOST_MEMORY "host_memory"        /* object: pinning and pageable copies (host_memory.c) */
 #define LAB_KEY_LATENCY "latency"                /* object: the requests' latencies (a lab of requests) */

@@ -421,6 +421,28 @@ static void count_planted(harness *h) {
     for (int p = 0; p < spec->n_planted && p < LAB_MAX_PLANTED; p++) h->res->planted_fixed += !(h->res->planted_left >> p & 1u);
 }
 
+/* The host reads of your runs that nothing ordered after the stream work that wrote what
+ * they read (host_read races: run() returned, or the host read, before waiting for it), and
+ * the streams of that work (lab_findings.early_reads). */
+static void count_early_reads(harness *h, lab_findings *f) {
+    size_t kept = trace_racecheck_kept(h->racecheck);
+    for (size_t i = 0; i < kept; i++) {
+        const trace_race *r = trace_racecheck_report(h->racecheck, i);
+        int32_t run = r->second.run >= 0 ? r->second.run : r->first.run;
+        if (r->kind != TRACE_RACE_HOST_READ || run < 0 || run >= MAX_RUNS || !h->yours_run[run]) continue;
+        f->early_reads++;
+        bool known = false;
+        for (int k = 0; k < f->n_early_read_streams; k++) known |= f->early_read_streams[k] == r->first.stream;
+        if (known || f->n_early_read_streams >= LAB_FACT_STREAMS) continue;
+        int at = f->n_early_read_streams++; /* kept in order of id */
+        while (at > 0 && f->early_read_streams[at - 1] > r->first.stream) {
+            f->early_read_streams[at] = f->early_read_streams[at - 1];
+            at--;
+        }
+        f->early_read_streams[at] = r->first.stream;
+    }
+}
+
 static void collect_races(harness *h) {
     count_planted(h);
     size_t kept = trace_racecheck_kept(h->racecheck);
@@ -480,7 +502,10 @@ static void collect_races(harness *h) {
 static void describe_streams(harness *h) {
     lab_result *r = h->res;
     trace_stall stalls[LAB_MAX_STALLS_SHOWN];
-    r->stalls = trace_stalls_find(h->timeline, h->last_yours_run, stalls, LAB_MAX_STALLS_SHOWN);
+    int held = 0;
+    r->stalls = lab_stalls_count(h->timeline, h->last_yours_run, &held);
+    r->stalls_held = (size_t)held;
+    (void)trace_stalls_find(h->timeline, h->last_yours_run, stalls, LAB_MAX_STALLS_SHOWN);
     for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++) {
         char *text = r->stall_text[i];
         size_t cap = sizeof(r->stall_text[i]);
@@ -581,6 +606,7 @@ static void compute_metrics(harness *h) {
     h->findings.left_registered = r->host.left_registered;
     h->findings.measured = r->measurement.ok;
     h->findings.planted_left = r->planted_left;
+    count_early_reads(h, &h->findings);
     h->findings.peer_access = h->peer_access;
     for (int i = 0; i < h->findings.n_waits; i++)
         (void)line_of_site(h->findings.waits[i].call_site, h->findings.waits[i].line, sizeof(h->findings.waits[i].line));

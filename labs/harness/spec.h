@@ -137,8 +137,14 @@ typedef struct lab_findings {
     int streams_used;     /* streams other than stream 0 that carried the student's work */
     bool stream0_work;    /* the student put work on the legacy default stream */
     int stalls;           /* stream-0 operations that waited for or held back other streams */
+    int stalls_held;      /* of them, those that held back another stream (the rest only waited) */
     int busy_at_return;   /* streams other than stream 0 that still had work when run() returned */
+    int early_reads;      /* host reads of results that nothing had ordered after the stream work
+                             writing them: the host_read races of your runs (run() had not waited) */
+    int n_early_read_streams; /* the streams of that work, by id (at most LAB_FACT_STREAMS kept) */
+    int32_t early_read_streams[LAB_FACT_STREAMS];
     int shared_buffers;   /* buffers (by address) that work on more than one stream wrote */
+    unsigned shared_writers; /* bit (1u << kind) for each kind of op (trace_op_kind) that wrote one */
     bool measured;        /* every stage the lab asks for was reported, and right */
     int elapsed_calls;    /* cudaEventElapsedTime calls in the run: the program timed with events
                              (counted by the measurement check, measure.h, for labs with stages) */
@@ -376,6 +382,13 @@ const lab_wait_fact *lab_fact_costly_wait(const lab_findings *f);
  * 23 times, 2.1 ms of the run's 6.4 ms" (the file's name only; "held \"down\"" for a
  * stream's wait). Returns what snprintf returns. */
 int lab_fact_wait_text(const lab_findings *f, const lab_wait_fact *w, char *buf, size_t len);
+/* For a host wait that is a call allocating or freeing memory (cudaFree, cudaFreeHost and
+ * cudaHostUnregister wait for all the device's work; cudaMalloc, cudaMallocHost,
+ * cudaHostAlloc and cudaHostRegister may): what to do instead, one clause, no full stop
+ * ("allocate each device buffer once, in setup() (cudaMalloc), and free it in teardown()
+ * (cudaFree), not in run()"). No event or choice of stream takes such a wait away. NULL for
+ * any other wait. */
+const char *lab_fact_allocation_fix(const lab_wait_fact *w);
 /* The stream fact of id, or NULL. */
 const lab_stream_fact *lab_fact_stream(const lab_findings *f, int32_t id);
 /* The first order whose record marks an op of kind marks (and direction marks_dir, for a

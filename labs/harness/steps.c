@@ -17,6 +17,7 @@
 typedef struct write_at {
     uint64_t addr;
     int32_t stream;
+    trace_op_kind kind;
 } write_at;
 
 static int compare_write(const void *a, const void *b) {
@@ -26,8 +27,10 @@ static int compare_write(const void *a, const void *b) {
 }
 
 /* Buffers written by stream work of more than one stream in run, counted by start
- * address: what a pipeline that shares device buffers between its streams does. */
-static int count_shared_buffers(trace_timeline *tl, int32_t run) {
+ * address: what a pipeline that shares device buffers between its streams does. The kinds
+ * of op that wrote them go into *writers, a bit (1u << kind) each. */
+static int count_shared_buffers(trace_timeline *tl, int32_t run, unsigned *writers) {
+    *writers = 0;
     size_t n = trace_timeline_count(tl), used = 0, cap = 64;
     write_at *w = malloc(cap * sizeof(*w));
     if (!w) return 0;
@@ -44,6 +47,7 @@ static int count_shared_buffers(trace_timeline *tl, int32_t run) {
             }
             w[used].addr = op->ranges[k].addr;
             w[used].stream = op->stream;
+            w[used].kind = op->kind;
             used++;
         }
     }
@@ -52,11 +56,14 @@ static int count_shared_buffers(trace_timeline *tl, int32_t run) {
     for (size_t i = 0; i < used;) {
         size_t j = i + 1;
         bool other = false;
+        unsigned kinds = 1u << w[i].kind;
         while (j < used && w[j].addr == w[i].addr) {
             other |= w[j].stream != w[i].stream;
+            kinds |= 1u << w[j].kind;
             j++;
         }
         shared += other;
+        if (other) *writers |= kinds;
         i = j;
     }
     free(w);
@@ -273,6 +280,22 @@ static void find_waits(lab_findings *f, trace_timeline *tl, int32_t run) {
     }
 }
 
+size_t lab_stalls_count(trace_timeline *tl, int32_t run, int *held) {
+    trace_stall one;
+    size_t n = trace_stalls_find(tl, run, &one, 1);
+    *held = 0;
+    if (n == 0) return 0;
+    trace_stall *all = malloc(n * sizeof(*all));
+    if (!all) {
+        *held = one.n_held > 0; /* the first, at least */
+        return n;
+    }
+    size_t found = trace_stalls_find(tl, run, all, n);
+    for (size_t i = 0; i < found && i < n; i++) *held += all[i].n_held > 0;
+    free(all);
+    return n;
+}
+
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns) {
     memset(f, 0, sizeof(*f));
     f->peer_access = -1; /* the runner asks the runtime (two-device labs) */
@@ -304,7 +327,7 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
             f->streams_used++;
         }
     }
-    f->shared_buffers = count_shared_buffers(tl, run);
+    f->shared_buffers = count_shared_buffers(tl, run, &f->shared_writers);
     f->h2d_buffers = count_copy_buffers(tl, run, TRACE_COPY_H2D, false, TRACE_RANGE_WRITE);
     f->h2d_sources = count_copy_buffers(tl, run, TRACE_COPY_H2D, false, 0);
     f->peer_buffers = count_copy_buffers(tl, run, TRACE_COPY_NONE, true, TRACE_RANGE_WRITE);
@@ -342,8 +365,7 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         }
     }
     if (peer_ns > 0) f->peer_gbps = peer_bytes / peer_ns;
-    trace_stall stall;
-    f->stalls = (int)trace_stalls_find(tl, run, &stall, 1);
+    f->stalls = lab_stalls_count(tl, run, &f->stalls_held);
     int32_t busy[64];
     size_t nb = trace_streams_busy_at(tl, run, returned_ns, busy, sizeof(busy) / sizeof(busy[0]));
     for (size_t i = 0; i < nb && i < sizeof(busy) / sizeof(busy[0]); i++)
@@ -417,9 +439,22 @@ int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, siz
     if (f->reached || lab_steps_first_open(spec, f) >= 0) return 0;
     const char *generic = beyond_the_steps(f);
     if (generic && f->busy_at_return > 0 && !f->correct) return snprintf(buf, len, "%s", generic);
+    /* A call that allocates or frees memory waits for the whole device, whatever the lab:
+     * what to do is the same in every lab, and no event or stream takes its wait away. */
+    const lab_wait_fact *w = lab_fact_costly_wait(f);
+    const char *fix = lab_fact_allocation_fix(w);
+    if (fix) {
+        char said[320];
+        lab_fact_wait_text(f, w, said, sizeof(said));
+        int call = (int)strcspn(w->call, "(");
+        return snprintf(buf, len,
+                        "%s, before your run had queued all its work: %.*s waits for all the work on the device "
+                        "before it returns, so nothing you queue after it overlaps what you queued before it. "
+                        "Instead, %s.",
+                        said, call, w->call, fix);
+    }
     int n = spec->beyond ? spec->beyond(f, &spec->workload, buf, len) : 0;
     if (n > 0) return n;
-    const lab_wait_fact *w = lab_fact_costly_wait(f);
     if (w) {
         char said[320];
         lab_fact_wait_text(f, w, said, sizeof(said));

@@ -31,6 +31,11 @@ extern "C" {
  * run() returned from at returned_ns. */
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns);
 
+/* The stream-0 operations of run that waited for or held back other streams
+ * (trace/view/stalls.h), and into *held how many of them held back at least one stream:
+ * the others only waited, which delays nothing but stream 0's own work. */
+size_t lab_stalls_count(trace_timeline *tl, int32_t run, int *held);
+
 /* Once the waits' lines are known (the runner looks them up): merges the waits of one
  * line (a loop the compiler unrolled has a call site per copy), names a wait of several
  * streams "cudaStreamSynchronize(one of N streams)", and sorts them again, the costliest
@@ -45,9 +50,11 @@ int lab_steps_first_open(const lab_spec *spec, const lab_findings *f);
  * their terms), into buf; 0 when there is nothing to say or no step is open. */
 int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
 
-/* When every step is done and the target is missed: what costs the time (the spec's
- * beyond, else the costliest wait inside the loop, else what stream 0 did), into buf; 0
- * when there is nothing to say, a step is open or the target is reached. */
+/* When every step is done and the target is missed: what costs the time (the costliest
+ * wait inside the loop when it is a call that allocates or frees memory, in any lab: to
+ * allocate once, in setup(); else the spec's beyond, else the costliest wait, else what
+ * stream 0 did), into buf; 0 when there is nothing to say, a step is open or the target
+ * is reached. */
 int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
 
 /* The report's "next" paragraph: the step the student stands at and what to do, a line
