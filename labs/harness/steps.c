@@ -10,6 +10,7 @@
 
 #include "cli/state.h"
 #include "trace/view/blame.h"
+#include "trace/view/polls.h"
 #include "trace/view/stalls.h"
 
 #define MAX_STREAMS 1024
@@ -169,6 +170,7 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
                 f->graph_made_site = op->call_site;
             f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
             f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
+            f->device_allocs += !strcmp(op->name, "cudaMalloc");
             continue;
         }
         if (!trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;
@@ -236,6 +238,7 @@ static void find_waits(lab_findings *f, trace_timeline *tl, int32_t run) {
         w->held_ms = (double)bw->held_ns / 1e6;
         w->cost_ms = (double)bw->cost_ns / 1e6;
         w->in_loop = bw->before_last_work;
+        w->not_ready = (int)bw->not_ready;
     }
 }
 
@@ -276,12 +279,19 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         if (trace_timeline_in_run(op, run) && trace_op_kind_is_stream_work(op->kind) && op->enqueue_ns > last_enqueue)
             last_enqueue = op->enqueue_ns;
     }
+    /* A query's success counts when it ends a poll (trace/view/polls.h): one that found the
+     * work done at its first ask did not wait. */
+    trace_poll *polls = NULL;
+    long n_polls = trace_polls_find(tl, run, &polls);
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_SYNC || op->end_ns > last_enqueue) continue;
+        if (trace_op_is_query(op) && !trace_poll_of(polls, n_polls > 0 ? (size_t)n_polls : 0, op->id)) continue;
         f->host_syncs++;
         if (op->sync == TRACE_SYNC_STREAM || op->sync == TRACE_SYNC_DEVICE) f->stream_syncs++;
+        f->free_syncs += !strcmp(op->name, "cudaFree");
     }
+    free(polls);
     /* Peer copies (the link lane): their rate says whether they went over the link or were
      * staged through the host. */
     double peer_bytes = 0, peer_ns = 0;
@@ -327,6 +337,7 @@ void lab_findings_merge_lines(lab_findings *f) {
             a->held_ms += b->held_ms;
             a->cost_ms += b->cost_ms;
             a->in_loop |= b->in_loop;
+            a->not_ready += b->not_ready;
             if (b->stream != a->stream && b->stream >= 0) a->streams += b->streams > 0 ? b->streams : 1;
             memmove(b, b + 1, (size_t)(f->n_waits - j - 1) * sizeof(*b));
             f->n_waits--;
@@ -373,6 +384,15 @@ int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, siz
     int n = spec->beyond ? spec->beyond(f, &spec->workload, buf, len) : 0;
     if (n > 0) return n;
     const lab_wait_fact *w = lab_fact_costly_wait(f);
+    if (w && lab_fact_wait_frees(w)) {
+        char said[320];
+        lab_fact_wait_text(f, w, said, sizeof(said));
+        return snprintf(buf, len,
+                        "%s, before your run had queued all its work: cudaFree waits until the device has finished "
+                        "everything queued before it, and the host queues nothing meanwhile. Allocate the device "
+                        "buffers once, in setup(), and free them in teardown().",
+                        said);
+    }
     if (w) {
         char said[320];
         lab_fact_wait_text(f, w, said, sizeof(said));

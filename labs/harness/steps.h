@@ -46,8 +46,10 @@ int lab_steps_first_open(const lab_spec *spec, const lab_findings *f);
 int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
 
 /* When every step is done and the target is missed: what costs the time (the spec's
- * beyond, else the costliest wait inside the loop, else what stream 0 did), into buf; 0
- * when there is nothing to say, a step is open or the target is reached. */
+ * beyond, else the costliest wait inside the loop, a poll among them, with what to do
+ * about it: a cudaFree's is told to allocate once in setup(), any other to order the
+ * streams with events; else what stream 0 did), into buf; 0 when there is nothing to say,
+ * a step is open or the target is reached. */
 int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
 
 /* The report's "next" paragraph: the step the student stands at and what to do, a line
