@@ -29,10 +29,15 @@ cudaError_t sim_call_begin_at(sim_call *call, const char *name, unsigned flags, 
     return cudaSuccess;
 }
 
-cudaError_t sim_call_end(sim_call *call, cudaError_t err) {
+/* Ends call with err; a query that answered not ready names what it asked (target and
+ * handle), every other call records a plain span (target TRACE_SYNC_NONE). */
+static cudaError_t end_call(sim_call *call, cudaError_t err, trace_sync_target target, const void *handle) {
     if (call->active) {
         sim_sched_advance(sim_host_now());
-        trace_record_api(call->name, call->start_ns, sim_host_now());
+        if (target != TRACE_SYNC_NONE)
+            trace_record_query(target, handle, call->name, call->start_ns, sim_host_now());
+        else
+            trace_record_api(call->name, call->start_ns, sim_host_now());
     }
     if (call->record_error) sim_error_record(err);
     if (call->site_marked) {
@@ -40,6 +45,12 @@ cudaError_t sim_call_end(sim_call *call, cudaError_t err) {
         trace_call_site_exit();
     }
     return err;
+}
+
+cudaError_t sim_call_end(sim_call *call, cudaError_t err) { return end_call(call, err, TRACE_SYNC_NONE, NULL); }
+
+cudaError_t sim_call_end_not_ready(sim_call *call, trace_sync_target target, const void *handle) {
+    return end_call(call, cudaErrorNotReady, target, handle);
 }
 
 const sim_profile *sim_prof(void) { return g_prof; }

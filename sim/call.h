@@ -13,6 +13,7 @@
 
 #include "sim/core/clock.h"
 #include "sim/profile_choice.h"
+#include "trace/record/op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +40,10 @@ cudaError_t sim_call_begin_at(sim_call *call, const char *name, unsigned flags, 
 #define sim_call_begin(call, name, flags) sim_call_begin_at((call), (name), (flags), __builtin_return_address(0))
 /* Ends a call begun with sim_call_begin and returns err (every begun call must end). */
 cudaError_t sim_call_end(sim_call *call, cudaError_t err);
+/* Ends a query (cudaEventQuery, cudaStreamQuery) that found its event or stream not done,
+ * as sim_call_end does with cudaErrorNotReady, its span naming what it asked about: the
+ * event, or the stream's trace handle (trace_record_query). */
+cudaError_t sim_call_end_not_ready(sim_call *call, trace_sync_target target, const void *handle);
 
 /* The profile of the running call (non-NULL between a successful begin and end). */
 const sim_profile *sim_prof(void);

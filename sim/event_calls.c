@@ -136,7 +136,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     bool done = sim_event_complete(sim_event_at(i));
     sim_host_charge((done ? p->query_ns : p->query_pending_ns) - first);
     sim_sched_advance(sim_host_now());
-    if (!done && !sim_event_complete(sim_event_at(i))) return sim_call_end(&call, cudaErrorNotReady);
+    if (!done && !sim_event_complete(sim_event_at(i))) return sim_call_end_not_ready(&call, TRACE_SYNC_EVENT, event);
     /* cudaSuccess: the event's last record has completed, which orders its work before what
      * the host does next, as cudaEventSynchronize would (a cudaErrorNotReady orders nothing). */
     trace_record_sync(TRACE_SYNC_EVENT, event, "cudaEventQuery", call.start_ns, sim_host_now());

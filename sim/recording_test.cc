@@ -1,7 +1,9 @@
 // sim/recording_test.cc: what the simulated runtime tells the recorder (trace/record/recorder.h).
 // Every runtime call leaves its host span; streams and events are registered with their
 // flags and priorities and their destruction is reported; every device op is recorded in
-// program order and gets its simulated start and end; host waits are recorded as syncs.
+// program order and gets its simulated start and end; host waits are recorded as syncs; a
+// query that answers not ready names what it asked about, one that answers cudaSuccess is a
+// sync.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -117,6 +119,47 @@ TEST(Recording, OpsAreRecordedInProgramOrder) {
     EXPECT_LT(a.id, b.id);
     EXPECT_LT(a.enqueue_ns, b.enqueue_ns);
     EXPECT_GT(a.end_ns, b.end_ns) << "completion order is the device's, not the program's";
+}
+
+TEST(Recording, AQueryNamesWhatItAskedAboutEitherWay) {
+    Reset();
+    Capture cap;
+    cudaStream_t s;
+    cudaEvent_t e;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    ASSERT_EQ(Spin(s, 1e5), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+    int event_polls = 0, stream_polls = 0;
+    cudaError_t err;
+    while ((err = cudaEventQuery(e)) == cudaErrorNotReady) event_polls++;
+    ASSERT_EQ(err, cudaSuccess);
+    ASSERT_EQ(Spin(s, 1e5), cudaSuccess);
+    while ((err = cudaStreamQuery(s)) == cudaErrorNotReady) stream_polls++;
+    ASSERT_EQ(err, cudaSuccess);
+    ASSERT_GT(event_polls, 0);
+    ASSERT_GT(stream_polls, 0);
+    int event_spans = 0, stream_spans = 0;
+    for (const trace_op &op : cap.Of(TRACE_OP_API)) {
+        if (op.sync == TRACE_SYNC_EVENT) {
+            EXPECT_STREQ(op.name, "cudaEventQuery");
+            EXPECT_EQ(op.event, trace_event_id(e));
+            EXPECT_EQ(op.stream, TRACE_STREAM_NONE);
+            event_spans++;
+        } else if (op.sync == TRACE_SYNC_STREAM) {
+            EXPECT_STREQ(op.name, "cudaStreamQuery");
+            EXPECT_EQ(op.stream, trace_stream_id(s));
+            stream_spans++;
+        }
+    }
+    EXPECT_EQ(event_spans, event_polls);  // one named span per not-ready answer
+    EXPECT_EQ(stream_spans, stream_polls);
+    std::vector<trace_op> syncs = cap.Of(TRACE_OP_SYNC);
+    ASSERT_EQ(syncs.size(), 2u);  // the successes
+    EXPECT_STREQ(syncs[0].name, "cudaEventQuery");
+    EXPECT_EQ(syncs[0].event, trace_event_id(e));
+    EXPECT_STREQ(syncs[1].name, "cudaStreamQuery");
+    EXPECT_EQ(syncs[1].stream, trace_stream_id(s));
 }
 
 TEST(Recording, WithoutASinkNothingIsKept) {

@@ -92,7 +92,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     sim_sched_advance(sim_host_now());
     const sim_stream *st = sim_stream_at(i);
     bool done = st->legacy ? sim_sched_blocking_streams_idle_of(st->device) : st->done_seq == st->enq_seq;
-    if (!done) return sim_call_end(&call, cudaErrorNotReady);
+    if (!done) return sim_call_end_not_ready(&call, TRACE_SYNC_STREAM, sim_stream_trace_handle(i));
     /* cudaSuccess: the stream's work has completed, which orders it before what the host does
      * next, as cudaStreamSynchronize would (a cudaErrorNotReady orders nothing). */
     trace_record_sync(TRACE_SYNC_STREAM, sim_stream_trace_handle(i), "cudaStreamQuery", call.start_ns, sim_host_now());

@@ -5,7 +5,10 @@
 // (exit 1); streams without pinning gain nothing (exit 1); pinning inside every run() costs
 // more than it saves (exit 1, and the report says so); device buffers shared by every
 // stream race (exit 2); the reference passes (exit 0), and one that forgets to unregister
-// passes with the report saying what teardown() left.
+// passes with the report saying what teardown() left. With both steps done, a host wait
+// before every batch (a poll of cudaEventQuery or cudaStreamQuery, or cudaFree) keeps the
+// directions apart (exit 1), and the advice names that wait; queries that only pick a free
+// slot are no wait.
 #include "labs/lab_test_support.h"
 
 #include <string>
@@ -92,6 +95,7 @@ TEST(Lab01, PinnedOnOneStreamMovesOneDirectionAtATime) {
     EXPECT_EQ(NextStep(j), "1/2 TODO 2 (both directions at once)");
     EXPECT_NE(Str(cJSON_GetObjectItemCaseSensitive(j, "steps"), "what_to_do").find("This is the expected state after TODO 1."),
               std::string::npos);
+    EXPECT_EQ(Why(j).rfind("every copy runs one after another on one stream (s", 0), 0u) << Why(j);
     cJSON_Delete(j);
     EXPECT_NE(FindFlat(o.err, "This is the expected"), std::string::npos) << o.err;
 }
@@ -155,7 +159,86 @@ TEST(Lab01, OneDeviceBufferPairForEveryStreamRaces) {
     EXPECT_EQ(o.exit_code, 2) << o.err;
     cJSON *j = Json(o);
     EXPECT_GT(Num(j, "races"), 0);
+    // It has its streams: what TODO 2 still asks of it is buffers of their own.
+    int batches = static_cast<int>(Num(j, "batches"));
+    EXPECT_EQ(Why(j).rfind("your copies run on " + std::to_string(batches) + " streams, but 2 device buffers are written "
+                           "from more than one of them",
+                           0),
+              0u)
+        << Why(j);
     cJSON_Delete(j);
+}
+
+// A program with a stream and buffers per batch that polls before each batch until the one
+// before it is done: every step is done, and the advice names the poll at its line (not
+// TODO 2's streams and buffers, which it has), what it held, and that no wait is needed
+// between independent batches. The same with cudaStreamQuery and a back-off between queries.
+TEST(Lab01, APollBeforeEveryBatchIsTheWaitTheAdviceNames) {
+    const std::string v = "labs/01_pinned_memory/testdata/variants.c";
+    struct Case {
+        std::string lab, call, marker;
+    };
+    for (const Case &c : std::vector<Case>{
+             {"labs/01_pinned_memory_query_spin_prev_sim", "cudaEventQuery()",
+              "while ((e = cudaEventQuery(done[b - 1])) == cudaErrorNotReady)"},
+             {"labs/01_pinned_memory_stream_query_prev_sim", "cudaStreamQuery(one of 7 streams)",
+              "while ((e = cudaStreamQuery(streams[b - 1])) == cudaErrorNotReady)"},
+         }) {
+        Outcome o = RunLabOnce(c.lab, Args());
+        EXPECT_EQ(o.exit_code, 1) << c.lab << o.err;
+        cJSON *j = Json(o);
+        ASSERT_NE(j, nullptr) << c.lab;
+        EXPECT_EQ(Str(j, "status"), "below_target");
+        EXPECT_EQ(NextStep(j), "2/2 ") << c.lab;
+        const cJSON *w = Blamed(j);
+        ExpectBlamed(w, c.call, v, c.marker);
+        int batches = static_cast<int>(Num(j, "batches"));
+        EXPECT_EQ(Num(w, "times"), batches - 1) << c.lab;  // before every batch but the first
+        EXPECT_EQ(Num(w, "on_path"), batches - 1) << c.lab;
+        EXPECT_GT(Num(w, "not_ready"), Num(w, "times")) << c.lab;  // asked again and again
+        // The polls hold the run: most of its time is the host's waiting.
+        EXPECT_GT(Num(w, "cost_ms"), 0.5 * Num(cJSON_GetObjectItemCaseSensitive(j, "blame"), "run_ms")) << c.lab;
+        std::string at = c.call + " at " + ShortLine(v, c.marker) + ", polled in a loop (";
+        EXPECT_EQ(Advice(j).rfind(at, 0), 0u) << Advice(j);
+        EXPECT_NE(Advice(j).find("queue every batch, then wait for each stream once"), std::string::npos) << Advice(j);
+        EXPECT_EQ(Advice(j).find("streams and device buffers of their own"), std::string::npos) << Advice(j);
+        cJSON_Delete(j);
+        EXPECT_NE(FindFlat(o.err, "  waits      " + at), std::string::npos) << o.err;
+        EXPECT_EQ(FindFlat(o.err, "TODO 2"), std::string::npos) << o.err;
+    }
+}
+
+// Device buffers made and freed for every batch in run(): cudaFree waits for the device, so
+// the batches run one after another. Every step is done (the buffers are the batch's own
+// while they live, though each reuses the last one's address), and the advice names the free
+// and says to allocate once.
+TEST(Lab01, FreeingInRunIsTheWaitTheAdviceNames) {
+    const std::string v = "labs/01_pinned_memory/testdata/variants.c";
+    Outcome o = RunLabOnce("labs/01_pinned_memory_free_each_batch_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    ExpectBlamed(Blamed(j), "cudaFree()", v, "LAB_CHECK(cudaFree(d_in[b]));");
+    EXPECT_EQ(Advice(j).rfind("cudaFree() at " + ShortLine(v, "LAB_CHECK(cudaFree(d_in[b]));") + " held the host", 0), 0u)
+        << Advice(j);
+    EXPECT_NE(Advice(j).find("allocate each device buffer once, in setup() (cudaMalloc), and free it in teardown() (cudaFree), not in run()."),
+              std::string::npos)
+        << Advice(j);
+    cJSON_Delete(j);
+}
+
+// Three slots, each batch taking the first whose event answers cudaSuccess and waiting with
+// cudaEventSynchronize when none does: the queries that answered not ready were about other
+// slots, so no query is a wait; the synchronisation is.
+TEST(Lab01, QueriesThatPickAFreeSlotAreNoWait) {
+    Outcome o = RunLabOnce("labs/01_pinned_memory_pick_free_slot_sim", Args());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_FALSE(AnyBlamed(j, "cudaEventQuery()"));
+    EXPECT_TRUE(AnyBlamed(j, "cudaEventSynchronize()"));
+    EXPECT_EQ(NextStep(j), "2/2 ");
+    cJSON_Delete(j);
+    EXPECT_EQ(FindFlat(o.err, "cudaEventQuery"), std::string::npos) << o.err;
 }
 
 // Every variant's advice comes from what it does: where it stands, and the wait the blame
@@ -176,6 +259,9 @@ TEST(Lab01, EveryVariantIsAdvisedByWhatItDoes) {
               false},
              {"labs/01_pinned_memory_shared_buffers_sim", "1/2 TODO 2 (both directions at once)",
               "cudaStreamSynchronize(one of 8 streams)", v, each, false},
+             {"labs/01_pinned_memory_query_spin_prev_sim", "2/2 ", "cudaEventQuery()", v,
+              "while ((e = cudaEventQuery(done[b - 1])) == cudaErrorNotReady)", true},
+             {"labs/01_pinned_memory_free_each_batch_sim", "2/2 ", "cudaFree()", v, "LAB_CHECK(cudaFree(d_in[b]));", true},
          })
         ExpectAdvice(c, Args());
 }

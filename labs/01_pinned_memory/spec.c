@@ -152,9 +152,59 @@ static bool pinned_once(const lab_findings *f, const lab_workload *w) {
     (void)w;
     return f->pageable_copies == 0 && f->pins_in_run == 0 && f->left_registered == 0;
 }
+/* The streams that carried the run's copies, and the first of them. */
+static int copy_streams(const lab_findings *f, const lab_stream_fact **first) {
+    int n = 0;
+    *first = NULL;
+    for (int i = 0; i < f->n_streams && i < LAB_FACT_STREAMS; i++)
+        if (f->streams[i].h2d + f->streams[i].d2h > 0 && n++ == 0) *first = &f->streams[i];
+    return n;
+}
+/* Both directions can move at once when the batches' copies are on streams of their own,
+ * none writing a device buffer another stream writes (buffers made in run() are a batch's
+ * own while they live, whatever address they reuse); whether they do is the run's figure
+ * (a host wait between batches keeps them apart: the beyond below names it). */
 static bool both_ways(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->reached;
+    const lab_stream_fact *s;
+    return f->reached || (copy_streams(f, &s) >= 2 && (f->shared_buffers == 0 || f->device_allocs > 0));
+}
+static int why_one_way(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_stream_fact *s;
+    int n = copy_streams(f, &s);
+    if (n <= 1)
+        return snprintf(buf, len,
+                        "every copy runs one after another on one stream (%s): while a batch comes down, nothing "
+                        "goes up, so the link carries one direction at a time",
+                        s ? s->label : "stream 0");
+    return snprintf(buf, len,
+                    "your copies run on %d streams, but %d device buffer%s written from more than one of them: the "
+                    "batches that share a buffer must take turns with it, or race",
+                    n, f->shared_buffers, f->shared_buffers == 1 ? " is" : "s are");
+}
+
+/* Every step done, the target missed: the costliest host wait inside the loop, when it is
+ * not cudaFree's (the harness says what to do about that one: allocate once). The batches
+ * do not depend on one another, so no wait between them is needed. Without such a wait,
+ * device buffers made in run(), whose cost is the host's. */
+static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    (void)w;
+    const lab_wait_fact *x = lab_fact_costly_wait(f);
+    if (x && lab_fact_wait_frees(x)) return 0;
+    if (!x && f->device_allocs > 0)
+        return snprintf(buf, len,
+                        "your run() makes device buffers: cudaMalloc %d time%s, paid on the host in every run. "
+                        "Allocate them once, in setup(), and free them in teardown().",
+                        f->device_allocs, f->device_allocs == 1 ? "" : "s");
+    if (!x) return 0;
+    char said[400];
+    lab_fact_wait_text(f, x, said, sizeof(said));
+    return snprintf(buf, len,
+                    "%s, before your run had queued all its work: while the host waits, it queues nothing, and the "
+                    "next batch's upload cannot start beside this one's download. The batches do not depend on one "
+                    "another: queue every batch, then wait for each stream once, at the end of run().",
+                    said);
 }
 
 static const lab_step steps[] = {
@@ -182,8 +232,8 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (both directions at once)",
-        .next = "every copy runs at the pinned rate now, one after another on one stream: while a batch comes "
-                "down, nothing goes up, so the link carries one direction at a time. This is the expected state "
+        .next = "your copies run at the pinned rate now, but an upload and a download move at once only from two "
+                "streams, and only into device buffers that no other batch is using. This is the expected state "
                 "after TODO 1. Give the batches streams and device buffers of their own, so that batch b+1 goes up "
                 "while batch b comes down.",
         .hints =
@@ -198,6 +248,7 @@ static const lab_step steps[] = {
                 "with its buffers; after the loop, cudaStreamSynchronize each stream.",
             },
         .done = both_ways,
+        .why = why_one_way,
     },
 };
 
@@ -225,4 +276,5 @@ const lab_spec LAB_SPEC = {
     .target_bound_fraction = 0.75,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
+    .beyond = beyond,
 };

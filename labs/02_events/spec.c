@@ -212,9 +212,28 @@ static int why_timed(const lab_findings *f, const lab_workload *w, char *buf, si
                     "combine, reused before it was read, or read before both had completed measures something else",
                     f->elapsed_calls, f->elapsed_calls == 1 ? "" : "s");
 }
+/* No host wait inside the loop but cudaFree's, which waits whatever orders the streams (the
+ * harness names it when every step is done: allocate once). A poll of cudaEventQuery or
+ * cudaStreamQuery is a host wait; a query that found the work done at once is not. */
 static bool ordered_by_events(const lab_findings *f, const lab_workload *w) {
     (void)w;
-    return f->host_syncs == 0;
+    return f->host_syncs - f->free_syncs == 0;
+}
+/* How often the host waited, and the costliest of those waits, named as the program made
+ * it (a cudaStreamSynchronize, an event's, a poll). */
+static int why_host_orders(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
+    int waits = f->host_syncs - f->free_syncs;
+    int n = snprintf(buf, len, "the host waited for the device %d time%s before run() had queued all its work (%d batches)",
+                     waits, waits == 1 ? "" : "s", w->batches);
+    for (int i = 0; i < f->n_waits && i < LAB_FACT_WAITS && n > 0 && (size_t)n < len; i++) {
+        const lab_wait_fact *x = &f->waits[i];
+        if (!x->host || !x->in_loop || lab_fact_wait_frees(x)) continue;
+        char said[400];
+        lab_fact_wait_text(f, x, said, sizeof(said));
+        n += snprintf(buf + n, len - (size_t)n, "; the costliest: %s", said);
+        break;
+    }
+    return n;
 }
 
 static const lab_step steps[] = {
@@ -242,15 +261,13 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (order the streams with events, not the host)",
-        .next = "the host waits for the device four times in every batch (cudaStreamSynchronize between stages: "
-                "the host lane's waits), and each time the device runs dry until the host queues the next stage. "
-                "This is the expected state after TODO 1. Order the streams with events instead, so that the host "
-                "queues everything and waits once, at the end.",
+        .next = "the host waits for the device between stages (the host lane's waits), and each time the device "
+                "runs dry until the host queues the next stage. This is the expected state after TODO 1. Order the "
+                "streams with events instead, so that the host queues everything and waits once, at the end.",
         .hints =
             {
-                "Look at the host lane and at the gaps between the kernels. Who is waiting for whom at each "
-                "cudaStreamSynchronize, and does the host need to wait at all for stream B to start after the "
-                "upload?",
+                "Look at the host lane and at the gaps between the kernels. Who is waiting for whom at each of the "
+                "host's waits, and does the host need to wait at all for stream B to start after the upload?",
                 "cudaStreamWaitEvent(s, e, 0) makes stream s wait, on the device, for the work before event e in "
                 "another stream; the host goes on at once. An event used only for ordering is cheaper created "
                 "with cudaEventDisableTiming. docs/concepts.md, \"Events: timing and ordering\".",
@@ -260,6 +277,7 @@ static const lab_step steps[] = {
                 "synchronisation at the end of run().",
             },
         .done = ordered_by_events,
+        .why = why_host_orders,
     },
 };
 

@@ -1,6 +1,6 @@
 /* labs/harness/facts.c: what specs ask of the facts of a run (spec.h, "facts specs
  * read"): the wait that over-synchronises, a wait in words, an allocation call's fix, a
- * stream, an event's order. */
+ * free's wait, a stream, an event's order. */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +30,9 @@ int lab_fact_wait_text(const lab_findings *f, const lab_wait_fact *w, char *buf,
         const lab_stream_fact *s = lab_fact_stream(f, w->stream);
         snprintf(whom, sizeof(whom), "%s", s ? s->label : "its stream");
     }
+    if (w->not_ready > 0) /* a poll: every call of its loops, the successes with the rest */
+        return snprintf(buf, len, "%s%s, polled in a loop (%d calls), held %s %d time%s, %.1f ms of the run's %.1f ms",
+                        w->call, at, w->not_ready + w->times, whom, n, n == 1 ? "" : "s", ms, f->run_ms);
     return snprintf(buf, len, "%s%s held %s %d time%s, %.1f ms of the run's %.1f ms", w->call, at, whom, n,
                     n == 1 ? "" : "s", ms, f->run_ms);
 }
@@ -64,6 +67,8 @@ const char *lab_fact_allocation_fix(const lab_wait_fact *w) {
             return allocation_calls[i].fix;
     return NULL;
 }
+
+bool lab_fact_wait_frees(const lab_wait_fact *w) { return w->host && !strncmp(w->call, "cudaFree(", 9); }
 
 const lab_stream_fact *lab_fact_stream(const lab_findings *f, int32_t id) {
     for (int i = 0; i < f->n_streams && i < LAB_FACT_STREAMS; i++)

@@ -413,6 +413,7 @@ static cJSON *blame_json(const lab_findings *f) {
         cJSON_AddNumberToObject(o, "cost_ms", w->cost_ms);
         cJSON_AddNumberToObject(o, "held_ms", w->held_ms);
         cJSON_AddBoolToObject(o, "in_loop", w->in_loop);
+        if (w->not_ready > 0) cJSON_AddNumberToObject(o, "not_ready", w->not_ready); /* a poll */
         cJSON_AddItemToArray(waits, o);
     }
     const lab_wait_fact *costly = lab_fact_costly_wait(f);

@@ -95,6 +95,9 @@ typedef struct lab_wait_fact {
     double held_ms;     /* how long it held the host (or its stream), in all */
     double cost_ms;     /* how long it held the critical path */
     bool in_loop;       /* it ran before the run's last work was queued (not the final wait) */
+    int not_ready;      /* a poll (cudaEventQuery or cudaStreamQuery asked until it answered
+                           cudaSuccess, trace/view/polls.h): its queries that answered not
+                           ready, in all; 0 for every other wait */
 } lab_wait_fact;
 
 /* An order an event gives: recorded on one stream after `marks`, waited on by another
@@ -148,12 +151,15 @@ typedef struct lab_findings {
     bool measured;        /* every stage the lab asks for was reported, and right */
     int elapsed_calls;    /* cudaEventElapsedTime calls in the run: the program timed with events
                              (counted by the measurement check, measure.h, for labs with stages) */
-    int host_syncs;       /* times the host waited for the device before run() had queued all its work */
+    int host_syncs;       /* times the host waited for the device before run() had queued all its work
+                             (a poll of cudaEventQuery or cudaStreamQuery counts once; a query that
+                             found the work done at its first ask did not wait) */
     unsigned planted_left; /* a bit per planted race (spec order) still found in your runs */
     int pageable_copies;  /* copies from or to pageable host memory */
     int pins_in_run;      /* calls that pin or unpin host memory inside run() */
     int left_registered;  /* the harness's buffers teardown() left registered */
     int stream_syncs;     /* waits for a whole stream or the device (not an event) before run() had queued all its work */
+    int free_syncs;       /* of host_syncs, cudaFree's: it waits for the device before it frees */
     int peer_copies;      /* copies between two devices (on the link lane) */
     double peer_gbps;     /* their bytes over their time on the link, in GB/s (0: none) */
     int peer_access;      /* two-device labs: bit d set when GPU d may access the other GPU's memory
@@ -197,6 +203,10 @@ typedef struct lab_findings {
                              both (0: none had) */
     int copy_calls;       /* cudaMemcpy* calls the program made inside the run (a graph's
                              replayed copies are not calls) */
+    int device_allocs;    /* cudaMalloc calls inside the run: device buffers made in run()
+                             (a buffer freed and made again may get the same address, so
+                             shared_buffers counts it as shared between the streams that
+                             used it in turn) */
 } lab_findings;
 
 /* A stage of the workload that the student times on the GPU and reports with
@@ -380,7 +390,8 @@ double lab_spec_median(double *v, int n);
 const lab_wait_fact *lab_fact_costly_wait(const lab_findings *f);
 /* One sentence, no full stop: "cudaStreamSynchronize(\"compute\") at lab.c:52 held the host
  * 23 times, 2.1 ms of the run's 6.4 ms" (the file's name only; "held \"down\"" for a
- * stream's wait). Returns what snprintf returns. */
+ * stream's wait; a poll says so: "cudaEventQuery() at lab.c:15, polled in a loop (4096
+ * calls), held the host 128 times, ..."). Returns what snprintf returns. */
 int lab_fact_wait_text(const lab_findings *f, const lab_wait_fact *w, char *buf, size_t len);
 /* For a host wait that is a call allocating or freeing memory (cudaFree, cudaFreeHost and
  * cudaHostUnregister wait for all the device's work; cudaMalloc, cudaMallocHost,
@@ -389,6 +400,9 @@ int lab_fact_wait_text(const lab_findings *f, const lab_wait_fact *w, char *buf,
  * (cudaFree), not in run()"). No event or choice of stream takes such a wait away. NULL for
  * any other wait. */
 const char *lab_fact_allocation_fix(const lab_wait_fact *w);
+/* Whether w is cudaFree's wait: the device must finish all the work queued before the call
+ * frees (a buffer freed and allocated again in every run() pays it each time). */
+bool lab_fact_wait_frees(const lab_wait_fact *w);
 /* The stream fact of id, or NULL. */
 const lab_stream_fact *lab_fact_stream(const lab_findings *f, int32_t id);
 /* The first order whose record marks an op of kind marks (and direction marks_dir, for a

@@ -10,6 +10,7 @@
 
 #include "cli/state.h"
 #include "trace/view/blame.h"
+#include "trace/view/polls.h"
 #include "trace/view/stalls.h"
 
 #define MAX_STREAMS 1024
@@ -178,6 +179,7 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
                 f->graph_captured_site = op->call_site;
             f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
             f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
+            f->device_allocs += !strcmp(op->name, "cudaMalloc");
             continue;
         }
         if (!trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;
@@ -277,6 +279,7 @@ static void find_waits(lab_findings *f, trace_timeline *tl, int32_t run) {
         w->held_ms = (double)bw->held_ns / 1e6;
         w->cost_ms = (double)bw->cost_ns / 1e6;
         w->in_loop = bw->before_last_work;
+        w->not_ready = (int)bw->not_ready;
     }
 }
 
@@ -344,14 +347,21 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
             last_enqueue = op->enqueue_ns;
     }
     uint64_t counted_call = 0; /* the program's call whose waits were counted last (trace_op.as_call) */
+    /* A query's success counts when it ends a poll (trace/view/polls.h): one that found the
+     * work done at its first ask did not wait. */
+    trace_poll *polls = NULL;
+    long n_polls = trace_polls_find(tl, run, &polls);
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run) || op->kind != TRACE_OP_SYNC || op->end_ns > last_enqueue) continue;
+        if (trace_op_is_query(op) && !trace_poll_of(polls, n_polls > 0 ? (size_t)n_polls : 0, op->id)) continue;
         if (op->as_call && op->as_call == counted_call) continue; /* one call, several waits */
         counted_call = op->as_call;
         f->host_syncs++;
         if (op->sync == TRACE_SYNC_STREAM || op->sync == TRACE_SYNC_DEVICE) f->stream_syncs++;
+        f->free_syncs += !strcmp(op->name, "cudaFree");
     }
+    free(polls);
     /* Peer copies (the link lane): their rate says whether they went over the link or were
      * staged through the host. */
     double peer_bytes = 0, peer_ns = 0;
@@ -396,6 +406,7 @@ void lab_findings_merge_lines(lab_findings *f) {
             a->held_ms += b->held_ms;
             a->cost_ms += b->cost_ms;
             a->in_loop |= b->in_loop;
+            a->not_ready += b->not_ready;
             if (b->stream != a->stream && b->stream >= 0) a->streams += b->streams > 0 ? b->streams : 1;
             memmove(b, b + 1, (size_t)(f->n_waits - j - 1) * sizeof(*b));
             f->n_waits--;

@@ -51,10 +51,10 @@ int lab_steps_first_open(const lab_spec *spec, const lab_findings *f);
 int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
 
 /* When every step is done and the target is missed: what costs the time (the costliest
- * wait inside the loop when it is a call that allocates or frees memory, in any lab: to
- * allocate once, in setup(); else the spec's beyond, else the costliest wait, else what
- * stream 0 did), into buf; 0 when there is nothing to say, a step is open or the target
- * is reached. */
+ * wait inside the loop, a poll among them, when it is a call that allocates or frees
+ * memory, in any lab: to allocate once, in setup(); else the spec's beyond, else the
+ * costliest wait, with what to do about it, else what stream 0 did), into buf; 0 when there
+ * is nothing to say, a step is open or the target is reached. */
 int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, size_t len);
 
 /* The report's "next" paragraph: the step the student stands at and what to do, a line

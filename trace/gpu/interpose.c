@@ -369,16 +369,24 @@ WRAP_KEEPING(cudaStreamDestroy, trace_stream_destroyed(stream); trace_gpu_stream
 /* The host waited in `api` from t0 to t1 for target: when the call succeeded that orders
  * what it waited for before what the host does next (a SYNC record) and, for the
  * synchronising calls (not the queries), is a point where device times may be delivered;
- * when it failed it is only an API span. Returns err. */
+ * a query that answered not ready is a span that names what it asked about; any other
+ * failure is only an API span. Returns err. */
 typedef enum wait_kind { WAIT_QUERY, WAIT_SYNC, WAIT_SYNC_DEVICE } wait_kind;
 
 static cudaError_t host_waited(cudaError_t err, wait_kind kind, trace_sync_target target, const void *handle,
                                const char *api, uint64_t t0, uint64_t t1) {
+    bool asked = err == cudaSuccess || (kind == WAIT_QUERY && err == cudaErrorNotReady);
+    const void *traced = asked && target == TRACE_SYNC_STREAM ? trace_gpu_record_stream(handle) : handle;
     if (err != cudaSuccess) {
-        trace_record_api(api, t0, t1);
+        /* A query that answered not ready names what it asked about: a loop of them on one
+         * event or stream is a wait (trace/view/polls.h). */
+        if (asked)
+            trace_record_query(target, traced, api, t0, t1);
+        else
+            trace_record_api(api, t0, t1);
         return err;
     }
-    trace_record_sync(target, target == TRACE_SYNC_STREAM ? trace_gpu_record_stream(handle) : handle, api, t0, t1);
+    trace_record_sync(target, traced, api, t0, t1);
     if (kind != WAIT_QUERY) trace_gpu_sync_point(kind == WAIT_SYNC_DEVICE);
     return err;
 }

@@ -257,6 +257,48 @@ TEST_F(Interpose, EventsWaitsQueriesAndSyncs) {
     CUDA_OK(cudaStreamDestroy(s2));
 }
 
+// A query that answers not ready is a span that names what it asked about (a loop of them
+// is a poll, trace/view/polls.h); the one that answers cudaSuccess is a host wait.
+TEST_F(Interpose, AQueryThatAnswersNotReadyNamesItsEventOrStream) {
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaEvent_t e;
+    CUDA_OK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    uint32_t *marks = static_cast<uint32_t *>(dev(256));
+    size_t m = mark();
+    int event_polls = 0, stream_polls = 0;
+    cudaError_t err;
+    ASSERT_EQ(kernels_spin(marks, 1, 32, 2000000, 1, s), cudaSuccess);  // 2 ms
+    CUDA_OK(cudaEventRecord(e, s));
+    while ((err = cudaEventQuery(e)) == cudaErrorNotReady) event_polls++;
+    CUDA_OK(err);
+    ASSERT_EQ(kernels_spin(marks, 1, 32, 2000000, 2, s), cudaSuccess);
+    while ((err = cudaStreamQuery(s)) == cudaErrorNotReady) stream_polls++;
+    CUDA_OK(err);
+    ASSERT_GT(event_polls, 0);
+    ASSERT_GT(stream_polls, 0);
+    int event_spans = 0, stream_spans = 0, syncs = 0;
+    for (const trace_op &op : since(m)) {
+        if (op.kind == TRACE_OP_API && op.sync == TRACE_SYNC_EVENT) {
+            EXPECT_STREQ(op.name, "cudaEventQuery");
+            EXPECT_EQ(op.event, trace_event_id(e));
+            event_spans++;
+        } else if (op.kind == TRACE_OP_API && op.sync == TRACE_SYNC_STREAM) {
+            EXPECT_STREQ(op.name, "cudaStreamQuery");
+            EXPECT_EQ(op.stream, trace_stream_id(s));
+            stream_spans++;
+        } else if (op.kind == TRACE_OP_SYNC) {
+            EXPECT_STREQ(op.name, syncs == 0 ? "cudaEventQuery" : "cudaStreamQuery");
+            syncs++;
+        }
+    }
+    EXPECT_EQ(event_spans, event_polls);
+    EXPECT_EQ(stream_spans, stream_polls);
+    EXPECT_EQ(syncs, 2);
+    CUDA_OK(cudaEventDestroy(e));
+    CUDA_OK(cudaStreamDestroy(s));
+}
+
 // An event named by the program (lab_name_event on a GPU) carries its name on its records
 // and waits, as the race reports read it.
 TEST_F(Interpose, ANamedEventsRecordsAndWaitsCarryItsName) {

@@ -100,8 +100,10 @@ typedef struct trace_op {
     trace_op_kind kind;
     trace_copy_dir dir;       /* COPY only */
     trace_engine engine;
-    trace_sync_target sync;   /* SYNC only */
-    int32_t stream;           /* stream id, or TRACE_STREAM_NONE */
+    trace_sync_target sync;   /* SYNC; and an API span of a query that answered not ready
+                                 (trace_record_query): what it asked about */
+    int32_t stream;           /* stream id, or TRACE_STREAM_NONE (a sync or a query on a
+                                 stream: that stream) */
     int32_t priority;         /* the stream's priority (lower number = higher priority) */
     int32_t batch;            /* the harness batch this op carries, -1 when none */
     int32_t run;              /* the harness run it belongs to (see recorder.h), -1 outside */
@@ -116,7 +118,7 @@ typedef struct trace_op {
     bool timed;               /* start_ns/end_ns are known */
     uint32_t grid[3];         /* KERNEL */
     uint32_t block[3];        /* KERNEL */
-    uint64_t event;           /* EVENT_RECORD / EVENT_WAIT / SYNC on an event: event id */
+    uint64_t event;           /* EVENT_RECORD / EVENT_WAIT / SYNC or query on an event: event id */
     uint64_t waited_op;       /* SYNC with TRACE_SYNC_OP: the op waited for */
     uint32_t correlation;     /* real GPU: the CUPTI correlation id; 0 otherwise */
     uint64_t call_site;       /* the return address of the program's call that made the op

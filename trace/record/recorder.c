@@ -482,7 +482,7 @@ uint64_t trace_call_site(void) { return t_site; }
 /* Ops that belong to a stream: its work, and a host wait on it. */
 static bool on_stream_kind(const trace_op *op) {
     return trace_op_kind_is_stream_work(op->kind) ||
-           (op->kind == TRACE_OP_SYNC && op->sync == TRACE_SYNC_STREAM);
+           ((op->kind == TRACE_OP_SYNC || op->kind == TRACE_OP_API) && op->sync == TRACE_SYNC_STREAM);
 }
 
 static void emit(const trace_op *op, bool timed) {
@@ -627,6 +627,14 @@ void trace_record_as(const char *as) {
 uint64_t trace_record_sync(trace_sync_target target, const void *handle, const char *api,
                            uint64_t start_ns, uint64_t end_ns) {
     trace_op op = host_op(TRACE_OP_SYNC, t_as ? t_as : api, start_ns, end_ns);
+    op.sync = target;
+    if (target == TRACE_SYNC_EVENT) return record(&op, NULL, handle, EVENT_ID_ONLY);
+    return trace_record(&op, target == TRACE_SYNC_STREAM ? handle : NULL);
+}
+
+uint64_t trace_record_query(trace_sync_target target, const void *handle, const char *api,
+                            uint64_t start_ns, uint64_t end_ns) {
+    trace_op op = host_op(TRACE_OP_API, t_as ? t_as : api, start_ns, end_ns);
     op.sync = target;
     if (target == TRACE_SYNC_EVENT) return record(&op, NULL, handle, EVENT_ID_ONLY);
     return trace_record(&op, target == TRACE_SYNC_STREAM ? handle : NULL);

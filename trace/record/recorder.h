@@ -133,6 +133,12 @@ uint64_t trace_record_stream_wait(const void *stream, const void *event, uint64_
  * stream (TRACE_SYNC_STREAM) or event (TRACE_SYNC_EVENT); NULL for the device. */
 uint64_t trace_record_sync(trace_sync_target target, const void *handle, const char *api,
                            uint64_t start_ns, uint64_t end_ns);
+/* A query (cudaEventQuery, cudaStreamQuery) that answered cudaErrorNotReady: an API span
+ * that names what it asked about (op.sync, with op.event or op.stream as for a sync), so
+ * that a loop of queries on one event or stream can be told from queries of several
+ * (trace/view/polls.h). A query that answered cudaSuccess is a host wait: trace_record_sync. */
+uint64_t trace_record_query(trace_sync_target target, const void *handle, const char *api,
+                            uint64_t start_ns, uint64_t end_ns);
 /* The host waited for one op (a blocking copy, say). */
 uint64_t trace_record_sync_op(uint64_t op_id, const char *api, uint64_t start_ns, uint64_t end_ns);
 /* The host read (write false) or wrote a buffer; batch is the harness batch or -1. */

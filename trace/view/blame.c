@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/view/polls.h"
 #include "trace/view/stalls.h"
 
 #define TOL TRACE_STALL_TOLERANCE_NS
@@ -17,6 +18,8 @@ typedef struct walk {
     size_t n_syncs;
     uint64_t *arrivals; /* requests' arrivals ("request arrives"), in any order */
     size_t n_arrivals;
+    trace_poll *polls;  /* the host waits made by polling (polls.h), in host order */
+    size_t n_polls;
 } walk;
 
 static int by_id(const void *a, const void *b) {
@@ -37,6 +40,7 @@ static void walk_free(walk *w) {
     free(w->prev);
     free(w->syncs);
     free(w->arrivals);
+    free(w->polls);
 }
 
 static int walk_load(trace_timeline *tl, int32_t run, walk *w) {
@@ -46,15 +50,25 @@ static int walk_load(trace_timeline *tl, int32_t run, walk *w) {
     w->syncs = malloc((n + 1) * sizeof(trace_op));
     w->arrivals = malloc((n + 1) * sizeof(uint64_t));
     if (!w->work || !w->syncs || !w->arrivals) return -1;
+    long polls = trace_polls_find(tl, run, &w->polls);
+    if (polls < 0) return -1;
+    w->n_polls = (size_t)polls;
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run)) continue;
-        if (trace_op_kind_is_stream_work(op->kind) && op->stream >= 0)
+        if (trace_op_kind_is_stream_work(op->kind) && op->stream >= 0) {
             w->work[w->n_work++] = *op;
-        else if (op->kind == TRACE_OP_SYNC)
-            w->syncs[w->n_syncs++] = *op;
-        else if (op->kind == TRACE_OP_HOST_ACCESS && !strcmp(op->name, "request arrives"))
+        } else if (op->kind == TRACE_OP_SYNC) {
+            /* A query's success is a wait when it ends a poll, held from the poll's first
+             * query; one that found the work done at its first ask waited for nothing. */
+            const trace_poll *p = trace_op_is_query(op) ? trace_poll_of(w->polls, w->n_polls, op->id) : NULL;
+            if (trace_op_is_query(op) && !p) continue;
+            trace_op *s = &w->syncs[w->n_syncs++];
+            *s = *op;
+            if (p) s->enqueue_ns = s->start_ns = p->start_ns;
+        } else if (op->kind == TRACE_OP_HOST_ACCESS && !strcmp(op->name, "request arrives")) {
             w->arrivals[w->n_arrivals++] = op->start_ns;
+        }
     }
     qsort(w->work, w->n_work, sizeof(trace_op), by_id);
     qsort(w->syncs, w->n_syncs, sizeof(trace_op), by_end);
@@ -332,6 +346,8 @@ int trace_blame_compute(trace_timeline *tl, int32_t run, trace_blame *out) {
         e->times += !part;
         e->held_ns += s->end_ns > from ? s->end_ns - from : 0;
         e->before_last_work |= s->end_ns <= last_enqueue;
+        const trace_poll *p = trace_poll_of(w.polls, w.n_polls, s->id);
+        if (p) e->not_ready += p->not_ready;
         if (s->sync == TRACE_SYNC_EVENT) {
             size_t r = record_of(&w, s->event, s->id);
             if (r != SIZE_MAX) e->record_stream = w.work[r].stream;

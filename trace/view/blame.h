@@ -8,7 +8,11 @@
  * path. Two kinds of wait can lie on it, and each is charged the time it held the path:
  *
  *   a host wait     a TRACE_OP_SYNC (cudaStreamSynchronize, cudaEventSynchronize,
- *                   cudaDeviceSynchronize, a synchronous cudaMemcpy): the path reaches the
+ *                   cudaDeviceSynchronize, a synchronous cudaMemcpy, cudaFree), or a poll
+ *                   (trace/view/polls.h: cudaEventQuery or cudaStreamQuery asked about one
+ *                   event or stream until it answered cudaSuccess), which held the host
+ *                   from its loop's first query to that success (a query that found the
+ *                   work done at its first ask is no wait, and is not listed): the path reaches the
  *                   host at an op's enqueue time, and the latest host wait that ended
  *                   before it held the host from its start to its end; the walk goes on
  *                   from the work it waited for. When the host was waiting for a request
@@ -72,6 +76,8 @@ typedef struct trace_blame_wait {
     uint64_t cost_ns;        /* how long it held the critical path */
     bool before_last_work;   /* it ran, at least once, before the run's last stream work was
                                 queued (a wait inside the loop, not the final one) */
+    uint32_t not_ready;      /* a poll's: the queries of its loops that answered not ready, in
+                                all (0 for every other wait) */
 } trace_blame_wait;
 
 typedef struct trace_blame {
@@ -90,7 +96,7 @@ int trace_blame_compute(trace_timeline *tl, int32_t run, trace_blame *out);
 /* How a report names a wait's call, with its stream where it has one:
  *   cudaStreamSynchronize("compute")   cudaDeviceSynchronize()   cudaEventSynchronize()
  *   cudaStreamWaitEvent("down")        cudaMemcpy()
- *   cudaStreamSynchronize(one of 4 streams)
+ *   cudaStreamSynchronize(one of 4 streams)   cudaEventQuery()   cudaStreamQuery("A")
  * tl gives the stream names and may be NULL. Returns what snprintf returns. */
 int trace_blame_call(const trace_blame_wait *w, const trace_timeline *tl, char *buf, size_t len);
 

@@ -4,7 +4,9 @@
 // stream; the final wait, after the last work, is listed but never charged; a wait the
 // host made before a request arrived is not charged; copies of one device-wide wait count
 // once, and so do the waits of one call of the program made of several runtime calls;
-// waits are told apart by their line.
+// waits are told apart by their line; a poll (cudaEventQuery asked until it succeeds) is a
+// host wait from its first query, and a query that found the work done at its first ask is
+// no wait.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -74,6 +76,25 @@ class Timeline {
         op.timed = true;
         trace_timeline_add_op(tl_, &op);
         return op;
+    }
+    // A cudaEventQuery of event from site that answered not ready (an API span naming the
+    // event), or cudaSuccess (a host wait on the event).
+    void Query(bool ready, uint64_t event, uint64_t start, uint64_t end, uint64_t site) {
+        trace_op op = {};
+        op.id = next_id_++;
+        op.kind = ready ? TRACE_OP_SYNC : TRACE_OP_API;
+        op.sync = TRACE_SYNC_EVENT;
+        op.event = event;
+        op.engine = TRACE_ENGINE_HOST;
+        op.stream = TRACE_STREAM_NONE;
+        op.batch = -1;
+        op.run = 1;
+        op.enqueue_ns = op.start_ns = start;
+        op.end_ns = end;
+        op.call_site = site;
+        snprintf(op.name, sizeof(op.name), "cudaEventQuery");
+        op.timed = true;
+        trace_timeline_add_op(tl_, &op);
     }
     void Arrival(uint64_t at) {
         trace_op op = {};
@@ -248,6 +269,47 @@ TEST(Blame, OneLineThatWaitsForEachStreamOfAPoolIsOneWait) {
     char call[64];
     trace_blame_call(&b.wait[0], t.tl(), call, sizeof(call));
     EXPECT_STREQ(call, "cudaStreamSynchronize(one of 2 streams)");
+}
+
+TEST(Blame, APollIsAHostWaitFromItsFirstQuery) {
+    Timeline t;
+    t.Stream(1, "compute");
+    // A kernel, its event, and the host asking about the event every 10 us until it answers
+    // cudaSuccess; then the next kernel.
+    t.Work(TRACE_OP_KERNEL, 1, 0, 1 * kUs, 101 * kUs);
+    t.Work(TRACE_OP_EVENT_RECORD, 1, 1 * kUs, 101 * kUs, 101 * kUs, TRACE_COPY_NONE, 7, 0x70);
+    for (uint64_t at = 2 * kUs; at < 100 * kUs; at += 10 * kUs) t.Query(false, 7, at, at + 1 * kUs, 0x71);
+    t.Query(true, 7, 102 * kUs, 103 * kUs, 0x71);
+    t.Work(TRACE_OP_KERNEL, 1, 104 * kUs, 104 * kUs, 204 * kUs);
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *w = Find(b, 0x71);
+    ASSERT_NE(w, nullptr);
+    EXPECT_TRUE(w->host);
+    EXPECT_EQ(w->times, 1u);
+    EXPECT_EQ(w->not_ready, 10u);
+    EXPECT_EQ(w->held_ns, 101 * kUs);  // from the first query's start to the success's end
+    EXPECT_EQ(w->on_path, 1u);
+    EXPECT_EQ(w->cost_ns, 101 * kUs);
+    EXPECT_TRUE(w->before_last_work);
+    EXPECT_EQ(b.path_ns, 203 * kUs);  // on through the kernel the event marks
+    char call[64];
+    trace_blame_call(w, t.tl(), call, sizeof(call));
+    EXPECT_STREQ(call, "cudaEventQuery()");
+}
+
+TEST(Blame, AQueryThatFindsTheWorkDoneIsNoWait) {
+    Timeline t;
+    t.Stream(1, "compute");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 1 * kUs, 101 * kUs);
+    t.Work(TRACE_OP_EVENT_RECORD, 1, 1 * kUs, 101 * kUs, 101 * kUs, TRACE_COPY_NONE, 7, 0x70);
+    // The host looks once, after the kernel is done, then queues the next.
+    t.Query(true, 7, 150 * kUs, 151 * kUs, 0x72);
+    t.Work(TRACE_OP_KERNEL, 1, 152 * kUs, 152 * kUs, 252 * kUs);
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    EXPECT_EQ(Find(b, 0x72), nullptr);
+    EXPECT_EQ(b.n, 0u);
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
  *
  * timeline.h keeps the timed ops (a recorder sink, or filled from the event stream);
  * metrics.h measures a run (utilisation, overlap, the pipeline bound); stalls.h says what
- * the legacy default stream held back; blame.h what each wait cost the run's critical
- * path; export_text.h and export_chrome.h draw a run. */
+ * the legacy default stream held back; polls.h which queries were host waits; blame.h
+ * what each wait cost the run's critical path; export_text.h and export_chrome.h draw a
+ * run. */
 #ifndef STREAMLAB_TRACE_VIEW_VIEW_H
 #define STREAMLAB_TRACE_VIEW_VIEW_H
 
