@@ -2,7 +2,11 @@
  * (see host_charge.h). */
 #include "labs/harness/host_charge.h"
 
-void lab_host_charge_begin(lab_host_charge *c) { c->balance_ns = (int64_t)LAB_HOST_CHARGE_START_NS; }
+void lab_host_charge_begin(lab_host_charge *c) { lab_host_charge_begin_with(c, LAB_HOST_CHARGE_START_NS); }
+
+void lab_host_charge_begin_with(lab_host_charge *c, uint64_t credit_ns) {
+    c->balance_ns = (int64_t)(credit_ns < LAB_HOST_CHARGE_CAP_NS ? credit_ns : LAB_HOST_CHARGE_CAP_NS);
+}
 
 uint64_t lab_host_charge_take(lab_host_charge *c, uint64_t spent_ns) {
     int64_t b = c->balance_ns + (int64_t)LAB_HOST_CHARGE_ALLOWANCE_NS;

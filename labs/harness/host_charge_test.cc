@@ -88,4 +88,16 @@ TEST(HostCharge, AClockGoneWrongIsBounded) {
     EXPECT_LE(charged, LAB_HOST_CHARGE_CAP_NS * 1000u);
 }
 
+TEST(HostCharge, AFilteredRunStartsWithItsSmallerCredit) {
+    // A run after the first, whose noise the history took out, sees host work of a
+    // millisecond: 0.5 ms of credit and one allowance are free, the rest charged.
+    lab_host_charge c;
+    lab_host_charge_begin_with(&c, LAB_HOST_CHARGE_FILTERED_START_NS);
+    EXPECT_EQ(lab_host_charge_take(&c, 1000 * kUs), 400 * kUs);
+    // No credit beyond the cap, whatever is asked.
+    lab_host_charge_begin_with(&c, 1000 * LAB_HOST_CHARGE_CAP_NS);
+    EXPECT_EQ(lab_host_charge_take(&c, LAB_HOST_CHARGE_CAP_NS + LAB_HOST_CHARGE_ALLOWANCE_NS), 0u);
+    EXPECT_GT(lab_host_charge_take(&c, LAB_HOST_CHARGE_STEP_NS + LAB_HOST_CHARGE_ALLOWANCE_NS), 0u);
+}
+
 }  // namespace

@@ -1339,7 +1339,10 @@ static int phase(lab_ctx *ctx, lab_phase p) {
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     R.in_run = p == LAB_PHASE_RUN;
     if (R.in_run) lab_host_history_begin_run(&R.history);
-    lab_host_charge_begin(&R.host_charge);
+    if (R.in_run && R.history.runs > 1)
+        lab_host_charge_begin_with(&R.host_charge, LAB_HOST_CHARGE_FILTERED_START_NS);
+    else
+        lab_host_charge_begin(&R.host_charge);
     lab_host_charge_begin(&R.fn_charge);
     int rc = 0;
     lab_phase_end end = lab_referee_phase(&R.ref, p, serve, R.ref.ring, R.timeout_ms, &rc);
