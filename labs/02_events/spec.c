@@ -18,7 +18,7 @@
  * 32 elapsed-time reads, the bound by events on the device), with at least 5 points either
  * side on both (docs/measured.md, "Lab 02's kernels cut to 5000 iterations"). The baseline
  * has the skeleton's order but runs in the lab's own process, where a host wait costs no
- * referee round trip: 76% of the bound simulated, 77-92% on lent H200s, too near the
+ * referee round trip: 76% of the bound simulated, 79-92% on a lent H200, too near the
  * target to be the grader's floor (grading/rubric.json gives lab 02 a floor of 0.75). Measurement: the student reports
  * the GPU time of the combine kernels of a run (lab_report_ms(ctx, "combine", ms)), which
  * the harness checks against the trace within 10% and 12 us per kernel. An event pair
