@@ -120,4 +120,39 @@ TEST(Diag, TheRealCompilersOutputIsReadTheSameWay) {
     EXPECT_NE(q.find("labs/harness/lab.h:2:5)"), std::string::npos) << q;
 }
 
+// A CUDA name the kit does not declare (the graph update API, which the simulated runtime
+// does not model) is said to be one the labs do not offer, whichever way gcc words it; an
+// error about any other name is left as it is.
+std::string Missing(const std::string &quoted) {
+    char *m = grade_diag_cuda_missing(quoted.c_str());
+    std::string r = m;
+    free(m);
+    return r;
+}
+
+TEST(Diag, ACudaNameTheKitLacksIsNamedAsNotOffered) {
+    EXPECT_EQ(Missing("labs/07_cuda_graphs/lab.c:49:9: error: unknown type name 'cudaGraphExecUpdateResultInfo'"),
+              "cudaGraphExecUpdateResultInfo is a part of CUDA the labs do not offer (docs/simulator.md says what "
+              "the simulated runtime models)");
+    EXPECT_EQ(Missing("labs/07_cuda_graphs/lab.c:50:5: error: implicit declaration of function "
+                      "'cudaGraphAddKernelNode' [-Wimplicit-function-declaration]")
+                  .rfind("cudaGraphAddKernelNode is a part of CUDA", 0),
+              0u);
+    EXPECT_EQ(Missing("labs/07_cuda_graphs/lab.c:51:20: error: 'cudaGraphExecUpdateSuccess' undeclared (first use "
+                      "in this function)")
+                  .rfind("cudaGraphExecUpdateSuccess is", 0),
+              0u);
+    EXPECT_EQ(Missing("lab.c:3:1: error: unknown type name 'CUgraphNode'"), "");
+    EXPECT_EQ(Missing("lab.c:3:1: error: unknown type name 'CUgraph'"), "") << "CU..., not cu...";
+    EXPECT_EQ(Missing("lab.c:3:1: error: unknown type name 'cuGraphExec'").rfind("cuGraphExec is", 0), 0u);
+    EXPECT_EQ(Missing("lab.c:3:1: error: unknown type name 'streem_t'"), "");
+    EXPECT_EQ(Missing("lab.c:3:1: error: 'cudaSuccess' redeclared as different kind of symbol"), "");
+    EXPECT_EQ(Missing("lab.c:3:1: error: expected ';' before 'do'"), "");
+    // gcc in the sandbox's C.UTF-8 locale quotes with U+2018 and U+2019.
+    EXPECT_EQ(Missing("labs/07_cuda_graphs/lab.c:49:9: error: unknown type name \u2018cudaGraphExecUpdateResultInfo"
+                      "\u2019")
+                  .rfind("cudaGraphExecUpdateResultInfo is", 0),
+              0u);
+}
+
 }  // namespace

@@ -211,7 +211,10 @@ int grade_build_lab(const grade_sandbox_config *cfg, const grade_kit *kit, const
         char *limit = limit_reason(cfg, &o, log, "compiler");
         char *first = first_error(out->diagnostics, kit->student_file);
         char *how = describe_end(&o, "compiler");
-        out->error = grade_strf("does not compile: %s", limit ? limit : *first ? first : how);
+        char *missing = grade_diag_cuda_missing(first);
+        out->error = grade_strf("does not compile: %s%s%s", limit ? limit : *first ? first : how,
+                                !limit && *missing ? "; " : "", !limit ? missing : "");
+        free(missing);
         free(limit);
         free(first);
         free(how);

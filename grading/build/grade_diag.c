@@ -2,7 +2,9 @@
  * grade_diag.h). */
 #include "grading/build/grade_diag.h"
 
+#include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,4 +101,32 @@ char *grade_diag_first_error(const char *diag, const char *student_file) {
         if (hit) return grade_text_first_line(line_start(diag, hit), QUOTE_MAX);
     }
     return *diag ? grade_text_first_line(diag, QUOTE_MAX) : grade_strdup("");
+}
+
+char *grade_diag_cuda_missing(const char *quoted) {
+    /* gcc quotes names with ' in the C locale and with U+2018/U+2019 in C.UTF-8 (the sandbox's). */
+    static const char *const kinds[] = {"unknown type name ", "error: ", "implicit declaration of function "};
+    static const struct {
+        const char *open, *close;
+    } quotes[] = {{"'", "'"}, {"\xe2\x80\x98", "\xe2\x80\x99"}};
+    for (size_t k = 0; quoted && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        for (size_t q = 0; q < sizeof(quotes) / sizeof(quotes[0]); q++) {
+            char lead[64];
+            snprintf(lead, sizeof(lead), "%s%s", kinds[k], quotes[q].open);
+            const char *at = strstr(quoted, lead);
+            if (!at) continue;
+            const char *name = at + strlen(lead), *end = strstr(name, quotes[q].close);
+            if (!end || end == name || end - name > 80) continue;
+            size_t len = (size_t)(end - name);
+            bool cuda = !strncmp(name, "cuda", 4) ||
+                        (len > 2 && name[0] == 'c' && name[1] == 'u' && isupper((unsigned char)name[2]));
+            /* "error: 'X' undeclared": only that form of the plain "error: " kind. */
+            const char *after = end + strlen(quotes[q].close);
+            if (cuda && (k != 1 || !strncmp(after, " undeclared", 11)))
+                return grade_strf("%.*s is a part of CUDA the labs do not offer (docs/simulator.md says what the "
+                                  "simulated runtime models)",
+                                  (int)len, name);
+        }
+    }
+    return grade_strdup("");
 }

@@ -22,6 +22,14 @@ extern "C" {
  * string, "" when diag says nothing. */
 char *grade_diag_first_error(const char *diag, const char *student_file);
 
+/* For a quoted error about a CUDA name the kit does not declare (an unknown type name, an
+ * undeclared identifier or an implicit declaration of `cuda...` or `cuX...`: the graph
+ * update and node APIs, say, which the simulated runtime does not model), what to add to
+ * the reason: "cudaGraphExecUpdateResultInfo is a part of CUDA the labs do not offer
+ * (docs/simulator.md says what the simulated runtime models)". A malloc'd string, "" for any
+ * other error. */
+char *grade_diag_cuda_missing(const char *quoted);
+
 #ifdef __cplusplus
 }
 #endif
