@@ -502,10 +502,7 @@ static void collect_races(harness *h) {
 static void describe_streams(harness *h) {
     lab_result *r = h->res;
     trace_stall stalls[LAB_MAX_STALLS_SHOWN];
-    int held = 0;
-    r->stalls = lab_stalls_count(h->timeline, h->last_yours_run, &held);
-    r->stalls_held = (size_t)held;
-    (void)trace_stalls_find(h->timeline, h->last_yours_run, stalls, LAB_MAX_STALLS_SHOWN);
+    r->stalls = trace_stalls_find_held(h->timeline, h->last_yours_run, stalls, LAB_MAX_STALLS_SHOWN, &r->stalls_held);
     for (size_t i = 0; i < r->stalls && i < LAB_MAX_STALLS_SHOWN; i++) {
         char *text = r->stall_text[i];
         size_t cap = sizeof(r->stall_text[i]);

@@ -283,22 +283,6 @@ static void find_waits(lab_findings *f, trace_timeline *tl, int32_t run) {
     }
 }
 
-size_t lab_stalls_count(trace_timeline *tl, int32_t run, int *held) {
-    trace_stall one;
-    size_t n = trace_stalls_find(tl, run, &one, 1);
-    *held = 0;
-    if (n == 0) return 0;
-    trace_stall *all = malloc(n * sizeof(*all));
-    if (!all) {
-        *held = one.n_held > 0; /* the first, at least */
-        return n;
-    }
-    size_t found = trace_stalls_find(tl, run, all, n);
-    for (size_t i = 0; i < found && i < n; i++) *held += all[i].n_held > 0;
-    free(all);
-    return n;
-}
-
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns) {
     memset(f, 0, sizeof(*f));
     f->peer_access = -1; /* the runner asks the runtime (two-device labs) */
@@ -375,7 +359,9 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
         }
     }
     if (peer_ns > 0) f->peer_gbps = peer_bytes / peer_ns;
-    f->stalls = lab_stalls_count(tl, run, &f->stalls_held);
+    /* The runner described run's stream-0 ops before (lab_result.stalls, stalls_held). */
+    f->stalls = (int)r->stalls;
+    f->stalls_held = (int)r->stalls_held;
     int32_t busy[64];
     size_t nb = trace_streams_busy_at(tl, run, returned_ns, busy, sizeof(busy) / sizeof(busy[0]));
     for (size_t i = 0; i < nb && i < sizeof(busy) / sizeof(busy[0]); i++)

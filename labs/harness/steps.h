@@ -31,11 +31,6 @@ extern "C" {
  * run() returned from at returned_ns. */
 void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *tl, int32_t run, uint64_t returned_ns);
 
-/* The stream-0 operations of run that waited for or held back other streams
- * (trace/view/stalls.h), and into *held how many of them held back at least one stream:
- * the others only waited, which delays nothing but stream 0's own work. */
-size_t lab_stalls_count(trace_timeline *tl, int32_t run, int *held);
-
 /* Once the waits' lines are known (the runner looks them up): merges the waits of one
  * line (a loop the compiler unrolled has a call site per copy), names a wait of several
  * streams "cudaStreamSynchronize(one of N streams)", and sorts them again, the costliest

@@ -141,6 +141,12 @@ static void measure(const trace_timeline *tl, const by_stream *bs, size_t li, tr
 }
 
 size_t trace_stalls_find(trace_timeline *tl, int32_t run, trace_stall *out, size_t max) {
+    size_t held;
+    return trace_stalls_find_held(tl, run, out, max, &held);
+}
+
+size_t trace_stalls_find_held(trace_timeline *tl, int32_t run, trace_stall *out, size_t max, size_t *held) {
+    *held = 0;
     by_stream bs;
     size_t n = 0, found = 0;
     const trace_op **host = group(tl, run, &bs, &n);
@@ -158,6 +164,7 @@ size_t trace_stalls_find(trace_timeline *tl, int32_t run, trace_stall *out, size
         if (st.n_waited == 0 && st.n_held == 0) continue;
         st.op = *op;
         st.after_batch = last_batch;
+        *held += st.n_held > 0;
         if (found < max) out[found] = st;
         found++;
     }

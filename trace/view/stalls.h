@@ -78,6 +78,9 @@ typedef struct trace_stall {
  * back, work in blocking streams, in host order. At most max are written; returns how many
  * there are. */
 size_t trace_stalls_find(trace_timeline *tl, int32_t run, trace_stall *out, size_t max);
+/* The same, and into *held how many of them all (kept or not) held back another stream (the
+ * rest only waited). */
+size_t trace_stalls_find_held(trace_timeline *tl, int32_t run, trace_stall *out, size_t max, size_t *held);
 
 /* One line, no newline, for a student:
  *   stream 0 memset after task 1 waited 2.0 ms for "task 1", and held back "task 2"

@@ -311,6 +311,10 @@ TEST(Stalls, EachOpIsHeldBackByTheLastStream0OpBeforeItOnly) {
     EXPECT_EQ(stalls[1].waited_ns, 0u);
     EXPECT_EQ(Held(stalls[1]), std::vector<int32_t>{2});
     EXPECT_EQ(stalls[1].held_ns, 200 * kUs);
+    // Of the two, one held a stream back, whether or not the caller keeps them.
+    size_t held = 9;
+    EXPECT_EQ(trace_stalls_find_held(t.tl(), 1, nullptr, 0, &held), 2u);
+    EXPECT_EQ(held, 1u);
 }
 
 TEST(Stalls, OnlyTheChosenRunAndStreamWorkCount) {
