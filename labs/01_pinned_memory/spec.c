@@ -184,14 +184,13 @@ static int why_one_way(const lab_findings *f, const lab_workload *w, char *buf, 
                     n, f->shared_buffers, f->shared_buffers == 1 ? " is" : "s are");
 }
 
-/* Every step done, the target missed: the costliest host wait inside the loop, when it is
- * not cudaFree's (the harness says what to do about that one: allocate once). The batches
- * do not depend on one another, so no wait between them is needed. Without such a wait,
- * device buffers made in run(), whose cost is the host's. */
+/* Every step done, the target missed: the costliest host wait inside the loop (the harness
+ * answers a wait of an allocating or freeing call before it asks this: allocate once,
+ * lab_steps_beyond). The batches do not depend on one another, so no wait between them is
+ * needed. Without such a wait, device buffers made in run(), whose cost is the host's. */
 static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     (void)w;
     const lab_wait_fact *x = lab_fact_costly_wait(f);
-    if (x && lab_fact_wait_frees(x)) return 0;
     if (!x && f->device_allocs > 0)
         return snprintf(buf, len,
                         "your run() makes device buffers: cudaMalloc %d time%s, paid on the host in every run. "
