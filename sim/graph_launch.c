@@ -39,13 +39,13 @@ typedef struct launch {
     uint64_t host_ns;    /* the call's start: the ops' enqueue time */
     uint64_t visible_ns; /* when the device sees them */
     uint32_t serial;     /* which launch of the process: 1, 2, ... (trace_op.graph_launch) */
+    int32_t stream;      /* the launch stream's trace id (trace_op.graph_stream) */
 } launch;
 
 /* An internal event's record or wait, for the trace: a node of this launch, as the graph's
  * other nodes are (trace_op.graph_launch), so that a reader tells the graph's own forks and
  * joins from the program's records and waits. */
-static uint64_t record_internal(const launch *l, trace_op_kind kind, uint32_t stream, uint32_t launch_stream,
-                                const void *token) {
+static uint64_t record_internal(const launch *l, trace_op_kind kind, uint32_t stream, const void *token) {
     trace_op t;
     memset(&t, 0, sizeof(t));
     t.kind = kind;
@@ -53,25 +53,24 @@ static uint64_t record_internal(const launch *l, trace_op_kind kind, uint32_t st
     t.enqueue_ns = l->host_ns;
     t.event = trace_event_id(token);
     t.graph_launch = l->serial;
-    t.graph_stream = trace_stream_id(sim_stream_trace_handle(launch_stream));
+    t.graph_stream = l->stream;
     return trace_record(&t, sim_stream_trace_handle(stream));
 }
 
-static uint64_t enqueue_record(const launch *l, uint32_t stream, uint32_t ls, const void *token) {
+static uint64_t enqueue_record(const launch *l, uint32_t stream, const void *token) {
     sim_op *op = sim_op_new(SIM_OP_EVENT_RECORD);
     op->u.record.event = NO_EVENT;
     op->visible_ns = l->visible_ns;
-    op->trace_id = record_internal(l, TRACE_OP_EVENT_RECORD, stream, ls, token);
+    op->trace_id = record_internal(l, TRACE_OP_EVENT_RECORD, stream, token);
     sim_sched_enqueue(op, stream);
     return op->seq;
 }
 
-static void enqueue_wait(const launch *l, uint32_t stream, uint32_t ls, const void *token, uint32_t on_stream,
-                         uint64_t on_seq) {
+static void enqueue_wait(const launch *l, uint32_t stream, const void *token, uint32_t on_stream, uint64_t on_seq) {
     sim_op *op = sim_op_new(SIM_OP_EVENT_WAIT);
     sim_op_add_dep(op, on_stream, on_seq);
     op->visible_ns = l->visible_ns;
-    op->trace_id = token ? record_internal(l, TRACE_OP_EVENT_WAIT, stream, ls, token) : 0;
+    op->trace_id = token ? record_internal(l, TRACE_OP_EVENT_WAIT, stream, token) : 0;
     sim_sched_enqueue(op, stream);
 }
 
@@ -90,15 +89,15 @@ static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profi
     const sim_graph *g = &x->g;
     int32_t priority = sim_stream_at(ls)->priority;
     /* After the previous launch of this graph, wherever it ran. */
-    if (x->launched && x->last_stream != ls) enqueue_wait(l, ls, ls, NULL, x->last_stream, x->last_seq);
+    if (x->launched && x->last_stream != ls) enqueue_wait(l, ls, NULL, x->last_stream, x->last_seq);
     bool forked = false;
     for (uint32_t b = 1; b < g->n_branches; b++) forked |= x->branch_used[b];
     if (forked) {
-        uint64_t fork = enqueue_record(l, ls, ls, x->tokens + g->n);
+        uint64_t fork = enqueue_record(l, ls, x->tokens + g->n);
         for (uint32_t b = 1; b < g->n_branches; b++) {
             if (!x->branch_used[b]) continue;
             sim_stream_at(x->branch_stream[b])->priority = priority;
-            enqueue_wait(l, x->branch_stream[b], ls, x->tokens + g->n, ls, fork);
+            enqueue_wait(l, x->branch_stream[b], x->tokens + g->n, ls, fork);
         }
     }
     uint64_t *record_seq = NULL;
@@ -116,7 +115,7 @@ static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profi
             const sim_graph_node *d = &g->nodes[nd->deps[k]];
             if (d->branch == nd->branch) continue;
             uint32_t ds = d->branch ? x->branch_stream[d->branch] : ls;
-            enqueue_wait(l, st, ls, x->tokens + nd->deps[k], ds, record_seq[nd->deps[k]]);
+            enqueue_wait(l, st, x->tokens + nd->deps[k], ds, record_seq[nd->deps[k]]);
         }
         sim_op *op = sim_op_clone(nd->proto);
         if (op->kind == SIM_OP_COMPUTE) {
@@ -129,17 +128,17 @@ static void run(sim_graph_exec *x, uint32_t ls, const launch *l, const sim_profi
         t.id = 0;
         t.enqueue_ns = l->host_ns;
         t.graph_launch = l->serial;
-        t.graph_stream = trace_stream_id(sim_stream_trace_handle(ls));
+        t.graph_stream = l->stream;
         op->trace_id = trace_record(&t, sim_stream_trace_handle(st));
         op->visible_ns = l->visible_ns;
         sim_sched_enqueue(op, st);
-        if (x->needs_record[i]) record_seq[i] = enqueue_record(l, st, ls, x->tokens + i);
+        if (x->needs_record[i]) record_seq[i] = enqueue_record(l, st, x->tokens + i);
     }
     if (forked) {
         for (uint32_t b = 1; b < g->n_branches; b++) {
             if (!x->branch_used[b]) continue;
-            uint64_t end = enqueue_record(l, x->branch_stream[b], ls, x->tokens + g->n + b);
-            enqueue_wait(l, ls, ls, x->tokens + g->n + b, x->branch_stream[b], end);
+            uint64_t end = enqueue_record(l, x->branch_stream[b], x->tokens + g->n + b);
+            enqueue_wait(l, ls, x->tokens + g->n + b, x->branch_stream[b], end);
         }
     }
     free(record_seq);
@@ -169,7 +168,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     for (uint32_t i = 0; i < x->g.n; i++)
         if (copy_node_stale(&x->g.nodes[i])) return sim_call_end(&call, cudaErrorInvalidValue);
     static uint32_t launches; /* the process's launches, for trace_op.graph_launch */
-    launch l = {call.start_ns, sim_host_now() + (uint64_t)p->submit_latency_ns, ++launches};
+    launch l = {call.start_ns, sim_host_now() + (uint64_t)p->submit_latency_ns, ++launches,
+                trace_stream_id(sim_stream_trace_handle(ls))};
     run(x, ls, &l, p);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
 }

@@ -275,9 +275,9 @@ void trace_race_make_fix(trace_race *race) {
         snprintf(fix, sizeof(fix), "order %s before %s", a, b);
     }
     if (shared && n > 0 && (size_t)n < sizeof(fix))
-        n += snprintf(fix + n, sizeof(fix) - (size_t)n,
-                      ". Faster: give %s and %s buffers of their own, so that they share nothing and still overlap",
-                      sa, sb);
+        snprintf(fix + n, sizeof(fix) - (size_t)n,
+                 ". Faster: give %s and %s buffers of their own, so that they share nothing and still overlap", sa,
+                 sb);
     size_t len = strlen(fix);
     if (in_graph && len < sizeof(fix))
         snprintf(fix + len, sizeof(fix) - len, ", in the capture: the graph keeps the order its capture saw");

@@ -455,7 +455,7 @@ static void keep_wait(rc_wait *w, const trace_op *op, const rc_event *e, uint64_
     w->rec_after_op = e->rec_after_op;
     w->rec_after_stream = e->rec_after_stream;
     w->rec_after_site = e->rec_after_site;
-    w->in_graph = op->graph_launch != 0 && op->graph_launch == e->rec_graph;
+    w->in_graph = rc_graph_own_wait(op, e);
 }
 
 static void stream_op(trace_racecheck *rc, const trace_op *op) {

@@ -107,6 +107,12 @@ typedef struct rc_event {
     char name[32];       /* the program's name for it (its records and waits carry it), "" none */
 } rc_event;
 
+/* Whether a wait (op) on e is a graph's own fork or join: both nodes of one launch, which
+ * only the capture orders (no race report blames it). */
+static inline bool rc_graph_own_wait(const trace_op *op, const rc_event *e) {
+    return op->graph_launch != 0 && e && op->graph_launch == e->rec_graph;
+}
+
 /* Recently enqueued stream ops, direct-mapped by id, for SYNC on one op. */
 #define RECENT_SLOTS 4096u
 typedef struct rc_recent {

@@ -282,7 +282,7 @@ bool trace_racecheck_blame_late_wait(const struct trace_racecheck *rc, rc_held *
     /* Right after second: nothing enqueued and no host access since (a wait issued after
      * more work, the next batch's say, may be meant for that work). */
     if (rc->last_access_op != race->second.id) return false;
-    if (wait->graph_launch && e && wait->graph_launch == e->rec_graph) return false; /* a graph's own join */
+    if (rc_graph_own_wait(wait, e)) return false;
     if (!trace_vc_covers(joined, h->first_tid, h->first_clock)) return false;
     if (e && (!e->recorded || !marks_a_race_of_second(rc, h, e))) return false;
     race->wrong_event = 0;
