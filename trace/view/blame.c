@@ -286,7 +286,7 @@ static void critical_path(const walk *w, trace_blame *b) {
                     if (!charged_sync[j]) {
                         charged_sync[j] = true;
                         bool part = false; /* of a call already on the path */
-                        for (size_t k = 0; k < w->n_syncs && !part; k++)
+                        for (size_t k = 0; s->as_call && k < w->n_syncs && !part; k++)
                             part = k != j && charged_sync[k] && same_call(&w->syncs[k], s);
                         trace_blame_wait *e = entry_for(b, s, true);
                         charge(e, s->end_ns - s->start_ns);
