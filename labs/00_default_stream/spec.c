@@ -215,8 +215,8 @@ static int why_waits_for_all(const lab_findings *f, const lab_workload *w, char 
                  early == 1 ? "its" : "their");
     if (!left[0]) return 0;
     if (!end) return snprintf(buf, len, "run() returns without waiting for the device: %s", left);
-    char at[160] = "";
-    if (end->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(end->line));
+    char at[160];
+    lab_fact_line_note(end->line, " at ", "", at, sizeof(at));
     char ends[320];
     if (final_waits > 1)
         snprintf(ends, sizeof(ends), "run() ends with %d waits, the longest %s%s", final_waits, end->call, at);

@@ -180,8 +180,8 @@ static int why_other_batch(const lab_findings *f, int i, trace_op_kind marks, tr
     if (FIXED(i)) return 0;
     const lab_order_fact *o = lab_fact_usual_order(f, marks, md, then, td);
     if (!o || !o->batch_known || o->batch_gap == gap) return 0;
-    char at[160] = "", want[48] = "its own batch's";
-    if (o->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(o->record_line));
+    char at[160], want[48] = "its own batch's";
+    lab_fact_line_note(o->record_line, " (", ")", at, sizeof(at));
     if (gap) snprintf(want, sizeof(want), "batch b - %d's", (int)gap);
     return snprintf(buf, len,
                     "%s on %s waits, batch after batch, on an event recorded after %s of another batch%s, not "
@@ -215,8 +215,8 @@ static int why1(const lab_findings *f, const lab_workload *w, char *buf, size_t 
     const lab_order_fact *o = lab_fact_usual_order(f, TRACE_OP_KIND_COUNT, TRACE_COPY_NONE, TRACE_OP_COPY, TRACE_COPY_D2H);
     const char *kernel = stream_of(f, 1);
     if (!o) return snprintf(buf, len, "no event orders the download after the kernel on %s", kernel);
-    char at[160] = "";
-    if (o->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(o->record_line));
+    char at[160];
+    lab_fact_line_note(o->record_line, " (", ")", at, sizeof(at));
     if (o->record_stream < 0 && o->recorded_later)
         return snprintf(buf, len,
                         "the download on %s waits on an event before any record of it: a wait takes the record "
@@ -256,8 +256,8 @@ static int why3(const lab_findings *f, const lab_workload *w, char *buf, size_t 
     for (int i = 0; i < f->n_orders && i < LAB_FACT_ORDERS; i++) {
         const lab_order_fact *o = &f->orders[i];
         if (o->marks != TRACE_OP_COPY || o->marks_dir != TRACE_COPY_D2H || o->record_stream != o->wait_stream) continue;
-        char at[160] = "";
-        if (o->record_line[0]) snprintf(at, sizeof(at), " (recorded at %s)", lab_fact_short_line(o->record_line));
+        char at[160];
+        lab_fact_line_note(o->record_line, " (recorded at ", ")", at, sizeof(at));
         return snprintf(buf, len,
                         "the download's event%s is waited on by %s, the stream it was recorded on, which orders "
                         "nothing; the kernels on %s do not wait on it",
@@ -300,8 +300,8 @@ static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_
     for (int i = 0; i < 2; i++) {
         const lab_order_fact *o = reuse[i];
         if (!o || !o->batch_known || o->batch_gap < 1 || o->batch_gap >= buffers) continue;
-        char at[160] = "";
-        if (o->record_line[0]) snprintf(at, sizeof(at), " (the record at %s)", lab_fact_short_line(o->record_line));
+        char at[160];
+        lab_fact_line_note(o->record_line, " (the record at ", ")", at, sizeof(at));
         return snprintf(buf, len,
                         "%s of batch b - %d%s, but with %d %s buffers the one it overwrites was last used by batch "
                         "b - %d: the pipeline keeps %d batch%s in flight where it could keep %d. One event "

@@ -140,8 +140,8 @@ static int why_sets(const lab_findings *f, const lab_workload *w, char *buf, siz
     const lab_order_fact *kernel = lab_fact_order(f, TRACE_OP_KERNEL, TRACE_COPY_NONE, TRACE_OP_KIND_COUNT,
                                                   TRACE_COPY_NONE);
     if (!f->race_free && f->shared_buffers > 0 && kernel && !reuse_ordered(f)) {
-        char at[160] = "";
-        if (kernel->record_line[0]) snprintf(at, sizeof(at), " (%s)", lab_fact_short_line(kernel->record_line));
+        char at[160];
+        lab_fact_line_note(kernel->record_line, " (", ")", at, sizeof(at));
         return snprintf(buf, len,
                         "the event a buffer set's next user waits on is recorded after the kernel%s, not after "
                         "the download: the download may still read d_out when the next request's kernel writes it",
@@ -157,8 +157,8 @@ static int why_sets(const lab_findings *f, const lab_workload *w, char *buf, siz
     int covered = streams_waited_for(f, &last);
     if ((!f->correct || !f->race_free) && covered < request_streams(f)) {
         if (!last) return snprintf(buf, len, "run() returns without waiting for the streams of your pool");
-        char at[160] = "";
-        if (last->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(last->line));
+        char at[160];
+        lab_fact_line_note(last->line, " at ", "", at, sizeof(at));
         return snprintf(buf, len,
                         "run() ends waiting for %d of the %d streams your requests went to (%s%s): the others may "
                         "still be downloading when the harness reads the results",

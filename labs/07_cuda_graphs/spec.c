@@ -223,12 +223,6 @@ static bool replays_a_graph(const lab_findings *f, const lab_workload *w) {
     if (f->graph_launches == 0 && f->graphs_made == 0 && f->n_streams == 0) return f->bound_fraction >= 0.25;
     return f->graph_launches >= w->batches && f->graphs_made < f->graph_launches && f->graph_width >= 2;
 }
-/* " (lab.c:55)" of a line, "" when unknown. */
-static void at_line(const char *line, const char *pre, const char *post, char *buf, size_t len) {
-    buf[0] = '\0';
-    if (line[0]) snprintf(buf, len, "%s%s%s", pre, lab_fact_short_line(line), post);
-}
-
 static int why_replay(const lab_findings *f, const lab_workload *w, char *buf, size_t len) {
     if (f->graph_launches == 0) {
         int kernels = 0;
@@ -242,8 +236,8 @@ static int why_replay(const lab_findings *f, const lab_workload *w, char *buf, s
         /* The program's captures and instantiations, each counted: a graph captured before
          * run() and instantiated for every step pays the instantiation, not the capture. */
         char made[160], captured[160];
-        at_line(f->graph_made_line, ", ", "", made, sizeof(made));
-        at_line(f->graph_captured_line, ", ", "", captured, sizeof(captured));
+        lab_fact_line_note(f->graph_made_line, ", ", "", made, sizeof(made));
+        lab_fact_line_note(f->graph_captured_line, ", ", "", captured, sizeof(captured));
         if (f->graphs_captured == 0)
             return snprintf(buf, len,
                             "your run instantiates a graph for every launch and captures none: cudaGraphInstantiate "
@@ -276,7 +270,7 @@ static int why_made_once(const lab_findings *f, const lab_workload *w, char *buf
     (void)w;
     if (f->graphs_made == 0) return 0;
     char at[160];
-    at_line(f->graph_made_line, " at ", "", at, sizeof(at));
+    lab_fact_line_note(f->graph_made_line, " at ", "", at, sizeof(at));
     const char *s = f->graphs_made == 1 ? "" : "s";
     if (f->graphs_captured == 0)
         return snprintf(buf, len,

@@ -219,13 +219,12 @@ static int why_uploads_only(const lab_findings *f, const lab_workload *w, char *
                             "upload that still reads it may get the next batch's data (see the races)");
         /* It waits on events, and they do not order the loads after the uploads: say why,
          * from the races. */
-        char at[160] = "";
-        if (e->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(e->line));
+        char at[160];
+        lab_fact_line_note(e->line, " at ", "", at, sizeof(at));
         if (f->early_records > 0) {
-            char ev[48] = "that event", rec[160] = "";
+            char ev[48] = "that event", rec[160];
             if (f->early_event[0]) snprintf(ev, sizeof(ev), "event \"%s\"", f->early_event);
-            if (f->early_record_line[0])
-                snprintf(rec, sizeof(rec), " at %s", lab_fact_short_line(f->early_record_line));
+            lab_fact_line_note(f->early_record_line, " at ", "", rec, sizeof(rec));
             return snprintf(buf, len,
                             "your loader waits on an event before it loads (%s%s), but %s is recorded%s before the "
                             "upload it should mark: the wait is over before that upload has read the buffer, and "
@@ -233,8 +232,8 @@ static int why_uploads_only(const lab_findings *f, const lab_workload *w, char *
                             e->call, at, ev, rec);
         }
         if (f->late_waits > 0) {
-            char late[160] = "";
-            if (f->late_wait_line[0]) snprintf(late, sizeof(late), " at %s", lab_fact_short_line(f->late_wait_line));
+            char late[160];
+            lab_fact_line_note(f->late_wait_line, " at ", "", late, sizeof(late));
             return snprintf(buf, len,
                             "your loader waits on the upload's event (%s%s) only after the load it should come "
                             "before: the load may overwrite a buffer an upload still reads (see the races)",
@@ -245,8 +244,8 @@ static int why_uploads_only(const lab_findings *f, const lab_workload *w, char *
                         "read: each race says which wait or record does not order it",
                         e->call, at);
     }
-    char at[160] = "";
-    if (x->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(x->line));
+    char at[160];
+    lab_fact_line_note(x->line, " at ", "", at, sizeof(at));
     return snprintf(buf, len,
                     "%s%s waits for the whole batch %d time%s before the next load (%.1f ms in all): while it "
                     "waits, the loader loads nothing (the host lane's waits)",

@@ -20,9 +20,15 @@ const char *lab_fact_short_line(const char *line) {
     return slash ? slash + 1 : line;
 }
 
+void lab_fact_line_note(const char *line, const char *pre, const char *post, char *buf, size_t len) {
+    if (!len) return;
+    buf[0] = '\0';
+    if (line[0]) snprintf(buf, len, "%s%s%s", pre, lab_fact_short_line(line), post);
+}
+
 int lab_fact_wait_text(const lab_findings *f, const lab_wait_fact *w, char *buf, size_t len) {
-    char at[160] = "";
-    if (w->line[0]) snprintf(at, sizeof(at), " at %s", lab_fact_short_line(w->line));
+    char at[160];
+    lab_fact_line_note(w->line, " at ", "", at, sizeof(at));
     int n = w->on_path ? w->on_path : w->times;
     double ms = w->on_path ? w->cost_ms : w->held_ms;
     char whom[64] = "the host";

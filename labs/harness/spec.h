@@ -420,6 +420,9 @@ const lab_order_fact *lab_fact_usual_order(const lab_findings *f, trace_op_kind 
 const char *lab_fact_op_words(trace_op_kind kind, trace_copy_dir dir);
 /* The base name of a line ("lab.c:52" of "labs/05_cross_stream_races/lab.c:52"). */
 const char *lab_fact_short_line(const char *line);
+/* A line as advice names it, its base name between pre and post (" at lab.c:52", " (lab.c:52)"),
+ * into buf; "" when the line is unknown (line ""). */
+void lab_fact_line_note(const char *line, const char *pre, const char *post, char *buf, size_t len);
 
 #ifdef __cplusplus
 }
