@@ -78,6 +78,18 @@ static cudaStream_t per_thread(cudaStream_t stream) { return stream ? stream : c
         return traced;                                                                                       \
     }
 
+/* A call that is only an API span while a sink is installed, named api as the program wrote
+ * it (a _ptsz entry point by its plain twin's name). */
+#define WRAP_SPAN(name, api)                                                                                 \
+    cudaError_t __wrap_##name CUDA_CALLS_PARAMS_##name {                                                     \
+        TRACE_CALL_SITE();                                                                                   \
+        if (!tracing()) return __real_##name CUDA_CALLS_ARGS_##name;                                         \
+        uint64_t t0_ = now();                                                                                \
+        cudaError_t err_ = __real_##name CUDA_CALLS_ARGS_##name;                                             \
+        trace_record_api(api, t0_, now());                                                                   \
+        return err_;                                                                                         \
+    }
+
 /* A call that makes or ends something the tracer keeps track of (an allocation, a stream, an
  * event, an executable graph): `kept` (statements) runs whenever the call succeeded, traced
  * or not; while a sink is installed the call is an API span named X. */
@@ -506,14 +518,7 @@ WRAP_TRACED(cudaEventQuery, traced_event_wait("cudaEventQuery", __real_cudaEvent
 WRAP_TRACED(cudaEventSynchronize,
             traced_event_wait("cudaEventSynchronize", __real_cudaEventSynchronize, WAIT_SYNC, event))
 
-static cudaError_t traced_elapsed(float *ms, cudaEvent_t start, cudaEvent_t end) {
-    uint64_t t0 = now();
-    cudaError_t err = __real_cudaEventElapsedTime(ms, start, end);
-    trace_record_api("cudaEventElapsedTime", t0, now());
-    return err;
-}
-
-WRAP_TRACED(cudaEventElapsedTime, traced_elapsed(ms, start, end))
+WRAP_SPAN(cudaEventElapsedTime, "cudaEventElapsedTime")
 
 /* ---- the device --------------------------------------------------------------------------- */
 
@@ -621,18 +626,6 @@ static void graph_instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
     trace_gpu_forget_error(qerr, pending);
     if (qerr == cudaSuccess) trace_gpu_graph_exec_add(exec, nodes, branches);
 }
-
-/* A call that is only an API span while a sink is installed, named api as the program wrote
- * it (a _ptsz entry point by its plain twin's name). */
-#define WRAP_SPAN(name, api)                                                                                 \
-    cudaError_t __wrap_##name CUDA_CALLS_PARAMS_##name {                                                     \
-        TRACE_CALL_SITE();                                                                                   \
-        if (!tracing()) return __real_##name CUDA_CALLS_ARGS_##name;                                         \
-        uint64_t t0_ = now();                                                                                \
-        cudaError_t err_ = __real_##name CUDA_CALLS_ARGS_##name;                                             \
-        trace_record_api(api, t0_, now());                                                                   \
-        return err_;                                                                                         \
-    }
 
 /* A capture's beginning and end, spans on the host lane: a lab counts the graphs a run
  * captures by them, as it counts the instantiations and launches. */
