@@ -26,7 +26,9 @@ BACKENDS = ["sim", "gpu"] if CUDA_FOUND else ["sim"]
 # crash report names the student's line (labs/harness/source_line.h); it is the only code
 # in a lab binary built with it, which is how the report tells the student's frames from
 # the rest. The binaries keep it because .bazelrc links with --strip=never.
-STUDENT_COPTS = ["-Wno-error", "-g"]
+# LAB_STUDENT_SOURCE: lab.h makes memcpy and memmove the kit's (lab_host_memcpy), which the
+# simulator charges as the modelled GPU's host would spend on them.
+STUDENT_COPTS = ["-Wno-error", "-g", "-DLAB_STUDENT_SOURCE"]
 
 # The object files of every lab() of a package, as objcheck checked them (call it at the
 # end of the BUILD file; //labs/objcheck:labs_accepted_test reads them).

@@ -76,5 +76,5 @@ void sim_host_work(uint64_t ns) {
 uint64_t sim_host_copy_ns(uint64_t bytes) {
     const sim_profile *p = sim_profile_current();
     if (!p) return 0;
-    return sim_clock_ns((double)bytes / p->host_memcpy_gbps);
+    return sim_clock_ns(sim_profile_host_copy_ns(p, (double)bytes));
 }

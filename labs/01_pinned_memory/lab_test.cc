@@ -8,7 +8,8 @@
 // passes with the report saying what teardown() left. With both steps done, a host wait
 // before every batch (a poll of cudaEventQuery or cudaStreamQuery, or cudaFree) keeps the
 // directions apart (exit 1), and the advice names that wait; queries that only pick a free
-// slot are no wait.
+// slot are no wait. Copying the inputs into pinned buffers with memcpy costs what a GPU's
+// host spends on it (exit 1), and the advice names the copy.
 #include "labs/lab_test_support.h"
 
 #include <string>
@@ -244,6 +245,28 @@ TEST(Lab01, QueriesThatPickAFreeSlotAreNoWait) {
 // Every variant's advice comes from what it does: where it stands, and the wait the blame
 // puts first with its line (a copy from pageable memory holds the host: the skeleton's and
 // a pageable pipeline's costliest wait; run()'s final waits otherwise).
+// Copying each input with memcpy into a pinned buffer of the program's own before its upload
+// is charged as a GPU's host spends on it (the profile's host copy curve: about 1 ms for
+// 8 MiB on a lent H200's host), not as the grading machine's CPU does: 64 MiB a run, more
+// than the pipeline itself, on any machine (0.13 of the bound on a lent H200). The advice
+// names the copy and its line.
+TEST(Lab01, CopyingTheInputsOnTheHostCostsWhatAGpuHostSpends) {
+    Outcome o = RunLabOnce("labs/01_pinned_memory_staged_memcpy_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_LT(Num(j, "bound_fraction"), 0.3);
+    // Eight copies of 8 MiB at the curve's 8 MiB point (0.99 ms), one after another on the
+    // host: the run takes at least that, five times a perfect pipeline's time.
+    const double run_ms = Num(cJSON_GetObjectItemCaseSensitive(j, "timings"), "yours_median_ms");
+    EXPECT_GT(run_ms, 8 * 0.9);
+    EXPECT_GT(run_ms, 5 * Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "ideal_ms"));
+    const std::string at = ShortLine("labs/01_pinned_memory/testdata/variants.c", "memcpy(stage[b], lab_input(ctx, b)");
+    EXPECT_EQ(Advice(j).rfind("your run copies memory on the host 8 times (the most at " + at + ")", 0), 0u)
+        << Advice(j);
+    cJSON_Delete(j);
+}
+
 TEST(Lab01, EveryVariantIsAdvisedByWhatItDoes) {
     const std::string lab = "labs/01_pinned_memory/lab.c", v = "labs/01_pinned_memory/testdata/variants.c";
     const std::string todo1 = "0/2 TODO 1 (pin the harness's buffers, once)";

@@ -25,9 +25,13 @@
  * and a ring of pageable buffers reached 87-90% of the bound on an H100 and an H200,
  * within a hair of the target. The loader's own write of a batch (about 115 us for 1 MiB
  * at the 9 GB/s a host memcpy ran at on an H100 machine) stays inside a quick load's
- * 140 us, so its speed, which the simulator does not model, cannot change the verdict
- * (with 2 MiB batches and a fixed 300 us load it did); a host that copies 1 MiB slower
- * than that (under 7.5 GB/s) would stretch the quick loads.
+ * 140 us, so its speed cannot change the verdict (with 2 MiB batches and a fixed 300 us
+ * load it did); a host that copies 1 MiB slower than that (under 7.5 GB/s) would stretch
+ * the quick loads. A program that copies a batch on the host itself pays for it on top of
+ * the load, on both backends (the simulator charges a host copy what a lent H200's host
+ * spent on it, about 108 us a MiB: docs/calibration.md, "Host copies"): loading into a
+ * pageable buffer and then memcpy()ing it into a pinned slot reads 68% here and 69-77% on
+ * H200s, below target.
  *
  * The bound: the slower of the loader alone (every batch loaded, nothing else) and the
  * device alone (every batch's upload, kernel and download, the inputs already loaded,
@@ -43,10 +47,10 @@
  * each upload (at most 74% here, 70-73% on H200s) and every ring of pinned buffers (at
  * least 90% here, 87-94% on H200s, whose host pays more for each call than the
  * simulator charges, about 30 us a batch), and above a ring of pageable buffers (62% here,
- * 61-64% on H200s: each upload stages its batch on the loader's time and waits for one
+ * 61-68% on H200s: each upload stages its batch on the loader's time and waits for one
  * of the driver's two staging slots, sim/pageable_staging.h, and the student's process
- * first copies the batch into memory the referee can read, about 150 us a MiB,
- * docs/referee.md). The quicker a quick load against the device's batch, the longer one
+ * copies each batch out of the loader's memory and back into memory the referee can read,
+ * about 164 us a MiB, docs/referee.md). The quicker a quick load against the device's batch, the longer one
  * buffer keeps the loader waiting after it; with quick loads of 0.45 and slow ones of 1.8
  * (until 2026-11-28) one buffer sat 4.6 points below an 82% target here and the rings of
  * an H100 2-4 points above it. lab08_test checks the verdicts on the simulator. It passes a loader that runs ahead of the device from

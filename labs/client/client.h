@@ -59,6 +59,14 @@ void lab_client_device_free(void *p);
  * calls that use it wait for the referee). NULL when the referee has none to give. */
 void *lab_client_staging(size_t n);
 
+/* ---- host copies ------------------------------------------------------------------------- */
+
+/* A host copy made for the student's code (memmove where overlap), told to the referee as
+ * the student's line at return_address when it is of LAB_HOST_COPY_MIN bytes or more
+ * (host_copy.c): lab.h's memcpy and memmove, and the client's own copy of a loaded batch
+ * into the student's pageable buffer. */
+void *lab_client_copy(void *dst, const void *src, size_t n, bool overlap, const void *return_address);
+
 /* ---- host functions --------------------------------------------------------------------- */
 
 /* A host function and its argument, as cudaLaunchHostFunc queued them: a number the

@@ -48,6 +48,10 @@ void lab_backend_wait_until(uint64_t t);
  * simulator's virtual clock moves on with the device running meanwhile; on a GPU the
  * thread spins (a busy wait, not a sleep). */
 void lab_backend_host_work(uint64_t ns);
+/* What a host memcpy of bytes costs the GPU's host, in ns, for the simulator to charge
+ * (sim_host_copy_ns: the profile's host_copy_curve); 0 on a GPU, whose host's own copy is
+ * the cost. */
+uint64_t lab_backend_host_copy_ns(uint64_t bytes);
 /* Whether the backend can perturb its schedule (--schedules). */
 bool lab_backend_can_perturb(void);
 /* Perturbs timing from now on (amount 0: exact). */

@@ -112,6 +112,11 @@ void lab_backend_host_work(uint64_t ns) {
     }
 }
 
+uint64_t lab_backend_host_copy_ns(uint64_t bytes) {
+    (void)bytes;
+    return 0;
+}
+
 bool lab_backend_can_perturb(void) { return false; }
 
 void lab_backend_perturb(uint64_t seed, double amount) {

@@ -97,6 +97,8 @@ void lab_backend_wait_until(uint64_t t) {
 
 void lab_backend_host_work(uint64_t ns) { sim_host_work(ns); }
 
+uint64_t lab_backend_host_copy_ns(uint64_t bytes) { return sim_host_copy_ns(bytes); }
+
 bool lab_backend_can_perturb(void) { return true; }
 
 void lab_backend_perturb(uint64_t seed, double amount) { sim_set_perturbation(seed, amount); }

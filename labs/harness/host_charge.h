@@ -30,14 +30,14 @@
  * 20 ms, with no history, which let a lab 01 program copy its 64 MiB of inputs with memcpy
  * in every run (4-8 ms of CPU here) for nothing, where a lent H200 took 11 ms for it and
  * the program read 12% of its bound there (docs/measured.md); a run() after the first starts
- * with 0.5 ms (LAB_HOST_CHARGE_FILTERED_START_NS). What the simulator charges is this
- * machine's CPU time, though: that memcpy took 1.3 ms a run on an idle build machine, 4-8 ms
- * on a loaded one and about 10 ms on the lent H200's host, so host work is charged less
- * here than a GPU's host spends on it, by as much as the machines differ. The labs' runs last 0.5 to
- * 30 ms, so host work of a millisecond or more a run is what decides a verdict. Work spread
- * thinly, under the allowance of the commands around it (a memcpy of 1 MiB per batch among
- * a dozen calls, about 0.1 ms), is still not charged: the simulator does not see it, and
- * docs/referee.md says so. */
+ * with 0.5 ms (LAB_HOST_CHARGE_FILTERED_START_NS). What the simulator charges here is this
+ * machine's CPU time, though, which is not a GPU host's: the labs' runs last 0.5 to 30 ms,
+ * so host work of a millisecond or more a run is what decides a verdict, and work spread
+ * thinly, under the allowance of the commands around it, is not charged. Host copies, the
+ * host work a lab's programs do most, are therefore not charged from here: a lab file's
+ * memcpy costs what the profile's host copy curve says a GPU's host spends on it
+ * (lab.h's lab_host_memcpy; remote.c, charge_host_copy), and its CPU time here is left out
+ * of what this credit sees. */
 #ifndef STREAMLAB_LAB_HOST_CHARGE_H
 #define STREAMLAB_LAB_HOST_CHARGE_H
 

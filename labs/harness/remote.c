@@ -26,6 +26,7 @@
 #include "labs/harness/requests.h"
 #include "labs/harness/result_schema.h"
 #include "labs/harness/source_line.h"
+#include "labs/harness/spec.h"
 #include "labs/referee/arena.h"
 #include "labs/referee/process.h"
 #include "trace/record/recorder.h"
@@ -130,6 +131,7 @@ static struct remote {
     clockid_t process_clock;     /* the student's process's CPU clock, all its threads */
     bool have_process_clock;
     lab_host_charge fn_charge;   /* the credit of its host functions' thread */
+    uint64_t copy_t0, copy_t1;   /* the host copy being served: its span on the host's clock */
     char refusals[2048]; /* a refusal that names a freed buffer and its line takes 250 bytes */
     char failed_call[200]; /* lab_remote_failed_call: this phase's last failed call */
 } R = {.timeout_ms = -1};
@@ -237,16 +239,46 @@ static uint64_t child_cpu_ns(void) {
 }
 
 /* On the simulator, what the student's process computed since its last command costs the
- * simulated host that time, in whole steps: the host is not free there. */
-static void charge_host_work(void) {
+ * simulated host that time, in whole steps: the host is not free there. known_ns of that
+ * time is charged apart (a host copy's, charge_host_copy) and left out here. */
+static void charge_host_work(uint64_t known_ns) {
     if (!R.simulated) return;
     uint64_t now = child_cpu_ns();
     uint64_t spent = now > R.child_cpu_ns ? now - R.child_cpu_ns : 0;
     R.child_cpu_ns = now;
+    spent -= spent < known_ns ? spent : known_ns;
     /* In run(), what came before this command in every run so far (host_history.h). */
     if (R.in_run) spent = lab_host_history_filter(&R.history, spent);
     uint64_t charge = lab_host_charge_take(&R.host_charge, spent);
     if (charge) lab_backend_host_work(charge);
+}
+
+/* On the simulator, a memcpy of the student's (lab.h sends each one of LAB_HOST_COPY_MIN
+ * bytes or more as LAB_OP_HOST_COPY) costs the simulated host what one of that size costs
+ * the lent H200s' hosts (the profile's host_copy_curve), not what it cost this machine's
+ * CPU, which copies several times faster when idle and slower when loaded: the grade must
+ * not depend on the machine that grades (docs/referee.md, "Host work"). The client says
+ * how many bytes it copied and how long its thread took; the referee charges the curve's
+ * time and leaves out of the measured CPU time the copy's own, but never more than the
+ * curve's time, so that a report the student's process forged can only cost it: claiming
+ * fewer bytes leaves the measured time charged, claiming more time than the copy took
+ * leaves out no more than the bytes claimed are charged. A host function's copies (on its
+ * own ring) lengthen its op by the curve's time. */
+static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t len) {
+    uint64_t v[3] = {0, 0, 0}; /* bytes, the copying thread's CPU time, the copy's wall time */
+    if (len >= sizeof(v)) memcpy(v, args, sizeof(v));
+    uint64_t now = lab_backend_now_ns();
+    if (!R.simulated) {
+        /* On a GPU the copy is over: the host lane shows it where it was. */
+        R.copy_t1 = now;
+        R.copy_t0 = now > v[2] ? now - v[2] : 0;
+        return;
+    }
+    uint64_t model = lab_backend_host_copy_ns(v[0]);
+    if (main_ring) charge_host_work(v[1] < model ? v[1] : model);
+    R.copy_t0 = lab_backend_now_ns();
+    if (model) lab_backend_host_work(model);
+    R.copy_t1 = lab_backend_now_ns();
 }
 
 /* The CPU time of the student's whole process (0 where its clock cannot be read). While a
@@ -449,11 +481,16 @@ static bool is_staging(const void *p, size_t n) {
 }
 
 /* On the simulator, the client's copy of the student's pageable bytes into or out of
- * staging costs the simulated host what it costs on a GPU, where it is real host time: lab
- * 08's ring of pageable 1 MiB buffers, traced on an H200, spent 7.86 ms of its run outside
- * every call (48 uploads, 164 us each) where the same ring of pinned buffers spent 0.51 ms
- * (11 us a batch), so about 150 us a MiB (docs/referee.md). */
-#define STAGING_COPY_NS_PER_MIB 150000.0
+ * staging costs the simulated host what it costs on a GPU, where it is real host time. Lab
+ * 08's ring of pageable 1 MiB buffers, traced on an H200, spent 7.86 ms of its run between
+ * its loads' ends and its uploads' calls (48 batches, 164 us each) where the same ring of
+ * pinned buffers spent 0.51 ms (11 us a batch): two copies a batch, the load's out of
+ * staging into the student's buffer, which reads what the referee's process wrote and costs
+ * what the profile's host copy curve says (the client tells it, LAB_OP_HOST_COPY), and the
+ * upload's into staging, which reads what that copy has just written, in this core's
+ * cache: the rest of the 164 us (docs/referee.md). A copy out of staging after a download reads what the
+ * device wrote, in no cache: the curve's time. */
+#define STAGING_PAIR_NS_PER_MIB 164000.0
 
 /* On the simulator, what the referee's own path costs a command of the student's on a GPU,
  * where the referee performs the student's calls one after the other. Serving a command
@@ -475,10 +512,16 @@ static void charge_command(bool main_ring, bool answered) {
     lab_backend_host_work(REFEREE_SERVE_NS + (answered ? REFEREE_ROUND_TRIP_NS : 0u));
 }
 
-static void charge_staging_copy(size_t bytes) {
+static void charge_staging_copy(size_t bytes, bool into_staging) {
     if (!R.simulated || !bytes) return;
-    lab_backend_host_work((uint64_t)(STAGING_COPY_NS_PER_MIB * (double)bytes / (1024.0 * 1024.0)) +
-                          REFEREE_ROUND_TRIP_NS);
+    double mib = (double)bytes / (1024.0 * 1024.0), ns;
+    if (into_staging) {
+        double pair = STAGING_PAIR_NS_PER_MIB - (double)lab_backend_host_copy_ns(1024u * 1024u);
+        ns = (pair > 0 ? pair : 0) * mib;
+    } else {
+        ns = (double)lab_backend_host_copy_ns(bytes);
+    }
+    lab_backend_host_work((uint64_t)ns + REFEREE_ROUND_TRIP_NS);
 }
 
 /* ---- the reply ----------------------------------------------------------------------- */
@@ -893,10 +936,10 @@ static void ended(int index, uint64_t handle) {
             refuse(#name " into a lab output from host memory (a result must come from the device)"); \
             err_ = cudaErrorInvalidValue;                                                  \
         } else {                                                                           \
-            charge_staging_copy(staged_in_);                                               \
+            charge_staging_copy(staged_in_, true);                                         \
             err_ = per_thread_ && !OWN_PER_THREAD_##kind ? PERFORM_PER_THREAD_##per_thread(name, params) \
                                                          : PERFORM_##kind(name, params);   \
-            charge_staging_copy(staged_out_);                                              \
+            charge_staging_copy(staged_out_, false);                                       \
             for (size_t u_ = 0; u_ < n_uses_; u_++)                                        \
                 if (to_output_ && use_is_source_[u_]) uses_[u_].need = LAB_GRAPH_NEED_DEVICE; \
             if (err_ == cudaSuccess) note_captured(stream_, uses_, n_uses_);               \
@@ -1126,6 +1169,8 @@ static int serve_lab(uint32_t op, const lab_ring_record *rec, const unsigned cha
             reply_int(rec, 1);
             return 0;
         }
+        /* Into staging, the client copies the batch on into the student's own buffer, and
+         * tells that copy as one of the program's (LAB_OP_HOST_COPY). */
         reply_int(rec, lab_load_batch(ctx, batch, (void *)(uintptr_t)dst));
         return 0;
     }
@@ -1197,6 +1242,12 @@ static int serve_lab(uint32_t op, const lab_ring_record *rec, const unsigned cha
     case LAB_OP_KERNEL_CHECKSUM:
     case LAB_OP_KERNEL_WIDEN:
     case LAB_OP_KERNEL_NARROW: return serve_kernel(op, rec, payload, len);
+    case LAB_OP_HOST_COPY: /* charged in serve(), before any other command's charge */
+        /* The host lane's span of the copy, at the student's line (a host function's
+         * copies are its op's work). */
+        if (t_ring == R.ref.ring) trace_record_api(LAB_HOST_COPY_SPAN, R.copy_t0, R.copy_t1);
+        if (!t_one_way) reply_int(rec, 0);
+        return 0;
     default: return -1;
     }
 }
@@ -1243,8 +1294,12 @@ static int serve(void *ring, lab_referee *ref, const lab_ring_record *rec, const
     t_error_first = (cuda && kind != CALL_pure) || launch;
     const unsigned char *args = (const unsigned char *)payload + sizeof(h);
     uint32_t len = rec->len - (uint32_t)sizeof(h);
-    charge_host_work();
-    charge_command(ring == R.ref.ring, !(launch || kind == CALL_async));
+    if (rec->op == LAB_OP_HOST_COPY) {
+        charge_host_copy(ring == R.ref.ring, args, len);
+    } else {
+        charge_host_work(0);
+        charge_command(ring == R.ref.ring, !(launch || kind == CALL_async));
+    }
     /* Every op the call records carries the student's line. */
     trace_call_site_enter((const void *)(uintptr_t)((h.site & ~(uint64_t)LAB_SOURCE_LINE_STUDENT) | LAB_SOURCE_LINE_STUDENT));
     int rc;

@@ -612,6 +612,7 @@ static void compute_metrics(harness *h) {
         (void)line_of_site(h->findings.orders[i].record_site, h->findings.orders[i].record_line,
                            sizeof(h->findings.orders[i].record_line));
     (void)line_of_site(h->findings.graph_made_site, h->findings.graph_made_line, sizeof(h->findings.graph_made_line));
+    (void)line_of_site(h->findings.host_copy_site, h->findings.host_copy_line, sizeof(h->findings.host_copy_line));
     (void)line_of_site(h->findings.graph_captured_site, h->findings.graph_captured_line,
                        sizeof(h->findings.graph_captured_line));
     int least = 0, greatest = 0;

@@ -207,6 +207,11 @@ typedef struct lab_findings {
                              (a buffer freed and made again may get the same address, so
                              shared_buffers counts it as shared between the streams that
                              used it in turn) */
+    int host_copies;      /* the program's host copies in the run (memcpy or memmove of
+                             LAB_HOST_COPY_MIN bytes or more: "memcpy" spans of the host lane) */
+    double host_copy_ms;  /* their time on the host lane */
+    uint64_t host_copy_site; /* the costliest one's call site, and its line ("" when unknown) */
+    char host_copy_line[128];
 } lab_findings;
 
 /* A stage of the workload that the student times on the GPU and reports with
@@ -383,6 +388,11 @@ double lab_spec_elapsed_ns(cudaEvent_t a, cudaEvent_t b);
 double lab_spec_median(double *v, int n);
 
 /* ---- facts specs read (labs/harness/facts.c) ------------------------------------------- */
+
+/* The host lane's span of one of the program's host copies (the referee's, remote.c), and
+ * the part of a run they must take for the advice to name them (steps.c). */
+#define LAB_HOST_COPY_SPAN "memcpy"
+#define LAB_HOST_COPY_SHARE 0.2
 
 /* A wait that over-synchronises: the costliest host wait inside the loop that held the
  * run's critical path for at least LAB_FACT_COSTLY of the run; NULL when none did. */

@@ -169,6 +169,14 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
     size_t n = trace_timeline_count(tl);
     bool kernel_on[MAX_STREAMS] = {false};
     int graph_branches = 0;
+    /* The host copies' lines, for the one whose copies took longest. */
+    enum { MAX_COPY_SITES = 8 };
+    struct {
+        uint64_t site;
+        double ms;
+    } copy_sites[MAX_COPY_SITES];
+    int n_copy_sites = 0;
+    memset(copy_sites, 0, sizeof(copy_sites));
     for (size_t i = 0; i < n; i++) {
         const trace_op *op = trace_timeline_get(tl, i);
         if (!trace_timeline_in_run(op, run)) continue;
@@ -180,6 +188,15 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
             f->graph_launches += !strcmp(op->name, "cudaGraphLaunch");
             f->copy_calls += !strncmp(op->name, "cudaMemcpy", 10);
             f->device_allocs += !strcmp(op->name, "cudaMalloc");
+            if (!strcmp(op->name, LAB_HOST_COPY_SPAN)) {
+                double ms = (double)(op->end_ns - op->start_ns) / 1e6;
+                f->host_copies++;
+                f->host_copy_ms += ms;
+                int k = 0;
+                while (k < n_copy_sites && copy_sites[k].site != op->call_site) k++;
+                if (k == n_copy_sites && n_copy_sites < MAX_COPY_SITES) copy_sites[n_copy_sites++].site = op->call_site;
+                if (k < n_copy_sites) copy_sites[k].ms += ms;
+            }
             continue;
         }
         if (!trace_op_kind_is_stream_work(op->kind) || op->stream < 0) continue;
@@ -219,6 +236,11 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         s->requests += request;
         s->request_kernels += request && op->kind == TRACE_OP_KERNEL;
     }
+    for (int k = 0; k < n_copy_sites; k++)
+        if (k == 0 || copy_sites[k].ms > copy_sites[0].ms) {
+            copy_sites[0] = copy_sites[k];
+            f->host_copy_site = copy_sites[k].site;
+        }
     if (graph_branches > f->kernel_streams) f->kernel_streams = graph_branches;
     if (graph_branches > f->graph_width) f->graph_width = graph_branches;
     /* A graph whose kernels all ran on its launch stream: one chain. */
@@ -449,6 +471,20 @@ int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, siz
                         "before it returns, so nothing you queue after it overlaps what you queued before it. "
                         "Instead, %s.",
                         said, call, w->call, fix);
+    }
+    /* Host copies that take a large part of the run: the host copies where the copy
+     * engines could have read the memory itself. */
+    if (f->host_copies > 0 && f->run_ms > 0 && f->host_copy_ms >= LAB_HOST_COPY_SHARE * f->run_ms) {
+        char at[160];
+        lab_fact_line_note(f->host_copy_line, " at ", "", at, sizeof(at));
+        return snprintf(buf, len,
+                        "your run copies memory on the host %d time%s (the most%s), %.1f ms of the run's %.1f ms: "
+                        "while the host copies, it queues nothing, and the host of a GPU machine copies about "
+                        "10 GB/s, a sixth of what a copy engine moves. The copy engines read and write pinned memory "
+                        "themselves: have the data in pinned memory where it is made (register the buffer it is in, "
+                        "or load it into a pinned buffer) and give that address to cudaMemcpyAsync, instead of "
+                        "copying it on the host first.",
+                        f->host_copies, f->host_copies == 1 ? "" : "s", at, f->host_copy_ms, f->run_ms);
     }
     int n = spec->beyond ? spec->beyond(f, &spec->workload, buf, len) : 0;
     if (n > 0) return n;

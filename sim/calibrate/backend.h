@@ -18,6 +18,9 @@ bool cal_backend_simulated(void);
 uint64_t cal_now_ns(void);
 /* Keeps the host busy for ns (the simulator moves its virtual clock on). */
 void cal_host_wait_ns(uint64_t ns);
+/* A host memcpy of n bytes (the simulator also charges its host clock what the profile says
+ * one costs: sim_host_copy_ns). */
+void cal_host_copy(void *dst, const void *src, size_t n);
 /* Simulator build: makes name_or_path (a built-in profile or a profile file) the
  * simulated device, after a reset. GPU build: refused. Returns 0, or -1 with err set. */
 int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size);

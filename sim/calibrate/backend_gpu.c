@@ -3,6 +3,7 @@
 #include "sim/calibrate/backend.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include <cuda_runtime.h>
@@ -20,6 +21,8 @@ void cal_host_wait_ns(uint64_t ns) {
     while (cal_now_ns() < end) {
     }
 }
+
+void cal_host_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
 
 int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size) {
     snprintf(err, err_size,

@@ -2,6 +2,7 @@
 #include "sim/calibrate/backend.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "streamlab_sim.h"
 
@@ -10,6 +11,11 @@ bool cal_backend_simulated(void) { return true; }
 uint64_t cal_now_ns(void) { return sim_now_ns(); }
 
 void cal_host_wait_ns(uint64_t ns) { sim_host_work(ns); }
+
+void cal_host_copy(void *dst, const void *src, size_t n) {
+    memcpy(dst, src, n);
+    sim_host_work(sim_host_copy_ns(n));
+}
 
 int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size) {
     sim_reset();

@@ -233,13 +233,19 @@ static void set_bool(cJSON *obj, const char *key, bool value) {
         cJSON_AddItemToObject(obj, key, item);
 }
 
-/* The fitted pageable curves into the copy section, in place of the base's (if it has them). */
-static void add_curves(cJSON *copy, const cal_fit *fit) {
-    static const char *const keys[] = {"h2d_pageable_curve", "d2h_pageable_curve"};
-    for (int d = 0; d < 2; d++) {
-        const cal_fitted *f = cal_fit_find(fit, keys[d]);
-        if (!f || !copy) continue;
-        const sim_pageable_curve *c = d == 0 ? &fit->profile.h2d_pageable_curve : &fit->profile.d2h_pageable_curve;
+/* The fitted curves (the pageable copies' into the copy section, the host's memcpy into the
+ * host section), in place of the base's (if it has them). */
+static void add_curves(cJSON *root, const cal_fit *fit) {
+    static const struct {
+        const char *section, *key;
+    } curves[] = {{"copy", "h2d_pageable_curve"}, {"copy", "d2h_pageable_curve"}, {"host", "host_copy_curve"}};
+    const sim_pageable_curve *fitted[] = {&fit->profile.h2d_pageable_curve, &fit->profile.d2h_pageable_curve,
+                                          &fit->profile.host_copy_curve};
+    for (size_t d = 0; d < sizeof(curves) / sizeof(curves[0]); d++) {
+        const cal_fitted *f = cal_fit_find(fit, curves[d].key);
+        cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, curves[d].section);
+        if (!f || !sec) continue;
+        const sim_pageable_curve *c = fitted[d];
         cJSON *entry = cJSON_CreateObject(), *points = cJSON_AddArrayToObject(entry, "points");
         for (int i = 0; i < c->n; i++) {
             cJSON *pt = cJSON_CreateArray();
@@ -249,10 +255,10 @@ static void add_curves(cJSON *copy, const cal_fit *fit) {
         }
         cJSON_AddStringToObject(entry, "source", f->how);
         cJSON_AddBoolToObject(entry, "measured", true);
-        if (cJSON_GetObjectItemCaseSensitive(copy, keys[d]))
-            cJSON_ReplaceItemInObjectCaseSensitive(copy, keys[d], entry);
+        if (cJSON_GetObjectItemCaseSensitive(sec, curves[d].key))
+            cJSON_ReplaceItemInObjectCaseSensitive(sec, curves[d].key, entry);
         else
-            cJSON_AddItemToObject(copy, keys[d], entry);
+            cJSON_AddItemToObject(sec, curves[d].key, entry);
     }
 }
 
@@ -284,7 +290,7 @@ static char *profile_text(const char *base_text, size_t base_size, const char *b
     for (size_t s = 0; s < 4; s++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, sections[s]), *entry;
         cJSON_ArrayForEach(entry, sec) {
-            if (sim_profile_is_curve_key(entry->string)) continue; /* below */
+            if (sim_profile_is_curve_key(sections[s], entry->string)) continue; /* below */
             const cal_fitted *f = cal_fit_find(fit, entry->string);
             if (f && !strcmp(f->section, sections[s])) {
                 double v = 0;
@@ -311,7 +317,7 @@ static char *profile_text(const char *base_text, size_t base_size, const char *b
             }
         }
     }
-    add_curves(cJSON_GetObjectItemCaseSensitive(root, "copy"), fit);
+    add_curves(root, fit);
     char *out = cJSON_Print(root);
     cJSON_Delete(root);
     sim_profile check;

@@ -3,9 +3,9 @@
 // different built-in profile as its base, so a value can only come out right by being
 // measured: every value the written profile marks "measured" must be within 5% of the
 // calibrated profile's (an intercept of 0 within 5% of its per-MiB partner's: under 5% of
-// one MiB's cost; any other 0 exactly), every point of the pageable curves it writes within
-// 5% of what the calibrated profile gives a copy of that size (its own curve, or its line
-// when it has none), at least 30 values must be measured, and the calibrator must reproduce its
+// one MiB's cost; any other 0 exactly), every point of the pageable curves and of the host's
+// memcpy curve it writes within 5% of what the calibrated profile gives a copy of that size
+// (its own curve, or its line or rate when it has none), at least 30 values must be measured, and the calibrator must reproduce its
 // own figures (exit status 0). The host-device round-trip values (submission, wake-up,
 // queries, host functions, graphs) are the same in every built-in profile, so they are also
 // recovered from a profile whose values no built-in one has. Bad input (an unknown flag, a
@@ -126,14 +126,17 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
             measured++;
             const cJSON *points = cJSON_GetObjectItemCaseSensitive(entry, "points");
             if (points) {
-                // A pageable curve: each point against the profile's time for that size.
+                // A pageable curve, or the host's memcpy curve: each point against the
+                // profile's time for that size.
+                bool host = !strcmp(entry->string, "host_copy_curve");
                 bool h2d = entry->string[0] == 'h';
                 curves++;
-                EXPECT_EQ(cJSON_GetArraySize(points), 6) << entry->string;
+                EXPECT_EQ(cJSON_GetArraySize(points), host ? 5 : 6) << entry->string;
                 const cJSON *pt;
                 cJSON_ArrayForEach(pt, points) {
                     double bytes = cJSON_GetArrayItem(pt, 0)->valuedouble, ns = cJSON_GetArrayItem(pt, 1)->valuedouble;
-                    double t = sim_profile_pageable_ns(&want_profile, h2d, bytes);
+                    double t = host ? sim_profile_host_copy_ns(&want_profile, bytes)
+                                    : sim_profile_pageable_ns(&want_profile, h2d, bytes);
                     EXPECT_LE(std::fabs(ns - t), 0.05 * t)
                         << name << ": " << entry->string << " at " << bytes << " bytes recovered as " << ns
                         << " ns, the profile gives " << t;
@@ -168,7 +171,7 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
     EXPECT_GE(measured, 30) << "too few values measured";
     for (const auto &k : kRoundTripKeys)
         EXPECT_TRUE(marked_measured(got, k[0], k[1])) << name << ": " << k[0] << "." << k[1] << " not measured";
-    EXPECT_EQ(curves, 2) << "the calibrator writes both pageable curves";
+    EXPECT_EQ(curves, 3) << "the calibrator writes both pageable curves and the host's memcpy curve";
     cJSON_Delete(base_json);
     cJSON_Delete(want);
     cJSON_Delete(got);

@@ -245,6 +245,43 @@ static void fit_pageable(cal_fit *f, const double *fig, bool h2d) {
         fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large]);
 }
 
+/* The host's memcpy of 64 KiB to 64 MiB: the profile's host_copy_curve (profile_curve.h),
+ * the measured times as they are (a memcpy is the host's own work: no call to subtract), and
+ * past its largest point the rate between its two largest points, host_memcpy_gbps. */
+static void fit_host_copy(cal_fit *f, const double *fig) {
+    sim_profile *p = &f->profile;
+    static const unsigned kib[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_KIB;
+    static const cal_figure_id ids[CAL_HOST_COPY_SIZES] = {CAL_host_copy_64k, CAL_host_copy_256k, CAL_host_copy_1m,
+                                                           CAL_host_copy_8m, CAL_host_copy_64m};
+    sim_pageable_curve *c = &p->host_copy_curve;
+    memset(c, 0, sizeof(*c));
+    char list[200] = "";
+    for (int i = 0; i < CAL_HOST_COPY_SIZES; i++) {
+        double t = fig[ids[i]] * 1e3;
+        if (i > 0 && t < c->ns[i - 1]) {
+            note(f, "a host memcpy of %u KiB took less than one of %u KiB (%.4g against %.4g us); a larger copy "
+                    "cannot take less, so its curve point is the smaller one's", kib[i], kib[i - 1], fig[ids[i]],
+                 fig[ids[i - 1]]);
+            t = c->ns[i - 1];
+        }
+        c->bytes[i] = kib[i] * 1024.0;
+        c->ns[i] = t;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof(list) - used, "%s%.5g", i ? ", " : "", fig[ids[i]]);
+    }
+    c->n = CAL_HOST_COPY_SIZES;
+    int last = c->n - 1;
+    double span = c->ns[last] - c->ns[last - 1];
+    double rate = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span
+                           : c->bytes[last] / (c->ns[last] > 0 ? c->ns[last] : 1);
+    mark(f, "host", "host_copy_curve",
+         "measured: a host memcpy of 64 KiB, 256 KiB, 1 MiB, 8 MiB and 64 MiB from pageable memory the host wrote "
+         "earlier (not just before) into pinned memory took %s us (host time, the median of 9)", list);
+    set(f, "host", "host_memcpy_gbps", &p->host_memcpy_gbps, rate,
+        "measured: past the host copy curve's largest point, the rate between its 8 MiB and 64 MiB points (%.4g and "
+        "%.4g us)", fig[ids[last - 1]], fig[ids[last]]);
+}
+
 /* A pinned copy, event-timed on a held-back stream: fixed_ns + bytes / rate. */
 static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
     sim_profile *p = &f->profile;
@@ -482,6 +519,8 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     /* Pageable copies: a curve per direction (the call costs above are subtracted). */
     fit_pageable(out, fig, true);
     fit_pageable(out, fig, false);
+    /* The host's own memcpy. */
+    fit_host_copy(out, fig);
     /* Both directions at once: the total rate that makes the copy-engine model give the
      * measured time. */
     {

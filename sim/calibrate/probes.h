@@ -27,6 +27,10 @@ extern "C" {
 #define CAL_CALL_SMALL_MIB 1
 #define CAL_HOSTMEM_SMALL_MIB 1 /* the size a lab pins a batch at: a call's fixed cost shows */
 #define CAL_HOSTMEM_LARGE_MIB 256
+/* The host memcpy's sizes, in KiB: what a lab's program copies on the host (a 256 KiB or
+ * 1 MiB batch, an 8 MiB one, 64 MiB of inputs). */
+#define CAL_HOST_COPY_KIB {64, 256, 1024, 8192, 65536}
+#define CAL_HOST_COPY_SIZES 5
 #define CAL_WAVE_NS 10000.0 /* the spin blocks of the wave probe */
 #define CAL_WAVES_LONG 21
 #define CAL_SPIN_THREADS 1024u
@@ -96,6 +100,11 @@ extern "C" {
     X(host_register_large, "ms", "fit", "cudaHostRegister of 256 MiB")                                        \
     X(host_unregister_small, "ms", "fit", "cudaHostUnregister of 1 MiB")                                     \
     X(host_unregister_large, "ms", "fit", "cudaHostUnregister of 256 MiB")                                    \
+    X(host_copy_64k, "us", "fit", "host memcpy of 64 KiB written earlier into pinned memory, host time")          \
+    X(host_copy_256k, "us", "fit", "host memcpy of 256 KiB written earlier into pinned memory, host time")        \
+    X(host_copy_1m, "us", "fit", "host memcpy of 1 MiB written earlier into pinned memory, host time")            \
+    X(host_copy_8m, "us", "fit", "host memcpy of 8 MiB written earlier into pinned memory, host time")            \
+    X(host_copy_64m, "us", "fit", "host memcpy of 64 MiB written earlier into pinned memory, host time")          \
     X(launch, "us", "fit", "kernel launch into a non-blocking stream, host time per launch")                   \
     X(launch_blocking, "us", "fit", "kernel launch into a blocking stream, host time per launch")              \
     X(event_record, "us", "fit", "cudaEventRecord, host time")                                                \

@@ -67,11 +67,13 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
                         origin, k_sections[s]);
         const cJSON *entry;
         cJSON_ArrayForEach(entry, sec) {
-            if (!strcmp(k_sections[s], "copy") && sim_profile_is_curve_key(entry->string)) {
-                bool h2d = entry->string[0] == 'h';
-                sim_pageable_curve *c = h2d ? &out->h2d_pageable_curve : &out->d2h_pageable_curve;
+            if (sim_profile_is_curve_key(k_sections[s], entry->string)) {
+                sim_pageable_curve *c = !strcmp(entry->string, "host_copy_curve") ? &out->host_copy_curve
+                                        : entry->string[0] == 'h'                 ? &out->h2d_pageable_curve
+                                                                                  : &out->d2h_pageable_curve;
                 if (c->n)
-                    return fail(err, err_size, "profile %s: \"copy.%s\" is given twice", origin, entry->string);
+                    return fail(err, err_size, "profile %s: \"%s.%s\" is given twice", origin, k_sections[s],
+                                entry->string);
                 if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, c, err, err_size))
                     return -1;
                 continue;
@@ -154,6 +156,14 @@ double sim_profile_pageable_ns(const sim_profile *p, bool h2d, double bytes) {
     double rate = h2d ? p->h2d_pageable_gbps : p->d2h_pageable_gbps;
     if (c->n > 0) return sim_curve_ns(c, bytes, rate);
     return (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) + p->pageable_fixed_ns + bytes / rate;
+}
+
+double sim_profile_host_copy_ns(const sim_profile *p, double bytes) {
+    const sim_pageable_curve *c = &p->host_copy_curve;
+    if (c->n == 0) return bytes / p->host_memcpy_gbps;
+    /* A memcpy has no fixed cost to speak of: below the smallest point, its share of it. */
+    if (bytes < c->bytes[0]) return c->ns[0] * bytes / c->bytes[0];
+    return sim_curve_ns(c, bytes, p->host_memcpy_gbps);
 }
 
 int sim_profile_parse(const char *json, size_t size, const char *origin, sim_profile *out,

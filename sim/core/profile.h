@@ -11,7 +11,8 @@
  * profile also has a top-level "base", the profile its unmeasured values come from. The
  * "copy" section may also hold the pageable copy curves, "h2d_pageable_curve" and
  * "d2h_pageable_curve" (both or neither: profile_curve.h); sim_profile_pageable_ns says
- * what a pageable copy costs with them or without. */
+ * what a pageable copy costs with them or without. The "host" section may hold
+ * "host_copy_curve", what a host memcpy costs the CPU (sim_profile_host_copy_ns). */
 #ifndef STREAMLAB_SIM_CORE_PROFILE_H
 #define STREAMLAB_SIM_CORE_PROFILE_H
 
@@ -124,6 +125,8 @@ typedef struct sim_profile {
     sim_profile_link link; /* the optional "link" section; device_count 1 without it */
     /* The optional pageable copy curves of the "copy" section (n 0 without them). */
     sim_pageable_curve h2d_pageable_curve, d2h_pageable_curve;
+    /* The optional host memcpy curve of the "host" section (n 0 without it). */
+    sim_pageable_curve host_copy_curve;
 } sim_profile;
 
 /* Parses a profile from JSON text; origin names it in messages. Returns 0, or -1 with a
@@ -136,6 +139,11 @@ int sim_profile_parse(const char *json, size_t size, const char *origin, sim_pro
  * else the line h2d_fixed_ns (or d2h_fixed_ns) + pageable_fixed_ns + bytes at the
  * direction's pageable rate. */
 double sim_profile_pageable_ns(const sim_profile *p, bool h2d, double bytes);
+
+/* What a memcpy of bytes costs the host's CPU, in ns: the profile's host_copy_curve where it
+ * has one (below its smallest point, that point's time in proportion to the bytes), else the
+ * bytes at host_memcpy_gbps. */
+double sim_profile_host_copy_ns(const sim_profile *p, double bytes);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
-/* sim/core/profile_curve.h: the time a pageable copy takes, as a function of its size: a
- * curve of measured points per direction, the optional "h2d_pageable_curve" and
- * "d2h_pageable_curve" entries of a profile's "copy" section:
+/* sim/core/profile_curve.h: the time a copy takes, as a function of its size: a curve of
+ * measured points. A profile's "copy" section may hold one per direction for pageable copies,
+ * "h2d_pageable_curve" and "d2h_pageable_curve", and its "host" section one for the host's
+ * own memcpy, "host_copy_curve" (see below):
  *
  *   "h2d_pageable_curve": {"points": [[65536, 22150], [262144, 32500], ...],
  *                          "source": "where the points come from", "measured": true}
@@ -17,7 +18,13 @@
  * The driver stages small and large pageable copies differently (docs/calibration.md,
  * "Pageable copies"), so no single staging cost and rate fits both; a profile without the
  * curves keeps that single line: the direction's set-up, pageable_fixed_ns, and the bytes
- * at the pageable rate. A profile has both curves or neither. */
+ * at the pageable rate. A profile has both curves or neither.
+ *
+ * "host_copy_curve" is what a memcpy of that many bytes costs the host's CPU, from memory the
+ * host has just written into pinned memory (docs/calibration/host_copy_probe.cu: into
+ * pageable or write-combined memory it costs the same on the lent H200s' hosts); past its
+ * largest point the extra bytes go at host_memcpy_gbps. A profile without it charges every
+ * host copy at host_memcpy_gbps. */
 #ifndef STREAMLAB_SIM_CORE_PROFILE_CURVE_H
 #define STREAMLAB_SIM_CORE_PROFILE_CURVE_H
 
@@ -38,8 +45,8 @@ typedef struct sim_pageable_curve {
     double ns[SIM_CURVE_MAX_POINTS];
 } sim_pageable_curve;
 
-/* True for the keys of the "copy" section this file parses. */
-bool sim_profile_is_curve_key(const char *key);
+/* True for the keys of a section ("copy", "host") this file parses. */
+bool sim_profile_is_curve_key(const char *section, const char *key);
 
 /* Reads one curve entry (entry, named section.key in messages) into out. Returns 0, or -1
  * with a message in err naming the profile, the entry and, where one is wrong, the point. */

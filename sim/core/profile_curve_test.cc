@@ -4,7 +4,10 @@
 // direction's pageable rate. A profile with both curves uses them, one without any keeps
 // its line (set-up + staging + bytes at the rate), one with a single curve is refused; a
 // curve that is empty, unsorted, negative, non-numeric, oversized or without a source is
-// refused with a message naming the entry and the point.
+// refused with a message naming the entry and the point. The host section's memcpy curve
+// ("host_copy_curve") is read the same way; below its smallest point a copy costs its share
+// of that point's time, above the largest the extra bytes go at host_memcpy_gbps, and a
+// profile without it charges every byte at that rate.
 #include <gtest/gtest.h>
 
 #include <cjson/cJSON.h>
@@ -198,6 +201,73 @@ TEST(PageableCurveInAProfile, ACurveOutsideTheCopySectionIsAnUnknownParameter) {
     s.insert(host + 9, std::string("\n    \"h2d_pageable_curve\": ") + kThreePoints + ",");
     EXPECT_EQ(ParseProfile(s, &p, &err), -1);
     EXPECT_NE(err.find("unknown parameter \"host.h2d_pageable_curve\""), std::string::npos) << err;
+}
+
+// h200.json with its host copy curve taken out (and, if given, new text put in its place).
+std::string H200WithHostCurve(const std::string &curve) {
+    std::string s = H200Text();
+    size_t at = s.find("\"host_copy_curve\"");
+    EXPECT_NE(at, std::string::npos) << "h200.json has no host_copy_curve";
+    if (at == std::string::npos) return s;
+    size_t line = s.rfind('\n', at);
+    size_t end = s.find('\n', at);
+    s.erase(line, end - line);
+    // It was the host section's last entry: the one before it keeps a trailing comma.
+    size_t prev = s.rfind(',', line);
+    s.erase(prev, 1);
+    if (!curve.empty()) s.insert(prev, ",\n    \"host_copy_curve\": " + curve);
+    return s;
+}
+
+TEST(HostCopyCurve, TheBuiltInH200ChargesItsPoints) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200Text(), &p, &err), 0) << err;
+    const sim_pageable_curve &c = p.host_copy_curve;
+    ASSERT_GT(c.n, 1);
+    for (int i = 0; i < c.n; i++) EXPECT_DOUBLE_EQ(sim_profile_host_copy_ns(&p, c.bytes[i]), c.ns[i]) << i;
+    // A memcpy has no fixed cost: half the smallest point's bytes, half its time.
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_ns(&p, c.bytes[0] / 2), c.ns[0] / 2);
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_ns(&p, 0), 0);
+    // Past the largest point, the extra bytes at host_memcpy_gbps.
+    const double last = c.bytes[c.n - 1];
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_ns(&p, 2 * last), c.ns[c.n - 1] + last / p.host_memcpy_gbps);
+}
+
+TEST(HostCopyCurve, InterpolatesBetweenPoints) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200WithHostCurve(kThreePoints), &p, &err), 0) << err;
+    ASSERT_EQ(p.host_copy_curve.n, 3);
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_ns(&p, 163840), 25000);
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_ns(&p, 32768), 10000);
+}
+
+TEST(HostCopyCurve, WithoutItEveryByteGoesAtTheRate) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200WithHostCurve(""), &p, &err), 0) << err;
+    EXPECT_EQ(p.host_copy_curve.n, 0);
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_ns(&p, 1 << 20), (1 << 20) / p.host_memcpy_gbps);
+}
+
+TEST(HostCopyCurve, ABadCurveNamesItsSection) {
+    sim_profile p;
+    std::string err;
+    EXPECT_EQ(ParseProfile(H200WithHostCurve(R"({"points": [[65536, 5], [1024, 6]], "source": "s"})"), &p, &err), -1);
+    EXPECT_NE(err.find("profile test.json: \"host.host_copy_curve\": point 2's size (1024 bytes)"), std::string::npos)
+        << err;
+}
+
+TEST(HostCopyCurve, InTheCopySectionItIsAnUnknownParameter) {
+    sim_profile p;
+    std::string err;
+    std::string s = H200Text();
+    size_t copy = s.find("\"copy\": {");
+    ASSERT_NE(copy, std::string::npos);
+    s.insert(copy + 9, std::string("\n    \"host_copy_curve\": ") + kThreePoints + ",");
+    EXPECT_EQ(ParseProfile(s, &p, &err), -1);
+    EXPECT_NE(err.find("unknown parameter \"copy.host_copy_curve\""), std::string::npos) << err;
 }
 
 }  // namespace

@@ -281,8 +281,7 @@ static void start(sim_op *op) {
     }
     case SIM_OP_HOST_COPY:
         op->start_ns = S.now;
-        sim_sched_push(S.now + ns_of((double)op->u.host_copy.bytes / S.prof->host_memcpy_gbps *
-                                     op->jitter),
+        sim_sched_push(S.now + ns_of(sim_profile_host_copy_ns(S.prof, (double)op->u.host_copy.bytes) * op->jitter),
                        SIM_EV_OP_DONE, op->stream, 0, op);
         break;
     case SIM_OP_COPY:

@@ -118,7 +118,8 @@ uint64_t sim_now_ns(void);
 /* Charges ns of host-side CPU work (e.g. the harness filling a batch) to the host clock,
  * running the device forward meanwhile. */
 void sim_host_work(uint64_t ns);
-/* What copying bytes with memcpy on the host costs on this profile. */
+/* What copying bytes with memcpy on the host costs on this profile (its host_copy_curve,
+ * measured on the GPU's host: sim/core/profile_curve.h), in ns; 0 with no profile. */
 uint64_t sim_host_copy_ns(uint64_t bytes);
 
 /* ---- profiles ------------------------------------------------------------------------ */
