@@ -41,12 +41,12 @@
  * 19.1 ms (its kernels fill the GPU, so three streams overlap only the copies), so the
  * bound is 25.0 ms, 1.90x the baseline's 47.4 ms. The skeleton reaches 53% of it; one
  * buffer waited for with an event (TODO 1) 74%; a ring of two 91-92%, of three 96-97%; a
- * ring of three pageable buffers 62%. The h100 profile gives the same within a point.
+ * ring of three pageable buffers 61%. The h100 profile gives the same within a point.
  *
  * The target, 80%, sits between a loader that waits for the device after each batch or
  * each upload (at most 74% here, 70-73% on H200s) and every ring of pinned buffers (at
  * least 90% here, 87-94% on H200s, whose host pays more for each call than the
- * simulator charges, about 30 us a batch), and above a ring of pageable buffers (62% here,
+ * simulator charges, about 30 us a batch), and above a ring of pageable buffers (61% here,
  * 61-68% on H200s: each upload stages its batch on the loader's time and waits for one
  * of the driver's two staging slots, sim/pageable_staging.h, and the student's process
  * copies each batch out of the loader's memory and back into memory the referee can read,
