@@ -132,6 +132,7 @@ static struct remote {
     bool have_process_clock;
     lab_host_charge fn_charge;   /* the credit of its host functions' thread */
     uint64_t copy_t0, copy_t1;   /* the host copy being served: its span on the host's clock */
+    uint64_t fn_copies_ns;       /* the CPU time of the running host function's copies, charged */
     char refusals[2048]; /* a refusal that names a freed buffer and its line takes 250 bytes */
     char failed_call[200]; /* lab_remote_failed_call: this phase's last failed call */
 } R = {.timeout_ms = -1};
@@ -263,7 +264,8 @@ static void charge_host_work(uint64_t known_ns) {
  * curve's time, so that a report the student's process forged can only cost it: claiming
  * fewer bytes leaves the measured time charged, claiming more time than the copy took
  * leaves out no more than the bytes claimed are charged. A host function's copies (on its
- * own ring) lengthen its op by the curve's time. */
+ * own ring) lengthen its op by the curve's time, and are left out of its CPU time likewise
+ * (charge_host_fn_work). */
 static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t len) {
     uint64_t v[3] = {0, 0, 0}; /* bytes, the copying thread's CPU time, the copy's wall time */
     if (len >= sizeof(v)) memcpy(v, args, sizeof(v));
@@ -275,7 +277,11 @@ static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t
         return;
     }
     uint64_t model = lab_backend_host_copy_ns(v[0]);
-    if (main_ring) charge_host_work(v[1] < model ? v[1] : model);
+    uint64_t known = v[1] < model ? v[1] : model;
+    if (main_ring)
+        charge_host_work(known);
+    else
+        R.fn_copies_ns += known;
     R.copy_t0 = lab_backend_now_ns();
     if (model) lab_backend_host_work(model);
     R.copy_t1 = lab_backend_now_ns();
@@ -298,7 +304,11 @@ static uint64_t process_cpu_ns(void) {
 static void charge_host_fn_work(uint64_t since_ns) {
     if (!R.simulated) return;
     uint64_t now = process_cpu_ns();
-    uint64_t charge = lab_host_charge_take(&R.fn_charge, now > since_ns ? now - since_ns : 0);
+    uint64_t spent = now > since_ns ? now - since_ns : 0;
+    /* Its host copies were charged as they came (charge_host_copy): their CPU time is not. */
+    spent -= spent < R.fn_copies_ns ? spent : R.fn_copies_ns;
+    R.fn_copies_ns = 0;
+    uint64_t charge = lab_host_charge_take(&R.fn_charge, spent);
     if (charge) lab_backend_host_work(charge);
 }
 
