@@ -48,6 +48,25 @@ static int compare_double(const void *a, const void *b) {
  * timing a single op alone would overstate the phase and the bound would be beatable. */
 #define REPEAT 4
 
+/* The span of n process kernels queued on the two streams in turn, both streams starting
+ * at one marker and the first waiting for the second at the end (each stream writes its
+ * own output buffer). */
+static double kernels_span_ns(lab_ctx *ctx, phase_bufs *p, int n) {
+    const lab_workload *w = lab_get_workload(ctx);
+    cudaStream_t s0 = p->s[0], s1 = p->s[1];
+    if (cudaStreamSynchronize(s0) != cudaSuccess || cudaStreamSynchronize(s1) != cudaSuccess ||
+        cudaEventRecord(p->ev[0], s0) != cudaSuccess || cudaStreamWaitEvent(s1, p->ev[0], 0) != cudaSuccess)
+        return -1.0;
+    for (int i = 0; i < n; i++)
+        if (kernels_process(i % 2 ? p->d_other : p->d_out, p->d_in, w->batch_elems, w->process, p->s[i % 2]) !=
+            cudaSuccess)
+            return -1.0;
+    if (cudaEventRecord(p->ev[2], s1) != cudaSuccess || cudaStreamWaitEvent(s0, p->ev[2], 0) != cudaSuccess ||
+        cudaEventRecord(p->ev[1], s0) != cudaSuccess)
+        return -1.0;
+    return elapsed_ns(p->ev[0], p->ev[1]);
+}
+
 /* One sample of each phase, and of both copy directions at once. */
 static int sample_phases(lab_ctx *ctx, phase_bufs *p, double out[4]) {
     const lab_workload *w = lab_get_workload(ctx);
@@ -80,6 +99,17 @@ static int sample_phases(lab_ctx *ctx, phase_bufs *p, double out[4]) {
     double both_h2d = elapsed_ns(p->ev[0], p->ev[1]);
     double both_d2h = elapsed_ns(p->ev[0], p->ev[2]);
     out[3] = (both_h2d > both_d2h ? both_h2d : both_d2h) / REPEAT;
+
+    /* The kernel as a pipeline keeps it busy: kernels of two streams back to back fill each
+     * other's last wave of blocks, which kernels in one stream cannot. FEW and MANY of them,
+     * the difference over MANY - FEW: a kernel's cost in the steady state, without the
+     * first one's start or the last one's tail (lab 09's stages are timed the same way).
+     * Timed in one stream, the kernel is a few percent longer, and a pipeline whose kernel
+     * is its slowest phase would beat the bound by as much. */
+    enum { FEW = REPEAT, MANY = 3 * REPEAT };
+    double few = kernels_span_ns(ctx, p, FEW), many = kernels_span_ns(ctx, p, MANY);
+    if (few < 0 || many < 0) return 1;
+    out[1] = (many - few) / (MANY - FEW);
     for (int i = 0; i < 4; i++)
         if (out[i] < 0) return 1;
     return 0;
@@ -244,7 +274,7 @@ const lab_spec LAB_SPEC = {
             .batches = 24,
             .batch_elems = 1u << 20,
             .batch_bytes = (1u << 20) * sizeof(uint32_t),
-            .process = {.mul = 0, .add = 0, .iters = 1400},
+            .process = {.mul = 0, .add = 0, .iters = 2100},
         },
     .item = "batch",
     .baseline = &baseline,
@@ -253,7 +283,7 @@ const lab_spec LAB_SPEC = {
     .bound_name = "pipeline bound",
     .bound_label = "pipeline",
     .metric = LAB_METRIC_SPEEDUP,
-    .target_bound_fraction = 0.65,
+    .target_bound_fraction = 0.79,
     .steps = steps,
     .n_steps = (int)(sizeof(steps) / sizeof(steps[0])),
 };
