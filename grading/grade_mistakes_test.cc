@@ -64,7 +64,7 @@ TEST(GraderMistakes, ARubricFloorAboveTheLabsOwnTargetIsRefused) {
                         Runfile("grading/testdata/rubrics/floor_above_lab_target.json")});
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("floor_above_lab_target.json: labs.03_double_buffer.speedup: floor (0.9 of the bound) must "
-                         "be below the lab's own target (0.65 of the bound"),
+                         "be below the lab's own target (0.79 of the bound"),
               std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(out + "/gradebook.csv"));

@@ -26,6 +26,11 @@
  *                            take turns (below target; every TODO done, the wait named)
  *   LAB_VARIANT_KERNEL_ON_STREAM0  launches the kernel with stream 0, the streams made with
  *                            cudaStreamCreate: correct, and every kernel a barrier
+ *   LAB_VARIANT_ROUND_DEVSYNC  a cudaDeviceSynchronize before each round of three batches
+ *                            reuses the buffers ("let the round finish"): correct, and the
+ *                            pipeline fills and drains eight times (below target, the
+ *                            fastest of the over-synchronised programs the target is set
+ *                            against: spec.c)
  *   LAB_VARIANT_READ_EARLY   copies batch i in on the next stream but runs its kernel on its
  *                            own, with nothing between them: the kernel can read the input
  *                            buffer before the copy has filled it (read-after-write)
@@ -103,6 +108,9 @@ static int run(lab_ctx *ctx) {
 #endif
     for (int i = 0; i < w->batches; i++) {
         int s = i % NUM_STREAMS, b = i % NUM_BUFFERS;
+#if defined(LAB_VARIANT_ROUND_DEVSYNC)
+        if (s == 0 && i > 0) LAB_CHECK(cudaDeviceSynchronize()); /* the round done before reuse */
+#endif
 #if defined(LAB_VARIANT_EVENTS)
         /* The previous batch (on the other stream) must be done reading d_in... */
         if (i > 0) LAB_CHECK(cudaStreamWaitEvent(streams[s], in_free, 0));
