@@ -392,7 +392,7 @@ double lab_spec_median(double *v, int n);
 /* The host lane's span of one of the program's host copies (the referee's, remote.c), and
  * the part of a run they must take for the advice to name them (steps.c). */
 #define LAB_HOST_COPY_SPAN "memcpy"
-#define LAB_HOST_COPY_SHARE 0.2
+#define LAB_HOST_COPY_SHARE 0.1
 
 /* A wait that over-synchronises: the costliest host wait inside the loop that held the
  * run's critical path for at least LAB_FACT_COSTLY of the run; NULL when none did. */
