@@ -147,6 +147,18 @@ TEST(Lab03, TheTargetLeavesFivePointsOfTheBoundOnEachSide) {
     }
 }
 
+// A device-wide wait before every round of three streams: its kernels overlap (each starts
+// on the SMs the last blocks of the one before free), and the blame follows them back to
+// the wait, which the advice names with its line and what it held.
+TEST(Lab03, ADeviceWaitEachRoundIsNamedWithItsLine) {
+    Outcome o = RunLabOnce("labs/03_double_buffer_round_devsync_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    const std::string at = ShortLine("labs/03_double_buffer/testdata/variants.c", "/* the round done before reuse */");
+    EXPECT_EQ(Advice(j).rfind("cudaDeviceSynchronize() at " + at + " held the host 7 times", 0), 0u) << Advice(j);
+    cJSON_Delete(j);
+}
+
 TEST(Lab03, ARacyPipelineIsReportedRacyWithFixes) {
     Outcome o = RunLabOnce("labs/03_double_buffer_racy_sim", Args({"--schedules", "3"}));
     EXPECT_EQ(o.exit_code, 2) << o.err;

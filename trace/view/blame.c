@@ -202,23 +202,31 @@ static bool arrival_between(const walk *w, uint64_t after, uint64_t by) {
     return false;
 }
 
-/* The op on cur's engine (and device), not on its stream, that ended when cur started. */
+/* The op on cur's engine (and device), not on its stream, that ended when cur started. A
+ * kernel may also start while another still runs, on the SMs that kernel's last blocks
+ * freed: when no op ended then, the kernel that held it back is the one of another stream
+ * that was running when it started and had started last before it. */
 static size_t engine_before(const walk *w, size_t cur) {
     const trace_op *c = &w->work[cur];
     if (c->engine == TRACE_ENGINE_NONE || c->engine == TRACE_ENGINE_HOST) return SIZE_MAX;
-    size_t best = SIZE_MAX;
-    uint64_t best_end = 0;
+    size_t best = SIZE_MAX, running = SIZE_MAX;
+    uint64_t best_end = 0, running_start = 0;
     for (size_t i = 0; i < w->n_work; i++) {
         const trace_op *op = &w->work[i];
         if (i == cur || op->engine != c->engine || op->device != c->device || op->stream == c->stream) continue;
         uint64_t e = end_of(op);
+        if (c->kind == TRACE_OP_KERNEL && op->kind == TRACE_OP_KERNEL && op->start_ns < c->start_ns &&
+            e > c->start_ns + TOL && (running == SIZE_MAX || op->start_ns > running_start)) {
+            running = i;
+            running_start = op->start_ns;
+        }
         if (e + TOL < c->start_ns || e > c->start_ns + TOL || op->start_ns >= c->start_ns) continue;
         if (best == SIZE_MAX || e > best_end) {
             best = i;
             best_end = e;
         }
     }
-    return best;
+    return best != SIZE_MAX ? best : running;
 }
 
 static void charge(trace_blame_wait *e, uint64_t ns) {

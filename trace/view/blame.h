@@ -3,7 +3,8 @@
  * A run ends when its last piece of stream work ends. Walking back from that op, each op
  * started when the latest of three things let it: the op before it on its stream ended
  * (stream order), the host queued it (its enqueue time), or its engine became free (an
- * op on the same engine ended). The walk follows whichever bound the start, and so finds
+ * op on the same engine ended; for a kernel, also the SMs of a kernel of another stream
+ * that was still running its last blocks). The walk follows whichever bound the start, and so finds
  * the chain of ops, waits and host time that the run's length is made of: its critical
  * path. Two kinds of wait can lie on it, and each is charged the time it held the path:
  *

@@ -6,7 +6,8 @@
 // once, and so do the waits of one call of the program made of several runtime calls;
 // waits are told apart by their line; a poll (cudaEventQuery asked until it succeeds) is a
 // host wait from its first query, and a query that found the work done at its first ask is
-// no wait.
+// no wait. A kernel that started on the SMs another kernel's last blocks freed leads the walk
+// through that kernel.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -150,6 +151,30 @@ TEST(Blame, AHostWaitInTheLoopIsChargedWhatItHeldTheHost) {
     char call[64];
     trace_blame_call(loop, t.tl(), call, sizeof(call));
     EXPECT_STREQ(call, "cudaStreamSynchronize(\"compute\")");
+}
+
+// Kernels that fill the GPU overlap: the next stream's kernel starts on the SMs the last
+// blocks of the kernel before it free, before that kernel ends. The walk goes on through
+// the kernel still running, back to the device-wide wait before the round.
+TEST(Blame, AKernelStartedUnderAnotherKernelsTailLeadsToTheWaitBeforeIt) {
+    Timeline t;
+    t.Stream(1, "a");
+    t.Stream(2, "b");
+    // A first round, then the host waits for the device before the second.
+    t.Work(TRACE_OP_KERNEL, 1, 0, 1 * kUs, 101 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 2 * kUs, 101 * kUs, 0x70, "cudaDeviceSynchronize");
+    // The second round: a's kernel, and b's, queued at once, starts at 180 us while a's
+    // still runs (to 205 us): nothing ended then.
+    t.Work(TRACE_OP_KERNEL, 1, 105 * kUs, 105 * kUs, 205 * kUs);
+    t.Work(TRACE_OP_KERNEL, 2, 106 * kUs, 180 * kUs, 280 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 107 * kUs, 280 * kUs, 0x71, "cudaDeviceSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *round = Find(b, 0x70);
+    ASSERT_NE(round, nullptr);
+    EXPECT_EQ(round->on_path, 1u);
+    EXPECT_EQ(round->cost_ns, 99 * kUs);
+    EXPECT_EQ(b.path_ns, 279 * kUs);
 }
 
 TEST(Blame, AStreamsWaitOnAnEventIsChargedWhatItHeldTheStream) {
