@@ -258,7 +258,7 @@ static void charge_host_work(uint64_t known_ns) {
  * bytes or more as LAB_OP_HOST_COPY) costs the simulated host what one of that size costs
  * the lent H200s' hosts (the profile's host_copy_curve), not what it cost this machine's
  * CPU, which copies several times faster when idle and slower when loaded: the grade must
- * not depend on the machine that grades (docs/referee.md, "Host work"). The client says
+ * not depend on the machine that grades (docs/referee.md, "Host copies"). The client says
  * how many bytes it copied and how long its thread took; the referee charges the curve's
  * time and leaves out of the measured CPU time the copy's own, but never more than the
  * curve's time, so that a report the student's process forged can only cost it: claiming
