@@ -225,9 +225,9 @@ static int beyond(const lab_findings *f, const lab_workload *w, char *buf, size_
     lab_fact_wait_text(f, x, said, sizeof(said));
     return snprintf(buf, len,
                     "%s, before your run had queued all its work: while the host waits, nothing new reaches the GPU, "
-                    "and the pipeline drains and fills again after each wait. Each stream's own order (copy in, kernel, copy "
-                    "out, the next copy in) already keeps its buffers safe, so this wait protects nothing: queue "
-                    "every batch, then wait for each stream once, at the end of run().",
+                    "and the pipeline drains and fills again after each wait. Each stream's own order (copy in, "
+                    "kernel, copy out, the next copy in) already keeps its buffers safe, so this wait protects "
+                    "nothing: queue every batch, then wait for each stream once, at the end of run().",
                     said);
 }
 
