@@ -269,11 +269,12 @@ static void charge_host_work(uint64_t known_ns) {
 static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t len) {
     uint64_t v[3] = {0, 0, 0}; /* bytes, the copying thread's CPU time, the copy's wall time */
     if (len >= sizeof(v)) memcpy(v, args, sizeof(v));
-    uint64_t now = lab_backend_now_ns();
     if (!R.simulated) {
-        /* On a GPU the copy is over: the host lane shows it where it was. */
+        /* On a GPU the copy is over: the host lane shows it where it was (a span for the
+         * advice; no grade depends on it). */
+        uint64_t now = lab_backend_now_ns();
         R.copy_t1 = now;
-        R.copy_t0 = now > v[2] ? now - v[2] : 0;
+        R.copy_t0 = now > v[2] ? now - v[2] : now;
         return;
     }
     uint64_t model = lab_backend_host_copy_ns(v[0]);
