@@ -348,4 +348,24 @@ TEST(Lab05, BlockingStreamsAndALegacyStreamSyncAreOrdered) {
     cJSON_Delete(j);
 }
 
+// The downloads moved onto the kernels' stream: stream order hands each result over, so
+// nothing races, but the kernels then wait behind the downloads. The Why says the two
+// stages share one stream (not "a host wait", which the program has none of), and TODO 2
+// names what it needs: an event after the kernel.
+TEST(Lab05, DownloadsOnTheKernelsStreamAreToldTheyShareIt) {
+    Outcome o = RunLabOnce("labs/05_cross_stream_races_download_on_compute_sim", Args());
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    cJSON *j = Json(o);
+    EXPECT_TRUE(Bool(j, "correct"));
+    EXPECT_EQ(Num(j, "races"), 0);
+    EXPECT_EQ(NextStep(j), "1/5 TODO 2 (record the event after the kernel)");
+    EXPECT_EQ(Why(j).rfind("the kernel and the download of its result no longer race because they run on one stream, "
+                           "\"compute\"",
+                           0),
+              0u)
+        << Why(j);
+    EXPECT_EQ(Why(j).find("host"), std::string::npos) << Why(j);
+    cJSON_Delete(j);
+}
+
 }  // namespace

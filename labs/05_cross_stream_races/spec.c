@@ -189,9 +189,28 @@ static int why_other_batch(const lab_findings *f, int i, trace_op_kind marks, tr
                     lab_fact_op_words(then, td), label_of(f, o->wait_stream), lab_fact_op_words(marks, md), at, want);
 }
 
-/* When race i is gone but no event orders it: the host wait that does. */
+/* A stream that carried both stages a hand-over joins (step 0: uploads and kernels, step 1:
+ * kernels and downloads): its own order is what orders them. NULL when none did. */
+static const lab_stream_fact *joined_stream(const lab_findings *f, int i) {
+    for (int k = 0; k < f->n_streams && k < LAB_FACT_STREAMS; k++) {
+        const lab_stream_fact *s = &f->streams[k];
+        if (s->kernels && (i == 0 ? s->h2d : i == 1 ? s->d2h : 0)) return s;
+    }
+    return NULL;
+}
+
+/* When race i is gone but no event orders it: the stream that runs both stages, or the host
+ * wait that orders them. */
 static int why_host_ordered(const lab_findings *f, int i, const char *what, char *buf, size_t len) {
     if (!FIXED(i)) return 0;
+    const lab_stream_fact *one = joined_stream(f, i);
+    if (one)
+        return snprintf(buf, len,
+                        "%s no longer race because they run on one stream, %s, in its order: but then each %s "
+                        "waits there behind the batch before's %s, and the two stages no longer overlap. Put "
+                        "them on streams of their own again and order them with an event recorded after the %s",
+                        what, one->label, i == 0 ? "upload" : "kernel", i == 0 ? "kernel" : "download",
+                        i == 0 ? "upload" : "kernel");
     const lab_wait_fact *w = lab_fact_costly_wait(f);
     char said[400] = "a host wait";
     if (w) lab_fact_wait_text(f, w, said, sizeof(said));
@@ -335,9 +354,9 @@ static const lab_step steps[] = {
     },
     {
         .todo = "TODO 2 (record the event after the kernel)",
-        .next = "the download waits on an event that does not mark its batch's kernel (the Why line and the race "
-                "report say which event, where it was recorded and where it was waited on). The download must wait "
-                "on an event recorded on the kernel's stream, after that batch's kernel.",
+        .next = "no event orders the download after its batch's kernel on the device (the Why line says what "
+                "the run does instead: which event it waits on, or what else orders the two). The download must "
+                "wait on an event recorded on the kernel's stream, after that batch's kernel.",
         .hints =
             {
                 "The download does wait on an event. What had the compute stream been given when that event was "

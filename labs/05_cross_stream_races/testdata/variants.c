@@ -37,7 +37,12 @@
  *   ONE_EVENT_EACH  every wait of the reference, but one event per hand-over, re-recorded
  *                  every batch: a reuse wait can name only the latest record, so upload b
  *                  waits for kernel b - 1 and kernel b for download b - 1, where the two
- *                  buffers need only b - 2 (correct, race-free, below target). */
+ *                  buffers need only b - 2 (correct, race-free, below target).
+ *   DOWNLOAD_ON_COMPUTE  every wait of the reference, but each download queued on "compute",
+ *                  behind its kernel, "so that stream order hands the result over" (and
+ *                  run() waits for "compute"): no race, and each kernel now waits there
+ *                  for the batch before's download (correct, race-free, below target; the
+ *                  Why says the two stages share a stream). */
 #include "labs/harness/lab.h"
 
 #if defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) || defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM) || \
@@ -46,7 +51,7 @@
 #endif
 #if defined(LAB_VARIANT_FIXED_4) || defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC) || \
     defined(LAB_VARIANT_WRONG_STREAM_RECORD) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED) || \
-    defined(LAB_VARIANT_ONE_EVENT_EACH)
+    defined(LAB_VARIANT_ONE_EVENT_EACH) || defined(LAB_VARIANT_DOWNLOAD_ON_COMPUTE)
 #define ALL_WAITS 1 /* TODOs 1 to 4 */
 #endif
 #if (defined(ALL_WAITS) || defined(LAB_VARIANT_SYNC_COMPUTE)) && !defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) && \
@@ -135,6 +140,11 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_SYNC_COMPUTE)
         LAB_CHECK(cudaStreamSynchronize(compute)); /* orders the next uploads after the kernel, from the host */
 #endif
+#if defined(LAB_VARIANT_DOWNLOAD_ON_COMPUTE)
+        /* behind its kernel on "compute": stream order hands the result over */
+        LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, compute));
+        LAB_CHECK(cudaEventRecord(downloaded[k], compute));
+#else
 #if defined(LAB_VARIANT_WRONG_EVENT_INDEX)
         LAB_CHECK(cudaStreamWaitEvent(down, computed[(k + 1) % NBUF], 0)); /* the other buffer's event */
 #else
@@ -142,6 +152,7 @@ static int run(lab_ctx *ctx) {
 #endif
         LAB_CHECK(cudaMemcpyAsync(lab_output(ctx, b), d_out[k], w->batch_bytes, cudaMemcpyDeviceToHost, down));
         LAB_CHECK(cudaEventRecord(downloaded[EV(k)], down)); /* download's record */
+#endif
 #if defined(LAB_VARIANT_OVER_SYNCED)
         LAB_CHECK(cudaDeviceSynchronize());
 #endif
