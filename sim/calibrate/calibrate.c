@@ -236,16 +236,12 @@ static void set_bool(cJSON *obj, const char *key, bool value) {
 /* The fitted curves (the pageable copies' into the copy section, the host's memcpy into the
  * host section), in place of the base's (if it has them). */
 static void add_curves(cJSON *root, const cal_fit *fit) {
-    static const struct {
-        const char *section, *key;
-    } curves[] = {{"copy", "h2d_pageable_curve"}, {"copy", "d2h_pageable_curve"}, {"host", "host_copy_curve"}};
-    const sim_pageable_curve *fitted[] = {&fit->profile.h2d_pageable_curve, &fit->profile.d2h_pageable_curve,
-                                          &fit->profile.host_copy_curve};
-    for (size_t d = 0; d < sizeof(curves) / sizeof(curves[0]); d++) {
-        const cal_fitted *f = cal_fit_find(fit, curves[d].key);
-        cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, curves[d].section);
+    for (size_t d = 0; d < SIM_PROFILE_CURVES; d++) {
+        const sim_profile_curve_info *curve = &sim_profile_curves[d];
+        const cal_fitted *f = cal_fit_find(fit, curve->key);
+        cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, curve->section);
         if (!f || !sec) continue;
-        const sim_pageable_curve *c = fitted[d];
+        const sim_pageable_curve *c = SIM_PROFILE_CURVE_CONST(&fit->profile, curve);
         cJSON *entry = cJSON_CreateObject(), *points = cJSON_AddArrayToObject(entry, "points");
         for (int i = 0; i < c->n; i++) {
             cJSON *pt = cJSON_CreateArray();
@@ -255,10 +251,10 @@ static void add_curves(cJSON *root, const cal_fit *fit) {
         }
         cJSON_AddStringToObject(entry, "source", f->how);
         cJSON_AddBoolToObject(entry, "measured", true);
-        if (cJSON_GetObjectItemCaseSensitive(sec, curves[d].key))
-            cJSON_ReplaceItemInObjectCaseSensitive(sec, curves[d].key, entry);
+        if (cJSON_GetObjectItemCaseSensitive(sec, curve->key))
+            cJSON_ReplaceItemInObjectCaseSensitive(sec, curve->key, entry);
         else
-            cJSON_AddItemToObject(sec, curves[d].key, entry);
+            cJSON_AddItemToObject(sec, curve->key, entry);
     }
 }
 
@@ -290,7 +286,7 @@ static char *profile_text(const char *base_text, size_t base_size, const char *b
     for (size_t s = 0; s < 4; s++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, sections[s]), *entry;
         cJSON_ArrayForEach(entry, sec) {
-            if (sim_profile_is_curve_key(sections[s], entry->string)) continue; /* below */
+            if (sim_profile_curve_named(sections[s], entry->string)) continue; /* below */
             const cal_fitted *f = cal_fit_find(fit, entry->string);
             if (f && !strcmp(f->section, sections[s])) {
                 double v = 0;

@@ -30,6 +30,19 @@ static const size_t k_param_count = sizeof(k_params) / sizeof(k_params[0]);
 
 static const char *const k_sections[] = {"device", "copy", "compute", "host"};
 
+const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES] = {
+    {"copy", "h2d_pageable_curve", offsetof(sim_profile, h2d_pageable_curve)},
+    {"copy", "d2h_pageable_curve", offsetof(sim_profile, d2h_pageable_curve)},
+    {"host", "host_copy_curve", offsetof(sim_profile, host_copy_curve)},
+};
+
+const sim_profile_curve_info *sim_profile_curve_named(const char *section, const char *key) {
+    for (size_t i = 0; i < SIM_PROFILE_CURVES; i++)
+        if (!strcmp(sim_profile_curves[i].section, section) && !strcmp(sim_profile_curves[i].key, key))
+            return &sim_profile_curves[i];
+    return NULL;
+}
+
 static int fail(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t err_size, const char *fmt, ...) {
     va_list ap;
@@ -67,10 +80,9 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
                         origin, k_sections[s]);
         const cJSON *entry;
         cJSON_ArrayForEach(entry, sec) {
-            if (sim_profile_is_curve_key(k_sections[s], entry->string)) {
-                sim_pageable_curve *c = !strcmp(entry->string, "host_copy_curve") ? &out->host_copy_curve
-                                        : entry->string[0] == 'h'                 ? &out->h2d_pageable_curve
-                                                                                  : &out->d2h_pageable_curve;
+            const sim_profile_curve_info *curve = sim_profile_curve_named(k_sections[s], entry->string);
+            if (curve) {
+                sim_pageable_curve *c = SIM_PROFILE_CURVE(out, curve);
                 if (c->n)
                     return fail(err, err_size, "profile %s: \"%s.%s\" is given twice", origin, k_sections[s],
                                 entry->string);

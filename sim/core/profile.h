@@ -129,6 +129,19 @@ typedef struct sim_profile {
     sim_pageable_curve host_copy_curve;
 } sim_profile;
 
+/* The curves a profile may hold, each the entry `key` of its section: the profile's one list
+ * of them (the parser and //sim:calibrate's writer both go by it). */
+typedef struct sim_profile_curve_info {
+    const char *section, *key;
+    size_t offset; /* of its sim_pageable_curve in sim_profile */
+} sim_profile_curve_info;
+#define SIM_PROFILE_CURVES 3
+extern const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES];
+/* The curve named section.key, NULL when that entry is no curve. */
+const sim_profile_curve_info *sim_profile_curve_named(const char *section, const char *key);
+#define SIM_PROFILE_CURVE(p, info) ((sim_pageable_curve *)((char *)(p) + (info)->offset))
+#define SIM_PROFILE_CURVE_CONST(p, info) ((const sim_pageable_curve *)((const char *)(p) + (info)->offset))
+
 /* Parses a profile from JSON text; origin names it in messages. Returns 0, or -1 with a
  * message in err. */
 int sim_profile_parse(const char *json, size_t size, const char *origin, sim_profile *out,

@@ -15,11 +15,6 @@ static int fail(char *err, size_t err_size, const char *fmt, ...) {
     return -1;
 }
 
-bool sim_profile_is_curve_key(const char *section, const char *key) {
-    if (!strcmp(section, "copy")) return !strcmp(key, "h2d_pageable_curve") || !strcmp(key, "d2h_pageable_curve");
-    return !strcmp(section, "host") && !strcmp(key, "host_copy_curve");
-}
-
 int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *section, const char *key,
                             sim_pageable_curve *out, char *err, size_t err_size) {
     memset(out, 0, sizeof(*out));

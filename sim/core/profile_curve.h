@@ -45,9 +45,6 @@ typedef struct sim_pageable_curve {
     double ns[SIM_CURVE_MAX_POINTS];
 } sim_pageable_curve;
 
-/* True for the keys of a section ("copy", "host") this file parses. */
-bool sim_profile_is_curve_key(const char *section, const char *key);
-
 /* Reads one curve entry (entry, named section.key in messages) into out. Returns 0, or -1
  * with a message in err naming the profile, the entry and, where one is wrong, the point. */
 int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *section, const char *key,
