@@ -236,11 +236,10 @@ static void find_streams(lab_findings *f, const lab_spec *spec, trace_timeline *
         s->requests += request;
         s->request_kernels += request && op->kind == TRACE_OP_KERNEL;
     }
-    for (int k = 0; k < n_copy_sites; k++)
-        if (k == 0 || copy_sites[k].ms > copy_sites[0].ms) {
-            copy_sites[0] = copy_sites[k];
-            f->host_copy_site = copy_sites[k].site;
-        }
+    int most = 0;
+    for (int k = 1; k < n_copy_sites; k++)
+        if (copy_sites[k].ms > copy_sites[most].ms) most = k;
+    if (n_copy_sites) f->host_copy_site = copy_sites[most].site;
     if (graph_branches > f->kernel_streams) f->kernel_streams = graph_branches;
     if (graph_branches > f->graph_width) f->graph_width = graph_branches;
     /* A graph whose kernels all ran on its launch stream: one chain. */
