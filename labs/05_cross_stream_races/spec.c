@@ -11,9 +11,14 @@
  *
  * The bound is the same pipeline with every race fixed by the least synchronisation (an
  * event per hand-over), measured on this device. The baseline is one stream, one batch
- * after another. A version that makes the host wait for the whole device after every
- * batch is correct and reaches about 40% of the bound; the target, 70%, fails it and
- * passes the least synchronisation (docs/measured.md). */
+ * after another. The target, 65% of the bound, leaves at least 5 points on each side on
+ * the simulator and on the GPUs (docs/measured.md): below it, every order that holds a
+ * stream back a whole batch (the device synchronised every batch, about 40%; the compute
+ * stream synchronised every kernel, one event re-recorded for every hand-over, the
+ * downloads behind the kernels on one stream, 50-56%); above it, every pipeline that
+ * keeps two batches in flight, whether each reuse waits for its last reader (the
+ * reference, about 98%) or for the whole buffer pair's download, on the device or from
+ * the host (72-76%): those order more than they must, which costs, and they are correct. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -440,7 +445,7 @@ const lab_spec LAB_SPEC = {
     .bound_name = "pipeline bound",
     .bound_label = "pipeline",
     .metric = LAB_METRIC_SPEEDUP,
-    .target_bound_fraction = 0.70,
+    .target_bound_fraction = 0.65,
     .planted = planted,
     .beyond = beyond,
     .n_planted = (int)(sizeof(planted) / sizeof(planted[0])),

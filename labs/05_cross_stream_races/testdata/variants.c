@@ -42,7 +42,16 @@
  *                  behind its kernel, "so that stream order hands the result over" (and
  *                  run() waits for "compute"): no race, and each kernel now waits there
  *                  for the batch before's download (correct, race-free, below target; the
- *                  Why says the two stages share a stream). */
+ *                  Why says the two stages share a stream).
+ *   UPLOAD_WAITS_DOWNLOAD  TODOs 3 and 4 as one wait: the upload of batch b waits for the
+ *                  download of batch b - 2, which came after its kernel, so the kernel's
+ *                  wait for its upload orders it after that download too. Race-free, and
+ *                  the upload waits a stage longer than it must (correct, pass: the
+ *                  pipeline still keeps two batches in flight).
+ *   HOST_WAITS_REUSE  TODOs 1, 2 and 5 with events, and both reuses ordered from the host:
+ *                  cudaEventSynchronize on the download of batch b - 2 before queuing batch
+ *                  b. The device runs the same chain as UPLOAD_WAITS_DOWNLOAD, plus one
+ *                  host round trip a batch (correct, pass). */
 #include "labs/harness/lab.h"
 
 #if defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) || defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM) || \
@@ -57,6 +66,9 @@
 #if (defined(ALL_WAITS) || defined(LAB_VARIANT_SYNC_COMPUTE)) && !defined(LAB_VARIANT_REUSE_WAIT_AFTER_KERNEL) && \
     !defined(LAB_VARIANT_REUSE_WAIT_WRONG_STREAM)
 #define DOWNLOAD_WAIT 1 /* TODO 4: the kernel waits for the download of its buffer */
+#endif
+#if defined(LAB_VARIANT_UPLOAD_WAITS_DOWNLOAD) || defined(LAB_VARIANT_HOST_WAITS_REUSE)
+#define WHOLE_SET_REUSE 1 /* batch b reuses both buffers once batch b - 2 is downloaded */
 #endif
 
 #define NBUF 2
@@ -109,6 +121,10 @@ static int run(lab_ctx *ctx) {
         int k = b % NBUF;
 #if defined(ALL_WAITS)
         if (b >= REUSE_FROM) LAB_CHECK(cudaStreamWaitEvent(up, computed[EV(k)], 0));
+#elif defined(LAB_VARIANT_UPLOAD_WAITS_DOWNLOAD)
+        if (b >= NBUF) LAB_CHECK(cudaStreamWaitEvent(up, downloaded[k], 0)); /* the set's download, b - 2 */
+#elif defined(LAB_VARIANT_HOST_WAITS_REUSE)
+        if (b >= NBUF) LAB_CHECK(cudaEventSynchronize(downloaded[k])); /* the host waits for b - 2 */
 #endif
 #if defined(LAB_VARIANT_WAIT_BEFORE_RECORD)
         cudaEvent_t this_upload = uploaded[k];
@@ -159,7 +175,7 @@ static int run(lab_ctx *ctx) {
     }
 #if defined(LAB_VARIANT_OVER_SYNCED) || defined(LAB_VARIANT_WRONG_STREAM_RECORD) || \
     defined(LAB_VARIANT_SYNC_COMPUTE) || defined(LAB_VARIANT_WRONG_STREAM) || defined(ONE_WAIT_MISPLACED) || \
-    defined(LAB_VARIANT_ONE_EVENT_EACH)
+    defined(LAB_VARIANT_ONE_EVENT_EACH) || defined(WHOLE_SET_REUSE)
     LAB_CHECK(cudaStreamSynchronize(down));
 #elif defined(LAB_VARIANT_BLOCKING_LEGACY_SYNC)
     LAB_CHECK(cudaStreamSynchronize(0)); /* the legacy stream: it waits for the blocking streams */
