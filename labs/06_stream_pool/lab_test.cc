@@ -170,6 +170,9 @@ TEST(Lab06, WrongBufferSetsAreToldWhatTheProgramDoes) {
         {"legacy_memcpy", 2,
          "64 of your requests' copies (cudaMemcpy() at " + ShortLine(kVariants, "cudaMemcpy(d_in[b]") +
              ") go to stream 0, the legacy default stream"},
+        {"wait_after_upload", 2,
+         "your pool hands its buffer sets from stream to stream with an event, but the wait on it (" +
+             ShortLine(kVariants, "/* before the kernel writes d_out */") + ") comes after work on the set"},
     };
     for (const Case &c : cases) {
         Outcome o = RunLabOnce("labs/06_stream_pool_" + std::string(c.variant) + "_sim", Args());
@@ -180,6 +183,30 @@ TEST(Lab06, WrongBufferSetsAreToldWhatTheProgramDoes) {
         cJSON_Delete(j);
         EXPECT_EQ(FindFlat(o.err, "overlap now"), std::string::npos) << o.err;
     }
+}
+
+// A set's wait issued after the upload into the set: the race between the two uploads (and
+// the upload and the last user's kernel) blames that wait as too late and says to issue it
+// before the copy, where the event already orders it: the set's one event, recorded after
+// its last use, orders every earlier use of it.
+TEST(Lab06, ASetWaitAfterTheUploadIsBlamedAsLate) {
+    Outcome o = RunLabOnce("labs/06_stream_pool_wait_after_upload_sim", Args());
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    cJSON *j = Json(o);
+    const std::string wait = ShortLine(kVariants, "/* before the kernel writes d_out */");
+    int blamed = 0, uploads = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "race_reports")) {
+        if (Str(r, "second").rfind("H2D", 0) != 0) continue;
+        uploads++;
+        const std::string fix = Str(r, "fix");
+        if (fix.find("comes after " + Str(r, "second")) != std::string::npos &&
+            fix.find(wait) != std::string::npos && fix.find("issue it before the cudaMemcpyAsync") != std::string::npos)
+            blamed++;
+    }
+    EXPECT_GT(uploads, 0) << o.err;
+    EXPECT_EQ(blamed, uploads) << o.err;
+    cJSON_Delete(j);
 }
 
 // A server that cannot keep up: its p99 grows with the queue, whatever else is right;

@@ -147,6 +147,16 @@ static int why_sets(const lab_findings *f, const lab_workload *w, char *buf, siz
                         "the download: the download may still read d_out when the next request's kernel writes it",
                         at);
     }
+    if (!f->race_free && f->shared_buffers > 0 && f->late_waits > 0) {
+        char at[160];
+        lab_fact_line_note(f->late_wait_line, " (", ")", at, sizeof(at));
+        return snprintf(buf, len,
+                        "your pool hands its buffer sets from stream to stream with an event, but the wait on it%s "
+                        "comes after work on the set it should hold back (the races say which): a wait holds back "
+                        "only what is queued on its stream after it, so the upload may overwrite d_in while the "
+                        "set's last user still reads it. Issue the wait before the set's first use, the upload",
+                        at);
+    }
     if (!f->race_free && f->shared_buffers > 0)
         return snprintf(buf, len,
                         "the %d streams of your pool share %d device buffers, and nothing orders one request's use "

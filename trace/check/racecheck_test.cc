@@ -819,6 +819,34 @@ TEST_F(WaitBlame, AWaitIssuedAfterTheOpItShouldOrderIsBlamed) {
         << text;
 }
 
+// A buffer set used whole by one stream and then by another, with one event recorded after
+// the set's last use (the download): the second stream's wait on it, issued after its upload
+// into the set, is blamed as late for the upload's races too. The record marks the download,
+// not the first upload or the kernel, but it is on their stream after them, so it orders
+// them, and issued before the copy the same wait is the fix.
+TEST_F(WaitBlame, AWaitOnAnEventRecordedAfterTheSetsLastUseIsLateForItsEarlierUses) {
+    program->Run(
+        "up: h2d I <- hI batch 0; up: kernel process reads I writes O batch 0; up: d2h hO <- O batch 0;"
+        "up: record D0;");
+    const uint64_t upload = At(0x4000d000, "down: h2d I <- hI batch 1");
+    const uint64_t wait = At(0x4000e000, "down: wait D0");
+    program->Run("down: kernel process reads I writes O batch 1");
+    ASSERT_FALSE(forwarded.empty());
+    int blamed = 0;
+    for (const trace_race &r : forwarded) {
+        if (r.second.id != upload) continue;
+        EXPECT_EQ(r.wait_fault, TRACE_WAIT_FAULT_LATE) << r.fix;
+        EXPECT_EQ(r.wait_op, wait);
+        EXPECT_EQ(std::string(r.fix).rfind("the wait of \"down\" on event \"downloaded[0]\" comes after H2D batch 1, "
+                                           "which it should order",
+                                           0),
+                  0u)
+            << r.fix;
+        blamed++;
+    }
+    EXPECT_EQ(blamed, 2);  // the upload against the first upload (WAW) and the first kernel (WAR)
+}
+
 // A wait issued after other work was enqueued is not taken for a late one (it may be the
 // next batch's), nor one that orders nothing of the first op: the report names the record
 // no wait took before the kernel, downloaded[0], and the wait it lacks.

@@ -259,10 +259,15 @@ void trace_racecheck_blame_wait(const struct trace_racecheck *rc, const rc_pendi
     }
 }
 
-/* The op the record e took marks (the last work enqueued before it) is h's first op, or the
+/* The op the record e took marks (the last work enqueued before it) is h's first op, or
+ * later work of first's own stream (the record then orders first too: one event recorded
+ * after a buffer set's last use, the download, orders every earlier use of the set), or the
  * first op of another held report with the same second op. */
 static bool marks_a_race_of_second(const struct trace_racecheck *rc, const rc_held *h, const rc_event *e) {
     if (e->rec_after_op == h->race.first.id) return true;
+    if (!h->race.first.on_host && e->rec_stream == h->race.first.stream && e->rec_after_stream == e->rec_stream &&
+        e->rec_after_op > h->race.first.id)
+        return true;
     for (size_t i = 0; i < rc->n_held; i++) {
         const rc_held *o = &rc->held[i];
         if (o->race.second.id == h->race.second.id && o->race.first.id == e->rec_after_op) return true;

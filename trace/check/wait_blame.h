@@ -10,8 +10,10 @@
  * work's. In the order tried (the first that applies wins):
  *   - TRACE_WAIT_FAULT_LATE: the waiter waits on an event (the host, also on a stream or
  *     the device) whose record orders first, but right after second (nothing enqueued
- *     and no host access in between), and the record marks first or an op that races
- *     with second too (the last work enqueued before it); found after the report is made
+ *     and no host access in between), and the record marks first, later work of first's
+ *     own stream (one event recorded after a buffer's last use orders every earlier use),
+ *     or an op that races with second too (the last work enqueued before it); found after
+ *     the report is made
  *     (trace_racecheck_blame_late_wait), and only when nothing below but OTHER_STREAM and
  *     MISSING was blamed;
  * A record "marks first" when it is on A right after first, or after a later op of A's made
@@ -52,7 +54,8 @@ void trace_racecheck_blame_wait(const struct trace_racecheck *rc, const rc_pendi
  * side is a host access, the host's SYNC op) issued before the waiter's next work: when
  * nothing was enqueued and no host access made since the second op, what it waited for
  * orders the report's first op (joined is the waiter's clock after the wait), the record it
- * took marks the first op or another op of a held report with the same second op, and
+ * took marks the first op, later work of the first op's stream, or another op of a held
+ * report with the same second op, and
  * nothing but OTHER_STREAM or MISSING was blamed, blames this wait (TRACE_WAIT_FAULT_LATE)
  * and returns true. e is the event waited for (NULL for a host wait on a stream or the
  * device, whose record cannot be checked: then the wait orders the first op and that is

@@ -40,6 +40,11 @@
  *                    stream 0 waits for the other three and holds them back, so the pool
  *                    serves little more than one at a time (below target, the stream-0
  *                    advice, not "make the pool larger").
+ *   WAIT_AFTER_UPLOAD  RING_EVENTS with each set's wait issued after the upload into the
+ *                    set, just before the kernel "that writes its results": the wait holds
+ *                    back the kernel and the download, but the upload may overwrite d_in
+ *                    while the set's last user's kernel still reads it (racy: the race
+ *                    and the Why name the wait that comes too late).
  *
  * (No variant name ends in _run: the launcher of a lab named NN_topic_run is the one
  * without the timeline, labs/lab.bzl.) */
@@ -47,8 +52,9 @@
 
 #include "labs/harness/lab.h"
 
-#if defined(LAB_VARIANT_EVENT_AFTER_KERNEL) || defined(LAB_VARIANT_HOST_ORDERED_RING)
-#define LAB_VARIANT_RING_EVENTS 1 /* the ring with events, recorded too early or waited on by the host */
+#if defined(LAB_VARIANT_EVENT_AFTER_KERNEL) || defined(LAB_VARIANT_HOST_ORDERED_RING) || \
+    defined(LAB_VARIANT_WAIT_AFTER_UPLOAD)
+#define LAB_VARIANT_RING_EVENTS 1 /* the ring with events: recorded too early, waited late or by the host */
 #endif
 #if defined(LAB_VARIANT_RING_NO_EVENTS) || defined(LAB_VARIANT_RING_EVENTS)
 #define POOL 8
@@ -105,7 +111,7 @@ static int run(lab_ctx *ctx) {
 #if defined(LAB_VARIANT_RING_EVENTS)
 #if defined(LAB_VARIANT_HOST_ORDERED_RING)
         if (i >= SETS) LAB_CHECK(cudaEventSynchronize(set_free[b])); /* the host hands out only a free set */
-#else
+#elif !defined(LAB_VARIANT_WAIT_AFTER_UPLOAD)
         if (i >= SETS) LAB_CHECK(cudaStreamWaitEvent(st, set_free[b], 0)); /* the set's last user is done */
 #endif
 #endif
@@ -113,6 +119,9 @@ static int run(lab_ctx *ctx) {
         LAB_CHECK(cudaMemcpy(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice));
 #else
         LAB_CHECK(cudaMemcpyAsync(d_in[b], lab_input(ctx, i), w->batch_bytes, cudaMemcpyHostToDevice, st));
+#endif
+#if defined(LAB_VARIANT_WAIT_AFTER_UPLOAD)
+        if (i >= SETS) LAB_CHECK(cudaStreamWaitEvent(st, set_free[b], 0)); /* before the kernel writes d_out */
 #endif
         LAB_CHECK(kernels_process(d_out[b], d_in[b], w->batch_elems, w->process, st));
         for (int k = 1; k < w->steps; k++) LAB_CHECK(kernels_process(d_out[b], d_out[b], w->batch_elems, w->process, st));
