@@ -78,12 +78,14 @@ cudaError_t cudaFree(void *devPtr) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaFree", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
-    sim_host_charge(sim_prof()->free_ns);
     if (!devPtr) return sim_call_end(&call, cudaSuccess);
     long i = sim_mem_find(devPtr);
     if (i < 0 || sim_mem_at((size_t)i)->kind != SIM_MEM_DEVICE || sim_mem_at((size_t)i)->base != (uintptr_t)devPtr)
         return sim_call_end(&call, cudaErrorInvalidValue);
     implicit_device_sync(&call);
+    /* Releasing the memory, once the device is done with it: on a busy device the host
+     * pays the wait and then this. */
+    sim_host_charge(sim_prof()->free_ns);
     i = sim_mem_find(devPtr);
     sim_mem_remove((size_t)i);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
@@ -140,7 +142,6 @@ cudaError_t cudaFreeHost(void *ptr) {
     cudaError_t err = sim_call_begin(&call, "cudaFreeHost", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
     const sim_profile *p = sim_prof();
-    sim_host_charge(p->free_ns);
     if (!ptr) return sim_call_end(&call, cudaSuccess);
     long i = sim_mem_find(ptr);
     if (i < 0 || sim_mem_at((size_t)i)->kind != SIM_MEM_PINNED || sim_mem_at((size_t)i)->base != (uintptr_t)ptr)
@@ -148,7 +149,7 @@ cudaError_t cudaFreeHost(void *ptr) {
     size_t size = sim_mem_at((size_t)i)->size;
     implicit_device_sync(&call);
     /* Unlocking and releasing the pages, once the device is done with them. */
-    sim_host_charge(p->free_host_ns_per_mib * ((double)size / MIB));
+    sim_host_charge(p->free_ns + p->free_host_ns_per_mib * ((double)size / MIB));
     i = sim_mem_find(ptr);
     sim_mem_remove((size_t)i);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));

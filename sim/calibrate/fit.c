@@ -499,14 +499,22 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
         set(out, "host", lines[i].key_ns, lines[i].ns, fixed, "measured: the intercept of the %s line (see %s)",
             lines[i].what, lines[i].key_mib);
     }
-    /* cudaFreeHost costs free_ns (shared with cudaFree, not measured here) + per MiB. */
+    /* cudaMalloc and cudaFree of a lab's batch, on an idle device. */
+    set(out, "host", "malloc_ns", &p->malloc_ns, fig[CAL_device_malloc] * 1e3,
+        "measured: cudaMalloc of %d MiB on an idle device, %.1f us (host time, the median of 9)", CAL_DEVMEM_MIB,
+        fig[CAL_device_malloc]);
+    set(out, "host", "free_ns", &p->free_ns, fig[CAL_device_free] * 1e3,
+        "measured: cudaFree of %d MiB on an idle device, %.1f us (host time, the median of 9); cudaFreeHost pays it "
+        "too, with free_host_ns_per_mib",
+        CAL_DEVMEM_MIB, fig[CAL_device_free]);
+    /* cudaFreeHost costs free_ns (shared with cudaFree, measured above) + per MiB. */
     {
         double s = fig[CAL_free_host_small] * 1e6, l = fig[CAL_free_host_large] * 1e6;
         double fixed = p->free_ns, per_mib;
         line_fit(out, "cudaFreeHost", CAL_HOSTMEM_SMALL_MIB, CAL_HOSTMEM_LARGE_MIB, s, l, true, &fixed, &per_mib);
         set(out, "host", "free_host_ns_per_mib", &p->free_host_ns_per_mib, per_mib,
-            "measured: cudaFreeHost of %d MiB took %.3f ms and of %d MiB %.2f ms; with free_ns (the base profile's, "
-            "shared with cudaFree) the per-MiB cost that misses both by the same fraction", CAL_HOSTMEM_SMALL_MIB, s / 1e6,
+            "measured: cudaFreeHost of %d MiB took %.3f ms and of %d MiB %.2f ms; with free_ns (cudaFree's, "
+            "measured) the per-MiB cost that misses both by the same fraction", CAL_HOSTMEM_SMALL_MIB, s / 1e6,
             CAL_HOSTMEM_LARGE_MIB, l / 1e6);
     }
 

@@ -285,6 +285,29 @@ static int host_memory(size_t bytes, double *malloc_ms, double *free_ms, double 
     return 0;
 }
 
+/* cudaMalloc and cudaFree of bytes on an idle device, host time in us: the medians of 9
+ * pairs, each buffer freed before the next is made, as a program that allocates a batch's
+ * buffers in run() and frees them once it is queued does (cudaFree then also waits for the
+ * device, which this probe leaves idle). */
+static int device_memory(size_t bytes, double *malloc_us, double *free_us) {
+    double m[9], f[9];
+    CK(cudaDeviceSynchronize());
+    for (int i = 0; i < 9; i++) {
+        void *p = NULL;
+        uint64_t t0 = cal_now_ns();
+        CK(cudaMalloc(&p, bytes));
+        m[i] = host_us(t0);
+        t0 = cal_now_ns();
+        CK(cudaFree(p));
+        f[i] = host_us(t0);
+    }
+    qsort(m, 9, sizeof(double), cmp_double);
+    qsort(f, 9, sizeof(double), cmp_double);
+    *malloc_us = m[4];
+    *free_us = f[4];
+    return 0;
+}
+
 /* Host time of a memcpy of bytes from pageable memory into pinned memory: the median of 9.
  * Each copy reads the next of up to 8 regions of the pageable buffer, which the host wrote
  * at the start and has not touched since, as a lab's copies read data another process (the
@@ -709,6 +732,7 @@ static int one_rep(double *f) {
     if (host_memory(mib(CAL_HOSTMEM_LARGE_MIB), &f[CAL_malloc_host_large], &f[CAL_free_host_large],
                     &f[CAL_host_register_large], &f[CAL_host_unregister_large]))
         return -1;
+    if (device_memory(mib(CAL_DEVMEM_MIB), &f[CAL_device_malloc], &f[CAL_device_free])) return -1;
     static const unsigned copy_kib[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_KIB;
     static const cal_figure_id copy_fig[CAL_HOST_COPY_SIZES] = {CAL_host_copy_64k, CAL_host_copy_256k,
                                                                 CAL_host_copy_1m, CAL_host_copy_8m, CAL_host_copy_64m};
