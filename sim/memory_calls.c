@@ -32,7 +32,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
     sim_call call;
     cudaError_t err = sim_call_begin(&call, "cudaMalloc", 0);
     if (err != cudaSuccess) return sim_call_end(&call, err);
-    sim_host_charge(sim_prof()->malloc_ns);
+    sim_host_charge(sim_profile_malloc_ns(sim_prof(), (double)size));
     if (!devPtr) return sim_call_end(&call, cudaErrorInvalidValue);
     /* The runtime's example of a potentially unsafe call during capture. */
     err = sim_capture_check_unsafe();
@@ -82,10 +82,11 @@ cudaError_t cudaFree(void *devPtr) {
     long i = sim_mem_find(devPtr);
     if (i < 0 || sim_mem_at((size_t)i)->kind != SIM_MEM_DEVICE || sim_mem_at((size_t)i)->base != (uintptr_t)devPtr)
         return sim_call_end(&call, cudaErrorInvalidValue);
+    size_t size = sim_mem_at((size_t)i)->size;
     implicit_device_sync(&call);
     /* Releasing the memory, once the device is done with it: on a busy device the host
      * pays the wait and then this. */
-    sim_host_charge(sim_prof()->free_ns);
+    sim_host_charge(sim_profile_free_ns(sim_prof(), (double)size));
     i = sim_mem_find(devPtr);
     sim_mem_remove((size_t)i);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));
@@ -149,7 +150,7 @@ cudaError_t cudaFreeHost(void *ptr) {
     size_t size = sim_mem_at((size_t)i)->size;
     implicit_device_sync(&call);
     /* Unlocking and releasing the pages, once the device is done with them. */
-    sim_host_charge(p->free_ns + p->free_host_ns_per_mib * ((double)size / MIB));
+    sim_host_charge(p->free_host_ns + p->free_host_ns_per_mib * ((double)size / MIB));
     i = sim_mem_find(ptr);
     sim_mem_remove((size_t)i);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));

@@ -128,15 +128,18 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
             if (points) {
                 // A pageable curve, or the host's memcpy curve: each point against the
                 // profile's time for that size.
-                bool host = !strcmp(entry->string, "host_copy_curve");
+                const std::string key = entry->string;
+                bool host = key == "host_copy_curve", alloc = key == "malloc_curve", freed = key == "free_curve";
                 bool h2d = entry->string[0] == 'h';
                 curves++;
-                EXPECT_EQ(cJSON_GetArraySize(points), host ? 5 : 6) << entry->string;
+                EXPECT_EQ(cJSON_GetArraySize(points), host || alloc || freed ? 5 : 6) << entry->string;
                 const cJSON *pt;
                 cJSON_ArrayForEach(pt, points) {
                     double bytes = cJSON_GetArrayItem(pt, 0)->valuedouble, ns = cJSON_GetArrayItem(pt, 1)->valuedouble;
-                    double t = host ? sim_profile_host_copy_ns(&want_profile, bytes)
-                                    : sim_profile_pageable_ns(&want_profile, h2d, bytes);
+                    double t = host    ? sim_profile_host_copy_ns(&want_profile, bytes)
+                               : alloc ? sim_profile_malloc_ns(&want_profile, bytes)
+                               : freed ? sim_profile_free_ns(&want_profile, bytes)
+                                       : sim_profile_pageable_ns(&want_profile, h2d, bytes);
                     EXPECT_LE(std::fabs(ns - t), 0.05 * t)
                         << name << ": " << entry->string << " at " << bytes << " bytes recovered as " << ns
                         << " ns, the profile gives " << t;
@@ -171,7 +174,7 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
     EXPECT_GE(measured, 30) << "too few values measured";
     for (const auto &k : kRoundTripKeys)
         EXPECT_TRUE(marked_measured(got, k[0], k[1])) << name << ": " << k[0] << "." << k[1] << " not measured";
-    EXPECT_EQ(curves, 3) << "the calibrator writes both pageable curves and the host's memcpy curve";
+    EXPECT_EQ(curves, 5) << "the calibrator writes both pageable curves, the host's memcpy curve and the cudaMalloc and cudaFree curves";
     cJSON_Delete(base_json);
     cJSON_Delete(want);
     cJSON_Delete(got);

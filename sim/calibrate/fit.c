@@ -282,6 +282,34 @@ static void fit_host_copy(cal_fit *f, const double *fig) {
         "%.4g us)", fig[ids[last - 1]], fig[ids[last]]);
 }
 
+/* cudaMalloc (or cudaFree) of 8 KiB to 64 MiB on an idle device: the profile's malloc_curve
+ * (free_curve), a point per size, the time as measured (profile.h: below the smallest size
+ * a call costs its time, past the largest the last segment's rate). */
+static void fit_device_memory(cal_fit *f, const double *fig, bool alloc) {
+    sim_profile *p = &f->profile;
+    static const unsigned kib[CAL_DEVMEM_SIZES] = CAL_DEVMEM_KIB;
+    static const cal_figure_id mallocs[CAL_DEVMEM_SIZES] = {CAL_device_malloc_8k, CAL_device_malloc_256k,
+                                                            CAL_device_malloc_1m, CAL_device_malloc_8m,
+                                                            CAL_device_malloc_64m};
+    static const cal_figure_id frees[CAL_DEVMEM_SIZES] = {CAL_device_free_8k, CAL_device_free_256k,
+                                                          CAL_device_free_1m, CAL_device_free_8m, CAL_device_free_64m};
+    const cal_figure_id *ids = alloc ? mallocs : frees;
+    sim_pageable_curve *c = alloc ? &p->malloc_curve : &p->free_curve;
+    memset(c, 0, sizeof(*c));
+    char list[200] = "";
+    for (int i = 0; i < CAL_DEVMEM_SIZES; i++) {
+        c->bytes[i] = kib[i] * 1024.0;
+        c->ns[i] = fig[ids[i]] * 1e3;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof(list) - used, "%s%.4g", i ? ", " : "", fig[ids[i]]);
+    }
+    c->n = CAL_DEVMEM_SIZES;
+    mark(f, "host", alloc ? "malloc_curve" : "free_curve",
+         "measured: %s of 8 KiB, 256 KiB, 1 MiB, 8 MiB and 64 MiB on an idle device took %s us (host time, the "
+         "median of 9, each buffer freed before the next is made)",
+         alloc ? "cudaMalloc" : "cudaFree", list);
+}
+
 /* A pinned copy, event-timed on a held-back stream: fixed_ns + bytes / rate. */
 static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
     sim_profile *p = &f->profile;
@@ -475,7 +503,7 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     set(out, "host", "sync_call_ns", &p->sync_call_ns, fig[CAL_sync_idle] * 1e3,
         "measured: %d cudaStreamSynchronize calls of an idle stream, %.3f us each", CAL_CALLS, fig[CAL_sync_idle]);
 
-    /* cudaMallocHost, cudaHostRegister, cudaHostUnregister: a line through 1 and 256 MiB (the
+    /* cudaMallocHost, cudaHostRegister, cudaHostUnregister, cudaFreeHost: a line through 1 and 256 MiB (the
      * small size shows a call's fixed cost, which a lab that pins a batch at a time pays). */
     struct {
         const char *what, *key_ns, *key_mib;
@@ -488,6 +516,8 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
          &p->host_register_ns_per_mib, CAL_host_register_small, CAL_host_register_large},
         {"cudaHostUnregister", "host_unregister_ns", "host_unregister_ns_per_mib", &p->host_unregister_ns,
          &p->host_unregister_ns_per_mib, CAL_host_unregister_small, CAL_host_unregister_large},
+        {"cudaFreeHost", "free_host_ns", "free_host_ns_per_mib", &p->free_host_ns, &p->free_host_ns_per_mib,
+         CAL_free_host_small, CAL_free_host_large},
     };
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
         double s = fig[lines[i].s] * 1e6, l = fig[lines[i].l] * 1e6;
@@ -499,24 +529,9 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
         set(out, "host", lines[i].key_ns, lines[i].ns, fixed, "measured: the intercept of the %s line (see %s)",
             lines[i].what, lines[i].key_mib);
     }
-    /* cudaMalloc and cudaFree of a lab's batch, on an idle device. */
-    set(out, "host", "malloc_ns", &p->malloc_ns, fig[CAL_device_malloc] * 1e3,
-        "measured: cudaMalloc of %d MiB on an idle device, %.1f us (host time, the median of 9)", CAL_DEVMEM_MIB,
-        fig[CAL_device_malloc]);
-    set(out, "host", "free_ns", &p->free_ns, fig[CAL_device_free] * 1e3,
-        "measured: cudaFree of %d MiB on an idle device, %.1f us (host time, the median of 9); cudaFreeHost pays it "
-        "too, with free_host_ns_per_mib",
-        CAL_DEVMEM_MIB, fig[CAL_device_free]);
-    /* cudaFreeHost costs free_ns (shared with cudaFree, measured above) + per MiB. */
-    {
-        double s = fig[CAL_free_host_small] * 1e6, l = fig[CAL_free_host_large] * 1e6;
-        double fixed = p->free_ns, per_mib;
-        line_fit(out, "cudaFreeHost", CAL_HOSTMEM_SMALL_MIB, CAL_HOSTMEM_LARGE_MIB, s, l, true, &fixed, &per_mib);
-        set(out, "host", "free_host_ns_per_mib", &p->free_host_ns_per_mib, per_mib,
-            "measured: cudaFreeHost of %d MiB took %.3f ms and of %d MiB %.2f ms; with free_ns (cudaFree's, "
-            "measured) the per-MiB cost that misses both by the same fraction", CAL_HOSTMEM_SMALL_MIB, s / 1e6,
-            CAL_HOSTMEM_LARGE_MIB, l / 1e6);
-    }
+    /* cudaMalloc and cudaFree, 8 KiB to 64 MiB on an idle device. */
+    fit_device_memory(out, fig, true);
+    fit_device_memory(out, fig, false);
 
     /* ---- round trips (the copy fits below subtract submission and wake-up) ---- */
     fit_round_trips(dev, out, fig);

@@ -31,9 +31,13 @@ static const size_t k_param_count = sizeof(k_params) / sizeof(k_params[0]);
 static const char *const k_sections[] = {"device", "copy", "compute", "host"};
 
 const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES] = {
-    {"copy", "h2d_pageable_curve", offsetof(sim_profile, h2d_pageable_curve)},
-    {"copy", "d2h_pageable_curve", offsetof(sim_profile, d2h_pageable_curve)},
-    {"host", "host_copy_curve", offsetof(sim_profile, host_copy_curve)},
+    {"copy", "h2d_pageable_curve", offsetof(sim_profile, h2d_pageable_curve), true},
+    {"copy", "d2h_pageable_curve", offsetof(sim_profile, d2h_pageable_curve), true},
+    {"host", "host_copy_curve", offsetof(sim_profile, host_copy_curve), true},
+    /* The driver serves small allocations from memory it keeps: 1 MiB may cost less than
+     * 8 KiB did (docs/calibration.md, "Device memory and cudaFreeHost"). */
+    {"host", "malloc_curve", offsetof(sim_profile, malloc_curve), false},
+    {"host", "free_curve", offsetof(sim_profile, free_curve), false},
 };
 
 const sim_profile_curve_info *sim_profile_curve_named(const char *section, const char *key) {
@@ -86,7 +90,7 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
                 if (c->n)
                     return fail(err, err_size, "profile %s: \"%s.%s\" is given twice", origin, k_sections[s],
                                 entry->string);
-                if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, c, err, err_size))
+                if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, curve->rising, c, err, err_size))
                     return -1;
                 continue;
             }
@@ -176,6 +180,25 @@ double sim_profile_host_copy_ns(const sim_profile *p, double bytes) {
     /* A memcpy has no fixed cost to speak of: below the smallest point, its share of it. */
     if (bytes < c->bytes[0]) return c->ns[0] * bytes / c->bytes[0];
     return sim_curve_ns(c, bytes, p->host_memcpy_gbps);
+}
+
+/* Past a device memory curve's largest point, the extra bytes at its last segment's rate
+ * (the driver maps pages in proportion), or none when that segment does not rise. */
+static double device_memory_ns(const sim_pageable_curve *c, double fixed_ns, double bytes) {
+    if (c->n == 0) return fixed_ns;
+    int last = c->n - 1;
+    if (c->n < 2 || bytes <= c->bytes[last] || c->ns[last] <= c->ns[last - 1])
+        return sim_curve_ns(c, bytes < c->bytes[last] ? bytes : c->bytes[last], 1);
+    double gbps = (c->bytes[last] - c->bytes[last - 1]) / (c->ns[last] - c->ns[last - 1]);
+    return sim_curve_ns(c, bytes, gbps);
+}
+
+double sim_profile_malloc_ns(const sim_profile *p, double bytes) {
+    return device_memory_ns(&p->malloc_curve, p->malloc_ns, bytes);
+}
+
+double sim_profile_free_ns(const sim_profile *p, double bytes) {
+    return device_memory_ns(&p->free_curve, p->free_ns, bytes);
 }
 
 int sim_profile_parse(const char *json, size_t size, const char *origin, sim_profile *out,

@@ -112,6 +112,7 @@ extern "C" {
     X(host, host_register_ns_per_mib, false, 0, 1e9)                                          \
     X(host, host_unregister_ns, false, 0, 1e9)                                                \
     X(host, host_unregister_ns_per_mib, false, 0, 1e9)                                        \
+    X(host, free_host_ns, false, 0, 1e9)                                                      \
     X(host, free_host_ns_per_mib, false, 0, 1e9)                                              \
     X(host, api_min_ns, false, 0, 1e9)                                                        \
     X(host, host_memcpy_gbps, false, 1e-3, 1e5)
@@ -127,6 +128,8 @@ typedef struct sim_profile {
     sim_pageable_curve h2d_pageable_curve, d2h_pageable_curve;
     /* The optional host memcpy curve of the "host" section (n 0 without it). */
     sim_pageable_curve host_copy_curve;
+    /* The optional cudaMalloc and cudaFree curves of the "host" section (n 0 without them). */
+    sim_pageable_curve malloc_curve, free_curve;
 } sim_profile;
 
 /* The curves a profile may hold, each the entry `key` of its section: the profile's one list
@@ -134,8 +137,9 @@ typedef struct sim_profile {
 typedef struct sim_profile_curve_info {
     const char *section, *key;
     size_t offset; /* of its sim_pageable_curve in sim_profile */
+    bool rising;   /* its times may not fall as the sizes grow (a copy's); a call's may */
 } sim_profile_curve_info;
-#define SIM_PROFILE_CURVES 3
+#define SIM_PROFILE_CURVES 5
 extern const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES];
 /* The curve named section.key, NULL when that entry is no curve. */
 const sim_profile_curve_info *sim_profile_curve_named(const char *section, const char *key);
@@ -157,6 +161,12 @@ double sim_profile_pageable_ns(const sim_profile *p, bool h2d, double bytes);
  * has one (below its smallest point, that point's time in proportion to the bytes), else the
  * bytes at host_memcpy_gbps. */
 double sim_profile_host_copy_ns(const sim_profile *p, double bytes);
+
+/* What cudaMalloc of bytes costs the host, in ns: the profile's malloc_curve where it has one
+ * (below its smallest point, that point's time: a call's fixed cost), else malloc_ns. The
+ * same for cudaFree with free_curve and free_ns (paid once the device is idle). */
+double sim_profile_malloc_ns(const sim_profile *p, double bytes);
+double sim_profile_free_ns(const sim_profile *p, double bytes);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@ static int fail(char *err, size_t err_size, const char *fmt, ...) {
 }
 
 int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *section, const char *key,
-                            sim_pageable_curve *out, char *err, size_t err_size) {
+                            bool rising, sim_pageable_curve *out, char *err, size_t err_size) {
     memset(out, 0, sizeof(*out));
     if (!cJSON_IsObject(entry))
         return fail(err, err_size,
@@ -68,7 +68,7 @@ int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *
                         "profile %s: \"%s.%s\": point %d's size (%g bytes) must be larger than point %d's (%g): "
                         "the points go from the smallest copy to the largest",
                         origin, section, key, i + 1, bytes, i, out->bytes[i - 1]);
-        if (i > 0 && ns < out->ns[i - 1])
+        if (rising && i > 0 && ns < out->ns[i - 1])
             return fail(err, err_size,
                         "profile %s: \"%s.%s\": point %d (%g bytes in %g ns) takes less time than point %d (%g bytes "
                         "in %g ns): a larger copy cannot take less",

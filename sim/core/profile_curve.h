@@ -24,7 +24,14 @@
  * host has just written into pinned memory (docs/calibration/host_copy_probe.cu: into
  * pageable or write-combined memory it costs the same on the lent H200s' hosts); past its
  * largest point the extra bytes go at host_memcpy_gbps. A profile without it charges every
- * host copy at host_memcpy_gbps. */
+ * host copy at host_memcpy_gbps.
+ *
+ * "malloc_curve" and "free_curve" (the "host" section) are what cudaMalloc and cudaFree of
+ * that many bytes cost the host on an idle device (a cudaFree waits for the device first).
+ * Their times may fall as the sizes grow (the driver serves small allocations from memory it
+ * keeps); below the smallest size a call takes that size's time, past the largest the last
+ * segment's rate carries it on where that segment rises. A profile without them charges
+ * malloc_ns and free_ns whatever the size (sim_profile_malloc_ns, sim_profile_free_ns). */
 #ifndef STREAMLAB_SIM_CORE_PROFILE_CURVE_H
 #define STREAMLAB_SIM_CORE_PROFILE_CURVE_H
 
@@ -45,10 +52,11 @@ typedef struct sim_pageable_curve {
     double ns[SIM_CURVE_MAX_POINTS];
 } sim_pageable_curve;
 
-/* Reads one curve entry (entry, named section.key in messages) into out. Returns 0, or -1
- * with a message in err naming the profile, the entry and, where one is wrong, the point. */
+/* Reads one curve entry (entry, named section.key in messages) into out; rising: its times
+ * may not fall as the sizes grow. Returns 0, or -1 with a message in err naming the profile,
+ * the entry and, where one is wrong, the point. */
 int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *section, const char *key,
-                            sim_pageable_curve *out, char *err, size_t err_size);
+                            bool rising, sim_pageable_curve *out, char *err, size_t err_size);
 
 /* The time of a copy of bytes on the curve c (c->n > 0), in ns; beyond_gbps carries it
  * past the largest point. */

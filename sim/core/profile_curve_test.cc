@@ -7,7 +7,9 @@
 // refused with a message naming the entry and the point. The host section's memcpy curve
 // ("host_copy_curve") is read the same way; below its smallest point a copy costs its share
 // of that point's time, above the largest the extra bytes go at host_memcpy_gbps, and a
-// profile without it charges every byte at that rate.
+// profile without it charges every byte at that rate. The cudaMalloc and cudaFree curves
+// ("malloc_curve", "free_curve") may fall as the sizes grow; below the smallest size a call
+// costs that size's time, past the largest the last segment's rate carries it on.
 #include <gtest/gtest.h>
 
 #include <cjson/cJSON.h>
@@ -27,7 +29,7 @@ int ParseCurve(const std::string &entry_json, sim_pageable_curve *c, std::string
     cJSON *entry = cJSON_Parse(entry_json.c_str());
     EXPECT_NE(entry, nullptr) << entry_json;
     char buf[512] = "";
-    int rc = sim_profile_parse_curve(entry, "test.json", "copy", "h2d_pageable_curve", c, buf, sizeof(buf));
+    int rc = sim_profile_parse_curve(entry, "test.json", "copy", "h2d_pageable_curve", true, c, buf, sizeof(buf));
     cJSON_Delete(entry);
     *err = buf;
     return rc;
@@ -268,6 +270,71 @@ TEST(HostCopyCurve, InTheCopySectionItIsAnUnknownParameter) {
     s.insert(copy + 9, std::string("\n    \"host_copy_curve\": ") + kThreePoints + ",");
     EXPECT_EQ(ParseProfile(s, &p, &err), -1);
     EXPECT_NE(err.find("unknown parameter \"copy.host_copy_curve\""), std::string::npos) << err;
+}
+
+// h200.json without its cudaMalloc and cudaFree curves.
+std::string H200WithoutDeviceMemoryCurves() {
+    std::string s = H200Text();
+    for (const char *key : {"\"malloc_curve\"", "\"free_curve\""}) {
+        size_t at = s.find(key);
+        EXPECT_NE(at, std::string::npos) << "h200.json has no " << key;
+        if (at == std::string::npos) continue;
+        size_t line = s.rfind('\n', at);
+        s.erase(line, s.find('\n', at) - line);
+    }
+    return s;
+}
+
+// The host section of h200.json, without its device memory curves, with `entries` put first.
+std::string H200WithHostEntries(const std::string &entries) {
+    std::string s = H200WithoutDeviceMemoryCurves();
+    size_t host = s.find("\"host\": {");
+    EXPECT_NE(host, std::string::npos);
+    if (host != std::string::npos) s.insert(host + 9, "\n    " + entries + ",");
+    return s;
+}
+
+TEST(DeviceMemoryCurves, TheBuiltInH200ChargesItsPointsWhereverTheyFall) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200Text(), &p, &err), 0) << err;
+    for (const sim_pageable_curve *c : {&p.malloc_curve, &p.free_curve}) {
+        ASSERT_GT(c->n, 2);
+        const bool alloc = c == &p.malloc_curve;
+        for (int i = 0; i < c->n; i++)
+            EXPECT_DOUBLE_EQ(alloc ? sim_profile_malloc_ns(&p, c->bytes[i]) : sim_profile_free_ns(&p, c->bytes[i]),
+                             c->ns[i])
+                << i;
+        // A call below the smallest size costs that size's time: the call's own cost.
+        EXPECT_DOUBLE_EQ(alloc ? sim_profile_malloc_ns(&p, 256) : sim_profile_free_ns(&p, 256), c->ns[0]);
+    }
+}
+
+TEST(DeviceMemoryCurves, ACallsTimeMayFallAsItsSizeGrowsACopysMayNot) {
+    const std::string falling = R"({"points": [[8192, 3000], [1048576, 2000], [8388608, 50000], [67108864, 70000]], )"
+                                R"("source": "s"})";
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200WithHostEntries("\"malloc_curve\": " + falling + ", \"free_curve\": " + falling), &p,
+                           &err),
+              0)
+        << err;
+    EXPECT_DOUBLE_EQ(sim_profile_malloc_ns(&p, 1048576), 2000);
+    EXPECT_DOUBLE_EQ(sim_profile_free_ns(&p, (8192 + 1048576) / 2.0), 2500);
+    // Past the largest point, at the last segment's rate: 20 us per 56 MiB.
+    EXPECT_DOUBLE_EQ(sim_profile_malloc_ns(&p, 67108864.0 + 58720256.0), 90000);
+    // The same points as a copy's curve are refused.
+    EXPECT_EQ(ParseProfile(H200WithHostCurve(falling), &p, &err), -1);
+    EXPECT_NE(err.find("a larger copy cannot take less"), std::string::npos) << err;
+}
+
+TEST(DeviceMemoryCurves, WithoutThemACallCostsTheFixedFigure) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200WithoutDeviceMemoryCurves(), &p, &err), 0) << err;
+    EXPECT_EQ(p.malloc_curve.n, 0);
+    EXPECT_DOUBLE_EQ(sim_profile_malloc_ns(&p, 64 << 20), p.malloc_ns);
+    EXPECT_DOUBLE_EQ(sim_profile_free_ns(&p, 8192), p.free_ns);
 }
 
 }  // namespace
