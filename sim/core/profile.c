@@ -74,6 +74,23 @@ static const param_info *find_param(const char *section, const char *key) {
     return NULL;
 }
 
+/* Parameters a profile written before them may lack, and the one each then takes its value
+ * from: what the simulator charged before (a calibration written by an older
+ * //sim:calibrate still reads). cudaFreeHost paid cudaFree's cost before it had a fixed
+ * cost of its own. */
+static const struct {
+    const char *section, *key, *from;
+} k_fallbacks[] = {
+    {"host", "free_host_ns", "free_ns"},
+};
+
+static const param_info *fallback_of(const param_info *p) {
+    for (size_t i = 0; i < sizeof(k_fallbacks) / sizeof(k_fallbacks[0]); i++)
+        if (!strcmp(k_fallbacks[i].section, p->section) && !strcmp(k_fallbacks[i].key, p->key))
+            return find_param(k_fallbacks[i].section, k_fallbacks[i].from);
+    return NULL;
+}
+
 static int parse_sections(const cJSON *root, const char *origin, sim_profile *out, char *err,
                           size_t err_size) {
     bool seen[sizeof(k_params) / sizeof(k_params[0])] = {false};
@@ -133,10 +150,14 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
             *(double *)((char *)out + p->offset) = v;
         }
     }
-    for (size_t i = 0; i < k_param_count; i++)
-        if (!seen[i])
+    for (size_t i = 0; i < k_param_count; i++) {
+        if (seen[i]) continue;
+        const param_info *from = fallback_of(&k_params[i]);
+        if (!from || !seen[from - k_params])
             return fail(err, err_size, "profile %s: parameter \"%s.%s\" is missing", origin,
                         k_params[i].section, k_params[i].key);
+        *(double *)((char *)out + k_params[i].offset) = *(const double *)((const char *)out + from->offset);
+    }
     return 0;
 }
 
