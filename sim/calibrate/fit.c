@@ -251,8 +251,7 @@ static void fit_pageable(cal_fit *f, const double *fig, bool h2d) {
 static void fit_host_copy(cal_fit *f, const double *fig) {
     sim_profile *p = &f->profile;
     static const unsigned kib[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_KIB;
-    static const cal_figure_id ids[CAL_HOST_COPY_SIZES] = {CAL_host_copy_64k, CAL_host_copy_256k, CAL_host_copy_1m,
-                                                           CAL_host_copy_8m, CAL_host_copy_64m};
+    static const cal_figure_id ids[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_IDS;
     sim_pageable_curve *c = &p->host_copy_curve;
     memset(c, 0, sizeof(*c));
     char list[200] = "";
@@ -288,11 +287,8 @@ static void fit_host_copy(cal_fit *f, const double *fig) {
 static void fit_device_memory(cal_fit *f, const double *fig, bool alloc) {
     sim_profile *p = &f->profile;
     static const unsigned kib[CAL_DEVMEM_SIZES] = CAL_DEVMEM_KIB;
-    static const cal_figure_id mallocs[CAL_DEVMEM_SIZES] = {CAL_device_malloc_8k, CAL_device_malloc_256k,
-                                                            CAL_device_malloc_1m, CAL_device_malloc_8m,
-                                                            CAL_device_malloc_64m};
-    static const cal_figure_id frees[CAL_DEVMEM_SIZES] = {CAL_device_free_8k, CAL_device_free_256k,
-                                                          CAL_device_free_1m, CAL_device_free_8m, CAL_device_free_64m};
+    static const cal_figure_id mallocs[CAL_DEVMEM_SIZES] = CAL_DEVICE_MALLOC_IDS;
+    static const cal_figure_id frees[CAL_DEVMEM_SIZES] = CAL_DEVICE_FREE_IDS;
     const cal_figure_id *ids = alloc ? mallocs : frees;
     sim_pageable_curve *c = alloc ? &p->malloc_curve : &p->free_curve;
     memset(c, 0, sizeof(*c));

@@ -733,16 +733,12 @@ static int one_rep(double *f) {
                     &f[CAL_host_register_large], &f[CAL_host_unregister_large]))
         return -1;
     static const unsigned devmem_kib[CAL_DEVMEM_SIZES] = CAL_DEVMEM_KIB;
-    static const cal_figure_id malloc_fig[CAL_DEVMEM_SIZES] = {CAL_device_malloc_8k, CAL_device_malloc_256k,
-                                                               CAL_device_malloc_1m, CAL_device_malloc_8m,
-                                                               CAL_device_malloc_64m};
-    static const cal_figure_id free_fig[CAL_DEVMEM_SIZES] = {CAL_device_free_8k, CAL_device_free_256k,
-                                                             CAL_device_free_1m, CAL_device_free_8m, CAL_device_free_64m};
+    static const cal_figure_id malloc_fig[CAL_DEVMEM_SIZES] = CAL_DEVICE_MALLOC_IDS;
+    static const cal_figure_id free_fig[CAL_DEVMEM_SIZES] = CAL_DEVICE_FREE_IDS;
     for (int k = 0; k < CAL_DEVMEM_SIZES; k++)
         if (device_memory((size_t)devmem_kib[k] << 10, &f[malloc_fig[k]], &f[free_fig[k]])) return -1;
     static const unsigned copy_kib[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_KIB;
-    static const cal_figure_id copy_fig[CAL_HOST_COPY_SIZES] = {CAL_host_copy_64k, CAL_host_copy_256k,
-                                                                CAL_host_copy_1m, CAL_host_copy_8m, CAL_host_copy_64m};
+    static const cal_figure_id copy_fig[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_IDS;
     for (int k = 0; k < CAL_HOST_COPY_SIZES; k++)
         if (host_copy((size_t)copy_kib[k] << 10, &f[copy_fig[k]])) return -1;
     if (launches(false, &f[CAL_launch])) return -1;

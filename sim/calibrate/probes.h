@@ -146,6 +146,14 @@ typedef enum cal_figure_id {
         CAL_FIGURE_COUNT
 } cal_figure_id;
 
+/* The figures of the probes taken at several sizes, in the order of their sizes (the probes
+ * fill them, the fit reads them). */
+#define CAL_HOST_COPY_IDS {CAL_host_copy_64k, CAL_host_copy_256k, CAL_host_copy_1m, CAL_host_copy_8m, CAL_host_copy_64m}
+#define CAL_DEVICE_MALLOC_IDS                                                                                        \
+    {CAL_device_malloc_8k, CAL_device_malloc_256k, CAL_device_malloc_1m, CAL_device_malloc_8m, CAL_device_malloc_64m}
+#define CAL_DEVICE_FREE_IDS                                                                                          \
+    {CAL_device_free_8k, CAL_device_free_256k, CAL_device_free_1m, CAL_device_free_8m, CAL_device_free_64m}
+
 typedef struct cal_figure_info {
     const char *id, *unit, *kind, *what;
 } cal_figure_info;
