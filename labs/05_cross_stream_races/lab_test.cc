@@ -140,7 +140,8 @@ TEST(Lab05, TheTargetLeavesFivePointsOfTheBoundOnEachSide) {
     const char *above[] = {"solutions/05_cross_stream_races_sim", "labs/05_cross_stream_races_blocking_legacy_sync_sim",
                            "labs/05_cross_stream_races_upload_waits_download_sim",
                            "labs/05_cross_stream_races_host_waits_reuse_sim"};
-    const char *below[] = {"labs/05_cross_stream_races_one_event_each_sim", "labs/05_cross_stream_races_sync_compute_sim",
+    const char *below[] = {"labs/05_cross_stream_races_one_event_each_sim",
+                           "labs/05_cross_stream_races_sync_compute_sim",
                            "labs/05_cross_stream_races_download_on_compute_sim",
                            "labs/05_cross_stream_races_over_synced_sim"};
     for (const char *seed : {"21", "22", "23"}) {

@@ -174,7 +174,8 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
     EXPECT_GE(measured, 30) << "too few values measured";
     for (const auto &k : kRoundTripKeys)
         EXPECT_TRUE(marked_measured(got, k[0], k[1])) << name << ": " << k[0] << "." << k[1] << " not measured";
-    EXPECT_EQ(curves, 5) << "the calibrator writes both pageable curves, the host's memcpy curve and the cudaMalloc and cudaFree curves";
+    EXPECT_EQ(curves, 5) << "the calibrator writes both pageable curves, the host's memcpy curve and the cudaMalloc "
+                            "and cudaFree curves";
     cJSON_Delete(base_json);
     cJSON_Delete(want);
     cJSON_Delete(got);

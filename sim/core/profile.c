@@ -107,7 +107,8 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
                 if (c->n)
                     return fail(err, err_size, "profile %s: \"%s.%s\" is given twice", origin, k_sections[s],
                                 entry->string);
-                if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, curve->rising, c, err, err_size))
+                if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, curve->rising, c, err,
+                                            err_size))
                     return -1;
                 continue;
             }
