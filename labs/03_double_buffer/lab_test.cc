@@ -359,6 +359,19 @@ TEST(Lab03, StreamZeroWorkBesideBlockingStreamsIsNamedAsTheCause) {
                                            0),
                   0u)
             << first;
+        // The stream-0 work uses what a stream's work wrote, and the legacy stream's wait is
+        // the only order between them: the advice moves it onto that stream and warns that
+        // non-blocking streams alone would make the two race.
+        const std::string next = Str(j, "next");
+        EXPECT_EQ(next.rfind("your code puts work on stream 0", 0), 0u) << next;
+        EXPECT_NE(next.find("making your streams non-blocking would leave them unordered, a race"), std::string::npos)
+            << next;
+        EXPECT_NE(next.find(std::string("(\"buf A\": ") + (std::string(variant) == "sync_memcpy"
+                                                               ? "cudaMemcpyAsync on that stream, not cudaMemcpy)"
+                                                               : "launch it on that stream)")),
+                  std::string::npos)
+            << next;
+        EXPECT_EQ(next.find("or make your streams non-blocking"), std::string::npos) << next;
         cJSON_Delete(j);
         EXPECT_NE(FindFlat(o.err, "Next: your code puts work on stream 0"), std::string::npos) << o.err;
     }

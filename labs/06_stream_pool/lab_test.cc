@@ -251,6 +251,12 @@ TEST(Lab06, APassingProgramGetsNoHintForAStepDoneItsOwnWay) {
 // (a larger pool of blocking streams would be held back the same way).
 TEST(Lab06, TheLegacyStreamInThePoolIsNamed) {
     ExpectFallsBehind("legacy_in_pool", 0.33, "your code puts work on stream 0, the legacy default stream");
+    // Its requests on stream 0 have buffers of their own: nothing there is a hand-over that
+    // only the legacy stream's wait orders, so non-blocking streams are a fix.
+    Outcome o = RunLabOnce("labs/06_stream_pool_legacy_in_pool_sim", Args());
+    cJSON *j = Json(o);
+    EXPECT_NE(Advice(j).find("or make your streams non-blocking"), std::string::npos) << Advice(j);
+    cJSON_Delete(j);
 }
 
 TEST(Lab06, WaitingAfterEachRequestServesOneAtATime) {

@@ -141,6 +141,11 @@ typedef struct lab_findings {
     bool stream0_work;    /* the student put work on the legacy default stream */
     int stalls;           /* stream-0 operations that waited for or held back other streams */
     int stalls_held;      /* of them, those that held back another stream (the rest only waited) */
+    int legacy_handovers; /* stream-0 operations that touch bytes work of another stream touched
+                             before them in the run, one of the two writing: the legacy stream's
+                             wait is what orders them (without it, non-blocking streams, a race) */
+    trace_op_kind handover_kind; /* the first one's kind, and the stream of the work it follows */
+    int32_t handover_stream;
     int busy_at_return;   /* streams other than stream 0 that still had work when run() returned */
     int early_reads;      /* host reads of results that nothing had ordered after the stream work
                              writing them: the host_read races of your runs (run() had not waited) */

@@ -71,6 +71,43 @@ static int count_shared_buffers(trace_timeline *tl, int32_t run, unsigned *write
     return shared;
 }
 
+/* Whether a and b share a byte, one of the two writing it. */
+static bool conflict(const trace_op *a, const trace_op *b) {
+    for (uint32_t i = 0; i < a->n_ranges && i < TRACE_MAX_RANGES; i++)
+        for (uint32_t j = 0; j < b->n_ranges && j < TRACE_MAX_RANGES; j++) {
+            const trace_range *x = &a->ranges[i], *y = &b->ranges[j];
+            if (!((x->flags | y->flags) & TRACE_RANGE_WRITE)) continue;
+            if (x->addr < y->addr + y->bytes && y->addr < x->addr + x->bytes) return true;
+        }
+    return false;
+}
+
+/* Stream-0 ops of run that touch bytes an earlier op of another stream touched, one of the
+ * two writing: a hand-over that only the legacy stream's implicit wait orders. The first
+ * one's kind and the other op's stream go into *kind and *other. */
+static int count_legacy_handovers(trace_timeline *tl, int32_t run, trace_op_kind *kind, int32_t *other) {
+    size_t n = trace_timeline_count(tl);
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trace_op *op = trace_timeline_get(tl, i);
+        if (!trace_timeline_in_run(op, run) || !trace_op_kind_is_stream_work(op->kind) ||
+            op->stream != TRACE_STREAM_LEGACY)
+            continue;
+        for (size_t j = 0; j < i; j++) {
+            const trace_op *o = trace_timeline_get(tl, j);
+            if (!trace_timeline_in_run(o, run) || !trace_op_kind_is_stream_work(o->kind) || o->stream <= 0) continue;
+            if (conflict(op, o)) {
+                if (found++ == 0) {
+                    *kind = op->kind;
+                    *other = o->stream;
+                }
+                break;
+            }
+        }
+    }
+    return found;
+}
+
 /* Distinct start addresses of the ranges of run's copies (of direction dir, or peer copies
  * when peer) with the given flag (TRACE_RANGE_WRITE: destinations; 0: sources). */
 static int count_copy_buffers(trace_timeline *tl, int32_t run, trace_copy_dir dir, bool peer, uint32_t write) {
@@ -383,6 +420,7 @@ void lab_findings_compute(lab_findings *f, const lab_result *r, trace_timeline *
     /* The runner described run's stream-0 ops before (lab_result.stalls, stalls_held). */
     f->stalls = (int)r->stalls;
     f->stalls_held = (int)r->stalls_held;
+    if (f->stalls > 0) f->legacy_handovers = count_legacy_handovers(tl, run, &f->handover_kind, &f->handover_stream);
     int32_t busy[64];
     size_t nb = trace_streams_busy_at(tl, run, returned_ns, busy, sizeof(busy) / sizeof(busy[0]));
     for (size_t i = 0; i < nb && i < sizeof(busy) / sizeof(busy[0]); i++)
@@ -431,16 +469,33 @@ int lab_steps_first_open(const lab_spec *spec, const lab_findings *f) {
 }
 
 /* When every step is done and the lab still fails or misses its target, what the
- * findings say about it, whatever the lab. NULL when they say nothing. */
-static const char *beyond_the_steps(const lab_findings *f) {
+ * findings say about it, whatever the lab, into buf. 0 when they say nothing. */
+static int beyond_the_steps(const lab_findings *f, char *buf, size_t len) {
     if (f->busy_at_return > 0 && !f->correct)
-        return "run() returned while some of your streams still had work (the \"returned\" line above): wait for "
-               "every stream you used before run() returns.";
+        return snprintf(buf, len,
+                        "run() returned while some of your streams still had work (the \"returned\" line above): "
+                        "wait for every stream you used before run() returns.");
+    if (f->stalls > 0 && f->legacy_handovers > 0) {
+        /* Making the streams non-blocking would take away the one order the hand-over has. */
+        const lab_stream_fact *s = lab_fact_stream(f, f->handover_stream);
+        const char *how = f->handover_kind == TRACE_OP_COPY     ? "cudaMemcpyAsync on that stream, not cudaMemcpy"
+                          : f->handover_kind == TRACE_OP_KERNEL ? "launch it on that stream"
+                                                                : "queue it on that stream";
+        return snprintf(buf, len,
+                        "your code puts work on stream 0, the legacy default stream, and each such operation waits "
+                        "for your other streams or holds them back (the \"stream 0\" lines above). Some of it uses "
+                        "bytes your streams' work wrote (or writes what it read), and only that wait orders the two: "
+                        "making your streams non-blocking would leave them unordered, a race. Put that work on the "
+                        "stream whose work it uses (%s%s%s), where the stream's order hands the bytes over (lab 00 "
+                        "is about stream 0).",
+                        s ? s->label : "", s ? ": " : "", how);
+    }
     if (f->stalls > 0)
-        return "your code puts work on stream 0, the legacy default stream, and each such operation waits for "
-               "your other streams or holds them back (the \"stream 0\" lines above). Put that work on one of "
-               "your streams, or make your streams non-blocking (lab 00 is about this).";
-    return NULL;
+        return snprintf(buf, len,
+                        "your code puts work on stream 0, the legacy default stream, and each such operation waits "
+                        "for your other streams or holds them back (the \"stream 0\" lines above). Put that work on "
+                        "one of your streams, or make your streams non-blocking (lab 00 is about this).");
+    return 0;
 }
 
 int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t len) {
@@ -455,8 +510,7 @@ int lab_steps_why(const lab_spec *spec, const lab_findings *f, char *buf, size_t
 int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, size_t len) {
     buf[0] = '\0';
     if (f->reached || lab_steps_first_open(spec, f) >= 0) return 0;
-    const char *generic = beyond_the_steps(f);
-    if (generic && f->busy_at_return > 0 && !f->correct) return snprintf(buf, len, "%s", generic);
+    if (f->busy_at_return > 0 && !f->correct) return beyond_the_steps(f, buf, len);
     /* A call that allocates or frees memory waits for the whole device, whatever the lab:
      * what to do is the same in every lab, and no event or stream takes its wait away. */
     const lab_wait_fact *w = lab_fact_costly_wait(f);
@@ -496,9 +550,7 @@ int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, siz
                         "(cudaStreamWaitEvent) instead.",
                         said);
     }
-    if (generic) return snprintf(buf, len, "%s", generic);
-    buf[0] = '\0';
-    return 0;
+    return beyond_the_steps(f, buf, len);
 }
 
 void lab_steps_print_next(const lab_spec *spec, const lab_findings *f, bool passed, FILE *out) {
