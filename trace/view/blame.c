@@ -196,6 +196,18 @@ static size_t host_wait_before(const walk *w, uint64_t id, uint64_t t) {
     return best;
 }
 
+/* Whether no work of the run ran on the device between t0 and t1 (give or take): an op
+ * queued at t0 that started at t1 waited for nothing on the device, however long its
+ * submission took (a GPU idle for a while starts its next work late). */
+static bool device_idle_between(const walk *w, uint64_t t0, uint64_t t1) {
+    for (size_t i = 0; i < w->n_work; i++) {
+        const trace_op *op = &w->work[i];
+        if (op->engine == TRACE_ENGINE_NONE || op->engine == TRACE_ENGINE_HOST) continue;
+        if (op->start_ns + TOL < t1 && end_of(op) > t0 + TOL) return false;
+    }
+    return true;
+}
+
 static bool arrival_between(const walk *w, uint64_t after, uint64_t by) {
     for (size_t i = 0; i < w->n_arrivals; i++)
         if (w->arrivals[i] > after && w->arrivals[i] <= by + TOL) return true;
@@ -259,7 +271,8 @@ static void critical_path(const walk *w, trace_blame *b) {
         uint64_t stream_ready = p != SIZE_MAX ? end_of(&w->work[p]) : 0;
         uint64_t queued = c->enqueue_ns;
         bool by_stream = p != SIZE_MAX && stream_ready + TOL >= c->start_ns && stream_ready >= queued;
-        bool by_host = !by_stream && queued + TOL >= c->start_ns;
+        bool by_host = !by_stream && (queued + TOL >= c->start_ns ||
+                                      (queued < c->start_ns && device_idle_between(w, queued, c->start_ns)));
         if (by_stream) {
             const trace_op *pw = &w->work[p];
             if (pw->kind == TRACE_OP_EVENT_WAIT && pw->end_ns >= pw->start_ns + TOL) {

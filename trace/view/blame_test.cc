@@ -7,7 +7,7 @@
 // waits are told apart by their line; a poll (cudaEventQuery asked until it succeeds) is a
 // host wait from its first query, and a query that found the work done at its first ask is
 // no wait. A kernel that started on the SMs another kernel's last blocks freed leads the walk
-// through that kernel.
+// through that kernel; work that started late on an idle device leads it to the host.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -151,6 +151,47 @@ TEST(Blame, AHostWaitInTheLoopIsChargedWhatItHeldTheHost) {
     char call[64];
     trace_blame_call(loop, t.tl(), call, sizeof(call));
     EXPECT_STREQ(call, "cudaStreamSynchronize(\"compute\")");
+}
+
+// On a GPU the work queued after a host wait may start well after it was queued (the device
+// idled, its next work starts late): with nothing running on the device in between, what
+// held it was still the host, and the walk goes on through the wait.
+TEST(Blame, WorkThatStartsLateOnAnIdleDeviceLeadsToTheHostWaitBeforeIt) {
+    Timeline t;
+    t.Stream(1, "compute");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 1 * kUs, 101 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 2 * kUs, 101 * kUs, 0x80, "cudaDeviceSynchronize");
+    // Queued at 104 us, started at 150 us: 46 us later, the device idle all along.
+    t.Work(TRACE_OP_KERNEL, 1, 104 * kUs, 150 * kUs, 250 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 105 * kUs, 250 * kUs, 0x81, "cudaDeviceSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *loop = Find(b, 0x80);
+    ASSERT_NE(loop, nullptr);
+    EXPECT_EQ(loop->on_path, 1u);
+    EXPECT_EQ(loop->cost_ns, 99 * kUs);
+    EXPECT_EQ(b.path_ns, 249 * kUs);
+}
+
+// Work that started late because other work held the device is not the host's: a's second
+// kernel, queued at 104 us after the host's wait, started at 150 us when b's kernel (queued
+// before the wait, run after a's first) ended; it would have waited for that kernel however
+// early it was queued, so the wait is not on the path.
+TEST(Blame, WorkHeldBackByOtherWorkIsNotTheHostsWait) {
+    Timeline t;
+    t.Stream(1, "a");
+    t.Stream(2, "b");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 1 * kUs, 101 * kUs);
+    t.Work(TRACE_OP_KERNEL, 2, 1 * kUs, 102 * kUs, 150 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 1, 2 * kUs, 101 * kUs, 0x90, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_KERNEL, 1, 104 * kUs, 150 * kUs, 250 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 105 * kUs, 250 * kUs, 0x91, "cudaDeviceSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *w = Find(b, 0x90);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->on_path, 0u);
+    EXPECT_EQ(w->cost_ns, 0u);
 }
 
 // Kernels that fill the GPU overlap: the next stream's kernel starts on the SMs the last
