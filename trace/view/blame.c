@@ -269,16 +269,23 @@ static void critical_path(const walk *w, trace_blame *b) {
         if (c->start_ns < first) first = c->start_ns;
         size_t p = w->prev[cur];
         uint64_t stream_ready = p != SIZE_MAX ? end_of(&w->work[p]) : 0;
+        /* A stream's wait on an event ends when the work its record marks does: on a GPU the
+         * wait has no device time of its own (it is recorded at its call). */
+        if (p != SIZE_MAX && w->work[p].kind == TRACE_OP_EVENT_WAIT) {
+            size_t r = record_of(w, w->work[p].event, w->work[p].id);
+            if (r != SIZE_MAX && w->prev[r] != SIZE_MAX && end_of(&w->work[w->prev[r]]) > stream_ready)
+                stream_ready = end_of(&w->work[w->prev[r]]);
+        }
         uint64_t queued = c->enqueue_ns;
         bool by_stream = p != SIZE_MAX && stream_ready + TOL >= c->start_ns && stream_ready >= queued;
         bool by_host = !by_stream && (queued + TOL >= c->start_ns ||
                                       (queued < c->start_ns && device_idle_between(w, queued, c->start_ns)));
         if (by_stream) {
             const trace_op *pw = &w->work[p];
-            if (pw->kind == TRACE_OP_EVENT_WAIT && pw->end_ns >= pw->start_ns + TOL) {
+            if (pw->kind == TRACE_OP_EVENT_WAIT && stream_ready >= pw->start_ns + TOL) {
                 if (!charged_wait[p]) {
                     charged_wait[p] = true;
-                    charge(entry_for(b, pw, false), pw->end_ns - pw->start_ns);
+                    charge(entry_for(b, pw, false), stream_ready - pw->start_ns);
                 }
                 size_t r = record_of(w, pw->event, pw->id);
                 if (r != SIZE_MAX && w->prev[r] != SIZE_MAX) {

@@ -7,7 +7,8 @@
 // waits are told apart by their line; a poll (cudaEventQuery asked until it succeeds) is a
 // host wait from its first query, and a query that found the work done at its first ask is
 // no wait. A kernel that started on the SMs another kernel's last blocks freed leads the walk
-// through that kernel; work that started late on an idle device leads it to the host.
+// through that kernel; work that started late on an idle device leads it to the host; a
+// stream's wait recorded without device times (a GPU's) ends when its record's work does.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -239,6 +240,33 @@ TEST(Blame, AStreamsWaitOnAnEventIsChargedWhatItHeldTheStream) {
     char call[64];
     trace_blame_call(w, t.tl(), call, sizeof(call));
     EXPECT_STREQ(call, "cudaStreamWaitEvent(\"down\")");
+}
+
+// On a GPU a stream's wait on an event has no device time: it is recorded at its call, and
+// ends there. It still holds its stream until the work its record marks is done: the kernel
+// that started when the upload ended was held by the wait, and the walk goes on through the
+// upload to the host's device-wide wait before it (lab 05 with a device wait every batch).
+TEST(Blame, AStreamsWaitWithoutDeviceTimesEndsWhenItsRecordsWorkDoes) {
+    Timeline t;
+    t.Stream(1, "up");
+    t.Stream(2, "compute");
+    t.Work(TRACE_OP_COPY, 1, 0, 1 * kUs, 80 * kUs, TRACE_COPY_H2D);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 2 * kUs, 80 * kUs, 0xa0, "cudaDeviceSynchronize");
+    t.Work(TRACE_OP_COPY, 1, 85 * kUs, 86 * kUs, 166 * kUs, TRACE_COPY_H2D);
+    t.Work(TRACE_OP_EVENT_RECORD, 1, 87 * kUs, 87 * kUs, 87 * kUs, TRACE_COPY_NONE, 9, 0xa1);
+    t.Work(TRACE_OP_EVENT_WAIT, 2, 88 * kUs, 88 * kUs, 88 * kUs, TRACE_COPY_NONE, 9, 0xa2);
+    t.Work(TRACE_OP_KERNEL, 2, 90 * kUs, 167 * kUs, 260 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 91 * kUs, 260 * kUs, 0xa3, "cudaDeviceSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *stream_wait = Find(b, 0xa2), *host_wait = Find(b, 0xa0);
+    ASSERT_NE(stream_wait, nullptr);
+    ASSERT_NE(host_wait, nullptr);
+    EXPECT_EQ(stream_wait->on_path, 1u);
+    EXPECT_EQ(stream_wait->cost_ns, 78 * kUs);  // from its call to the upload's end
+    EXPECT_EQ(host_wait->on_path, 1u);
+    EXPECT_EQ(host_wait->cost_ns, 78 * kUs);
+    EXPECT_EQ(b.path_ns, 259 * kUs);
 }
 
 TEST(Blame, AWaitBeforeARequestArrivedIsNotCharged) {
