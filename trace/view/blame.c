@@ -217,7 +217,8 @@ static bool arrival_between(const walk *w, uint64_t after, uint64_t by) {
 /* The op on cur's engine (and device), not on its stream, that ended when cur started. A
  * kernel may also start while another still runs, on the SMs that kernel's last blocks
  * freed: when no op ended then, the kernel that held it back is the one of another stream
- * that was running when it started and had started last before it. */
+ * that was running when it started and had started last before it. Failing both, the op
+ * of another engine that ended when cur started. */
 static size_t engine_before(const walk *w, size_t cur) {
     const trace_op *c = &w->work[cur];
     if (c->engine == TRACE_ENGINE_NONE || c->engine == TRACE_ENGINE_HOST) return SIZE_MAX;
@@ -238,7 +239,23 @@ static size_t engine_before(const walk *w, size_t cur) {
             best_end = e;
         }
     }
-    return best != SIZE_MAX ? best : running;
+    if (best != SIZE_MAX) return best;
+    if (running != SIZE_MAX) return running;
+    /* Nothing on its own engine: work on another engine that ended when it started (on a GPU
+     * an upload may queue behind a download in the copy hardware). */
+    for (size_t i = 0; i < w->n_work; i++) {
+        const trace_op *op = &w->work[i];
+        if (i == cur || op->engine == TRACE_ENGINE_NONE || op->engine == TRACE_ENGINE_HOST ||
+            op->device != c->device || op->stream == c->stream)
+            continue;
+        uint64_t e = end_of(op);
+        if (e + TOL < c->start_ns || e > c->start_ns + TOL || op->start_ns >= c->start_ns) continue;
+        if (best == SIZE_MAX || e > best_end) {
+            best = i;
+            best_end = e;
+        }
+    }
+    return best;
 }
 
 static void charge(trace_blame_wait *e, uint64_t ns) {
@@ -321,6 +338,15 @@ static void critical_path(const walk *w, trace_blame *b) {
                         if (e && part) e->on_path--;
                     }
                     next = waited_work(w, s);
+                    /* A wait whose work was done before it began waited for nothing on the
+                     * device: its time is the call's own (a cudaFree freeing what the one before
+                     * it waited for), and what held the host before it is on the path too. */
+                    if (next != SIZE_MAX && end_of(&w->work[next]) + TOL <= s->start_ns) {
+                        t = s->start_ns;
+                        before = s->id;
+                        next = SIZE_MAX;
+                        continue;
+                    }
                     break;
                 }
                 t = s->start_ns;

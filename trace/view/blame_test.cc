@@ -8,7 +8,8 @@
 // host wait from its first query, and a query that found the work done at its first ask is
 // no wait. A kernel that started on the SMs another kernel's last blocks freed leads the walk
 // through that kernel; work that started late on an idle device leads it to the host; a
-// stream's wait recorded without device times (a GPU's) ends when its record's work does.
+// stream's wait recorded without device times (a GPU's) ends when its record's work does; a
+// wait that waited for nothing on the device leads the walk on to the host's wait before it.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -266,6 +267,50 @@ TEST(Blame, AStreamsWaitWithoutDeviceTimesEndsWhenItsRecordsWorkDoes) {
     EXPECT_EQ(stream_wait->cost_ns, 78 * kUs);  // from its call to the upload's end
     EXPECT_EQ(host_wait->on_path, 1u);
     EXPECT_EQ(host_wait->cost_ns, 78 * kUs);
+    EXPECT_EQ(b.path_ns, 259 * kUs);
+}
+
+// Two frees in a row, each a device-wide wait: the first waits for the batch's work, the
+// second finds the device idle and takes only its own time. Both held the host on the path:
+// the walk goes on past the second, whose work was done before it began, to the first.
+TEST(Blame, AWaitThatWaitedForNothingOnTheDeviceLeadsToTheWaitBeforeIt) {
+    Timeline t;
+    t.Stream(1, "s");
+    t.Work(TRACE_OP_KERNEL, 1, 0, 1 * kUs, 500 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 2 * kUs, 550 * kUs, 0xb0, "cudaFree");
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 551 * kUs, 600 * kUs, 0xb1, "cudaFree");
+    t.Work(TRACE_OP_KERNEL, 1, 602 * kUs, 603 * kUs, 1100 * kUs);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 603 * kUs, 1100 * kUs, 0xb2, "cudaDeviceSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *first = Find(b, 0xb0), *second = Find(b, 0xb1);
+    ASSERT_NE(first, nullptr);
+    ASSERT_NE(second, nullptr);
+    EXPECT_EQ(second->on_path, 1u);
+    EXPECT_EQ(second->cost_ns, 49 * kUs);
+    EXPECT_EQ(first->on_path, 1u);
+    EXPECT_EQ(first->cost_ns, 548 * kUs);
+    EXPECT_EQ(b.wait[0].call_site, 0xb0u);  // the costlier first
+}
+
+// On a GPU an upload may queue behind a download of another stream in the copy hardware:
+// queued long before, it starts when the download ends. With nothing on its own engine then,
+// the walk goes on through the download, back to the host's wait before it.
+TEST(Blame, WorkThatStartsWhenAnotherEnginesWorkEndsLeadsThroughIt) {
+    Timeline t;
+    t.Stream(1, "up");
+    t.Stream(2, "down");
+    t.Work(TRACE_OP_KERNEL, 2, 0, 1 * kUs, 100 * kUs);
+    t.Sync(TRACE_SYNC_STREAM, 2, 2 * kUs, 100 * kUs, 0xc0, "cudaStreamSynchronize");
+    t.Work(TRACE_OP_COPY, 2, 101 * kUs, 102 * kUs, 180 * kUs, TRACE_COPY_D2H);
+    t.Work(TRACE_OP_COPY, 1, 103 * kUs, 180 * kUs, 260 * kUs, TRACE_COPY_H2D);
+    t.Sync(TRACE_SYNC_DEVICE, TRACE_STREAM_NONE, 104 * kUs, 260 * kUs, 0xc1, "cudaDeviceSynchronize");
+    trace_blame b;
+    ASSERT_EQ(trace_blame_compute(t.tl(), 1, &b), 0);
+    const trace_blame_wait *w = Find(b, 0xc0);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->on_path, 1u);
+    EXPECT_EQ(w->cost_ns, 98 * kUs);
     EXPECT_EQ(b.path_ns, 259 * kUs);
 }
 
