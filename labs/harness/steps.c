@@ -525,6 +525,11 @@ int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, siz
                         "Instead, %s.",
                         said, call, w->call, fix);
     }
+    /* Stream-0 work that a stream's work hands bytes to (a cudaMemcpy of a result): what
+     * holds the host is that work itself, and the fix is its stream, not fewer waits. */
+    if (f->stalls > 0 && f->legacy_handovers > 0 &&
+        (!w || !strncmp(w->call, "cudaMemcpy(", 11) || !strncmp(w->call, "cudaMemset(", 11)))
+        return beyond_the_steps(f, buf, len);
     /* Host copies that take a large part of the run: the host copies where the copy
      * engines could have read the memory itself. */
     if (f->host_copies > 0 && f->run_ms > 0 && f->host_copy_ms >= LAB_HOST_COPY_SHARE * f->run_ms) {
