@@ -245,6 +245,30 @@ static void fit_pageable(cal_fit *f, const double *fig, bool h2d) {
         fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large]);
 }
 
+/* A curve of n points, the i-th at kib[i] KiB taking what the figure ids[i] (us) measured,
+ * into c; their figures, printed with digits significant digits, into list. rising names
+ * what the curve times when its points may not fall ("a host memcpy"): a point below the one
+ * before takes that one's time, with a note; NULL when they may (a call's cost). */
+static void measured_curve(cal_fit *f, const double *fig, const unsigned *kib, const cal_figure_id *ids, int n,
+                           const char *rising, int digits, sim_pageable_curve *c, char *list, size_t list_size) {
+    memset(c, 0, sizeof(*c));
+    list[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        double t = fig[ids[i]] * 1e3;
+        if (rising && i > 0 && t < c->ns[i - 1]) {
+            note(f, "%s of %u KiB took less than one of %u KiB (%.4g against %.4g us); a larger copy cannot take "
+                    "less, so its curve point is the smaller one's", rising, kib[i], kib[i - 1], fig[ids[i]],
+                 fig[ids[i - 1]]);
+            t = c->ns[i - 1];
+        }
+        c->bytes[i] = kib[i] * 1024.0;
+        c->ns[i] = t;
+        size_t used = strlen(list);
+        snprintf(list + used, list_size - used, "%s%.*g", i ? ", " : "", digits, fig[ids[i]]);
+    }
+    c->n = n;
+}
+
 /* The host's memcpy of 64 KiB to 64 MiB: the profile's host_copy_curve (profile_curve.h),
  * the measured times as they are (a memcpy is the host's own work: no call to subtract), and
  * past its largest point the rate between its two largest points, host_memcpy_gbps. */
@@ -253,22 +277,8 @@ static void fit_host_copy(cal_fit *f, const double *fig) {
     static const unsigned kib[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_KIB;
     static const cal_figure_id ids[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_IDS;
     sim_pageable_curve *c = &p->host_copy_curve;
-    memset(c, 0, sizeof(*c));
-    char list[200] = "";
-    for (int i = 0; i < CAL_HOST_COPY_SIZES; i++) {
-        double t = fig[ids[i]] * 1e3;
-        if (i > 0 && t < c->ns[i - 1]) {
-            note(f, "a host memcpy of %u KiB took less than one of %u KiB (%.4g against %.4g us); a larger copy "
-                    "cannot take less, so its curve point is the smaller one's", kib[i], kib[i - 1], fig[ids[i]],
-                 fig[ids[i - 1]]);
-            t = c->ns[i - 1];
-        }
-        c->bytes[i] = kib[i] * 1024.0;
-        c->ns[i] = t;
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof(list) - used, "%s%.5g", i ? ", " : "", fig[ids[i]]);
-    }
-    c->n = CAL_HOST_COPY_SIZES;
+    char list[200];
+    measured_curve(f, fig, kib, ids, CAL_HOST_COPY_SIZES, "a host memcpy", 5, c, list, sizeof(list));
     int last = c->n - 1;
     double span = c->ns[last] - c->ns[last - 1];
     double rate = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span
@@ -289,17 +299,9 @@ static void fit_device_memory(cal_fit *f, const double *fig, bool alloc) {
     static const unsigned kib[CAL_DEVMEM_SIZES] = CAL_DEVMEM_KIB;
     static const cal_figure_id mallocs[CAL_DEVMEM_SIZES] = CAL_DEVICE_MALLOC_IDS;
     static const cal_figure_id frees[CAL_DEVMEM_SIZES] = CAL_DEVICE_FREE_IDS;
-    const cal_figure_id *ids = alloc ? mallocs : frees;
-    sim_pageable_curve *c = alloc ? &p->malloc_curve : &p->free_curve;
-    memset(c, 0, sizeof(*c));
-    char list[200] = "";
-    for (int i = 0; i < CAL_DEVMEM_SIZES; i++) {
-        c->bytes[i] = kib[i] * 1024.0;
-        c->ns[i] = fig[ids[i]] * 1e3;
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof(list) - used, "%s%.4g", i ? ", " : "", fig[ids[i]]);
-    }
-    c->n = CAL_DEVMEM_SIZES;
+    char list[200];
+    measured_curve(f, fig, kib, alloc ? mallocs : frees, CAL_DEVMEM_SIZES, NULL, 4,
+                   alloc ? &p->malloc_curve : &p->free_curve, list, sizeof(list));
     mark(f, "host", alloc ? "malloc_curve" : "free_curve",
          "measured: %s of 8 KiB, 256 KiB, 1 MiB, 8 MiB and 64 MiB on an idle device took %s us (host time, the "
          "median of 9, each buffer freed before the next is made)",
@@ -499,8 +501,9 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     set(out, "host", "sync_call_ns", &p->sync_call_ns, fig[CAL_sync_idle] * 1e3,
         "measured: %d cudaStreamSynchronize calls of an idle stream, %.3f us each", CAL_CALLS, fig[CAL_sync_idle]);
 
-    /* cudaMallocHost, cudaHostRegister, cudaHostUnregister, cudaFreeHost: a line through 1 and 256 MiB (the
-     * small size shows a call's fixed cost, which a lab that pins a batch at a time pays). */
+    /* cudaMallocHost, cudaHostRegister, cudaHostUnregister, cudaFreeHost: a line through 1 and
+     * 256 MiB (the small size shows a call's fixed cost, which a lab that pins a batch at a time
+     * pays). */
     struct {
         const char *what, *key_ns, *key_mib;
         double *ns, *per_mib;
