@@ -48,6 +48,15 @@ void lab_backend_wait_until(uint64_t t);
  * simulator's virtual clock moves on with the device running meanwhile; on a GPU the
  * thread spins (a busy wait, not a sleep). */
 void lab_backend_host_work(uint64_t ns);
+/* Between two runs the harness checks the last one and prepares the next (fresh inputs, their
+ * expected outputs, poisoned outputs), input_bytes of them, while the device idles: on a GPU
+ * that takes the host its own time; the simulator moves its clock on by what it took the lent
+ * H200s' hosts, LAB_BETWEEN_RUNS_NS and LAB_BETWEEN_RUNS_NS_PER_MIB (1.7 ms in lab 06, 142
+ * ms in lab 05: docs/measured.md), so that each run starts on a device that idled as long as
+ * it does on a GPU (a GPU's first work after an idle starts late: sim_profile_wake_ns). */
+#define LAB_BETWEEN_RUNS_NS 200000.0
+#define LAB_BETWEEN_RUNS_NS_PER_MIB 1350000.0
+void lab_backend_between_runs(uint64_t input_bytes);
 /* What a host memcpy of bytes costs the GPU's host, in ns, for the simulator to charge
  * (sim_host_copy_ns: the profile's host_copy_curve); 0 on a GPU, whose host's own copy is
  * the cost. */

@@ -112,6 +112,8 @@ void lab_backend_host_work(uint64_t ns) {
     }
 }
 
+void lab_backend_between_runs(uint64_t input_bytes) { (void)input_bytes; }
+
 uint64_t lab_backend_host_copy_ns(uint64_t bytes) {
     (void)bytes;
     return 0;

@@ -97,6 +97,10 @@ void lab_backend_wait_until(uint64_t t) {
 
 void lab_backend_host_work(uint64_t ns) { sim_host_work(ns); }
 
+void lab_backend_between_runs(uint64_t input_bytes) {
+    sim_host_work((uint64_t)(LAB_BETWEEN_RUNS_NS + LAB_BETWEEN_RUNS_NS_PER_MIB * (double)input_bytes / 1048576.0));
+}
+
 uint64_t lab_backend_host_copy_ns(uint64_t bytes) { return sim_host_copy_ns(bytes); }
 
 bool lab_backend_can_perturb(void) { return true; }

@@ -248,6 +248,7 @@ static run_outcome do_run(harness *h, who w, const char *label) {
         entered = true;
     }
     prepare_run(h, buf, run);
+    lab_backend_between_runs((uint64_t)buf->workload.batches * buf->workload.batch_bytes);
     lab_events_progress(h->events, label, run - 1, h->total_runs);
     trace_set_run(run);
     lab_backend_phase(label, true);

@@ -18,6 +18,9 @@ bool cal_backend_simulated(void);
 uint64_t cal_now_ns(void);
 /* Keeps the host busy for ns (the simulator moves its virtual clock on). */
 void cal_host_wait_ns(uint64_t ns);
+/* Puts the host thread to sleep for ns, as a process waiting for its next command does
+ * (the simulator moves its virtual clock on, as for cal_host_wait_ns). */
+void cal_host_sleep_ns(uint64_t ns);
 /* A host memcpy of n bytes (the simulator also charges its host clock what the profile says
  * one costs: sim_host_copy_ns). */
 void cal_host_copy(void *dst, const void *src, size_t n);

@@ -22,6 +22,12 @@ void cal_host_wait_ns(uint64_t ns) {
     }
 }
 
+void cal_host_sleep_ns(uint64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
 void cal_host_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
 
 int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size) {

@@ -11,6 +11,7 @@ bool cal_backend_simulated(void) { return true; }
 uint64_t cal_now_ns(void) { return sim_now_ns(); }
 
 void cal_host_wait_ns(uint64_t ns) { sim_host_work(ns); }
+void cal_host_sleep_ns(uint64_t ns) { sim_host_work(ns); }
 
 void cal_host_copy(void *dst, const void *src, size_t n) {
     memcpy(dst, src, n);

@@ -39,6 +39,17 @@
 #include "sim/profile_choice.h"
 
 #define TOLERANCE 0.10
+/* The wake-up figures are differences of two host-timed rounds of about 20 us each, a few
+ * us apart: within this many us of the measurement, the simulator reproduces one. */
+#define WAKE_SLACK_US 2.0
+
+static bool reproduced(int i, double measured, double simulated) {
+    static const cal_figure_id wake[CAL_WAKE_IDLES] = CAL_WAKE_IDS;
+    for (int k = 0; k < CAL_WAKE_IDLES; k++)
+        if (i == (int)wake[k] && fabs(simulated - measured) <= WAKE_SLACK_US) return true;
+    double d = measured != 0 ? (simulated - measured) / measured : (simulated == 0 ? 0 : INFINITY);
+    return fabs(d) <= TOLERANCE;
+}
 
 enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_NO_DEVICE = 77 };
 
@@ -496,7 +507,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < CAL_FIGURE_COUNT; i++) {
         const cal_figure_info *f = &cal_figure_infos[i];
         double dev_frac = measured[i] != 0 ? (sim[i] - measured[i]) / measured[i] : (sim[i] == 0 ? 0 : INFINITY);
-        bool ok = fabs(dev_frac) <= TOLERANCE;
+        bool ok = reproduced(i, measured[i], sim[i]);
         bad += !ok;
         printf("| %s | %s | %.4g %s | %.4g %s | %+.1f%% | %s%s |\n", f->id, f->what, measured[i], f->unit, sim[i],
                f->unit, 100 * dev_frac, ok ? "ok" : "NOT REPRODUCED", strcmp(f->kind, "model") ? "" : " (model)");
@@ -505,8 +516,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "\ncalibrate: the simulator with %s does not reproduce %d figure%s within %.0f%%:\n", o.out, bad,
                 bad == 1 ? "" : "s", 100 * TOLERANCE);
         for (int i = 0; i < CAL_FIGURE_COUNT; i++) {
-            double d = measured[i] != 0 ? (sim[i] - measured[i]) / measured[i] : INFINITY;
-            if (fabs(d) > TOLERANCE)
+            if (!reproduced(i, measured[i], sim[i]))
                 fprintf(stderr, "  %s (%s): measured %.4g %s, simulated %.4g %s: the model cannot express it\n",
                         cal_figure_infos[i].id, cal_figure_infos[i].what, measured[i], cal_figure_infos[i].unit,
                         sim[i], cal_figure_infos[i].unit);

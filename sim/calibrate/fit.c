@@ -308,6 +308,38 @@ static void fit_device_memory(cal_fit *f, const double *fig, bool alloc) {
          alloc ? "cudaMalloc" : "cudaFree", list);
 }
 
+/* The device's wake-up: the wake_curve (profile.h, sim_profile_wake_ns), a point per idle of
+ * the wake probe, its time what the round took beyond the same round back to back. A
+ * longer idle cannot cost less than a shorter one: a point below the one before takes that
+ * one's time, with a note (the host's noise in one round is a few us), and none is below 0. */
+static void fit_wake(cal_fit *f, const double *fig) {
+    static const unsigned idle_us[CAL_WAKE_IDLES] = CAL_WAKE_IDLE_US;
+    static const cal_figure_id ids[CAL_WAKE_IDLES] = CAL_WAKE_IDS;
+    sim_pageable_curve *c = &f->profile.wake_curve;
+    memset(c, 0, sizeof(*c));
+    char list[200] = "";
+    for (int i = 0; i < CAL_WAKE_IDLES; i++) {
+        double t = fig[ids[i]] * 1e3;
+        if (t < 0) t = 0;
+        if (i > 0 && t < c->ns[i - 1]) {
+            note(f, "the round after %u us idle took less beyond back to back than after %u us (%.3g against %.3g us); "
+                    "a longer idle cannot cost less, so its wake point is the shorter idle's",
+                 idle_us[i], idle_us[i - 1], fig[ids[i]], fig[ids[i - 1]]);
+            t = c->ns[i - 1];
+        }
+        c->bytes[i] = idle_us[i] * 1e3;
+        c->ns[i] = t;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof(list) - used, "%s%.3g", i ? ", " : "", fig[ids[i]]);
+    }
+    c->n = CAL_WAKE_IDLES;
+    mark(f, "device", "wake_curve",
+         "measured: %d KiB up from pinned memory, a one-block kernel, %d KiB down and cudaStreamSynchronize, after the "
+         "host slept 0.2, 1, 5, 20 and 100 ms with the device idle, took %s us longer than back to back (host time, "
+         "the median of %d at each idle)",
+         CAL_WAKE_KIB, CAL_WAKE_KIB, list, CAL_WAKE_ROUNDS);
+}
+
 /* A pinned copy, event-timed on a held-back stream: fixed_ns + bytes / rate. */
 static void fit_pinned(cal_fit *f, const double *fig, bool h2d) {
     sim_profile *p = &f->profile;
@@ -531,6 +563,8 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     /* cudaMalloc and cudaFree, 8 KiB to 64 MiB on an idle device. */
     fit_device_memory(out, fig, true);
     fit_device_memory(out, fig, false);
+    /* The device's wake-up after an idle. */
+    fit_wake(out, fig);
 
     /* ---- round trips (the copy fits below subtract submission and wake-up) ---- */
     fit_round_trips(dev, out, fig);

@@ -659,6 +659,43 @@ static int graph_one(double *launch_us, double *round_us) {
     return 0;
 }
 
+/* One wake round on s1: CAL_WAKE_KIB up from pinned memory, a one-block process kernel,
+ * CAL_WAKE_KIB down, cudaStreamSynchronize; its host time in us. */
+static int wake_round(double *us) {
+    size_t bytes = (size_t)CAL_WAKE_KIB << 10;
+    kernels_process_params pp = {1664525u, 1013904223u, 200};
+    uint64_t t0 = cal_now_ns();
+    CK(cudaMemcpyAsync(P.d1, P.hp1, bytes, cudaMemcpyHostToDevice, P.s1));
+    CK(kernels_process(P.kout, P.kin, KERNELS_PROCESS_THREADS, pp, P.s1));
+    CK(cudaMemcpyAsync(P.hp2, P.d2, bytes, cudaMemcpyDeviceToHost, P.s1));
+    CK(cudaStreamSynchronize(P.s1));
+    *us = host_us(t0);
+    return 0;
+}
+
+/* The wake round after the host slept each of CAL_WAKE_IDLE_US with the device idle (the
+ * median of CAL_WAKE_ROUNDS at each), less the round back to back (the median of 9, after
+ * one more): what a GPU's first work after an idle costs beyond the same work on a device
+ * just used. */
+static int wake_rounds(double *f) {
+    double t[9];
+    CK(cudaDeviceSynchronize());
+    if (wake_round(&t[0])) return -1;
+    for (int i = 0; i < 9; i++)
+        if (wake_round(&t[i])) return -1;
+    double warm = median(t, 9);
+    static const unsigned idle_us[CAL_WAKE_IDLES] = CAL_WAKE_IDLE_US;
+    static const cal_figure_id fig[CAL_WAKE_IDLES] = CAL_WAKE_IDS;
+    for (int k = 0; k < CAL_WAKE_IDLES; k++) {
+        for (int i = 0; i < CAL_WAKE_ROUNDS; i++) {
+            cal_host_sleep_ns((uint64_t)idle_us[k] * 1000u);
+            if (wake_round(&t[i])) return -1;
+        }
+        f[fig[k]] = median(t, CAL_WAKE_ROUNDS) - warm;
+    }
+    return 0;
+}
+
 /* Every round-trip figure; needs f[CAL_event_record] of the same repetition. */
 static int round_trips(double *f) {
     if (queries(&f[CAL_event_query_done], &f[CAL_event_query_pending], &f[CAL_stream_query_idle])) return -1;
@@ -669,6 +706,7 @@ static int round_trips(double *f) {
     if (kernel_chain(&f[CAL_kernel_chain])) return -1;
     if (graph_chain(&f[CAL_graph_node], &f[CAL_graph_instantiate])) return -1;
     if (graph_one(&f[CAL_graph_launch], &f[CAL_graph_sync_loop])) return -1;
+    if (wake_rounds(f)) return -1;
     return 0;
 }
 

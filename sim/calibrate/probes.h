@@ -57,6 +57,16 @@ extern "C" {
 #define CAL_CHAIN_GATE_NS_PER_KERNEL 20000 /* the gate before a chain, per kernel or node */
 #define CAL_QUERY_GATE_NS_PER_CALL 20000   /* the gate before the pending event, per query */
 
+/* A device's wake-up after it idled: a small round (lab 06's request: CAL_WAKE_KIB up, a
+ * one-block kernel, CAL_WAKE_KIB down, cudaStreamSynchronize) timed on the host after the
+ * host slept for each of these idles, less the same round back to back, in us (a lab's runs
+ * start after the harness prepared them: 2 ms in lab 06, over 100 ms in labs with 96 MiB of
+ * inputs). */
+#define CAL_WAKE_KIB 32
+#define CAL_WAKE_IDLE_US {200, 1000, 5000, 20000, 100000}
+#define CAL_WAKE_IDLES 5
+#define CAL_WAKE_ROUNDS 5 /* cold rounds at each idle (the median is kept) */
+
 /* X(id, unit, kind, what) of the round trips (see CAL_FIGURES). */
 #define CAL_ROUND_TRIP_FIGURES(X)                                                                               \
     X(event_query_done, "us", "fit", "cudaEventQuery of a completed event, host time")                         \
@@ -71,7 +81,12 @@ extern "C" {
     X(graph_node, "us", "fit", "a graph of the same kernels, 2 per SM, device time per node")                  \
     X(graph_instantiate, "us", "fit", "that graph's instantiation, first launch's extra and destroys, host time") \
     X(graph_launch, "us", "fit", "cudaGraphLaunch of a one-node graph, host time per launch")                 \
-    X(graph_sync_loop, "us", "model", "cudaGraphLaunch of a one-node graph, cudaStreamSynchronize: host time per round")
+    X(graph_sync_loop, "us", "model", "cudaGraphLaunch of a one-node graph, cudaStreamSynchronize: host time per round") \
+    X(wake_200us, "us", "fit", "32 KiB up, a one-block kernel, 32 KiB down, sync after the host slept 0.2 ms: host time beyond back to back") \
+    X(wake_1ms, "us", "fit", "the same round after the host slept 1 ms: host time beyond back to back")        \
+    X(wake_5ms, "us", "fit", "the same round after the host slept 5 ms: host time beyond back to back")        \
+    X(wake_20ms, "us", "fit", "the same round after the host slept 20 ms: host time beyond back to back")      \
+    X(wake_100ms, "us", "fit", "the same round after the host slept 100 ms: host time beyond back to back")
 
 /* X(id, unit, kind, what): every figure. kind "fit" figures determine profile values;
  * "model" figures follow from the simulator's semantics with those values and are only
@@ -153,6 +168,8 @@ typedef enum cal_figure_id {
     {CAL_device_malloc_8k, CAL_device_malloc_256k, CAL_device_malloc_1m, CAL_device_malloc_8m, CAL_device_malloc_64m}
 #define CAL_DEVICE_FREE_IDS                                                                                          \
     {CAL_device_free_8k, CAL_device_free_256k, CAL_device_free_1m, CAL_device_free_8m, CAL_device_free_64m}
+
+#define CAL_WAKE_IDS {CAL_wake_200us, CAL_wake_1ms, CAL_wake_5ms, CAL_wake_20ms, CAL_wake_100ms}
 
 typedef struct cal_figure_info {
     const char *id, *unit, *kind, *what;

@@ -30,15 +30,18 @@ static const size_t k_param_count = sizeof(k_params) / sizeof(k_params[0]);
 
 static const char *const k_sections[] = {"device", "copy", "compute", "host"};
 
+#define COPY_AXIS {"bytes", "a larger copy cannot take less"}
 const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES] = {
-    {"copy", "h2d_pageable_curve", offsetof(sim_profile, h2d_pageable_curve), true},
-    {"copy", "d2h_pageable_curve", offsetof(sim_profile, d2h_pageable_curve), true},
-    {"host", "host_copy_curve", offsetof(sim_profile, host_copy_curve), true},
+    {"copy", "h2d_pageable_curve", offsetof(sim_profile, h2d_pageable_curve), COPY_AXIS},
+    {"copy", "d2h_pageable_curve", offsetof(sim_profile, d2h_pageable_curve), COPY_AXIS},
+    {"host", "host_copy_curve", offsetof(sim_profile, host_copy_curve), COPY_AXIS},
     /* The driver serves small allocations from memory it keeps: 1 MiB may cost less than
      * 8 KiB did (docs/calibration.md, "Device memory and cudaFreeHost"). */
-    {"host", "malloc_curve", offsetof(sim_profile, malloc_curve), false},
-    {"host", "free_curve", offsetof(sim_profile, free_curve), false},
+    {"host", "malloc_curve", offsetof(sim_profile, malloc_curve), {"bytes", NULL}},
+    {"host", "free_curve", offsetof(sim_profile, free_curve), {"bytes", NULL}},
+    {"device", "wake_curve", offsetof(sim_profile, wake_curve), {"idle_ns", "a longer idle cannot cost less"}},
 };
+#undef COPY_AXIS
 
 const sim_profile_curve_info *sim_profile_curve_named(const char *section, const char *key) {
     for (size_t i = 0; i < SIM_PROFILE_CURVES; i++)
@@ -107,7 +110,7 @@ static int parse_sections(const cJSON *root, const char *origin, sim_profile *ou
                 if (c->n)
                     return fail(err, err_size, "profile %s: \"%s.%s\" is given twice", origin, k_sections[s],
                                 entry->string);
-                if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, curve->rising, c, err,
+                if (sim_profile_parse_curve(entry, origin, k_sections[s], entry->string, &curve->axis, c, err,
                                             err_size))
                     return -1;
                 continue;
@@ -256,3 +259,11 @@ done:
     return rc;
 }
 
+double sim_profile_wake_ns(const sim_profile *p, double idle_ns) {
+    const sim_pageable_curve *c = &p->wake_curve;
+    if (c->n == 0 || !(idle_ns > 0)) return 0;
+    if (idle_ns < c->bytes[0]) return c->ns[0] * idle_ns / c->bytes[0];
+    int last = c->n - 1;
+    if (idle_ns >= c->bytes[last]) return c->ns[last];
+    return sim_curve_ns(c, idle_ns, 1);
+}

@@ -12,7 +12,9 @@
  * "copy" section may also hold the pageable copy curves, "h2d_pageable_curve" and
  * "d2h_pageable_curve" (both or neither: profile_curve.h); sim_profile_pageable_ns says
  * what a pageable copy costs with them or without. The "host" section may hold
- * "host_copy_curve", what a host memcpy costs the CPU (sim_profile_host_copy_ns). */
+ * "host_copy_curve", what a host memcpy costs the CPU (sim_profile_host_copy_ns), and the
+ * curves of cudaMalloc and cudaFree by size; the "device" section "wake_curve", what the
+ * first work after the device idled costs (sim_profile_wake_ns). */
 #ifndef STREAMLAB_SIM_CORE_PROFILE_H
 #define STREAMLAB_SIM_CORE_PROFILE_H
 
@@ -130,16 +132,18 @@ typedef struct sim_profile {
     sim_pageable_curve host_copy_curve;
     /* The optional cudaMalloc and cudaFree curves of the "host" section (n 0 without them). */
     sim_pageable_curve malloc_curve, free_curve;
+    /* The optional wake curve of the "device" section (n 0 without it): sim_profile_wake_ns. */
+    sim_pageable_curve wake_curve;
 } sim_profile;
 
 /* The curves a profile may hold, each the entry `key` of its section: the profile's one list
  * of them (the parser and //sim:calibrate's writer both go by it). */
 typedef struct sim_profile_curve_info {
     const char *section, *key;
-    size_t offset; /* of its sim_pageable_curve in sim_profile */
-    bool rising;   /* its times may not fall as the sizes grow (a copy's); a call's may */
+    size_t offset;       /* of its sim_pageable_curve in sim_profile */
+    sim_curve_axis axis; /* what its points measure, and whether their times may fall */
 } sim_profile_curve_info;
-#define SIM_PROFILE_CURVES 5
+#define SIM_PROFILE_CURVES 6
 extern const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES];
 /* The curve named section.key, NULL when that entry is no curve. */
 const sim_profile_curve_info *sim_profile_curve_named(const char *section, const char *key);
@@ -167,6 +171,14 @@ double sim_profile_host_copy_ns(const sim_profile *p, double bytes);
  * same for cudaFree with free_curve and free_ns (paid once the device is idle). */
 double sim_profile_malloc_ns(const sim_profile *p, double bytes);
 double sim_profile_free_ns(const sim_profile *p, double bytes);
+
+/* How much later the device starts its first copy or kernel after idling for idle_ns, in ns:
+ * a GPU left idle lowers its clocks, and the host driver's thread goes to sleep, so that the
+ * first work after a few milliseconds takes tens of microseconds longer (docs/calibration.md,
+ * "The device's wake-up"). The profile's wake_curve, whose points are [idle_ns, ns]: below
+ * its shortest idle, that point's cost in proportion (a short idle costs next to nothing);
+ * past its longest, that point's cost. A profile without it: 0. */
+double sim_profile_wake_ns(const sim_profile *p, double idle_ns);
 
 #ifdef __cplusplus
 }

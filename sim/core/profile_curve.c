@@ -16,12 +16,13 @@ static int fail(char *err, size_t err_size, const char *fmt, ...) {
 }
 
 int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *section, const char *key,
-                            bool rising, sim_pageable_curve *out, char *err, size_t err_size) {
+                            const sim_curve_axis *axis, sim_pageable_curve *out, char *err, size_t err_size) {
+    const char *x = axis->x;
     memset(out, 0, sizeof(*out));
     if (!cJSON_IsObject(entry))
         return fail(err, err_size,
-                    "profile %s: \"%s.%s\" must be {\"points\": [[bytes, ns], ...], \"source\": text}", origin,
-                    section, key);
+                    "profile %s: \"%s.%s\" must be {\"points\": [[%s, ns], ...], \"source\": text}", origin,
+                    section, key, x);
     const cJSON *field;
     cJSON_ArrayForEach(field, entry) {
         if (!strcmp(field->string, "points") || !strcmp(field->string, "source")) continue;
@@ -38,12 +39,12 @@ int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *
                     origin, section, key);
     const cJSON *points = cJSON_GetObjectItemCaseSensitive(entry, "points");
     if (!cJSON_IsArray(points))
-        return fail(err, err_size, "profile %s: \"%s.%s\" has no \"points\": a list of [bytes, ns] pairs", origin,
-                    section, key);
+        return fail(err, err_size, "profile %s: \"%s.%s\" has no \"points\": a list of [%s, ns] pairs", origin,
+                    section, key, x);
     int n = cJSON_GetArraySize(points);
     if (n == 0)
-        return fail(err, err_size, "profile %s: \"%s.%s\": \"points\" is empty; give at least one [bytes, ns]",
-                    origin, section, key);
+        return fail(err, err_size, "profile %s: \"%s.%s\": \"points\" is empty; give at least one [%s, ns]",
+                    origin, section, key, x);
     if (n > SIM_CURVE_MAX_POINTS)
         return fail(err, err_size, "profile %s: \"%s.%s\" has %d points, at most %d", origin, section, key, n,
                     SIM_CURVE_MAX_POINTS);
@@ -53,26 +54,27 @@ int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *
         const cJSON *b = cJSON_IsArray(pt) && cJSON_GetArraySize(pt) == 2 ? cJSON_GetArrayItem(pt, 0) : NULL;
         const cJSON *t = b ? cJSON_GetArrayItem(pt, 1) : NULL;
         if (!cJSON_IsNumber(b) || !cJSON_IsNumber(t))
-            return fail(err, err_size, "profile %s: \"%s.%s\": point %d must be a pair of numbers [bytes, ns]",
-                        origin, section, key, i + 1);
+            return fail(err, err_size, "profile %s: \"%s.%s\": point %d must be a pair of numbers [%s, ns]",
+                        origin, section, key, i + 1, x);
         double bytes = b->valuedouble, ns = t->valuedouble;
         if (!isfinite(bytes) || bytes < 1 || bytes > 1e15 || bytes != floor(bytes))
             return fail(err, err_size,
-                        "profile %s: \"%s.%s\": point %d's size %g must be a whole number of bytes from 1 to 1e15",
-                        origin, section, key, i + 1, bytes);
+                        "profile %s: \"%s.%s\": point %d's %s %g must be a whole number from 1 to 1e15",
+                        origin, section, key, i + 1, x, bytes);
         if (!isfinite(ns) || ns < 0 || ns > 1e12)
             return fail(err, err_size, "profile %s: \"%s.%s\": point %d's time %g must be from 0 to 1e12 ns", origin,
                         section, key, i + 1, ns);
         if (i > 0 && bytes <= out->bytes[i - 1])
             return fail(err, err_size,
-                        "profile %s: \"%s.%s\": point %d's size (%g bytes) must be larger than point %d's (%g): "
-                        "the points go from the smallest copy to the largest",
-                        origin, section, key, i + 1, bytes, i, out->bytes[i - 1]);
-        if (rising && i > 0 && ns < out->ns[i - 1])
+                        "profile %s: \"%s.%s\": point %d's %s (%g) must be larger than point %d's (%g): "
+                        "the points go from the smallest to the largest",
+                        origin, section, key, i + 1, x, bytes, i, out->bytes[i - 1]);
+        if (axis->rising && i > 0 && ns < out->ns[i - 1])
             return fail(err, err_size,
-                        "profile %s: \"%s.%s\": point %d (%g bytes in %g ns) takes less time than point %d (%g bytes "
-                        "in %g ns): a larger copy cannot take less",
-                        origin, section, key, i + 1, bytes, ns, i, out->bytes[i - 1], out->ns[i - 1]);
+                        "profile %s: \"%s.%s\": point %d (%g %s, %g ns) takes less time than point %d (%g %s, "
+                        "%g ns): %s",
+                        origin, section, key, i + 1, bytes, x, ns, i, out->bytes[i - 1], x, out->ns[i - 1],
+                        axis->rising);
         out->bytes[i] = bytes;
         out->ns[i] = ns;
         i++;

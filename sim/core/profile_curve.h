@@ -52,11 +52,18 @@ typedef struct sim_pageable_curve {
     double ns[SIM_CURVE_MAX_POINTS];
 } sim_pageable_curve;
 
-/* Reads one curve entry (entry, named section.key in messages) into out; rising: its times
- * may not fall as the sizes grow. Returns 0, or -1 with a message in err naming the profile,
- * the entry and, where one is wrong, the point. */
+/* What a curve's points measure: x names their first number in messages ("bytes", or
+ * "idle_ns" for the wake curve); rising, when its times may not fall as x grows, says why
+ * ("a larger copy cannot take less"), NULL when they may (a call's cost). */
+typedef struct sim_curve_axis {
+    const char *x;
+    const char *rising;
+} sim_curve_axis;
+
+/* Reads one curve entry (entry, named section.key in messages) into out. Returns 0, or -1
+ * with a message in err naming the profile, the entry and, where one is wrong, the point. */
 int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *section, const char *key,
-                            bool rising, sim_pageable_curve *out, char *err, size_t err_size);
+                            const sim_curve_axis *axis, sim_pageable_curve *out, char *err, size_t err_size);
 
 /* The time of a copy of bytes on the curve c (c->n > 0), in ns; beyond_gbps carries it
  * past the largest point. */

@@ -29,7 +29,8 @@ int ParseCurve(const std::string &entry_json, sim_pageable_curve *c, std::string
     cJSON *entry = cJSON_Parse(entry_json.c_str());
     EXPECT_NE(entry, nullptr) << entry_json;
     char buf[512] = "";
-    int rc = sim_profile_parse_curve(entry, "test.json", "copy", "h2d_pageable_curve", true, c, buf, sizeof(buf));
+    static const sim_curve_axis kCopy = {"bytes", "a larger copy cannot take less"};
+    int rc = sim_profile_parse_curve(entry, "test.json", "copy", "h2d_pageable_curve", &kCopy, c, buf, sizeof(buf));
     cJSON_Delete(entry);
     *err = buf;
     return rc;
@@ -129,14 +130,14 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCurve{R"({"points": [], "source": "s"})", "\"points\" is empty"},
         BadCurve{R"({"points": [[262144, 30000], [65536, 20000]], "source": "s"})",
-                 "point 2's size (65536 bytes) must be larger than point 1's (262144)"},
+                 "point 2's bytes (65536) must be larger than point 1's (262144)"},
         BadCurve{R"({"points": [[65536, 20000], [65536, 30000]], "source": "s"})",
-                 "point 2's size (65536 bytes) must be larger than point 1's"},
+                 "point 2's bytes (65536) must be larger than point 1's"},
         BadCurve{R"({"points": [[65536, 30000], [262144, 20000]], "source": "s"})",
                  "a larger copy cannot take less"},
         BadCurve{R"({"points": [[65536, -1]], "source": "s"})", "point 1's time -1 must be from 0 to 1e12 ns"},
-        BadCurve{R"({"points": [[-65536, 10]], "source": "s"})", "point 1's size -65536 must be a whole number"},
-        BadCurve{R"({"points": [[1.5, 10]], "source": "s"})", "point 1's size 1.5 must be a whole number"},
+        BadCurve{R"({"points": [[-65536, 10]], "source": "s"})", "point 1's bytes -65536 must be a whole number"},
+        BadCurve{R"({"points": [[1.5, 10]], "source": "s"})", "point 1's bytes 1.5 must be a whole number"},
         BadCurve{R"({"points": [[65536, "20 us"]], "source": "s"})", "point 1 must be a pair of numbers [bytes, ns]"},
         BadCurve{R"({"points": [[65536, 1, 2]], "source": "s"})", "point 1 must be a pair of numbers"},
         BadCurve{R"({"points": [65536], "source": "s"})", "point 1 must be a pair of numbers"},
@@ -189,7 +190,7 @@ TEST(PageableCurveInAProfile, ABadCurveNamesTheProfile) {
     std::string bad = std::string("    \"h2d_pageable_curve\": ") + kThreePoints +
                       ",\n    \"d2h_pageable_curve\": {\"points\": [[65536, 5], [1024, 6]], \"source\": \"s\"}";
     EXPECT_EQ(ParseProfile(H200WithCurves(bad), &p, &err), -1);
-    EXPECT_NE(err.find("profile test.json: \"copy.d2h_pageable_curve\": point 2's size (1024 bytes)"),
+    EXPECT_NE(err.find("profile test.json: \"copy.d2h_pageable_curve\": point 2's bytes (1024)"),
               std::string::npos)
         << err;
 }
@@ -257,7 +258,7 @@ TEST(HostCopyCurve, ABadCurveNamesItsSection) {
     sim_profile p;
     std::string err;
     EXPECT_EQ(ParseProfile(H200WithHostCurve(R"({"points": [[65536, 5], [1024, 6]], "source": "s"})"), &p, &err), -1);
-    EXPECT_NE(err.find("profile test.json: \"host.host_copy_curve\": point 2's size (1024 bytes)"), std::string::npos)
+    EXPECT_NE(err.find("profile test.json: \"host.host_copy_curve\": point 2's bytes (1024)"), std::string::npos)
         << err;
 }
 

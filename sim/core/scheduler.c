@@ -17,6 +17,14 @@
 #include "sim/core/streams.h"
 #include "trace/record/recorder.h"
 
+/* A device's copies and kernels (sim_profile_wake_ns): how many are in flight, when the
+ * last one ended or the device last woke, and until when it is waking up. */
+typedef struct {
+    uint32_t busy;
+    uint64_t last_ns;
+    uint64_t awake_ns;
+} device_wake;
+
 static struct {
     const sim_profile *prof;
     sim_eventq q;
@@ -30,6 +38,7 @@ static struct {
     bool dirty;       /* something changed: look at the stream heads again */
     uint64_t host_fn_free_ns; /* when the host-function thread finishes what it runs */
     bool failed;
+    device_wake dev[SIM_MAX_DEVICES];
 } S;
 
 static void *xrealloc(void *p, size_t n) {
@@ -195,6 +204,24 @@ void sim_sched_enqueue(sim_op *op, uint32_t stream) {
 
 /* ---- starting and completing ops ---------------------------------------------------- */
 
+/* Copies and kernels are the device's work; event records and waits, host functions and
+ * host copies are not (they keep no engine busy). */
+static bool device_work(const sim_op *op) { return op->kind == SIM_OP_COPY || op->kind == SIM_OP_COMPUTE; }
+
+/* When op, device work ready now, may start: now, or when its device has woken up. The
+ * first copy or kernel after the device idled starts sim_profile_wake_ns later; work that
+ * reaches the device meanwhile waits for the same moment. */
+static uint64_t device_ready_at(const sim_op *op) {
+    if (op->device >= SIM_MAX_DEVICES) return S.now;
+    device_wake *d = &S.dev[op->device];
+    if (d->awake_ns > S.now) return d->awake_ns;
+    if (d->busy > 0 || d->awake_ns == S.now) return S.now;
+    uint64_t wake = ns_of(sim_profile_wake_ns(S.prof, (double)(S.now - d->last_ns)) * op->jitter);
+    if (wake == 0) return S.now;
+    d->awake_ns = d->last_ns = S.now + wake;
+    return d->awake_ns;
+}
+
 static bool deps_met(const sim_op *op) {
     for (uint32_t i = 0; i < op->n_deps; i++)
         if (sim_stream_at(op->deps[i].stream)->done_seq < op->deps[i].seq) return false;
@@ -231,6 +258,10 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
         break;
     }
     if (op->trace_id) trace_op_timed(op->trace_id, op->start_ns, op->end_ns);
+    if (device_work(op) && op->device < SIM_MAX_DEVICES) {
+        S.dev[op->device].busy--;
+        if (t > S.dev[op->device].last_ns) S.dev[op->device].last_ns = t;
+    }
     sim_conn_done(op->conn);
     st->head = op->next;
     if (!st->head) {
@@ -248,6 +279,7 @@ void sim_sched_complete(sim_op *op, uint64_t t) {
 static void start(sim_op *op) {
     sim_stream *st = sim_stream_at(op->stream);
     op->started = true;
+    if (device_work(op) && op->device < SIM_MAX_DEVICES) S.dev[op->device].busy++;
     /* It leaves its hardware queue (unless it left it already). The next op there may
      * start now unless it is this stream's own next op, which waits for this one to
      * complete anyway. */
@@ -321,6 +353,16 @@ static void pass(void) {
                 continue;
             }
             if (!deps_met(head)) continue;
+            if (device_work(head)) {
+                uint64_t ready = device_ready_at(head);
+                if (ready > S.now) {
+                    if (st->wake_at != ready) {
+                        st->wake_at = ready;
+                        sim_sched_push(ready, SIM_EV_WAKE, S.active[i], 0, NULL);
+                    }
+                    continue;
+                }
+            }
             if (n == S.cap_cand) {
                 S.cap_cand = S.cap_cand ? S.cap_cand * 2 : 16;
                 S.cand = xrealloc(S.cand, S.cap_cand * sizeof(sim_op *));
