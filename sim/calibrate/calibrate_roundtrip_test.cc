@@ -3,9 +3,10 @@
 // different built-in profile as its base, so a value can only come out right by being
 // measured: every value the written profile marks "measured" must be within 5% of the
 // calibrated profile's (an intercept of 0 within 5% of its per-MiB partner's: under 5% of
-// one MiB's cost; any other 0 exactly), every point of the pageable curves and of the host's
-// memcpy curve it writes within 5% of what the calibrated profile gives a copy of that size
-// (its own curve, or its line or rate when it has none), at least 30 values must be measured, and the calibrator must reproduce its
+// one MiB's cost; any other 0 exactly), every point of the curves it writes (the pageable
+// copies', the host's memcpy's, cudaMalloc's and cudaFree's, the device's wake-up's) within
+// 5% of what the calibrated profile gives for that size or idle (its own curve, or its line
+// or rate when it has none; a wake point 200 ns more), at least 30 values must be measured, and the calibrator must reproduce its
 // own figures (exit status 0). The host-device round-trip values (submission, wake-up,
 // queries, host functions, graphs) are the same in every built-in profile, so they are also
 // recovered from a profile whose values no built-in one has. Bad input (an unknown flag, a
