@@ -15,7 +15,13 @@
 // that freed it (exit 2); captured again on the new buffer, they are correct (exit 1).
 #include "labs/lab_test_support.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -55,6 +61,53 @@ TEST(Lab07, TheReferencePasses) {
     EXPECT_EQ(NextStep(j), "2/2 ");
     cJSON_Delete(j);
     EXPECT_EQ(FindFlat(o.err, "Next:"), std::string::npos) << o.err;
+}
+
+// A run through the referee begins when the student's process has taken it and sent its
+// first command: on a lent H200 6-24 us after the run began, where the baseline, in the
+// lab's own process, made its first call within 1.2 us. The simulator charges it.
+TEST(Lab07, YourRunsBeginLaterThroughTheRefereeThanTheBaselinesInTheLabsProcess) {
+    std::string trace = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
+                        "/lab07_run_start.json";
+    Outcome o = RunLab("solutions/07_cuda_graphs_sim", Args({"--trace", trace}));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    std::ifstream f(trace);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    cJSON *root = cJSON_Parse(text.c_str());
+    ASSERT_NE(root, nullptr) << trace;
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents"), *e;
+    std::vector<std::pair<std::string, std::pair<double, double>>> phases;
+    std::vector<double> calls;
+    cJSON_ArrayForEach(e, events) {
+        const char *cat = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "cat"));
+        if (!cat) continue;
+        double ts = Num(e, "ts");
+        if (!strcmp(cat, "phase"))
+            phases.push_back({Str(e, "name"), {ts, ts + Num(e, "dur")}});
+        else if (!strcmp(cat, "api"))
+            calls.push_back(ts);
+    }
+    cJSON_Delete(root);
+    int yours = 0, baseline = 0;
+    for (const auto &ph : phases) {
+        bool is_yours = ph.first.find("(yours)") != std::string::npos;
+        if (!is_yours && ph.first.find("(baseline)") == std::string::npos) continue;
+        double first = -1;
+        for (double t : calls)
+            if (t >= ph.second.first && t <= ph.second.second && (first < 0 || t < first)) first = t;
+        ASSERT_GE(first, 0) << ph.first;
+        double after_us = first - ph.second.first;
+        if (is_yours) {
+            yours++;
+            EXPECT_GE(after_us, 8.0) << ph.first;
+            EXPECT_LE(after_us, 12.0) << ph.first;
+        } else {
+            baseline++;
+            EXPECT_LT(after_us, 2.0) << ph.first;
+        }
+    }
+    EXPECT_GE(yours, 3);
+    EXPECT_GE(baseline, 3);
 }
 
 TEST(Lab07, AGraphMadeEveryRunIsTheStateAfterTodo1) {
