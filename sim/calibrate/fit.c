@@ -245,28 +245,41 @@ static void fit_pageable(cal_fit *f, const double *fig, bool h2d) {
         fig[h2d ? CAL_h2d_pageable_large : CAL_d2h_pageable_large]);
 }
 
-/* A curve of n points, the i-th at kib[i] KiB taking what the figure ids[i] (us) measured,
- * into c; their figures, printed with digits significant digits, into list. rising names
- * what the curve times when its points may not fall ("a host memcpy"): a point below the one
- * before takes that one's time, with a note; NULL when they may (a call's cost). */
-static void measured_curve(cal_fit *f, const double *fig, const unsigned *kib, const cal_figure_id *ids, int n,
-                           const char *rising, int digits, sim_pageable_curve *c, char *list, size_t list_size) {
+/* Measured points of a curve: the i-th taken at at[i] units, its figure ids[i] (us). */
+typedef struct measured_points {
+    const char *what;         /* what a point times, for a note: "a host memcpy" */
+    const unsigned *at;       /* where each was taken, in unit */
+    const char *unit;         /* "KiB", "us of idle" */
+    double scale;             /* one unit in the curve's own x: 1024 bytes, 1000 ns */
+    const cal_figure_id *ids; /* the figure of each */
+    int n;
+} measured_points;
+
+/* The profile's curve section.key (sim_profile_curves) from m's points, each the time its
+ * figure measured (none below 0); their figures, printed with digits significant digits,
+ * into list. Where the curve's times may not fall (its axis has a rising rule), a point
+ * below the one before takes that one's time, with a note saying the rule. */
+static void measured_curve(cal_fit *f, const double *fig, const measured_points *m, const char *section,
+                           const char *key, int digits, char *list, size_t list_size) {
+    const sim_profile_curve_info *info = sim_profile_curve_named(section, key);
+    sim_pageable_curve *c = SIM_PROFILE_CURVE(&f->profile, info);
     memset(c, 0, sizeof(*c));
     list[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        double t = fig[ids[i]] * 1e3;
-        if (rising && i > 0 && t < c->ns[i - 1]) {
-            note(f, "%s of %u KiB took less than one of %u KiB (%.4g against %.4g us); a larger copy cannot take "
-                    "less, so its curve point is the smaller one's", rising, kib[i], kib[i - 1], fig[ids[i]],
-                 fig[ids[i - 1]]);
+    for (int i = 0; i < m->n; i++) {
+        double t = fig[m->ids[i]] * 1e3;
+        if (t < 0) t = 0;
+        if (info->axis.rising && i > 0 && t < c->ns[i - 1]) {
+            note(f, "%s at %u %s took less than at %u %s (%.4g against %.4g us); %s, so its curve point is the one "
+                    "before's", m->what, m->at[i], m->unit, m->at[i - 1], m->unit, fig[m->ids[i]], fig[m->ids[i - 1]],
+                 info->axis.rising);
             t = c->ns[i - 1];
         }
-        c->bytes[i] = kib[i] * 1024.0;
+        c->bytes[i] = m->at[i] * m->scale;
         c->ns[i] = t;
         size_t used = strlen(list);
-        snprintf(list + used, list_size - used, "%s%.*g", i ? ", " : "", digits, fig[ids[i]]);
+        snprintf(list + used, list_size - used, "%s%.*g", i ? ", " : "", digits, fig[m->ids[i]]);
     }
-    c->n = n;
+    c->n = m->n;
 }
 
 /* The host's memcpy of 64 KiB to 64 MiB: the profile's host_copy_curve (profile_curve.h),
@@ -276,9 +289,10 @@ static void fit_host_copy(cal_fit *f, const double *fig) {
     sim_profile *p = &f->profile;
     static const unsigned kib[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_KIB;
     static const cal_figure_id ids[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_IDS;
-    sim_pageable_curve *c = &p->host_copy_curve;
+    const measured_points m = {"a host memcpy", kib, "KiB", 1024, ids, CAL_HOST_COPY_SIZES};
     char list[200];
-    measured_curve(f, fig, kib, ids, CAL_HOST_COPY_SIZES, "a host memcpy", 5, c, list, sizeof(list));
+    measured_curve(f, fig, &m, "host", "host_copy_curve", 5, list, sizeof(list));
+    const sim_pageable_curve *c = &p->host_copy_curve;
     int last = c->n - 1;
     double span = c->ns[last] - c->ns[last - 1];
     double rate = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span
@@ -295,13 +309,13 @@ static void fit_host_copy(cal_fit *f, const double *fig) {
  * (free_curve), a point per size, the time as measured (profile.h: below the smallest size
  * a call costs its time, past the largest the last segment's rate). */
 static void fit_device_memory(cal_fit *f, const double *fig, bool alloc) {
-    sim_profile *p = &f->profile;
     static const unsigned kib[CAL_DEVMEM_SIZES] = CAL_DEVMEM_KIB;
     static const cal_figure_id mallocs[CAL_DEVMEM_SIZES] = CAL_DEVICE_MALLOC_IDS;
     static const cal_figure_id frees[CAL_DEVMEM_SIZES] = CAL_DEVICE_FREE_IDS;
+    const measured_points m = {alloc ? "cudaMalloc" : "cudaFree", kib, "KiB", 1024, alloc ? mallocs : frees,
+                               CAL_DEVMEM_SIZES};
     char list[200];
-    measured_curve(f, fig, kib, alloc ? mallocs : frees, CAL_DEVMEM_SIZES, NULL, 4,
-                   alloc ? &p->malloc_curve : &p->free_curve, list, sizeof(list));
+    measured_curve(f, fig, &m, "host", alloc ? "malloc_curve" : "free_curve", 4, list, sizeof(list));
     mark(f, "host", alloc ? "malloc_curve" : "free_curve",
          "measured: %s of 8 KiB, 256 KiB, 1 MiB, 8 MiB and 64 MiB on an idle device took %s us (host time, the "
          "median of 9, each buffer freed before the next is made)",
@@ -310,29 +324,15 @@ static void fit_device_memory(cal_fit *f, const double *fig, bool alloc) {
 
 /* The device's wake-up: the wake_curve (profile.h, sim_profile_wake_ns), a point per idle of
  * the wake probe, its time what the round took beyond the same round back to back. A
- * longer idle cannot cost less than a shorter one: a point below the one before takes that
- * one's time, with a note (the host's noise in one round is a few us), and none is below 0. */
+ * longer idle cannot cost less than a shorter one (profile.c's rule for the curve): a point
+ * below the one before takes that one's time, with a note (the host's noise in one round is
+ * a few us), and none is below 0. */
 static void fit_wake(cal_fit *f, const double *fig) {
     static const unsigned idle_us[CAL_WAKE_IDLES] = CAL_WAKE_IDLE_US;
     static const cal_figure_id ids[CAL_WAKE_IDLES] = CAL_WAKE_IDS;
-    sim_pageable_curve *c = &f->profile.wake_curve;
-    memset(c, 0, sizeof(*c));
-    char list[200] = "";
-    for (int i = 0; i < CAL_WAKE_IDLES; i++) {
-        double t = fig[ids[i]] * 1e3;
-        if (t < 0) t = 0;
-        if (i > 0 && t < c->ns[i - 1]) {
-            note(f, "the round after %u us idle took less beyond back to back than after %u us (%.3g against %.3g us); "
-                    "a longer idle cannot cost less, so its wake point is the shorter idle's",
-                 idle_us[i], idle_us[i - 1], fig[ids[i]], fig[ids[i - 1]]);
-            t = c->ns[i - 1];
-        }
-        c->bytes[i] = idle_us[i] * 1e3;
-        c->ns[i] = t;
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof(list) - used, "%s%.3g", i ? ", " : "", fig[ids[i]]);
-    }
-    c->n = CAL_WAKE_IDLES;
+    const measured_points m = {"the wake round", idle_us, "us of idle", 1000, ids, CAL_WAKE_IDLES};
+    char list[200];
+    measured_curve(f, fig, &m, "device", "wake_curve", 3, list, sizeof(list));
     mark(f, "device", "wake_curve",
          "measured: %d KiB up from pinned memory, a one-block kernel, %d KiB down and cudaStreamSynchronize, after the "
          "host slept 0.2, 1, 5, 20 and 100 ms with the device idle, took %s us longer than back to back (host time, "
