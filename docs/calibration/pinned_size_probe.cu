@@ -52,13 +52,37 @@ static Stat stat(std::vector<double> v) {
     return {v[n / 10], v[n / 2], v[n * 9 / 10]};
 }
 
+// The device time of count copies of bytes in one direction (dir 0: H2D), queued back to back
+// in s behind a gate, per copy, over REPS: each copy from its own part of h and d.
+static Stat copies(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, char *h, char *d, size_t bytes, int dir, int count,
+                   long long gate) {
+    std::vector<double> t;
+    for (int r = 0; r < REPS; r++) {
+        spin<<<1, 32, 0, s>>>(gate);
+        CHECK(cudaEventRecord(a, s));
+        for (int q = 0; q < count; q++) {
+            char *hp = h + q * bytes, *dp = d + q * bytes;
+            if (dir == 0)
+                CHECK(cudaMemcpyAsync(dp, hp, bytes, cudaMemcpyHostToDevice, s));
+            else
+                CHECK(cudaMemcpyAsync(hp, dp, bytes, cudaMemcpyDeviceToHost, s));
+        }
+        CHECK(cudaEventRecord(b, s));
+        CHECK(cudaEventSynchronize(b));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms * 1e3 / count);
+    }
+    return stat(t);
+}
+
 int main() {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     int clock_khz = 0;
     CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
     std::printf("%s\n", prop.name);
-    void *h, *d;
+    char *h, *d;
     CHECK(cudaMallocHost(&h, MAX_BYTES * QUEUED));
     CHECK(cudaMalloc(&d, MAX_BYTES * QUEUED));
     unsigned *k;
@@ -74,57 +98,17 @@ int main() {
     CHECK(cudaMemcpy(d, h, MAX_BYTES, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(h, d, MAX_BYTES, cudaMemcpyDeviceToHost));
 
-    std::printf("\none copy alone on the device (event-timed behind a gate), us: p10 / median / p90\n");
-    std::printf("| size | H2D | D2H |\n| --- | --- | --- |\n");
-    for (size_t bytes : sizes) {
-        Stat st[2];
-        for (int dir = 0; dir < 2; dir++) {
-            std::vector<double> t;
-            for (int r = 0; r < REPS; r++) {
-                spin<<<1, 32, 0, s>>>(gate);
-                CHECK(cudaEventRecord(a, s));
-                if (dir == 0)
-                    CHECK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
-                else
-                    CHECK(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
-                CHECK(cudaEventRecord(b, s));
-                CHECK(cudaEventSynchronize(b));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, a, b));
-                t.push_back(ms * 1e3);
-            }
-            st[dir] = stat(t);
+    for (int count : {1, QUEUED}) {
+        if (count == 1)
+            std::printf("\none copy alone on the device (event-timed behind a gate), us: p10 / median / p90\n");
+        else
+            std::printf("\n%d copies queued back to back in one stream, per copy, us: p10 / median / p90\n", count);
+        std::printf("| size | H2D | D2H |\n| --- | --- | --- |\n");
+        for (size_t bytes : sizes) {
+            Stat up = copies(s, a, b, h, d, bytes, 0, count, gate), down = copies(s, a, b, h, d, bytes, 1, count, gate);
+            std::printf("| %zu KiB | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f |\n", bytes >> 10, up.p10, up.p50, up.p90,
+                        down.p10, down.p50, down.p90);
         }
-        std::printf("| %zu KiB | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f |\n", bytes >> 10, st[0].p10, st[0].p50,
-                    st[0].p90, st[1].p10, st[1].p50, st[1].p90);
-    }
-
-    std::printf("\n%d copies queued back to back in one stream, per copy, us: p10 / median / p90\n", QUEUED);
-    std::printf("| size | H2D | D2H |\n| --- | --- | --- |\n");
-    for (size_t bytes : sizes) {
-        Stat st[2];
-        for (int dir = 0; dir < 2; dir++) {
-            std::vector<double> t;
-            for (int r = 0; r < REPS; r++) {
-                spin<<<1, 32, 0, s>>>(gate);
-                CHECK(cudaEventRecord(a, s));
-                for (int q = 0; q < QUEUED; q++) {
-                    char *hp = (char *)h + q * bytes, *dp = (char *)d + q * bytes;
-                    if (dir == 0)
-                        CHECK(cudaMemcpyAsync(dp, hp, bytes, cudaMemcpyHostToDevice, s));
-                    else
-                        CHECK(cudaMemcpyAsync(hp, dp, bytes, cudaMemcpyDeviceToHost, s));
-                }
-                CHECK(cudaEventRecord(b, s));
-                CHECK(cudaEventSynchronize(b));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, a, b));
-                t.push_back(ms * 1e3 / QUEUED);
-            }
-            st[dir] = stat(t);
-        }
-        std::printf("| %zu KiB | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f |\n", bytes >> 10, st[0].p10, st[0].p50,
-                    st[0].p90, st[1].p10, st[1].p50, st[1].p90);
     }
 
     std::printf("\na one-block kernel of 256 threads, 200 iterations (event-timed behind a gate), us: ");
