@@ -1,5 +1,5 @@
 /* sim/call.c: the framing of runtime calls (see call.h), and the sim_now_ns / sim_host_work
- * / sim_host_copy_ns entry points of streamlab_sim.h. */
+ * / sim_host_copy_ns / sim_host_copy_cold_ns entry points of streamlab_sim.h. */
 #include "sim/call.h"
 
 #include "sim/core/scheduler.h"
@@ -77,4 +77,10 @@ uint64_t sim_host_copy_ns(uint64_t bytes) {
     const sim_profile *p = sim_profile_current();
     if (!p) return 0;
     return sim_clock_ns(sim_profile_host_copy_ns(p, (double)bytes));
+}
+
+uint64_t sim_host_copy_cold_ns(uint64_t bytes) {
+    const sim_profile *p = sim_profile_current();
+    if (!p) return 0;
+    return sim_clock_ns(sim_profile_host_copy_cold_ns(p, (double)bytes));
 }

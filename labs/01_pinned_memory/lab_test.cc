@@ -246,20 +246,23 @@ TEST(Lab01, QueriesThatPickAFreeSlotAreNoWait) {
 // puts first with its line (a copy from pageable memory holds the host: the skeleton's and
 // a pageable pipeline's costliest wait; run()'s final waits otherwise).
 // Copying each input with memcpy into a pinned buffer of the program's own before its upload
-// is charged as a GPU's host spends on it (the profile's host copy curve: about 1 ms for
-// 8 MiB on a lent H200's host), not as the grading machine's CPU does: 64 MiB a run, more
-// than the pipeline itself, on any machine (0.13 of the bound on a lent H200). The advice
-// names the copy and its line.
+// is charged as a GPU's host spends on it, not as the grading machine's CPU does: the inputs,
+// which the harness wrote before the run, are memory no cache holds (the profile's cold host
+// copy curve: 1.39 ms for 8 MiB on a lent H200's host, where the lab's copies took 1.22-1.66
+// ms; memory the host wrote earlier copies in 0.99). 64 MiB a run, more than the pipeline
+// itself, on any machine (0.10-0.13 of the bound on lent H200s). The advice names the copy
+// and its line.
 TEST(Lab01, CopyingTheInputsOnTheHostCostsWhatAGpuHostSpends) {
     Outcome o = RunLabOnce("labs/01_pinned_memory_staged_memcpy_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_LT(Num(j, "bound_fraction"), 0.3);
-    // Eight copies of 8 MiB at the curve's 8 MiB point (0.99 ms), one after another on the
-    // host: the run takes at least that, five times a perfect pipeline's time.
+    // Eight copies of 8 MiB at the cold curve's 8 MiB point (1.39 ms), one after another on
+    // the host: the run takes at least that (at the warm curve's 0.99 ms it would not), five
+    // times a perfect pipeline's time.
     const double run_ms = Num(cJSON_GetObjectItemCaseSensitive(j, "timings"), "yours_median_ms");
-    EXPECT_GT(run_ms, 8 * 0.9);
+    EXPECT_GT(run_ms, 8 * 1.35);
     EXPECT_GT(run_ms, 5 * Num(cJSON_GetObjectItemCaseSensitive(j, "bound"), "ideal_ms"));
     const std::string at = ShortLine("labs/01_pinned_memory/testdata/variants.c", "memcpy(stage[b], lab_input(ctx, b)");
     EXPECT_EQ(Advice(j).rfind("your run copies memory on the host 8 times (the most at " + at + ")", 0), 0u)

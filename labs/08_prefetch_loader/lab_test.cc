@@ -168,13 +168,16 @@ TEST(Lab08, SynchronisingEveryBatchUndoesTheRing) {
 // unregistration (each a wait on the simulator, recorded under the program's call's name);
 // the frees' waits are one wait a call, with the host time of both parts. Each pinning
 // call's fixed cost (about 0.1 ms to register 1 MiB, 0.06 ms to unregister it on a lent
-// H200) puts it below target, as on the H200 (59-63% of the loader bound).
+// H200) and the referee's zeroing of each new buffer (0.11 ms a MiB of memory an earlier run
+// used: the buffers are shared memory) put it below target, as on the H200 (59-63% of the
+// loader bound; 68% on the simulator without the zeroing).
 TEST(Lab08, PinningInRunCountsEachCallOfTheProgramOnce) {
     Outcome o = RunLabOnce("labs/08_prefetch_loader_pinned_each_batch_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
     cJSON *j = Json(o);
     ASSERT_NE(j, nullptr) << o.out;
     const int batches = static_cast<int>(Num(j, "batches"));
+    EXPECT_LT(Num(j, "bound_fraction"), 0.64);
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "host_memory"),
                                                          "pinning_in_run");
     EXPECT_EQ(Num(run, "calls"), 2 * batches);

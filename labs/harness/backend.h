@@ -61,6 +61,9 @@ void lab_backend_between_runs(uint64_t input_bytes);
  * (sim_host_copy_ns: the profile's host_copy_curve); 0 on a GPU, whose host's own copy is
  * the cost. */
 uint64_t lab_backend_host_copy_ns(uint64_t bytes);
+/* The same for bytes no CPU cache holds (sim_host_copy_cold_ns: the profile's
+ * host_copy_cold_curve); 0 on a GPU. */
+uint64_t lab_backend_host_copy_cold_ns(uint64_t bytes);
 /* Whether the backend can perturb its schedule (--schedules). */
 bool lab_backend_can_perturb(void);
 /* Perturbs timing from now on (amount 0: exact). */

@@ -119,6 +119,11 @@ uint64_t lab_backend_host_copy_ns(uint64_t bytes) {
     return 0;
 }
 
+uint64_t lab_backend_host_copy_cold_ns(uint64_t bytes) {
+    (void)bytes;
+    return 0;
+}
+
 bool lab_backend_can_perturb(void) { return false; }
 
 void lab_backend_perturb(uint64_t seed, double amount) {

@@ -102,6 +102,7 @@ void lab_backend_between_runs(uint64_t input_bytes) {
 }
 
 uint64_t lab_backend_host_copy_ns(uint64_t bytes) { return sim_host_copy_ns(bytes); }
+uint64_t lab_backend_host_copy_cold_ns(uint64_t bytes) { return sim_host_copy_cold_ns(bytes); }
 
 bool lab_backend_can_perturb(void) { return true; }
 

@@ -132,6 +132,7 @@ static struct remote {
     bool have_process_clock;
     lab_host_charge fn_charge;   /* the credit of its host functions' thread */
     uint64_t copy_t0, copy_t1;   /* the host copy being served: its span on the host's clock */
+    set inputs_read;             /* the inputs a host copy of this phase has read (their starts) */
     uint64_t fn_copies_ns;       /* the CPU time of the running host function's copies, charged */
     char refusals[2048]; /* a refusal that names a freed buffer and its line takes 250 bytes */
     char failed_call[200]; /* lab_remote_failed_call: this phase's last failed call */
@@ -265,10 +266,19 @@ static void charge_host_work(uint64_t known_ns) {
  * fewer bytes leaves the measured time charged, claiming more time than the copy took
  * leaves out no more than the bytes claimed are charged. A host function's copies (on its
  * own ring) lengthen its op by the curve's time, and are left out of its CPU time likewise
- * (charge_host_fn_work). */
+ * (charge_host_fn_work).
+ *
+ * A copy out of one of the lab's inputs that no copy of this phase has read yet is charged
+ * what a copy of memory no CPU cache holds costs (the profile's host_copy_cold_curve): the
+ * harness wrote the inputs before the run, far more of them than a cache keeps when a lab's
+ * inputs are large (lab 01's 8 MiB input copies took 1.2 ms each on a lent H200's host, 150
+ * us a MiB, where the host_copy_curve's 8 MiB point is 124). The source address is the
+ * client's word, looked up in the arena like any pointer of the student's: naming another
+ * source only moves the copy to the warmer curve, whose shortfall stays in the measured CPU
+ * time. */
 static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t len) {
-    uint64_t v[3] = {0, 0, 0}; /* bytes, the copying thread's CPU time, the copy's wall time */
-    if (len >= sizeof(v)) memcpy(v, args, sizeof(v));
+    uint64_t v[4] = {0, 0, 0, 0}; /* bytes, the copying thread's CPU time, the copy's wall time, its source */
+    memcpy(v, args, len < sizeof(v) ? len : sizeof(v));
     if (!R.simulated) {
         /* On a GPU the copy is over: the host lane shows it where it was (a span for the
          * advice; no grade depends on it). */
@@ -277,7 +287,12 @@ static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t
         R.copy_t0 = now > v[2] ? now - v[2] : now;
         return;
     }
-    uint64_t model = lab_backend_host_copy_ns(v[0]);
+    void *start = NULL;
+    lab_arena_owner owner;
+    bool cold = v[3] && lab_arena_find(R.arena, (const void *)(uintptr_t)v[3], (size_t)v[0], &start, NULL, &owner) &&
+                owner == LAB_ARENA_INPUT && !set_has(&R.inputs_read, (uintptr_t)start);
+    if (cold) set_add(&R.inputs_read, (uintptr_t)start, 0);
+    uint64_t model = cold ? lab_backend_host_copy_cold_ns(v[0]) : lab_backend_host_copy_ns(v[0]);
     uint64_t known = v[1] < model ? v[1] : model;
     if (main_ring)
         charge_host_work(known);
@@ -677,12 +692,32 @@ static cudaError_t remote_cudaFree(void *devPtr) {
     return e;
 }
 
+/* The arena zeroes each allocation (arena.h), before the registration. On two starts of a
+ * lent H200 (docs/measured.md, "The host's copies of a lab's inputs, and a pinned
+ * allocation's zeroing"), lab 08's cudaMallocHost of a 1 MiB batch in run() spent 105 and
+ * 112 us there (medians of 48; 98-194) on memory the arena had zeroed in an earlier run, and
+ * lab 01's of an 8 MiB buffer in setup() 4.28-5.38 ms (median 4.37) on memory it never had
+ * (the pages' first faults); a memset of such shared memory alone took 115-121 us a MiB and
+ * 807-897. On the simulator, charged at the labs' rates. */
+#define REFEREE_ZERO_NS_PER_MIB 108000.0
+#define REFEREE_ZERO_FRESH_NS_PER_MIB 546000.0
+static void charge_zeroing(const void *p, size_t size, uintptr_t touched_end) {
+    if (!R.simulated) return;
+    uintptr_t at = (uintptr_t)p, end = at + size;
+    size_t fresh = end > touched_end ? (size_t)(end - (at > touched_end ? at : touched_end)) : 0;
+    double mib = 1024.0 * 1024.0;
+    lab_backend_host_work((uint64_t)(REFEREE_ZERO_FRESH_NS_PER_MIB * (double)fresh / mib +
+                                     REFEREE_ZERO_NS_PER_MIB * (double)(size - fresh) / mib));
+}
+
 /* Pinned memory is made in the shared memory and registered, so that both processes see it.
  * The registration is the program's call on the timeline, by the name it used. */
 static cudaError_t pinned_alloc(void **ptr, size_t size, const char *called) {
     if (!ptr) return cudaErrorInvalidValue;
+    uintptr_t touched_end = lab_arena_touched_end(R.arena);
     void *p = lab_arena_alloc(R.arena, size, LAB_ARENA_STUDENT);
     if (!p) return cudaErrorMemoryAllocation;
+    charge_zeroing(p, size, touched_end);
     trace_record_as(called);
     cudaError_t e = cudaHostRegister(p, size, cudaHostRegisterDefault);
     trace_record_as(NULL);
@@ -1411,6 +1446,7 @@ static int phase(lab_ctx *ctx, lab_phase p) {
     R.failed_call[0] = '\0';
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     R.in_run = p == LAB_PHASE_RUN;
+    R.inputs_read.n = 0;
     if (R.in_run) lab_host_history_begin_run(&R.history);
     if (R.in_run && R.history.runs > 1)
         lab_host_charge_begin_with(&R.host_charge, LAB_HOST_CHARGE_FILTERED_START_NS);

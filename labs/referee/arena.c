@@ -19,6 +19,7 @@ struct lab_arena {
     block *blocks;
     size_t n, cap;
     size_t used;
+    uintptr_t touched_end; /* the end of the furthest allocation made: memory below it was zeroed once */
 };
 
 static size_t round_up(size_t n) { return (n + LAB_ARENA_ALIGN - 1) & ~(size_t)(LAB_ARENA_ALIGN - 1); }
@@ -28,6 +29,7 @@ lab_arena *lab_arena_new(void *base, size_t bytes) {
     if (!a) return NULL;
     uintptr_t b = (uintptr_t)base, aligned = (b + LAB_ARENA_ALIGN - 1) & ~(uintptr_t)(LAB_ARENA_ALIGN - 1);
     a->base = aligned;
+    a->touched_end = aligned;
     a->bytes = aligned - b < bytes ? bytes - (aligned - b) : 0;
     return a;
 }
@@ -61,6 +63,7 @@ void *lab_arena_alloc(lab_arena *a, size_t bytes, lab_arena_owner owner) {
     a->n++;
     a->used += span;
     memset((void *)at, 0, bytes);
+    if (at + bytes > a->touched_end) a->touched_end = at + bytes;
     return (void *)at;
 }
 
@@ -100,3 +103,5 @@ bool lab_arena_find(const lab_arena *a, const void *p, size_t n, void **start, s
 }
 
 size_t lab_arena_used(const lab_arena *a) { return a->used; }
+
+uintptr_t lab_arena_touched_end(const lab_arena *a) { return a->touched_end; }

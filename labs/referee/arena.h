@@ -38,6 +38,9 @@ bool lab_arena_release(lab_arena *a, void *p, lab_arena_owner owner);
 bool lab_arena_find(const lab_arena *a, const void *p, size_t n, void **start, size_t *bytes, lab_arena_owner *owner);
 /* Bytes allocated now. */
 size_t lab_arena_used(const lab_arena *a);
+/* The end of the furthest allocation ever made: an allocation's bytes past it are memory
+ * the arena touches (zeroes) for the first time, which costs the host its pages' faults. */
+uintptr_t lab_arena_touched_end(const lab_arena *a);
 
 #ifdef __cplusplus
 }

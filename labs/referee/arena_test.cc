@@ -1,5 +1,5 @@
 // labs/referee/arena_test.cc: the shared data memory's allocator: allocations are aligned,
-// zeroed, apart and reused; a pointer that starts no allocation, or another owner's, is
+// zeroed, apart and reused, and it knows how far it has touched its memory; a pointer that starts no allocation, or another owner's, is
 // refused; lookups find only ranges that lie wholly inside one allocation.
 #include "labs/referee/arena.h"
 
@@ -27,6 +27,26 @@ TEST(Arena, AllocationsAreAlignedZeroedApartAndReused) {
     void *r = lab_arena_alloc(a, 900, LAB_ARENA_STUDENT);
     EXPECT_EQ(r, p) << "the first gap that fits is reused";
     EXPECT_EQ(lab_arena_alloc(a, 2u << 20, LAB_ARENA_STUDENT), nullptr) << "larger than the memory";
+    lab_arena_free_all(a);
+}
+
+// The arena knows how far it has zeroed memory: an allocation past that point touches its
+// pages for the first time (what the referee charges as such on the simulator); one in a
+// gap an earlier allocation left does not move it.
+TEST(Arena, ItKnowsHowFarItHasTouchedItsMemory) {
+    std::vector<unsigned char> mem(1 << 20);
+    lab_arena *a = lab_arena_new(mem.data(), mem.size());
+    const uintptr_t base = lab_arena_touched_end(a);
+    EXPECT_GE(base, reinterpret_cast<uintptr_t>(mem.data()));
+    void *p = lab_arena_alloc(a, 4096, LAB_ARENA_STUDENT);
+    EXPECT_EQ(lab_arena_touched_end(a), reinterpret_cast<uintptr_t>(p) + 4096);
+    void *q = lab_arena_alloc(a, 1000, LAB_ARENA_STUDENT);
+    EXPECT_EQ(lab_arena_touched_end(a), reinterpret_cast<uintptr_t>(q) + 1000);
+    const uintptr_t touched = lab_arena_touched_end(a);
+    ASSERT_TRUE(lab_arena_release(a, p, LAB_ARENA_STUDENT));
+    EXPECT_EQ(lab_arena_touched_end(a), touched) << "freed memory stays touched";
+    EXPECT_EQ(lab_arena_alloc(a, 2048, LAB_ARENA_STUDENT), p);
+    EXPECT_EQ(lab_arena_touched_end(a), touched) << "reused memory is not touched for the first time";
     lab_arena_free_all(a);
 }
 

@@ -24,6 +24,12 @@ void cal_host_sleep_ns(uint64_t ns);
 /* A host memcpy of n bytes (the simulator also charges its host clock what the profile says
  * one costs: sim_host_copy_ns). */
 void cal_host_copy(void *dst, const void *src, size_t n);
+/* The same copy of a source no CPU cache holds (the simulator charges sim_host_copy_cold_ns). */
+void cal_host_copy_cold(void *dst, const void *src, size_t n);
+/* Empties the CPU's caches of what the host touched (GPU build: writes a buffer larger than
+ * any last-level cache; the simulator, which models no cache, does nothing). Returns 0, or
+ * -1 when out of memory. */
+int cal_host_evict(void);
 /* Simulator build: makes name_or_path (a built-in profile or a profile file) the
  * simulated device, after a reset. GPU build: refused. Returns 0, or -1 with err set. */
 int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size);

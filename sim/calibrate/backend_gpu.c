@@ -3,6 +3,7 @@
 #include "sim/calibrate/backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,6 +30,22 @@ void cal_host_sleep_ns(uint64_t ns) {
 }
 
 void cal_host_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+
+void cal_host_copy_cold(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+
+/* Larger than the last-level cache of any host a GPU is lent with (a few hundred MiB at
+ * most), written through so that what the host touched before is gone from every level. */
+#define EVICT_BYTES ((size_t)512 << 20)
+
+int cal_host_evict(void) {
+    static volatile unsigned char *buf;
+    if (!buf) buf = malloc(EVICT_BYTES);
+    if (!buf) return -1;
+    static unsigned char round;
+    round++;
+    for (size_t i = 0; i < EVICT_BYTES; i += 64) buf[i] = (unsigned char)(round + i);
+    return 0;
+}
 
 int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size) {
     snprintf(err, err_size,

@@ -18,6 +18,13 @@ void cal_host_copy(void *dst, const void *src, size_t n) {
     sim_host_work(sim_host_copy_ns(n));
 }
 
+void cal_host_copy_cold(void *dst, const void *src, size_t n) {
+    memcpy(dst, src, n);
+    sim_host_work(sim_host_copy_cold_ns(n));
+}
+
+int cal_host_evict(void) { return 0; }
+
 int cal_backend_use_profile(const char *name_or_path, char *err, size_t err_size) {
     sim_reset();
     if (sim_select_profile(name_or_path) != 0) {

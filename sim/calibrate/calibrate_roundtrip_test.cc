@@ -130,15 +130,16 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
                 // A pageable curve, the host's memcpy curve, a device memory curve or the wake
                 // curve: each point against the profile's time for that size (or idle).
                 const std::string key = entry->string;
-                bool host = key == "host_copy_curve", alloc = key == "malloc_curve", freed = key == "free_curve";
+                bool host = key == "host_copy_curve", cold = key == "host_copy_cold_curve", alloc = key == "malloc_curve", freed = key == "free_curve";
                 bool wake = key == "wake_curve";
                 bool h2d = entry->string[0] == 'h';
                 curves++;
-                EXPECT_EQ(cJSON_GetArraySize(points), host || alloc || freed || wake ? 5 : 6) << entry->string;
+                EXPECT_EQ(cJSON_GetArraySize(points), host || cold || alloc || freed || wake ? 5 : 6) << entry->string;
                 const cJSON *pt;
                 cJSON_ArrayForEach(pt, points) {
                     double bytes = cJSON_GetArrayItem(pt, 0)->valuedouble, ns = cJSON_GetArrayItem(pt, 1)->valuedouble;
                     double t = host    ? sim_profile_host_copy_ns(&want_profile, bytes)
+                               : cold  ? sim_profile_host_copy_cold_ns(&want_profile, bytes)
                                : alloc ? sim_profile_malloc_ns(&want_profile, bytes)
                                : freed ? sim_profile_free_ns(&want_profile, bytes)
                                : wake  ? sim_profile_wake_ns(&want_profile, bytes)
@@ -180,7 +181,7 @@ TEST_P(RoundTrip, RecoversTheProfilesMeasuredValues) {
     EXPECT_GE(measured, 30) << "too few values measured";
     for (const auto &k : kRoundTripKeys)
         EXPECT_TRUE(marked_measured(got, k[0], k[1])) << name << ": " << k[0] << "." << k[1] << " not measured";
-    EXPECT_EQ(curves, 6) << "the calibrator writes both pageable curves, the host's memcpy curve, the cudaMalloc "
+    EXPECT_EQ(curves, 7) << "the calibrator writes both pageable curves, the host's two memcpy curves, the cudaMalloc "
                             "and cudaFree curves and the wake curve";
     cJSON_Delete(base_json);
     cJSON_Delete(want);

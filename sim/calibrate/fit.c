@@ -305,6 +305,20 @@ static void fit_host_copy(cal_fit *f, const double *fig) {
         "%.4g us)", fig[ids[last - 1]], fig[ids[last]]);
 }
 
+/* The host's memcpy of 64 KiB to 64 MiB from memory no cache holds: the profile's
+ * host_copy_cold_curve, the measured times as they are. */
+static void fit_host_copy_cold(cal_fit *f, const double *fig) {
+    static const unsigned kib[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_KIB;
+    static const cal_figure_id ids[CAL_HOST_COPY_SIZES] = CAL_HOST_COPY_COLD_IDS;
+    const measured_points m = {"a host memcpy of memory no cache holds", kib, "KiB", 1024, ids, CAL_HOST_COPY_SIZES};
+    char list[200];
+    measured_curve(f, fig, &m, "host", "host_copy_cold_curve", 5, list, sizeof(list));
+    mark(f, "host", "host_copy_cold_curve",
+         "measured: a host memcpy of 64 KiB, 256 KiB, 1 MiB, 8 MiB and 64 MiB from pageable memory no CPU cache "
+         "held (the host wrote 512 MiB elsewhere first) into pinned memory took %s us (host time, the median of 5)",
+         list);
+}
+
 /* cudaMalloc (or cudaFree) of 8 KiB to 64 MiB on an idle device: the profile's malloc_curve
  * (free_curve), a point per size, the time as measured (profile.h: below the smallest size
  * a call costs its time, past the largest the last segment's rate). */
@@ -577,6 +591,7 @@ void cal_fit_profile(const cal_device *dev, const double *fig, const sim_profile
     fit_pageable(out, fig, false);
     /* The host's own memcpy. */
     fit_host_copy(out, fig);
+    fit_host_copy_cold(out, fig);
     /* Both directions at once: the total rate that makes the copy-engine model give the
      * measured time. */
     {

@@ -134,6 +134,11 @@ extern "C" {
     X(host_copy_1m, "us", "fit", "host memcpy of 1 MiB written earlier into pinned memory, host time")            \
     X(host_copy_8m, "us", "fit", "host memcpy of 8 MiB written earlier into pinned memory, host time")            \
     X(host_copy_64m, "us", "fit", "host memcpy of 64 MiB written earlier into pinned memory, host time")          \
+    X(host_copy_cold_64k, "us", "fit", "host memcpy of 64 KiB no cache holds into pinned memory, host time")     \
+    X(host_copy_cold_256k, "us", "fit", "host memcpy of 256 KiB no cache holds into pinned memory, host time")   \
+    X(host_copy_cold_1m, "us", "fit", "host memcpy of 1 MiB no cache holds into pinned memory, host time")       \
+    X(host_copy_cold_8m, "us", "fit", "host memcpy of 8 MiB no cache holds into pinned memory, host time")       \
+    X(host_copy_cold_64m, "us", "fit", "host memcpy of 64 MiB no cache holds into pinned memory, host time")     \
     X(launch, "us", "fit", "kernel launch into a non-blocking stream, host time per launch")                   \
     X(launch_blocking, "us", "fit", "kernel launch into a blocking stream, host time per launch")              \
     X(event_record, "us", "fit", "cudaEventRecord, host time")                                                \
@@ -164,6 +169,9 @@ typedef enum cal_figure_id {
 /* The figures of the probes taken at several sizes, in the order of their sizes (the probes
  * fill them, the fit reads them). */
 #define CAL_HOST_COPY_IDS {CAL_host_copy_64k, CAL_host_copy_256k, CAL_host_copy_1m, CAL_host_copy_8m, CAL_host_copy_64m}
+#define CAL_HOST_COPY_COLD_IDS                                                                                       \
+    {CAL_host_copy_cold_64k, CAL_host_copy_cold_256k, CAL_host_copy_cold_1m, CAL_host_copy_cold_8m,                  \
+     CAL_host_copy_cold_64m}
 #define CAL_DEVICE_MALLOC_IDS                                                                                        \
     {CAL_device_malloc_8k, CAL_device_malloc_256k, CAL_device_malloc_1m, CAL_device_malloc_8m, CAL_device_malloc_64m}
 #define CAL_DEVICE_FREE_IDS                                                                                          \

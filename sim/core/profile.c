@@ -35,6 +35,7 @@ const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES] = {
     {"copy", "h2d_pageable_curve", offsetof(sim_profile, h2d_pageable_curve), COPY_AXIS},
     {"copy", "d2h_pageable_curve", offsetof(sim_profile, d2h_pageable_curve), COPY_AXIS},
     {"host", "host_copy_curve", offsetof(sim_profile, host_copy_curve), COPY_AXIS},
+    {"host", "host_copy_cold_curve", offsetof(sim_profile, host_copy_cold_curve), COPY_AXIS},
     /* The driver serves small allocations from memory it keeps: 1 MiB may cost less than
      * 8 KiB did (docs/calibration.md, "Device memory and cudaFreeHost"). */
     {"host", "malloc_curve", offsetof(sim_profile, malloc_curve), {"bytes", NULL}},
@@ -199,12 +200,28 @@ double sim_profile_pageable_ns(const sim_profile *p, bool h2d, double bytes) {
     return (h2d ? p->h2d_fixed_ns : p->d2h_fixed_ns) + p->pageable_fixed_ns + bytes / rate;
 }
 
-double sim_profile_host_copy_ns(const sim_profile *p, double bytes) {
-    const sim_pageable_curve *c = &p->host_copy_curve;
-    if (c->n == 0) return bytes / p->host_memcpy_gbps;
+static double host_copy_ns(const sim_pageable_curve *c, double bytes, double gbps) {
+    if (c->n == 0) return bytes / gbps;
     /* A memcpy has no fixed cost to speak of: below the smallest point, its share of it. */
     if (bytes < c->bytes[0]) return c->ns[0] * bytes / c->bytes[0];
-    return sim_curve_ns(c, bytes, p->host_memcpy_gbps);
+    return sim_curve_ns(c, bytes, gbps);
+}
+
+double sim_profile_host_copy_ns(const sim_profile *p, double bytes) {
+    return host_copy_ns(&p->host_copy_curve, bytes, p->host_memcpy_gbps);
+}
+
+double sim_profile_host_copy_cold_ns(const sim_profile *p, double bytes) {
+    const sim_pageable_curve *c = &p->host_copy_cold_curve;
+    if (c->n == 0) return sim_profile_host_copy_ns(p, bytes);
+    /* Past its largest point, at the rate between its two largest (or its last's average). */
+    int last = c->n - 1;
+    double span = last > 0 ? c->ns[last] - c->ns[last - 1] : 0;
+    double gbps = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span : c->bytes[last] / c->ns[last];
+    /* Never less than the warm curve: the two are measured apart (on different starts, where
+     * a profile takes each from its own), and where both overflow every cache they agree. */
+    double cold = host_copy_ns(c, bytes, gbps), warm = sim_profile_host_copy_ns(p, bytes);
+    return cold > warm ? cold : warm;
 }
 
 /* Past a device memory curve's largest point, the extra bytes at its last segment's rate

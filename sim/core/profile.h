@@ -12,7 +12,8 @@
  * "copy" section may also hold the pageable copy curves, "h2d_pageable_curve" and
  * "d2h_pageable_curve" (both or neither: profile_curve.h); sim_profile_pageable_ns says
  * what a pageable copy costs with them or without. The "host" section may hold
- * "host_copy_curve", what a host memcpy costs the CPU (sim_profile_host_copy_ns), and the
+ * "host_copy_curve", what a host memcpy costs the CPU (sim_profile_host_copy_ns), and
+ * "host_copy_cold_curve" of data no cache holds (sim_profile_host_copy_cold_ns), and the
  * curves of cudaMalloc and cudaFree by size; the "device" section "wake_curve", what the
  * first work after the device idled costs (sim_profile_wake_ns). */
 #ifndef STREAMLAB_SIM_CORE_PROFILE_H
@@ -128,8 +129,9 @@ typedef struct sim_profile {
     sim_profile_link link; /* the optional "link" section; device_count 1 without it */
     /* The optional pageable copy curves of the "copy" section (n 0 without them). */
     sim_pageable_curve h2d_pageable_curve, d2h_pageable_curve;
-    /* The optional host memcpy curve of the "host" section (n 0 without it). */
-    sim_pageable_curve host_copy_curve;
+    /* The optional host memcpy curves of the "host" section (n 0 without them): of data the
+     * host wrote earlier, and of data no cache holds (sim_profile_host_copy_cold_ns). */
+    sim_pageable_curve host_copy_curve, host_copy_cold_curve;
     /* The optional cudaMalloc and cudaFree curves of the "host" section (n 0 without them). */
     sim_pageable_curve malloc_curve, free_curve;
     /* The optional wake curve of the "device" section (n 0 without it): sim_profile_wake_ns. */
@@ -143,7 +145,7 @@ typedef struct sim_profile_curve_info {
     size_t offset;       /* of its sim_pageable_curve in sim_profile */
     sim_curve_axis axis; /* what its points measure, and whether their times may fall */
 } sim_profile_curve_info;
-#define SIM_PROFILE_CURVES 6
+#define SIM_PROFILE_CURVES 7
 extern const sim_profile_curve_info sim_profile_curves[SIM_PROFILE_CURVES];
 /* The curve named section.key, NULL when that entry is no curve. */
 const sim_profile_curve_info *sim_profile_curve_named(const char *section, const char *key);
@@ -165,6 +167,12 @@ double sim_profile_pageable_ns(const sim_profile *p, bool h2d, double bytes);
  * has one (below its smallest point, that point's time in proportion to the bytes), else the
  * bytes at host_memcpy_gbps. */
 double sim_profile_host_copy_ns(const sim_profile *p, double bytes);
+
+/* What a memcpy of bytes that no CPU cache holds costs the host, in ns (a lab's inputs,
+ * which the harness wrote before the run and the run has not read): the profile's
+ * host_copy_cold_curve (past its largest point, the rate between its two largest), but never
+ * less than sim_profile_host_copy_ns, which it is without that curve. */
+double sim_profile_host_copy_cold_ns(const sim_profile *p, double bytes);
 
 /* What cudaMalloc of bytes costs the host, in ns: the profile's malloc_curve where it has one
  * (below its smallest point, that point's time: a call's fixed cost), else malloc_ns. The

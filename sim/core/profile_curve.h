@@ -1,7 +1,7 @@
 /* sim/core/profile_curve.h: the time a copy takes, as a function of its size: a curve of
  * measured points. A profile's "copy" section may hold one per direction for pageable copies,
  * "h2d_pageable_curve" and "d2h_pageable_curve", and its "host" section one for the host's
- * own memcpy, "host_copy_curve" (see below):
+ * own memcpy, "host_copy_curve" and "host_copy_cold_curve" (see below):
  *
  *   "h2d_pageable_curve": {"points": [[65536, 22150], [262144, 32500], ...],
  *                          "source": "where the points come from", "measured": true}
@@ -25,6 +25,13 @@
  * pageable or write-combined memory it costs the same on the lent H200s' hosts); past its
  * largest point the extra bytes go at host_memcpy_gbps. A profile without it charges every
  * host copy at host_memcpy_gbps.
+ *
+ * "host_copy_cold_curve" is the same for memory that no CPU cache holds: what the host last
+ * wrote long ago or another process wrote (a lab's inputs, which the harness wrote before
+ * the run). On a lent H200's host such a copy took about 160 us a MiB at every size from
+ * 256 KiB to 8 MiB, where the warmer host_copy_curve has 100 to 125 (docs/calibration.md,
+ * "Host copies"). Past its largest point the extra bytes go at the rate between its two
+ * largest; a profile without it charges such copies as host_copy_curve does.
  *
  * "malloc_curve" and "free_curve" (the "host" section) are what cudaMalloc and cudaFree of
  * that many bytes cost the host on an idle device (a cudaFree waits for the device first).

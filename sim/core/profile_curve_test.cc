@@ -7,13 +7,15 @@
 // refused with a message naming the entry and the point. The host section's memcpy curve
 // ("host_copy_curve") is read the same way; below its smallest point a copy costs its share
 // of that point's time, above the largest the extra bytes go at host_memcpy_gbps, and a
-// profile without it charges every byte at that rate. The cudaMalloc and cudaFree curves
+// profile without it charges every byte at that rate; its cold curve ("host_copy_cold_curve",
+// memory no cache holds) never charges less than it, and without the cold curve the same. The cudaMalloc and cudaFree curves
 // ("malloc_curve", "free_curve") may fall as the sizes grow; below the smallest size a call
 // costs that size's time, past the largest the last segment's rate carries it on.
 #include <gtest/gtest.h>
 
 #include <cjson/cJSON.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -260,6 +262,61 @@ TEST(HostCopyCurve, ABadCurveNamesItsSection) {
     EXPECT_EQ(ParseProfile(H200WithHostCurve(R"({"points": [[65536, 5], [1024, 6]], "source": "s"})"), &p, &err), -1);
     EXPECT_NE(err.find("profile test.json: \"host.host_copy_curve\": point 2's bytes (1024)"), std::string::npos)
         << err;
+}
+
+// h200.json with its cold host copy curve taken out (and, if given, new text in its place).
+std::string H200WithColdCurve(const std::string &curve) {
+    std::string s = H200Text();
+    size_t at = s.find("\"host_copy_cold_curve\"");
+    EXPECT_NE(at, std::string::npos) << "h200.json has no host_copy_cold_curve";
+    if (at == std::string::npos) return s;
+    size_t line = s.rfind('\n', at);
+    s.erase(line, s.find('\n', at) - line);
+    if (!curve.empty()) s.insert(line, "\n    \"host_copy_cold_curve\": " + curve + ",");
+    return s;
+}
+
+TEST(HostCopyColdCurve, TheBuiltInH200ChargesItsPointsAndMoreThanTheWarmCurve) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200Text(), &p, &err), 0) << err;
+    const sim_pageable_curve &c = p.host_copy_cold_curve;
+    ASSERT_GT(c.n, 1);
+    for (int i = 0; i < c.n; i++) {
+        // Its point, unless the warm curve says more there: memory no cache holds is never
+        // quicker to copy than memory the host wrote earlier (64 MiB overflows every cache,
+        // and the two curves' 64 MiB points come from different starts).
+        double warm = sim_profile_host_copy_ns(&p, c.bytes[i]);
+        EXPECT_DOUBLE_EQ(sim_profile_host_copy_cold_ns(&p, c.bytes[i]), std::max(c.ns[i], warm)) << i;
+        if (c.bytes[i] <= 8 << 20) {
+            EXPECT_GT(c.ns[i], 1.2 * warm) << i;
+        }
+    }
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_cold_ns(&p, c.bytes[0] / 2), c.ns[0] / 2);
+}
+
+TEST(HostCopyColdCurve, PastItsLargestPointTheRateOfItsLastSegment) {
+    sim_profile p;
+    std::string err;
+    // 64 KiB 20 us, 256 KiB 80 us, 1 MiB 300 us (above h200.json's warm curve throughout):
+    // past 1 MiB, 768 KiB per 220 us.
+    ASSERT_EQ(ParseProfile(H200WithColdCurve(
+                               R"({"points": [[65536, 20000], [262144, 80000], [1048576, 300000]], "source": "t"})"),
+                           &p, &err),
+              0)
+        << err;
+    ASSERT_EQ(p.host_copy_cold_curve.n, 3);
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_cold_ns(&p, 163840), 50000);
+    EXPECT_DOUBLE_EQ(sim_profile_host_copy_cold_ns(&p, 1048576 + 786432), 520000);
+}
+
+TEST(HostCopyColdCurve, WithoutItAColdCopyCostsWhatTheWarmCurveSays) {
+    sim_profile p;
+    std::string err;
+    ASSERT_EQ(ParseProfile(H200WithColdCurve(""), &p, &err), 0) << err;
+    EXPECT_EQ(p.host_copy_cold_curve.n, 0);
+    for (double bytes : {4096.0, 262144.0, 8388608.0, 268435456.0})
+        EXPECT_DOUBLE_EQ(sim_profile_host_copy_cold_ns(&p, bytes), sim_profile_host_copy_ns(&p, bytes)) << bytes;
 }
 
 TEST(HostCopyCurve, InTheCopySectionItIsAnUnknownParameter) {

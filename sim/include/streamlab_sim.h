@@ -121,6 +121,8 @@ void sim_host_work(uint64_t ns);
 /* What copying bytes with memcpy on the host costs on this profile (its host_copy_curve,
  * measured on the GPU's host: sim/core/profile_curve.h), in ns; 0 with no profile. */
 uint64_t sim_host_copy_ns(uint64_t bytes);
+/* The same for bytes that no CPU cache holds (its host_copy_cold_curve), in ns. */
+uint64_t sim_host_copy_cold_ns(uint64_t bytes);
 
 /* ---- profiles ------------------------------------------------------------------------ */
 
