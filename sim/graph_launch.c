@@ -168,7 +168,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     for (uint32_t i = 0; i < x->g.n; i++)
         if (copy_node_stale(&x->g.nodes[i])) return sim_call_end(&call, cudaErrorInvalidValue);
     static uint32_t launches; /* the process's launches, for trace_op.graph_launch */
-    launch l = {call.start_ns, sim_host_now() + (uint64_t)p->submit_latency_ns, ++launches,
+    launch l = {call.start_ns, sim_host_now() + (uint64_t)p->graph_submit_latency_ns, ++launches,
                 trace_stream_id(sim_stream_trace_handle(ls))};
     run(x, ls, &l, p);
     return sim_call_end(&call, sim_error_sticky_or(cudaSuccess));

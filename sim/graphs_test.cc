@@ -3,7 +3,8 @@
 // stream's order (after what precedes it, before what follows), its branches
 // concurrently on internal streams that the trace names "graph branch N", and the trace
 // sees every node and the events between branches; the costs (2000 tiny kernels as direct
-// launches and as one graph) follow the profile; cudaGraphGetNodes counts the nodes; runs
+// launches and as one graph, a graph's work reaching the device its own submit latency
+// after the launch) follow the profile; cudaGraphGetNodes counts the nodes; runs
 // are deterministic; a kernel node launched after its memory was freed faults.
 #include <gtest/gtest.h>
 
@@ -355,6 +356,39 @@ TEST(Graphs, LaunchesOfOneGraphAreOrdered) {
     trace_op g0 = cap.Kernel("g", 0), g1 = cap.Kernel("g", 1);
     EXPECT_EQ(g1.stream, trace_stream_id(b));
     EXPECT_GE(g1.start_ns, g0.end_ns);
+}
+
+// A graph launch hands the device its work graph_submit_latency_ns after the call returns
+// (about 0.9 us sooner than a kernel launch's submit_latency_ns on lent H200s: the
+// graph_sync_loop figure of //sim:calibrate), and its kernel node then pays
+// graph_kernel_overhead_ns where a kernel launched alone pays kernel_overhead_ns.
+TEST(Graphs, AGraphsWorkReachesTheDeviceAfterItsOwnSubmitLatency) {
+    Reset("h200");
+    const sim_profile &p = simtest::Profile();
+    ASSERT_LT(p.graph_submit_latency_ns, p.submit_latency_ns - 500);
+    Capture cap;
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CK(Spin(s, 20 * kUs, 1, 32, "node"));
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(s, &g));
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, s)); /* the first launch, untimed */
+    CK(cudaStreamSynchronize(s));
+    CK(Spin(s, 20 * kUs, 1, 32, "direct"));
+    const uint64_t direct_back = sim_now_ns();
+    CK(cudaStreamSynchronize(s));
+    CK(cudaGraphLaunch(ge, s));
+    const uint64_t graph_back = sim_now_ns();
+    CK(cudaStreamSynchronize(s));
+    const trace_op direct = cap.Kernel("direct"), node = cap.Kernel("node", 1);
+    ASSERT_TRUE(direct.timed && node.timed);
+    // Each after an idle of under 10 us, whose wake-up is under 75 ns (wake_curve).
+    EXPECT_NEAR(static_cast<double>(direct.start_ns - direct_back), p.submit_latency_ns + p.kernel_overhead_ns, 75);
+    EXPECT_NEAR(static_cast<double>(node.start_ns - graph_back), p.graph_submit_latency_ns + p.graph_kernel_overhead_ns,
+                75);
 }
 
 TEST(Graphs, InvalidHandlesAndArguments) {

@@ -72,7 +72,7 @@ const char *const kRoundTripKeys[][2] = {
     {"host", "submit_latency_ns"},  {"host", "sync_wake_ns"},
     {"host", "host_func_call_ns"}, {"host", "host_fn_latency_ns"}, {"host", "graph_launch_ns"},
     {"host", "graph_instantiate_ns_per_node"}, {"compute", "graph_kernel_overhead_ns"},
-    {"compute", "kernel_queued_overhead_ns"},
+    {"compute", "kernel_queued_overhead_ns"}, {"host", "graph_submit_latency_ns"},
 };
 
 bool marked_measured(const cJSON *profile, const char *section, const char *key) {
@@ -213,7 +213,7 @@ TEST(RoundTripHostLatencies, RecoversValuesNoBuiltInProfileHas) {
         {"host", "query_ns", 1.5},            {"host", "query_pending_ns", 0.8},
         {"host", "stream_query_ns", 1.2},     {"host", "graph_launch_ns", 1.5},
         {"host", "graph_instantiate_ns_per_node", 0.6}, {"compute", "graph_kernel_overhead_ns", 0.8},
-        {"compute", "kernel_queued_overhead_ns", 0.3},
+        {"compute", "kernel_queued_overhead_ns", 0.3}, {"host", "graph_submit_latency_ns", 1.4},
     };
     ASSERT_EQ(sizeof(scaled) / sizeof(scaled[0]), sizeof(kRoundTripKeys) / sizeof(kRoundTripKeys[0]));
     cJSON *want = cJSON_Parse(builtin("h100").c_str());

@@ -81,7 +81,7 @@ extern "C" {
     X(graph_node, "us", "fit", "a graph of the same kernels, 2 per SM, device time per node")                  \
     X(graph_instantiate, "us", "fit", "that graph's instantiation, first launch's extra and destroys, host time") \
     X(graph_launch, "us", "fit", "cudaGraphLaunch of a one-node graph, host time per launch")                 \
-    X(graph_sync_loop, "us", "model", "cudaGraphLaunch of a one-node graph, cudaStreamSynchronize: host time per round") \
+    X(graph_sync_loop, "us", "fit", "cudaGraphLaunch of a one-node graph, cudaStreamSynchronize: host time per round") \
     X(wake_200us, "us", "fit", "32 KiB up, a one-block kernel, 32 KiB down, sync after the host slept 0.2 ms: host time beyond back to back") \
     X(wake_1ms, "us", "fit", "the same round after the host slept 1 ms: host time beyond back to back")        \
     X(wake_5ms, "us", "fit", "the same round after the host slept 5 ms: host time beyond back to back")        \

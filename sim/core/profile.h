@@ -90,6 +90,7 @@ extern "C" {
     X(host, capture_call_ns, false, 0, 1e9)                                                   \
     X(host, graph_instantiate_ns_per_node, false, 0, 1e9)                                     \
     X(host, graph_launch_ns, false, 0, 1e9)                                                   \
+    X(host, graph_submit_latency_ns, false, 0, 1e9)                                           \
     X(host, memcpy_call_ns, false, 0, 1e9)                                                    \
     X(host, memcpy_call_ns_per_mib, false, 0, 1e9)                                            \
     X(host, memset_call_ns, false, 0, 1e9)                                                    \
