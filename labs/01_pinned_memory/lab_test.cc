@@ -248,7 +248,7 @@ TEST(Lab01, QueriesThatPickAFreeSlotAreNoWait) {
 // Copying each input with memcpy into a pinned buffer of the program's own before its upload
 // is charged as a GPU's host spends on it, not as the grading machine's CPU does: the inputs,
 // which the harness wrote before the run, are memory no cache holds (the profile's cold host
-// copy curve: 1.39 ms for 8 MiB on a lent H200's host, where the lab's copies took 1.22-1.66
+// copy curve: 1.40 ms for 8 MiB on a lent H200's host, where the lab's copies took 1.22-1.66
 // ms; memory the host wrote earlier copies in 0.99). 64 MiB a run, more than the pipeline
 // itself, on any machine (0.10-0.13 of the bound on lent H200s). The advice names the copy
 // and its line.
@@ -258,7 +258,7 @@ TEST(Lab01, CopyingTheInputsOnTheHostCostsWhatAGpuHostSpends) {
     cJSON *j = Json(o);
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_LT(Num(j, "bound_fraction"), 0.3);
-    // Eight copies of 8 MiB at the cold curve's 8 MiB point (1.39 ms), one after another on
+    // Eight copies of 8 MiB at the cold curve's 8 MiB point (1.40 ms), one after another on
     // the host: the run takes at least that (at the warm curve's 0.99 ms it would not), five
     // times a perfect pipeline's time.
     const double run_ms = Num(cJSON_GetObjectItemCaseSensitive(j, "timings"), "yours_median_ms");
