@@ -214,10 +214,13 @@ double sim_profile_host_copy_ns(const sim_profile *p, double bytes) {
 double sim_profile_host_copy_cold_ns(const sim_profile *p, double bytes) {
     const sim_pageable_curve *c = &p->host_copy_cold_curve;
     if (c->n == 0) return sim_profile_host_copy_ns(p, bytes);
-    /* Past its largest point, at the rate between its two largest (or its last's average). */
+    /* Past its largest point, at the rate between its two largest (else its last point's
+     * average, else host_memcpy_gbps). */
     int last = c->n - 1;
     double span = last > 0 ? c->ns[last] - c->ns[last - 1] : 0;
-    double gbps = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span : c->bytes[last] / c->ns[last];
+    double gbps = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span
+                  : c->ns[last] > 0 ? c->bytes[last] / c->ns[last]
+                                    : p->host_memcpy_gbps;
     /* Never less than the warm curve: the two are measured apart (on different starts, where
      * a profile takes each from its own), and where both overflow every cache they agree. */
     double cold = host_copy_ns(c, bytes, gbps), warm = sim_profile_host_copy_ns(p, bytes);
