@@ -537,8 +537,9 @@ int lab_steps_beyond(const lab_spec *spec, const lab_findings *f, char *buf, siz
         lab_fact_line_note(f->host_copy_line, " at ", "", at, sizeof(at));
         return snprintf(buf, len,
                         "your run copies memory on the host %d time%s (the most%s), %.1f ms of the run's %.1f ms: "
-                        "while the host copies, it queues nothing, and the host of a GPU machine copies about "
-                        "10 GB/s, a sixth of what a copy engine moves. The copy engines read and write pinned memory "
+                        "while the host copies, it queues nothing, and the host of a GPU machine copies 6-10 GB/s "
+                        "(the less where no cache holds the data), a sixth to a ninth of what a copy engine moves. "
+                        "The copy engines read and write pinned memory "
                         "themselves: have the data in pinned memory where it is made (register the buffer it is in, "
                         "or load it into a pinned buffer) and give that address to cudaMemcpyAsync, instead of "
                         "copying it on the host first.",
