@@ -247,9 +247,10 @@ TEST(Lab01, QueriesThatPickAFreeSlotAreNoWait) {
 // a pageable pipeline's costliest wait; run()'s final waits otherwise).
 // Copying each input with memcpy into a pinned buffer of the program's own before its upload
 // is charged as a GPU's host spends on it, not as the grading machine's CPU does: the inputs,
-// which the harness wrote before the run, are memory no cache holds (the profile's cold host
-// copy curve: 1.40 ms for 8 MiB on a lent H200's host, where the lab's copies took 1.22-1.66
-// ms; memory the host wrote earlier copies in 0.99). 64 MiB a run, more than the pipeline
+// which the harness wrote before the run, and the eight staging buffers, each written once a
+// run, are memory no cache holds (the profile's cold host copy curve: 1.40 ms for 8 MiB on a
+// lent H200's host, where the lab's copies took 1.22-1.66 ms; memory the host wrote earlier
+// copies in 0.99). 64 MiB a run, more than the pipeline
 // itself, on any machine (0.10-0.13 of the bound on lent H200s). The advice names the copy
 // and its line.
 TEST(Lab01, CopyingTheInputsOnTheHostCostsWhatAGpuHostSpends) {

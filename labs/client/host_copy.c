@@ -21,14 +21,15 @@ static uint64_t clock_ns(clockid_t clock) {
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* Tells the referee of a copy of n bytes from src that took cpu_ns of this thread's CPU and
- * wall_ns of the host's time: on the simulator it waits for the referee's answer (the copy's
- * charge comes before whatever this thread does next); on a GPU it goes one-way, for the
- * host lane of the timeline and the advice. */
-static void tell(const void *src, size_t n, uint64_t cpu_ns, uint64_t wall_ns, const void *return_address) {
+/* Tells the referee of a copy of n bytes from src to dst that took cpu_ns of this thread's
+ * CPU and wall_ns of the host's time: on the simulator it waits for the referee's answer (the
+ * copy's charge comes before whatever this thread does next); on a GPU it goes one-way, for
+ * the host lane of the timeline and the advice. */
+static void tell(const void *dst, const void *src, size_t n, uint64_t cpu_ns, uint64_t wall_ns,
+                 const void *return_address) {
     lab_client_call c;
     lab_client_begin(&c, LAB_OP_HOST_COPY, return_address);
-    uint64_t v[4] = {(uint64_t)n, cpu_ns, wall_ns, (uint64_t)(uintptr_t)src};
+    uint64_t v[5] = {(uint64_t)n, cpu_ns, wall_ns, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst};
     lab_client_put(&c, v, sizeof(v));
     if (lab_client_student.real_device) {
         lab_client_send(&c);
@@ -46,7 +47,7 @@ void *lab_client_copy(void *dst, const void *src, size_t n, bool overlap, const 
     else
         memcpy(dst, src, n);
     uint64_t c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID), w1 = clock_ns(CLOCK_MONOTONIC);
-    tell(src, n, c1 - c0, w1 - w0, return_address);
+    tell(dst, src, n, c1 - c0, w1 - w0, return_address);
     return dst;
 }
 

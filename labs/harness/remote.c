@@ -133,6 +133,7 @@ static struct remote {
     lab_host_charge fn_charge;   /* the credit of its host functions' thread */
     uint64_t copy_t0, copy_t1;   /* the host copy being served: its span on the host's clock */
     set inputs_read;             /* the inputs a host copy of this phase has read (their starts) */
+    set copy_dsts;               /* where host copies of this phase wrote (their addresses) */
     uint64_t fn_copies_ns;       /* the CPU time of the running host function's copies, charged */
     char refusals[2048]; /* a refusal that names a freed buffer and its line takes 250 bytes */
     char failed_call[200]; /* lab_remote_failed_call: this phase's last failed call */
@@ -268,16 +269,19 @@ static void charge_host_work(uint64_t known_ns) {
  * own ring) lengthen its op by the curve's time, and are left out of its CPU time likewise
  * (charge_host_fn_work).
  *
- * A copy out of one of the lab's inputs that no copy of this phase has read yet is charged
- * what a copy of memory no CPU cache holds costs (the profile's host_copy_cold_curve): the
- * harness wrote the inputs before the run, far more of them than a cache keeps when a lab's
- * inputs are large (lab 01's 8 MiB input copies took 1.2 ms each on a lent H200's host, 150
- * us a MiB, where the host_copy_curve's 8 MiB point is 124). The source address is the
- * client's word, looked up in the arena like any pointer of the student's: naming another
- * source only moves the copy to the warmer curve, whose shortfall stays in the measured CPU
- * time. */
+ * A copy out of one of the lab's inputs that no copy of this phase has read yet, into memory
+ * no copy of this phase has written, is charged what a copy of memory no CPU cache holds
+ * costs (the profile's host_copy_cold_curve): the harness wrote the inputs before the run.
+ * On lent H200s lab 01's 8 MiB input copies, each into a staging buffer of its own, took
+ * 1.2-1.7 ms (the cold curve's 8 MiB point 1.40, the warm one 0.99), where lab 03's 4 MiB
+ * ones into three staging buffers used in turn took 0.51 ms (warm 0.49, cold 0.70): a
+ * destination the host has just written is in its cache. The addresses are the client's
+ * word, the source looked up in the arena like any pointer of the student's: naming others
+ * only moves the copy to the warmer curve, whose shortfall stays in the measured CPU time.
+ * Destinations past the first REFEREE_COPY_DSTS of a phase count as written before. */
+#define REFEREE_COPY_DSTS 1024u
 static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t len) {
-    uint64_t v[4] = {0, 0, 0, 0}; /* bytes, the copying thread's CPU time, the copy's wall time, its source */
+    uint64_t v[5] = {0}; /* bytes, the copying thread's CPU time, the copy's wall time, its source, its destination */
     memcpy(v, args, len < sizeof(v) ? len : sizeof(v));
     if (!R.simulated) {
         /* On a GPU the copy is over: the host lane shows it where it was (a span for the
@@ -289,9 +293,13 @@ static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t
     }
     void *start = NULL;
     lab_arena_owner owner;
-    bool cold = v[3] && lab_arena_find(R.arena, (const void *)(uintptr_t)v[3], (size_t)v[0], &start, NULL, &owner) &&
-                owner == LAB_ARENA_INPUT && !set_has(&R.inputs_read, (uintptr_t)start);
-    if (cold) set_add(&R.inputs_read, (uintptr_t)start, 0);
+    bool src_cold = v[3] &&
+                    lab_arena_find(R.arena, (const void *)(uintptr_t)v[3], (size_t)v[0], &start, NULL, &owner) &&
+                    owner == LAB_ARENA_INPUT && !set_has(&R.inputs_read, (uintptr_t)start);
+    if (src_cold) set_add(&R.inputs_read, (uintptr_t)start, 0);
+    bool dst_cold = v[4] && R.copy_dsts.n < REFEREE_COPY_DSTS && !set_has(&R.copy_dsts, (uintptr_t)v[4]);
+    if (dst_cold) set_add(&R.copy_dsts, (uintptr_t)v[4], 0);
+    bool cold = src_cold && dst_cold;
     uint64_t model = cold ? lab_backend_host_copy_cold_ns(v[0]) : lab_backend_host_copy_ns(v[0]);
     uint64_t known = v[1] < model ? v[1] : model;
     if (main_ring)
@@ -1447,6 +1455,7 @@ static int phase(lab_ctx *ctx, lab_phase p) {
     if (R.simulated) R.child_cpu_ns = child_cpu_ns();
     R.in_run = p == LAB_PHASE_RUN;
     R.inputs_read.n = 0;
+    R.copy_dsts.n = 0;
     if (R.in_run) lab_host_history_begin_run(&R.history);
     if (R.in_run && R.history.runs > 1)
         lab_host_charge_begin_with(&R.host_charge, LAB_HOST_CHARGE_FILTERED_START_NS);

@@ -139,9 +139,9 @@ enum {
     LAB_OP_NAME_EVENT,
     LAB_OP_KERNEL_WIDEN,
     LAB_OP_KERNEL_NARROW,
-    LAB_OP_HOST_COPY, /* u64 bytes, u64 CPU ns, u64 wall ns, u64 source address: a memcpy the
-                         student's code made (lab.h); reply: int32 0 on the simulator, none on a
-                         GPU (one-way) */
+    LAB_OP_HOST_COPY, /* u64 bytes, u64 CPU ns, u64 wall ns, u64 source and u64 destination
+                         addresses: a memcpy the student's code made (lab.h); reply: int32 0 on
+                         the simulator, none on a GPU (one-way) */
     LAB_OP_CUDA = 64
 };
 

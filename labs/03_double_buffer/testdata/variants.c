@@ -39,8 +39,7 @@
  *                            ("the copy engine reads pinned memory"), once the stream's last
  *                            upload out of it is done (cudaEventSynchronize): correct, but
  *                            the inputs are pinned already, and 96 MiB of host copies a run
- *                            of memory no cache holds (the harness wrote it) take the host
- *                            longer than the whole pipeline (below target)
+ *                            take the host longer than the whole pipeline (below target)
  *   LAB_VARIANT_CRASH        dereferences a bad pointer on the host in run() (SIGSEGV)
  *   LAB_VARIANT_HOST_TOUCHES_DEVICE  after its pipeline, run() reads one element of a device
  *                            buffer on the host (SIGSEGV, on a GPU as on the simulator);
