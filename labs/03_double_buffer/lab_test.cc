@@ -167,9 +167,9 @@ TEST(Lab03, ADeviceWaitEachRoundIsNamedWithItsLine) {
 // before its upload: 24 copies of 4 MiB a run, more than the whole pipeline. Below target,
 // and the advice names the copy. The inputs are memory no cache holds (the harness wrote
 // them), but the three staging buffers, written in turn, are in the host's cache after their
-// first copy: three copies are charged the cold curve (about 0.70 ms), 21 the warm one (0.49),
-// as a lent H200's host spent 0.51 ms on each (12.3 ms of copies in a 13.4 ms run); all 24
-// at the cold curve's price would take 16.8 ms.
+// first copy: three copies are charged the cold curve (about 0.70 ms), 21 half way between it
+// and the warm one (0.59; warm 0.49), 14.5 ms of copies, as a lent H200's host spent 12.3-13.6
+// ms on them (14.5-15.0 ms runs); at the warm price they would take 11.7 ms, at the cold 16.8.
 TEST(Lab03, StagingTheInputsThroughTheHostCostsMoreThanThePipeline) {
     Outcome o = RunLabOnce("labs/03_double_buffer_staged_inputs_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
@@ -177,8 +177,8 @@ TEST(Lab03, StagingTheInputsThroughTheHostCostsMoreThanThePipeline) {
     EXPECT_TRUE(Bool(j, "correct"));
     EXPECT_EQ(Num(j, "races"), 0);
     const double run_ms = Num(cJSON_GetObjectItemCaseSensitive(j, "timings"), "yours_median_ms");
-    EXPECT_GT(run_ms, 24 * 0.48);
-    EXPECT_LT(run_ms, 24 * 0.6);
+    EXPECT_GT(run_ms, 24 * 0.55);
+    EXPECT_LT(run_ms, 24 * 0.68);
     EXPECT_LT(Num(j, "bound_fraction"), 0.3);
     const std::string at = ShortLine("labs/03_double_buffer/testdata/variants.c", "/* pin the input */");
     EXPECT_EQ(Advice(j).rfind("your run copies memory on the host 24 times (the most at " + at + ")", 0), 0u)

@@ -111,7 +111,10 @@ TEST(Lab08, APageableRingPaysForEveryUploadOnTheHost) {
 // Loading into a pageable buffer of its own and memcpy()ing each batch into a pinned ring
 // slot costs the loader two host copies a batch (the load's out of the lab's memory and the
 // memcpy), charged as a GPU's host spends on them whatever machine grades it: below target,
-// as on lent H200s (0.69-0.77 of the bound), and the advice names the host copies.
+// as on lent H200s (0.69-0.77 of the bound), and the advice names the host copies, at the
+// line of whichever of the two cost the run more: they cost about the same (a lent H200
+// named the load on two seeds of three, the memcpy on the third), and on the simulator the
+// memcpy's first copy into each slot, memory no copy of the run has written, costs more.
 TEST(Lab08, PinningEachBatchWithAHostCopyPaysForTheCopies) {
     Outcome o = RunLabOnce("labs/08_prefetch_loader_pin_by_memcpy_sim", Args());
     EXPECT_EQ(o.exit_code, 1) << o.err;
@@ -121,7 +124,9 @@ TEST(Lab08, PinningEachBatchWithAHostCopyPaysForTheCopies) {
     EXPECT_LE(Num(j, "bound_fraction"), Num(j, "target_bound_fraction") - kMargin);
     EXPECT_EQ(NextStep(j), "2/2 ") << "its ring of three pinned buffers, each freed by an event, is both steps";
     const std::string load = ShortLine(kVariants, "/* decode: nothing to wait for */");
-    EXPECT_EQ(Advice(j).rfind("your run copies memory on the host 96 times (the most at " + load + ")", 0), 0u)
+    const std::string pin = ShortLine(kVariants, "/* pin the batch */");
+    const std::string said = "your run copies memory on the host 96 times (the most at ";
+    EXPECT_TRUE(Advice(j).rfind(said + load + ")", 0) == 0 || Advice(j).rfind(said + pin + ")", 0) == 0)
         << Advice(j);
     EXPECT_NE(Advice(j).find("load it into a pinned buffer"), std::string::npos) << Advice(j);
     cJSON_Delete(j);

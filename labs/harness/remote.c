@@ -271,13 +271,14 @@ static void charge_host_work(uint64_t known_ns) {
  *
  * A copy out of one of the lab's inputs that no copy of this phase has read yet, into memory
  * no copy of this phase has written, is charged what a copy of memory no CPU cache holds
- * costs (the profile's host_copy_cold_curve): the harness wrote the inputs before the run.
- * On lent H200s lab 01's 8 MiB input copies, each into a staging buffer of its own, took
- * 1.2-1.7 ms (the cold curve's 8 MiB point 1.40, the warm one 0.99), where lab 03's 4 MiB
- * ones into three staging buffers used in turn took 0.51 ms (warm 0.49, cold 0.70): a
+ * costs (the profile's host_copy_cold_curve); with one of the two sides cold, half way
+ * between that and the warm curve. The harness wrote the inputs before the run. On lent
+ * H200s lab 01's 8 MiB input copies, each into a staging buffer of its own, took 1.2-1.7 ms
+ * (the cold curve's 8 MiB point 1.40, the warm one 0.99); lab 03's 4 MiB ones into three
+ * staging buffers used in turn took 0.51-0.57 ms (warm 0.49, cold 0.70, half way 0.59): a
  * destination the host has just written is in its cache. The addresses are the client's
  * word, the source looked up in the arena like any pointer of the student's: naming others
- * only moves the copy to the warmer curve, whose shortfall stays in the measured CPU time.
+ * only moves the copy to a warmer price, whose shortfall stays in the measured CPU time.
  * Destinations past the first REFEREE_COPY_DSTS of a phase count as written before. */
 #define REFEREE_COPY_DSTS 1024u
 static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t len) {
@@ -299,8 +300,14 @@ static void charge_host_copy(bool main_ring, const unsigned char *args, uint32_t
     if (src_cold) set_add(&R.inputs_read, (uintptr_t)start, 0);
     bool dst_cold = v[4] && R.copy_dsts.n < REFEREE_COPY_DSTS && !set_has(&R.copy_dsts, (uintptr_t)v[4]);
     if (dst_cold) set_add(&R.copy_dsts, (uintptr_t)v[4], 0);
-    bool cold = src_cold && dst_cold;
-    uint64_t model = cold ? lab_backend_host_copy_cold_ns(v[0]) : lab_backend_host_copy_ns(v[0]);
+    /* A copy reads its source and writes its destination: each side no cache holds pays
+     * half the difference between the cold curve and the warm one. */
+    uint64_t warm = lab_backend_host_copy_ns(v[0]), model = warm;
+    int cold_sides = (int)src_cold + (int)dst_cold;
+    if (cold_sides > 0) {
+        uint64_t cold = lab_backend_host_copy_cold_ns(v[0]);
+        model = cold > warm ? warm + (cold - warm) * (uint64_t)cold_sides / 2u : warm;
+    }
     uint64_t known = v[1] < model ? v[1] : model;
     if (main_ring)
         charge_host_work(known);
