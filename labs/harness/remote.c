@@ -708,8 +708,8 @@ static cudaError_t remote_cudaFree(void *devPtr) {
 }
 
 /* The arena zeroes each allocation (arena.h), before the registration. On two starts of a
- * lent H200 (docs/measured.md, "The host's copies of a lab's inputs, and a pinned
- * allocation's zeroing"), lab 08's cudaMallocHost of a 1 MiB batch in run() spent 105 and
+ * lent H200 (docs/measured.md, "The host's copies of a lab's inputs, a pinned allocation's
+ * zeroing, ..."), lab 08's cudaMallocHost of a 1 MiB batch in run() spent 105 and
  * 112 us there (medians of 48; 98-194) on memory the arena had zeroed in an earlier run, and
  * lab 01's of an 8 MiB buffer in setup() 4.28-5.38 ms (median 4.37) on memory it never had
  * (the pages' first faults); a memset of such shared memory alone took 115-121 us a MiB and
