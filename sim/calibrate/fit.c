@@ -294,9 +294,8 @@ static void fit_host_copy(cal_fit *f, const double *fig) {
     measured_curve(f, fig, &m, "host", "host_copy_curve", 5, list, sizeof(list));
     const sim_pageable_curve *c = &p->host_copy_curve;
     int last = c->n - 1;
-    double span = c->ns[last] - c->ns[last - 1];
-    double rate = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span
-                           : c->bytes[last] / (c->ns[last] > 0 ? c->ns[last] : 1);
+    double rate = sim_curve_last_gbps(c);
+    if (rate <= 0) rate = c->bytes[last] / (c->ns[last] > 0 ? c->ns[last] : 1);
     mark(f, "host", "host_copy_curve",
          "measured: a host memcpy of 64 KiB, 256 KiB, 1 MiB, 8 MiB and 64 MiB from pageable memory the host wrote "
          "earlier (not just before) into pinned memory took %s us (host time, the median of 9)", list);

@@ -217,10 +217,8 @@ double sim_profile_host_copy_cold_ns(const sim_profile *p, double bytes) {
     /* Past its largest point, at the rate between its two largest (else its last point's
      * average, else host_memcpy_gbps). */
     int last = c->n - 1;
-    double span = last > 0 ? c->ns[last] - c->ns[last - 1] : 0;
-    double gbps = span > 0 ? (c->bytes[last] - c->bytes[last - 1]) / span
-                  : c->ns[last] > 0 ? c->bytes[last] / c->ns[last]
-                                    : p->host_memcpy_gbps;
+    double gbps = sim_curve_last_gbps(c);
+    if (gbps <= 0) gbps = c->ns[last] > 0 ? c->bytes[last] / c->ns[last] : p->host_memcpy_gbps;
     /* Never less than the warm curve: the two are measured apart (on different starts, where
      * a profile takes each from its own), and where both overflow every cache they agree. */
     double cold = host_copy_ns(c, bytes, gbps), warm = sim_profile_host_copy_ns(p, bytes);
@@ -232,9 +230,8 @@ double sim_profile_host_copy_cold_ns(const sim_profile *p, double bytes) {
 static double device_memory_ns(const sim_pageable_curve *c, double fixed_ns, double bytes) {
     if (c->n == 0) return fixed_ns;
     int last = c->n - 1;
-    if (c->n < 2 || bytes <= c->bytes[last] || c->ns[last] <= c->ns[last - 1])
-        return sim_curve_ns(c, bytes < c->bytes[last] ? bytes : c->bytes[last], 1);
-    double gbps = (c->bytes[last] - c->bytes[last - 1]) / (c->ns[last] - c->ns[last - 1]);
+    double gbps = sim_curve_last_gbps(c);
+    if (bytes <= c->bytes[last] || gbps <= 0) return sim_curve_ns(c, bytes < c->bytes[last] ? bytes : c->bytes[last], 1);
     return sim_curve_ns(c, bytes, gbps);
 }
 

@@ -83,6 +83,12 @@ int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *
     return 0;
 }
 
+double sim_curve_last_gbps(const sim_pageable_curve *c) {
+    int last = c->n - 1;
+    if (last < 1 || c->ns[last] <= c->ns[last - 1]) return 0;
+    return (c->bytes[last] - c->bytes[last - 1]) / (c->ns[last] - c->ns[last - 1]);
+}
+
 double sim_curve_ns(const sim_pageable_curve *c, double bytes, double beyond_gbps) {
     if (c->n <= 0) return 0;
     if (bytes <= c->bytes[0]) return c->ns[0];

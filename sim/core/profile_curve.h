@@ -76,6 +76,11 @@ int sim_profile_parse_curve(const cJSON *entry, const char *origin, const char *
  * past the largest point. */
 double sim_curve_ns(const sim_pageable_curve *c, double bytes, double beyond_gbps);
 
+/* The rate of c's last segment, in bytes a ns (its two largest points'), or 0 where it has
+ * fewer than two points or that segment does not rise: what carries a curve past its
+ * largest point when no profile value does. */
+double sim_curve_last_gbps(const sim_pageable_curve *c);
+
 #ifdef __cplusplus
 }
 #endif
