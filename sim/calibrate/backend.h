@@ -22,10 +22,9 @@ void cal_host_wait_ns(uint64_t ns);
  * (the simulator moves its virtual clock on, as for cal_host_wait_ns). */
 void cal_host_sleep_ns(uint64_t ns);
 /* A host memcpy of n bytes (the simulator also charges its host clock what the profile says
- * one costs: sim_host_copy_ns). */
-void cal_host_copy(void *dst, const void *src, size_t n);
-/* The same copy of a source no CPU cache holds (the simulator charges sim_host_copy_cold_ns). */
-void cal_host_copy_cold(void *dst, const void *src, size_t n);
+ * one costs: sim_host_copy_ns, or sim_host_copy_cold_ns where cold says no CPU cache holds
+ * the source). */
+void cal_host_copy(void *dst, const void *src, size_t n, bool cold);
 /* Empties the CPU's caches of what the host touched (GPU build: writes a buffer larger than
  * any last-level cache; the simulator, which models no cache, does nothing). Returns 0, or
  * -1 when out of memory. */

@@ -13,14 +13,9 @@ uint64_t cal_now_ns(void) { return sim_now_ns(); }
 void cal_host_wait_ns(uint64_t ns) { sim_host_work(ns); }
 void cal_host_sleep_ns(uint64_t ns) { sim_host_work(ns); }
 
-void cal_host_copy(void *dst, const void *src, size_t n) {
+void cal_host_copy(void *dst, const void *src, size_t n, bool cold) {
     memcpy(dst, src, n);
-    sim_host_work(sim_host_copy_ns(n));
-}
-
-void cal_host_copy_cold(void *dst, const void *src, size_t n) {
-    memcpy(dst, src, n);
-    sim_host_work(sim_host_copy_cold_ns(n));
+    sim_host_work(cold ? sim_host_copy_cold_ns(n) : sim_host_copy_ns(n));
 }
 
 int cal_host_evict(void) { return 0; }

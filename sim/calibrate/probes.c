@@ -322,7 +322,7 @@ static int host_copy(size_t bytes, double *us) {
     for (int i = 0; i < 9; i++) {
         const char *src = (const char *)P.hg + (size_t)i % regions * bytes;
         uint64_t t0 = cal_now_ns();
-        cal_host_copy(P.hp1, src, bytes);
+        cal_host_copy(P.hp1, src, bytes, false);
         t[i] = host_us(t0);
     }
     qsort(t, 9, sizeof(double), cmp_double);
@@ -338,7 +338,7 @@ static int host_copy_cold(size_t bytes, double *us) {
     for (int i = 0; i < 5; i++) {
         if (cal_host_evict() != 0) return -1;
         uint64_t t0 = cal_now_ns();
-        cal_host_copy_cold(P.hp1, P.hg, bytes);
+        cal_host_copy(P.hp1, P.hg, bytes, true);
         t[i] = host_us(t0);
     }
     qsort(t, 5, sizeof(double), cmp_double);
