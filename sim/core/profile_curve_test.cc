@@ -208,21 +208,28 @@ TEST(PageableCurveInAProfile, ACurveOutsideTheCopySectionIsAnUnknownParameter) {
     EXPECT_NE(err.find("unknown parameter \"host.h2d_pageable_curve\""), std::string::npos) << err;
 }
 
-// h200.json with its host copy curve taken out (and, if given, new text put in its place).
-std::string H200WithHostCurve(const std::string &curve) {
+// h200.json with its host section's curve `key` taken out (and, if given, new text put in its
+// place, with the comma it had): whether it is the section's last entry or not.
+std::string H200WithCurve(const std::string &key, const std::string &curve) {
     std::string s = H200Text();
-    size_t at = s.find("\"host_copy_curve\"");
-    EXPECT_NE(at, std::string::npos) << "h200.json has no host_copy_curve";
+    size_t at = s.find("\"" + key + "\"");
+    EXPECT_NE(at, std::string::npos) << "h200.json has no " << key;
     if (at == std::string::npos) return s;
     size_t line = s.rfind('\n', at);
     size_t end = s.find('\n', at);
+    const bool last = s[end - 1] != ',';
     s.erase(line, end - line);
-    // It was the host section's last entry: the one before it keeps a trailing comma.
-    size_t prev = s.rfind(',', line);
-    s.erase(prev, 1);
-    if (!curve.empty()) s.insert(prev, ",\n    \"host_copy_curve\": " + curve);
+    if (curve.empty()) {
+        // The entry before the section's last one keeps no trailing comma.
+        if (last) s.erase(s.rfind(',', line), 1);
+        return s;
+    }
+    s.insert(line, "\n    \"" + key + "\": " + curve + (last ? "" : ","));
     return s;
 }
+
+// h200.json with its host copy curve (the host section's last entry) replaced or taken out.
+std::string H200WithHostCurve(const std::string &curve) { return H200WithCurve("host_copy_curve", curve); }
 
 TEST(HostCopyCurve, TheBuiltInH200ChargesItsPoints) {
     sim_profile p;
@@ -264,17 +271,8 @@ TEST(HostCopyCurve, ABadCurveNamesItsSection) {
         << err;
 }
 
-// h200.json with its cold host copy curve taken out (and, if given, new text in its place).
-std::string H200WithColdCurve(const std::string &curve) {
-    std::string s = H200Text();
-    size_t at = s.find("\"host_copy_cold_curve\"");
-    EXPECT_NE(at, std::string::npos) << "h200.json has no host_copy_cold_curve";
-    if (at == std::string::npos) return s;
-    size_t line = s.rfind('\n', at);
-    s.erase(line, s.find('\n', at) - line);
-    if (!curve.empty()) s.insert(line, "\n    \"host_copy_cold_curve\": " + curve + ",");
-    return s;
-}
+// h200.json with its cold host copy curve replaced or taken out.
+std::string H200WithColdCurve(const std::string &curve) { return H200WithCurve("host_copy_cold_curve", curve); }
 
 TEST(HostCopyColdCurve, TheBuiltInH200ChargesItsPointsAndMoreThanTheWarmCurve) {
     sim_profile p;
